@@ -1,0 +1,138 @@
+"""One question over one session: resolve the tiers, pick a strategy, run, cite."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..errors import Timeout
+from ..policy import EgressPolicy, load_profile
+from .budget import Budget, BudgetLimits
+from .citations import Citation
+from .loop import RunContext
+from .pool import ProviderPool
+from .recursion import MAX_DEPTH_CAP, RecursionState, TierPlan
+from .strategies import Strategy, choose_strategy, run_strategy
+
+__all__ = ["QueryOptions", "QueryResult", "build_run", "resolve_plan", "run_query"]
+
+_DEFAULT_PRESET = {"ollama": "fully-local", "embedded": "embedded", "claude": "quality-first"}
+
+
+class QueryOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    preset: str | None = None
+    provider: str | None = Field(None, description="auto, ollama, claude, embedded")
+    model: str | None = None
+    recursive_provider: str | None = None
+    recursive_model: str | None = None
+    model_tiers: dict[str, Any] | None = None
+    max_depth: int = Field(1, ge=0, le=MAX_DEPTH_CAP)
+    max_iterations: int = Field(20, ge=1, le=200)
+    strategy: Strategy = "auto"
+    timeout_s: float | None = Field(None, gt=0)
+    budget_usd: float | None = Field(None, ge=0)
+    max_sub_calls: int = Field(64, ge=0)
+    max_tool_calls: int = Field(200, ge=1)
+
+
+class QueryResult(BaseModel):
+    answer: str
+    session_id: str
+    strategy: str
+    provider: str
+    model: str
+    provider_reason: str
+    citations: list[Citation]
+    recursion: dict[str, Any]
+    usage: dict[str, Any]
+    plan: list[dict[str, Any]]
+    stopped: str
+
+
+async def resolve_plan(runtime: Any, options: QueryOptions) -> tuple[TierPlan, str]:
+    """Option B (model_tiers) > A (model) > C (preset) > the provider's default preset."""
+    catalog = runtime.catalog
+    provider = options.provider if options.provider not in (None, "auto") else None
+    if options.model_tiers:
+        return TierPlan.from_map(catalog, options.model_tiers), "model_tiers"
+    if options.model:
+        return TierPlan.from_models(
+            catalog, provider=provider, model=options.model,
+            recursive_provider=options.recursive_provider,
+            recursive_model=options.recursive_model), "model"
+    if options.preset:
+        return TierPlan.from_preset(catalog, options.preset), f"preset {options.preset}"
+    reason = f"provider {provider}"
+    if provider is None:
+        from ..providers.auto import detect_provider
+
+        provider, reason = await detect_provider()
+    preset = _DEFAULT_PRESET.get(provider)
+    if preset is None:
+        from ..errors import ConfigError
+
+        raise ConfigError(f"no default preset for provider {provider!r}; pass --model",
+                          key="provider")
+    return TierPlan.from_preset(catalog, preset), reason
+
+
+def build_run(
+    runtime: Any, session_id: str, plan: TierPlan, options: QueryOptions,
+    providers: ProviderPool,
+) -> RunContext:
+    """The shared context of one recursion tree; a preset may tighten the egress profile."""
+    egress = runtime.egress
+    preset_profile = runtime.catalog.preset(options.preset).profile if options.preset else None
+    if preset_profile and preset_profile != runtime.profile.name:
+        egress = EgressPolicy(load_profile(preset_profile,
+                                           runtime.catalog.profiles.get(preset_profile)))
+    limits = BudgetLimits(max_sub_calls=options.max_sub_calls,
+                          max_tool_calls=options.max_tool_calls,
+                          max_wall_s=options.timeout_s or BudgetLimits.max_wall_s,
+                          max_usd=options.budget_usd)
+    return RunContext(
+        registry=runtime.registry, tool_ctx=runtime.context(session_id), plan=plan,
+        providers=providers, budget=Budget(limits), egress=egress,
+        model_overridden=bool(options.model or options.model_tiers or options.recursive_model),
+        max_iterations=options.max_iterations,
+        options={"timeout_s": min(options.timeout_s or 180.0, 180.0)},
+    )
+
+
+async def run_query(
+    runtime: Any, session_id: str, question: str, options: QueryOptions,
+    providers: ProviderPool | None = None,
+) -> QueryResult:
+    """Answer `question` over the session; the answer carries verifiable citations."""
+    runtime.store.session(session_id)
+    own_pool = providers is None
+    providers = providers or ProviderPool()
+    try:
+        plan, reason = await resolve_plan(runtime, options)
+        rc = build_run(runtime, session_id, plan, options, providers)
+        root = plan.at(0)
+        strategy = choose_strategy(options.strategy, root)
+        print(f"rlm-recursive: {root.provider}/{root.model} ({reason}), strategy {strategy}",
+              file=sys.stderr)
+        state = RecursionState(depth=0, max_depth=options.max_depth)
+        try:
+            async with asyncio.timeout(options.timeout_s):
+                answer = await run_strategy(rc, state, strategy, question)
+        except TimeoutError:
+            raise Timeout(f"the query did not finish within {options.timeout_s} s") from None
+        return QueryResult(
+            answer=answer.text, session_id=session_id, strategy=strategy,
+            provider=root.provider, model=root.model, provider_reason=reason,
+            citations=rc.citations.citations(runtime.store, session_id),
+            recursion={"max_depth": state.max_depth, "final_depth": state.final_depth,
+                       "call_trace": state.call_trace},
+            usage=rc.budget.summary(), plan=plan.describe(), stopped=answer.stopped,
+        )
+    finally:
+        if own_pool:
+            await providers.aclose()

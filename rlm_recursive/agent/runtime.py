@@ -1,0 +1,61 @@
+"""The runtime: one store, catalog, policy and registry, shared by the CLI and MCP surfaces."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+from typing import Any
+
+from ..catalog import Catalog, load_catalog
+from ..config import resolve_data_dir
+from ..policy import AuditLog, EgressPolicy, PathPolicy, Profile, audited, load_profile
+from ..policy.profiles import DEFAULT_PROFILE, PROFILE_ENV
+from ..store import Store
+from ..tools import Registry, ToolContext
+from ..types import ToolResult
+
+__all__ = ["Runtime"]
+
+
+class Runtime:
+    """Everything a surface needs to call tools and run queries."""
+
+    def __init__(
+        self, data_dir: str | Path | None = None, profile: str | None = None,
+        catalog: Catalog | None = None, registry: Registry | None = None,
+    ) -> None:
+        from .toolset import full_registry  # the agent's tools join the core ones
+
+        self.catalog = catalog or load_catalog()
+        name = profile or os.environ.get(PROFILE_ENV) or DEFAULT_PROFILE
+        self.profile: Profile = load_profile(name, self.catalog.profiles.get(name))
+        self.policy = PathPolicy.from_profile(self.profile)
+        self.egress = EgressPolicy(self.profile)
+        self.store = Store(resolve_data_dir(data_dir))
+        self.registry = registry or full_registry()
+        self.audit = AuditLog(self.store.data_dir / "audit.jsonl", profile=self.profile.name,
+                              enabled=self.profile.audit)
+
+    def context(self, session_id: str | None = None, **extras: Any) -> ToolContext:
+        from .subcalls import ClientSubQueries
+
+        return ToolContext(store=self.store, policy=self.policy, session_id=session_id,
+                           traces=self.profile.traces, sub_query=ClientSubQueries(self),
+                           extras=dict(extras, runtime=self))
+
+    async def call(
+        self, name: str, args: dict[str, Any], ctx: ToolContext | None = None,
+        correlation_id: str | None = None,
+    ) -> ToolResult:
+        """Invoke one registry tool for a surface, audited; run errors still raise."""
+        ctx = ctx or self.context()
+        async with audited(self.audit, name, correlation_id or uuid.uuid4().hex) as record:
+            result = await self.registry.invoke(name, args, ctx)
+            if result.is_error:
+                record.error_code = result.output["meta"]["error_code"]
+            record.bytes_read = sum(s.end - s.start for s in result.read_spans)
+            return result
+
+    def close(self) -> None:
+        self.store.close()

@@ -1,0 +1,141 @@
+"""The model catalog (`models.toml`): models, per-depth presets and policy profile overrides."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+from platformdirs import user_config_dir
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import ConfigError
+
+__all__ = ["Catalog", "ModelInfo", "Preset", "TierSpec", "load_catalog"]
+
+ProviderName = Literal["ollama", "claude", "embedded", "fake"]
+
+
+class ModelInfo(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = ""
+    provider: ProviderName
+    num_ctx: int = Field(8192, ge=512)
+    tools: bool = True
+    params_b: float | None = None
+    cost_in_per_mtok: float | None = None
+    cost_out_per_mtok: float | None = None
+    gguf: str | None = None
+    catalogued: bool = True
+    """False for a model named on the command line only: its window comes from the server."""
+
+    @property
+    def is_small(self) -> bool:
+        """Small models (<= 3B or without native tools) do better with runtime strategies."""
+        return not self.tools or (self.params_b is not None and self.params_b <= 3)
+
+    def cost(self, input_tokens: int, output_tokens: int) -> float | None:
+        if self.cost_in_per_mtok is None and self.cost_out_per_mtok is None:
+            return None
+        return (input_tokens * (self.cost_in_per_mtok or 0)
+                + output_tokens * (self.cost_out_per_mtok or 0)) / 1e6
+
+
+class TierSpec(BaseModel):
+    """One depth's model; `provider` defaults to the model's own."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str
+    provider: ProviderName | None = None
+    temperature: float = 0.0
+    num_ctx: int | None = None
+
+
+class Preset(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    description: str = ""
+    profile: str | None = None
+    tiers: list[TierSpec] = Field(min_length=1)
+
+
+class Catalog(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    models: dict[str, ModelInfo] = {}
+    presets: dict[str, Preset] = {}
+    profiles: dict[str, dict[str, Any]] = {}
+
+    def model(self, name: str, provider: str | None = None) -> ModelInfo:
+        """A catalogued model, or a default entry for an uncatalogued one on a known provider."""
+        info = self.models.get(name)
+        if info is not None:
+            return info
+        if provider is None:
+            raise ConfigError(f"unknown model {name!r}: add [models.{name!r}] to models.toml "
+                              "or name its provider", key=f"models.{name}")
+        # num_ctx stays at its default; the Ollama provider asks the server for the real one.
+        return ModelInfo(name=name, provider=provider, catalogued=False)
+
+    def preset(self, name: str) -> Preset:
+        try:
+            return self.presets[name]
+        except KeyError:
+            raise ConfigError(f"unknown preset {name!r}; known: {', '.join(self.presets)}",
+                              key=f"presets.{name}") from None
+
+
+def _user_file() -> Path | None:
+    explicit = os.environ.get("RLM_MODELS")
+    if explicit:
+        return Path(explicit).expanduser()
+    default = Path(user_config_dir("rlm-recursive", appauthor=False)) / "models.toml"
+    return default if default.exists() else None
+
+
+def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _parse(text: str, origin: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{origin} is not valid TOML: {exc}", key=origin) from exc
+
+
+def load_catalog(user_file: Path | None = None) -> Catalog:
+    """The bundled catalog, overridden table by table by the user's file."""
+    data = _parse((resources.files("rlm_recursive") / "models.toml").read_text("utf-8"),
+                  "models.toml")
+    user_file = user_file or _user_file()
+    if user_file is not None:
+        if not user_file.is_file():
+            raise ConfigError(f"models file {user_file} does not exist", key="RLM_MODELS")
+        data = _merge(data, _parse(user_file.read_text("utf-8"), str(user_file)))
+    for name, entry in data.get("models", {}).items():
+        if isinstance(entry, dict):
+            entry.setdefault("name", name)
+    try:
+        catalog = Catalog.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        key = ".".join(str(p) for p in err["loc"])
+        raise ConfigError(f"models.toml: {key}: {err['msg']}", key=key) from None
+    for preset_name, preset in catalog.presets.items():
+        for depth, tier in enumerate(preset.tiers):
+            if tier.model not in catalog.models and tier.provider is None:
+                raise ConfigError(
+                    f"preset {preset_name!r} tier {depth} names unknown model {tier.model!r}",
+                    key=f"presets.{preset_name}.tiers.{depth}.model")
+    return catalog

@@ -1,0 +1,78 @@
+"""Shared CLI plumbing: the runtime per invocation, JSON output and error rendering."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import typer
+from rich.console import Console
+
+from ..agent.runtime import Runtime
+from ..errors import InternalError, RlmError
+
+__all__ = ["CliState", "console", "fail", "print_json", "run", "tool_output"]
+
+console = Console()
+err_console = Console(stderr=True)
+T = TypeVar("T")
+
+
+@dataclass
+class CliState:
+    data_dir: str | None = None
+    profile: str | None = None
+
+    def runtime(self) -> Runtime:
+        return Runtime(self.data_dir, self.profile)
+
+
+def print_json(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def fail(error: RlmError, json_out: bool) -> typer.Exit:
+    """Render an error the same way everywhere; exit status 1 (2 is Typer's usage error)."""
+    if json_out:
+        print_json(error.to_dict())
+    err_console.print(f"error[{error.code}]: {error.message}", markup=False, highlight=False)
+    return typer.Exit(1)
+
+
+def run(state: CliState, json_out: bool, body: Callable[[Runtime], Awaitable[T]]) -> T:
+    """Open the runtime, run the async body, map every failure to a coded exit."""
+
+    async def main() -> T:
+        runtime = state.runtime()
+        try:
+            return await body(runtime)
+        finally:
+            runtime.close()
+
+    try:
+        return asyncio.run(main())
+    except RlmError as exc:
+        raise fail(exc, json_out) from None
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    except Exception as exc:  # a bug: still a coded error, never a bare traceback
+        raise fail(InternalError(f"{type(exc).__name__}: {exc}"), json_out) from exc
+
+
+async def tool_output(runtime: Runtime, name: str, args: dict[str, Any], **extras: Any) -> dict:
+    """Call a tool; an error result raises so `run` renders it."""
+    result = await runtime.call(name, args, runtime.context(**extras))
+    if result.is_error:
+        meta = result.output["meta"]
+        raise _ResultError(result.output["error"], meta["error_code"], meta["retryable"])
+    return result.output
+
+
+class _ResultError(RlmError):
+    def __init__(self, message: str, code: str, retryable: bool) -> None:
+        super().__init__(message, retryable=retryable)
+        self.code = code  # type: ignore[misc]

@@ -1,0 +1,152 @@
+"""Corpus commands: load, search, peek, chunk, sessions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import BarColumn, Progress, TextColumn, TransferSpeedColumn
+from rich.table import Table
+
+from ..agent.runtime import Runtime
+from .common import CliState, console, print_json, run, tool_output
+
+__all__ = ["register"]
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the tool's output object as JSON.")]
+SessionOpt = Annotated[str, typer.Option("--session", "-s", help="Session id.")]
+
+
+def sources_for(paths: list[str], include: str | None, exclude: str | None) -> list[dict]:
+    """CLI paths as loader sources: folders recursive, anything with a wildcard a glob."""
+    sources = []
+    for raw in paths:
+        kind = "glob" if any(c in raw for c in "*?[") else (
+            "directory" if Path(raw).is_dir() else "file")
+        source: dict[str, Any] = {"type": kind, "path": raw}
+        if kind == "directory":
+            source.update(recursive=True, include_pattern=include, exclude_pattern=exclude)
+        sources.append(source)
+    return sources
+
+
+async def load_paths(
+    runtime: Runtime, paths: list[str], session: str | None, name: str | None,
+    include: str | None, exclude: str | None, show_progress: bool,
+) -> dict:
+    """Create a session if needed and load paths into it; the output carries `session_id`."""
+    if session is None:
+        session = (await tool_output(runtime, "rlm_session_create", {"name": name}))["session_id"]
+    args = {"session_id": session, "sources": sources_for(paths, include, exclude)}
+    if not (show_progress and console.is_terminal):
+        return {"session_id": session, **await tool_output(runtime, "rlm_docs_load", args)}
+    with Progress(TextColumn("[bold]loading"), BarColumn(), TextColumn("{task.completed:,} chars"),
+                  TransferSpeedColumn(), TextColumn("{task.description}"),
+                  console=console, transient=True) as bar:
+        task = bar.add_task("", total=None)
+
+        def advance(chars: int, label: str) -> None:
+            bar.update(task, advance=chars, description=Path(label).name)
+
+        output = await tool_output(runtime, "rlm_docs_load", args, progress=advance)
+    return {"session_id": session, **output}
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def load(
+        ctx: typer.Context,
+        paths: Annotated[list[str], typer.Argument(help="Files, folders or globs.")],
+        session: Annotated[str | None, typer.Option("--session", "-s")] = None,
+        name: Annotated[str | None, typer.Option(help="Name for a new session.")] = None,
+        include: Annotated[str | None, typer.Option(help="Glob of files to keep.")] = None,
+        exclude: Annotated[str | None, typer.Option(help="Glob of files to skip.")] = None,
+        json_out: JsonOpt = False,
+    ) -> None:
+        """Load documents into a session (a new one unless --session is given)."""
+        state: CliState = ctx.obj
+        out = run(state, json_out, lambda rt: load_paths(
+            rt, paths, session, name, include, exclude, show_progress=not json_out))
+        if json_out:
+            print_json(out)
+            return
+        console.print(f"session [bold]{out['session_id']}[/]: {len(out['loaded'])} documents, "
+                      f"{out['total_chars']:,} chars (~{out['total_tokens_est']:,} tokens)")
+        for err in out["errors"]:
+            console.print(f"  [yellow]skipped[/] {err['source']}: {err['error_code']}: "
+                          f"{err['message']}", markup=True, highlight=False)
+
+    @app.command()
+    def search(
+        ctx: typer.Context, query: str, session: SessionOpt,
+        method: Annotated[str, typer.Option(help="bm25, regex or literal.")] = "bm25",
+        limit: int = 10, context_chars: int = 200, json_out: JsonOpt = False,
+    ) -> None:
+        """Search a session's documents."""
+        args = {"session_id": session, "query": query, "method": method, "limit": limit,
+                "context_chars": context_chars}
+        out = run(ctx.obj, json_out, lambda rt: tool_output(rt, "rlm_search_query", args))
+        if json_out:
+            print_json(out)
+            return
+        for m in out["matches"]:
+            span = m["span"]
+            console.rule(f"{m['doc_id']} [{span['start']}:{span['end']}] score {m['score']}")
+            console.print(m["context"], markup=False, highlight=False)
+        console.print(f"{out['total_matches']} matches")
+
+    @app.command()
+    def peek(
+        ctx: typer.Context, doc_id: str, session: SessionOpt, start: int = 0, end: int = -1,
+        json_out: JsonOpt = False,
+    ) -> None:
+        """Print characters [start, end) of a document."""
+        args = {"session_id": session, "doc_id": doc_id, "start": start, "end": end}
+        out = run(ctx.obj, json_out, lambda rt: tool_output(rt, "rlm_docs_peek", args))
+        if json_out:
+            print_json(out)
+        else:
+            console.print(out["content"], markup=False, highlight=False, end="")
+
+    @app.command()
+    def chunk(
+        ctx: typer.Context, doc_id: str, session: SessionOpt,
+        strategy: Annotated[str, typer.Option(help="fixed, lines, delimiter or paragraphs.")],
+        chunk_size: int | None = None, line_count: int | None = None,
+        delimiter: str | None = None, regex: bool = False, overlap: int = 0,
+        max_chunks: int | None = None, json_out: JsonOpt = False,
+    ) -> None:
+        """Cut a document into spans."""
+        args = {"session_id": session, "doc_id": doc_id, "strategy": strategy,
+                "chunk_size": chunk_size, "line_count": line_count, "delimiter": delimiter,
+                "regex": regex, "overlap": overlap, "max_chunks": max_chunks}
+        out = run(ctx.obj, json_out, lambda rt: tool_output(rt, "rlm_chunk_create", args))
+        if json_out:
+            print_json(out)
+            return
+        table = Table("span_id", "start", "end", "preview")
+        for s in out["spans"]:
+            table.add_row(s["span_id"], str(s["span"]["start"]), str(s["span"]["end"]),
+                          s["preview"][:60].replace("\n", " "))
+        console.print(table)
+        console.print(f"{out['total_spans']} spans{' (cached)' if out['cached'] else ''}")
+
+    @app.command()
+    def sessions(ctx: typer.Context, json_out: JsonOpt = False) -> None:
+        """List sessions."""
+
+        async def body(rt: Runtime) -> list[dict]:
+            return [{"session_id": r["id"], "name": r["name"], "status": r["status"],
+                     "created_at": r["created_at"], "tool_calls_used": r["tool_calls_used"],
+                     **rt.store.session_stats(r["id"])} for r in rt.store.list_sessions()]
+
+        out = run(ctx.obj, json_out, body)
+        if json_out:
+            print_json({"sessions": out})
+            return
+        table = Table("session_id", "name", "status", "documents", "chars", "created_at")
+        for s in out:
+            table.add_row(s["session_id"], s["name"] or "", s["status"], str(s["documents"]),
+                          f"{s['total_chars']:,}", s["created_at"])
+        console.print(table)

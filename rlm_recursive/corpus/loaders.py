@@ -1,0 +1,159 @@
+"""Loaders: files, directories, globs and inline text into the store, one file at a time."""
+
+from __future__ import annotations
+
+import glob as globlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ..config import SessionConfig
+from ..errors import FileTooLarge, RlmError, UnsupportedFile
+from ..policy import PathPolicy
+from ..store import Document, Store
+
+__all__ = ["LoadReport", "Source", "load_sources"]
+
+ProgressCallback = Callable[[int, str], None]
+"""Called after each file with (bytes just read, source label)."""
+
+
+class Source(BaseModel):
+    """One thing to load (seed 000 §4.4 `rlm.docs.load`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["file", "directory", "glob", "inline"]
+    path: str | None = None
+    content: str | None = None
+    recursive: bool = False
+    include_pattern: str | None = None
+    exclude_pattern: str | None = None
+    token_count_hint: int | None = Field(None, ge=0)
+    name: str | None = Field(None, description="inline: a label for the document")
+
+    @model_validator(mode="after")
+    def _check(self) -> Source:
+        if self.type == "inline" and self.content is None:
+            raise ValueError("an inline source needs content")
+        if self.type != "inline" and not self.path:
+            raise ValueError(f"a {self.type} source needs path")
+        return self
+
+
+@dataclass
+class LoadReport:
+    """The `rlm_docs_load` output."""
+
+    loaded: list[Document] = field(default_factory=list)
+    errors: list[dict[str, Any]] = field(default_factory=list)
+
+    def error(self, source: str, exc: RlmError) -> None:
+        self.errors.append({"source": source, "error_code": exc.code, "message": exc.message})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "loaded": [
+                {"doc_id": d.id, "content_hash": d.content_hash, "source": d.source,
+                 "length_chars": d.length_chars, "length_tokens_est": d.length_tokens_est}
+                for d in self.loaded
+            ],
+            "errors": self.errors,
+            "total_chars": sum(d.length_chars for d in self.loaded),
+            "total_tokens_est": sum(d.length_tokens_est for d in self.loaded),
+        }
+
+
+def load_sources(
+    store: Store, session_id: str, sources: list[Source], policy: PathPolicy,
+    config: SessionConfig, progress: ProgressCallback | None = None,
+) -> LoadReport:
+    """Load every source; a bad file becomes a per-source error and the batch goes on."""
+    report, budget = LoadReport(), _LoadBudget(config.max_load_bytes)
+    for source in sources:
+        if source.type == "inline":
+            data = (source.content or "").encode("utf-8")
+            label = f"inline:{source.name or len(report.loaded)}"
+            try:
+                budget.spend(len(data), label)
+            except RlmError as exc:
+                report.error(label, exc)
+                continue
+            report.loaded.append(store.add_document(
+                session_id, data, length_chars=len(source.content or ""), source=label,
+                source_type="inline", token_hint=source.token_count_hint))
+            continue
+        for path, problem in _expand(source, policy, config):
+            label = str(path)
+            if problem is not None:
+                report.error(label, problem)
+                continue
+            try:
+                doc = _load_file(store, session_id, path, source, config, budget)
+            except RlmError as exc:
+                report.error(label, exc)
+                continue
+            report.loaded.append(doc)
+            if progress is not None:
+                progress(doc.length_chars, label)
+    return report
+
+
+class _LoadBudget:
+    def __init__(self, limit: int) -> None:
+        self.left = limit
+
+    def spend(self, size: int, label: str) -> None:
+        if size > self.left:
+            raise FileTooLarge(f"{label}: the load would exceed max_load_bytes", limit="load")
+        self.left -= size
+
+
+def _expand(
+    source: Source, policy: PathPolicy, config: SessionConfig
+) -> Iterator[tuple[Path, RlmError | None]]:
+    include = [source.include_pattern] if source.include_pattern else []
+    exclude = [source.exclude_pattern] if source.exclude_pattern else []
+    try:
+        if source.type == "file":
+            cap = config.max_file_bytes
+            yield policy.resolve(source.path or "", expect="file", max_bytes=cap), None
+        elif source.type == "directory":
+            root = policy.resolve(source.path or "", expect="dir")
+            yield from policy.iter_files(root, recursive=source.recursive, include=include,
+                                         exclude=exclude, max_bytes=config.max_file_bytes)
+        else:
+            base = policy.base
+            for match in sorted(globlib.glob(source.path or "", root_dir=base, recursive=True)):
+                try:
+                    yield policy.resolve(match, expect="file",
+                                         max_bytes=config.max_file_bytes), None
+                except RlmError as exc:
+                    yield Path(match), exc
+    except RlmError as exc:
+        yield Path(source.path or ""), exc
+
+
+def _load_file(
+    store: Store, session_id: str, path: Path, source: Source, config: SessionConfig,
+    budget: _LoadBudget,
+) -> Document:
+    size = path.stat().st_size
+    if size > config.max_file_bytes:
+        raise FileTooLarge(f"{path} is {size} bytes; max_file_bytes is {config.max_file_bytes}")
+    budget.spend(size, str(path))
+    data = path.read_bytes()
+    # A NUL byte is the cheap, reliable sign of a binary file; UTF-8 decoding catches the rest.
+    if b"\x00" in data[:8192]:
+        raise UnsupportedFile(f"{path} looks binary (NUL bytes); only UTF-8 text is loaded")
+    try:
+        length = len(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise UnsupportedFile(f"{path} is not valid UTF-8 text: {exc.reason}") from exc
+    return store.add_document(
+        session_id, data, length_chars=length, source=str(path), source_type="file",
+        token_hint=source.token_count_hint, metadata={"filename": path.name, "bytes": size},
+    )

@@ -1,0 +1,454 @@
+"""Search engine over document texts: passage-level BM25 (tantivy), regex and literal scans.
+
+Pure engine: it knows nothing of the store or the tools. Offsets everywhere are Python str
+indices into the document text, so `text[hit.start:hit.end]` is the passage or the match.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import regex
+import tantivy
+
+from rlm_recursive import errors
+
+__all__ = [
+    "Hit",
+    "PassageIndex",
+    "literal_search",
+    "regex_search",
+    "split_passages",
+]
+
+# Writer memory is shared by its threads; 64 MB keeps a 50M-char build in a few segments
+# while the whole process stays far under 200 MB. Two threads match the 2-core target box.
+_WRITER_HEAP = 64_000_000
+_WRITER_THREADS = 2
+# Highlights longer than this are narrowed to the query-term hits inside them, so a caller
+# centring a ±200-char context on the highlight still sees what matched.
+_MAX_HIGHLIGHT = 400
+# Preferred passage cuts, best first: paragraph, line, sentence, word.
+_CUT_GROUPS: tuple[tuple[str, ...], ...] = (
+    ("\n\n",),
+    ("\n",),
+    (". ", "! ", "? ", "。", "！", "？"),
+    (" ", "\t"),
+)
+# Sentence/line ends that delimit highlight windows.
+_ASCII_STOPS = ("\n", ". ", "! ", "? ")
+_STOPS = (*_ASCII_STOPS, "。", "！", "？")
+_WORD = re.compile(r"[^\W_]+")
+# Dropped from queries unless nothing else is left (Lucene's English list + question words).
+_STOPWORD_TEXT = (
+    "a an and are as at be but by for if in into is it no not of on or such that the their"
+    " then there these they this to was will with what which who whom where when why how"
+    " do does did has have had were been"
+)
+_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One result: a passage (BM25) or a match (regex/literal) inside a document."""
+
+    doc_id: str
+    start: int
+    end: int
+    score: float
+    highlight_start: int
+    highlight_end: int
+
+
+def split_passages(text: str, target_chars: int = 1000) -> list[tuple[int, int]]:
+    """Cut text into consecutive (start, end) passages of at most target_chars, covering it."""
+    if target_chars < 1:
+        raise errors.InvalidArgs("target_chars must be at least 1")
+    spans: list[tuple[int, int]] = []
+    start, n = 0, len(text)
+    while n - start > target_chars:
+        hi = start + target_chars
+        lo = start + target_chars // 2  # never cut a passage shorter than half the target
+        cut = hi
+        for group in _CUT_GROUPS:
+            # Cut just after the latest separator of this group found in [lo, hi).
+            best = max(_after(text.rfind(sep, lo, hi), sep) for sep in group)
+            if best > start:
+                cut = best
+                break
+        spans.append((start, cut))
+        start = cut
+    if start < n:
+        spans.append((start, n))
+    return spans
+
+
+def _after(pos: int, sep: str) -> int:
+    return pos + len(sep) if pos >= 0 else -1
+
+
+def _schema() -> tantivy.Schema:
+    sb = tantivy.SchemaBuilder()
+    # Body is indexed but not stored (the caller owns the text); BM25 needs frequencies only.
+    sb.add_text_field("body", stored=False, tokenizer_name="default", index_option="freq")
+    sb.add_text_field("doc_id", stored=True, tokenizer_name="raw", index_option="basic")
+    sb.add_unsigned_field("start", stored=True)
+    sb.add_unsigned_field("end", stored=True)
+    return sb.build()
+
+
+def _query_analyzer() -> tantivy.TextAnalyzer:
+    # Same chain as tantivy's "default" tokenizer, so query tokens equal indexed terms.
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.remove_long(40))
+        .filter(tantivy.Filter.lowercase())
+        .build()
+    )
+
+
+class PassageIndex:
+    """Persistent tantivy BM25 index over passages of one session's documents.
+
+    Documents are split with `split_passages`; each passage is a tantivy document holding
+    doc_id, start and end (the body is indexed, not stored). Thread-safe: writes are
+    serialised, searches use one cached searcher that is swapped after each add.
+    """
+
+    def __init__(self, path: Path) -> None:
+        """Open the index at path, creating it (and its folder) if absent."""
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        self._schema = _schema()
+        try:
+            self._index = tantivy.Index(self._schema, path=str(path), reuse=True)
+        except (OSError, ValueError) as exc:
+            raise errors.InternalError(f"cannot open search index at {path}: {exc}") from exc
+        # Manual reload: no file-watcher thread; we reload ourselves after our own commits.
+        self._index.config_reader(reload_policy="Manual")
+        self._analyzer = _query_analyzer()
+        self._lock = threading.Lock()
+        self._searcher: tantivy.Searcher | None = self._index.searcher()
+
+    def _live_searcher(self) -> tantivy.Searcher:
+        if self._searcher is None:
+            raise errors.InternalError("search index is closed")
+        return self._searcher
+
+    def indexed_doc_ids(self) -> set[str]:
+        """Ids of every document already in the index."""
+        return {term for term, _ in self._live_searcher().terms_with_prefix("doc_id", "")}
+
+    def add_documents(self, docs: Iterable[tuple[str, str]]) -> int:
+        """Index (doc_id, text) pairs one at a time, commit once; return passages added.
+
+        Ids already in the index are skipped (documents are immutable). An empty text is
+        recorded as one empty passage so its id still counts as indexed.
+        """
+        with self._lock:
+            known = self.indexed_doc_ids()
+            writer: tantivy.IndexWriter | None = None
+            added = 0
+            try:
+                for doc_id, text in docs:
+                    if not doc_id:
+                        raise errors.InvalidArgs("doc_id must be a non-empty string")
+                    if doc_id in known:
+                        continue
+                    known.add(doc_id)
+                    if writer is None:
+                        writer = self._writer()
+                    for start, end in split_passages(text) or [(0, 0)]:
+                        doc = tantivy.Document()
+                        doc.add_text("doc_id", doc_id)
+                        doc.add_text("body", text[start:end])
+                        doc.add_unsigned("start", start)
+                        doc.add_unsigned("end", end)
+                        writer.add_document(doc)
+                        added += 1
+                if writer is not None:
+                    writer.commit()
+            except BaseException:
+                if writer is not None:
+                    writer.rollback()
+                raise
+            finally:
+                if writer is not None:
+                    writer.wait_merging_threads()  # also releases the directory lock
+            if writer is not None:
+                self._index.reload()
+                self._searcher = self._index.searcher()
+            return added
+
+    def _writer(self) -> tantivy.IndexWriter:
+        try:
+            return self._index.writer(heap_size=_WRITER_HEAP, num_threads=_WRITER_THREADS)
+        except ValueError as exc:  # e.g. another process holds the index's writer lock
+            raise errors.InternalError(f"cannot write to the search index: {exc}") from exc
+
+    def search(
+        self,
+        query: str,
+        limit: int = 10,
+        doc_ids: Sequence[str] | None = None,
+        text_of: Callable[[str], str] | None = None,
+    ) -> tuple[list[Hit], int]:
+        """BM25 over passages, OR of the query's words; return (hits best-first, total matches).
+
+        Query text is tokenised like the index (no query syntax), so any string is safe; one
+        with no word raises InvalidArgs. English stopwords are dropped unless that would
+        leave no term. `doc_ids` restricts the search to those documents.
+        `text_of(doc_id)` returns a document's full text: when given, each hit's highlight
+        is the sentence/line of its passage densest in (idf-weighted) query terms; without
+        it the highlight is the whole passage. total counts every matching passage.
+        """
+        if limit < 1:
+            raise errors.InvalidArgs("limit must be at least 1")
+        terms = list(dict.fromkeys(self._analyzer.analyze(query)))
+        if not terms:
+            raise errors.InvalidArgs(f"search query has no searchable words: {query!r}")
+        # Stopwords match nearly every passage: they add latency, not ranking signal.
+        terms = [t for t in terms if t not in _STOPWORDS] or terms
+        searcher = self._live_searcher()
+        if searcher.num_docs == 0 or (doc_ids is not None and not doc_ids):
+            return [], 0
+        schema = self._schema
+        q = tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Should, tantivy.Query.term_query(schema, "body", t, "freq"))
+                for t in terms
+            ]
+        )
+        if doc_ids is not None:
+            # Score 0 so the filter restricts without changing BM25 scores.
+            only = tantivy.Query.term_set_query(schema, "doc_id", list(doc_ids))
+            q = tantivy.Query.boolean_query(
+                [
+                    (tantivy.Occur.Must, q),
+                    (tantivy.Occur.Must, tantivy.Query.const_score_query(only, 0.0)),
+                ]
+            )
+        result = searcher.search(q, limit, count=True)
+        weights: dict[str, float] = {}
+        if text_of is not None:
+            n = searcher.num_docs
+            for t in terms:
+                df = searcher.doc_freq("body", t)
+                weights[t] = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+            # Highlight on the informative terms: a term in most passages would only add
+            # work and pull the window towards filler.
+            top = max(weights.values())
+            weights = {t: w for t, w in weights.items() if w >= 0.25 * top}
+        texts: dict[str, str] = {}
+        hits: list[Hit] = []
+        for score, address in result.hits:
+            stored = searcher.doc(address)
+            doc_id = stored.get_first("doc_id")
+            start, end = stored.get_first("start"), stored.get_first("end")
+            hl_start, hl_end = start, end
+            if text_of is not None:
+                if doc_id not in texts:
+                    texts[doc_id] = text_of(doc_id)
+                window = _highlight(texts[doc_id][start:end], weights)
+                if window is not None:
+                    hl_start, hl_end = start + window[0], start + window[1]
+            hits.append(Hit(doc_id, start, end, float(score), hl_start, hl_end))
+        return hits, int(result.count or 0)
+
+    def close(self) -> None:
+        """Drop the searcher and index handles; later calls raise InternalError."""
+        with self._lock:
+            self._searcher = None
+            self._index = None  # type: ignore[assignment]  # frees mmaps; guarded by _searcher
+
+    def __enter__(self) -> PassageIndex:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _term_hits(passage: str, weights: dict[str, float]) -> list[tuple[int, int, str]]:
+    """(start, end, term) for each whole-word occurrence of a query term, sorted."""
+    low = passage.lower()
+    found: list[tuple[int, int, str]] = []
+    if len(low) != len(passage):
+        # Rare: lowercasing changed lengths (e.g. 'İ'), so fall back to word-by-word.
+        for m in _WORD.finditer(passage):
+            term = m.group().lower()
+            if term in weights:
+                found.append((m.start(), m.end(), term))
+        return found
+    n = len(low)
+    for term in weights:
+        i = low.find(term)
+        while i >= 0:
+            j = i + len(term)
+            # Whole words only, as the tokenizer splits on any non-alphanumeric char.
+            if (i == 0 or not low[i - 1].isalnum()) and (j == n or not low[j].isalnum()):
+                found.append((i, j, term))
+            i = low.find(term, j)
+    found.sort()
+    return found
+
+
+def _window(passage: str, i: int) -> tuple[int, int]:
+    """Bounds of the sentence/line around position i (str.find: much faster than re here)."""
+    stops = _ASCII_STOPS if passage.isascii() else _STOPS  # isascii() is O(1)
+    floor, ceiling = max(0, i - _MAX_HIGHLIGHT), min(len(passage), i + _MAX_HIGHLIGHT)
+    lo, hi = floor, ceiling  # a window this long is narrowed to its hits anyway
+    for stop in stops:
+        k = passage.rfind(stop, floor, i)
+        if k >= 0 and k + len(stop) > lo:
+            lo = k + len(stop)
+        k = passage.find(stop, i, ceiling)
+        if 0 <= k < hi:
+            hi = k + 1
+    return lo, hi
+
+
+def _highlight(passage: str, weights: dict[str, float]) -> tuple[int, int] | None:
+    """Passage-relative bounds of the sentence/line densest in weighted query terms."""
+    found = _term_hits(passage, weights)
+    if not found:
+        return None
+    best: tuple[float, int, int, int, int] | None = None  # score, lo, hi, first, last
+    lo = hi = -1
+    terms: set[str] = set()
+    count = first = last = 0
+    for start, end, term in [*found, (len(passage) + 1, 0, "")]:
+        if not lo <= start < hi:  # a new window begins: score the one just finished
+            if terms:
+                score = sum(weights[t] for t in terms) + 0.01 * count
+                if best is None or score > best[0]:
+                    best = (score, lo, hi, first, last)
+            if not term:
+                break
+            lo, hi = _window(passage, start)
+            terms, count, first = set(), 0, start
+        terms.add(term)
+        count += 1
+        last = end
+    assert best is not None
+    _, lo, hi, first, last = best
+    while lo < hi and passage[lo].isspace():
+        lo += 1
+    while hi > lo and passage[hi - 1].isspace():
+        hi -= 1
+    if hi - lo > _MAX_HIGHLIGHT:
+        # Long window (no punctuation, e.g. code): keep the span of its term hits.
+        lo, hi = first, min(last, first + _MAX_HIGHLIGHT)
+    return lo, hi
+
+
+def _check_limit(limit: int) -> None:
+    if limit < 0:
+        raise errors.InvalidArgs("limit must not be negative")
+
+
+def regex_search(
+    docs: Iterable[tuple[str, str]],
+    pattern: str,
+    limit: int,
+    timeout_s: float = 2.0,
+    *,
+    ignore_case: bool = False,
+    multiline: bool = True,
+    dotall: bool = False,
+    max_count: int = 10_000,
+) -> tuple[list[Hit], int]:
+    """Regex matches over (doc_id, text) pairs in order; return (first `limit` hits, total).
+
+    Uses the `regex` package (stdlib `re` syntax) because its matcher honours a timeout
+    while backtracking: a thread cannot be abandoned (`re` holds the GIL) and a subprocess
+    would have to be sent the whole corpus. The whole call must finish within timeout_s or
+    errors.Timeout is raised; a bad pattern raises InvalidArgs. `multiline` (default on,
+    like grep) makes ^ and $ match at line ends. total stops counting at max_count.
+    """
+    _check_limit(limit)
+    if not pattern:
+        raise errors.InvalidArgs("regex pattern must not be empty")
+    flags = regex.V0
+    flags |= regex.IGNORECASE if ignore_case else 0
+    flags |= regex.MULTILINE if multiline else 0
+    flags |= regex.DOTALL if dotall else 0
+    try:
+        compiled = regex.compile(pattern, flags)
+    except (regex.error, ValueError, OverflowError) as exc:
+        raise errors.InvalidArgs(f"invalid regex {pattern!r}: {exc}") from exc
+    deadline = time.monotonic() + timeout_s
+
+    def matches(text: str) -> Iterator[tuple[int, int]]:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError
+        # concurrent=True releases the GIL while matching, so other threads keep running.
+        for m in compiled.finditer(text, concurrent=True, timeout=remaining):
+            yield m.span()
+
+    try:
+        return _collect(docs, matches, limit, max_count)
+    except TimeoutError as exc:
+        raise errors.Timeout(
+            f"regex {pattern!r} did not finish within {timeout_s:g}s; simplify the pattern "
+            "(avoid nested repeats like (a+)+) or narrow the documents",
+            retryable=False,
+        ) from exc
+
+
+def literal_search(
+    docs: Iterable[tuple[str, str]],
+    needle: str,
+    limit: int,
+    case_sensitive: bool = False,
+    *,
+    max_count: int = 10_000,
+) -> tuple[list[Hit], int]:
+    """Non-overlapping occurrences of needle in (doc_id, text) pairs; (first hits, total)."""
+    _check_limit(limit)
+    if not needle:
+        raise errors.InvalidArgs("search text must not be empty")
+    folded_needle = needle.lower()
+    ci_pattern = re.compile(re.escape(needle), re.IGNORECASE)
+
+    def matches(text: str) -> Iterator[tuple[int, int]]:
+        if case_sensitive:
+            hay, key = text, needle
+        else:
+            hay, key = text.lower(), folded_needle
+            if len(hay) != len(text):
+                # Lowercasing moved offsets (e.g. 'İ'): let re map matches back exactly.
+                for m in ci_pattern.finditer(text):
+                    yield m.span()
+                return
+        i = hay.find(key)
+        while i >= 0:
+            yield i, i + len(key)
+            i = hay.find(key, i + len(key))
+
+    return _collect(docs, matches, limit, max_count)
+
+
+def _collect(
+    docs: Iterable[tuple[str, str]],
+    matches: Callable[[str], Iterator[tuple[int, int]]],
+    limit: int,
+    max_count: int,
+) -> tuple[list[Hit], int]:
+    """First `limit` spans as Hits, and the total number of spans capped at max_count."""
+    hits: list[Hit] = []
+    total = 0
+    for doc_id, text in docs:
+        for start, end in matches(text):
+            if len(hits) < limit:
+                hits.append(Hit(doc_id, start, end, 1.0, start, end))
+            total += 1
+            if total >= max_count:
+                return hits, total
+    return hits, total

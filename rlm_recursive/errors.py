@@ -1,0 +1,162 @@
+"""Errors with stable codes.
+
+    RlmError                      code, retryable, to_dict()
+    ├── ModelError                the model's tool call was wrong: goes back to it as a tool result
+    │   ├── InvalidArgs           invalid_args
+    │   ├── UnknownTool           unknown_tool
+    │   ├── NotFound              not_found (session, doc, span, artifact)
+    │   └── ContextOverflow       context_overflow (the input does not fit the model's window)
+    ├── UserError                 bad input or configuration from the person or client
+    │   ├── FileNotFound          file_not_found
+    │   ├── FileTooLarge          file_too_large
+    │   ├── UnsupportedFile       unsupported_file (binary, not UTF-8)
+    │   ├── PathDenied            path_denied
+    │   ├── EgressDenied          egress_denied
+    │   └── ConfigError           invalid_args (bad models.toml, unknown preset or model)
+    └── RunError                  the run cannot go on: ends it with its code
+        ├── BudgetExceeded        budget_exceeded
+        ├── Timeout               timeout
+        ├── ProviderError         provider_error
+        │   └── ModelNotFound     model_not_found
+        └── InternalError         internal_error
+
+Inside the agent loop, ModelError and UserError raised by a tool go back to the model;
+RunError ends the run.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+__all__ = [
+    "ERROR_CODES",
+    "BudgetExceeded",
+    "ConfigError",
+    "ContextOverflow",
+    "EgressDenied",
+    "FileNotFound",
+    "FileTooLarge",
+    "InternalError",
+    "InvalidArgs",
+    "ModelError",
+    "ModelNotFound",
+    "NotFound",
+    "PathDenied",
+    "ProviderError",
+    "RlmError",
+    "RunError",
+    "Timeout",
+    "UnknownTool",
+    "UnsupportedFile",
+    "UserError",
+]
+
+
+class RlmError(Exception):
+    """Base error: a stable machine-readable code and whether a retry may help."""
+
+    code: ClassVar[str] = "internal_error"
+    default_retryable: ClassVar[bool] = False
+
+    def __init__(self, message: str, *, retryable: bool | None = None, **details: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.retryable = self.default_retryable if retryable is None else retryable
+        self.details = details
+
+    def to_dict(self) -> dict[str, Any]:
+        """The envelope every surface renders: `{error, meta{error_code, retryable}}`."""
+        meta: dict[str, Any] = {"error_code": self.code, "retryable": self.retryable}
+        if self.details:
+            meta["details"] = self.details
+        return {"error": self.message, "meta": meta}
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class ModelError(RlmError):
+    """Caused by a model's tool call; it can read the message and try again."""
+
+
+class InvalidArgs(ModelError):
+    code = "invalid_args"
+
+
+class UnknownTool(ModelError):
+    code = "unknown_tool"
+
+
+class NotFound(ModelError):
+    code = "not_found"
+
+
+class ContextOverflow(ModelError):
+    code = "context_overflow"
+
+
+class UserError(RlmError):
+    """Bad input or configuration."""
+
+
+class FileNotFound(UserError):
+    code = "file_not_found"
+
+
+class FileTooLarge(UserError):
+    code = "file_too_large"
+
+
+class UnsupportedFile(UserError):
+    code = "unsupported_file"
+
+
+class PathDenied(UserError):
+    code = "path_denied"
+
+
+class EgressDenied(UserError):
+    code = "egress_denied"
+
+
+class ConfigError(UserError):
+    code = "invalid_args"
+
+
+class RunError(RlmError):
+    """The run cannot continue."""
+
+
+class BudgetExceeded(RunError):
+    code = "budget_exceeded"
+
+
+class Timeout(RunError):
+    code = "timeout"
+    default_retryable = True
+
+
+class ProviderError(RunError):
+    code = "provider_error"
+
+
+class ModelNotFound(ProviderError):
+    code = "model_not_found"
+
+
+class InternalError(RunError):
+    code = "internal_error"
+
+
+def _codes() -> dict[str, type[RlmError]]:
+    table: dict[str, type[RlmError]] = {}
+    pending: list[type[RlmError]] = [RlmError]
+    while pending:
+        cls = pending.pop()
+        table.setdefault(cls.code, cls)
+        pending.extend(cls.__subclasses__())
+    return dict(sorted(table.items()))
+
+
+ERROR_CODES: dict[str, type[RlmError]] = _codes()
+"""Every stable code and the class that first owns it (pinned by a test)."""

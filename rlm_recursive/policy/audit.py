@@ -1,0 +1,171 @@
+"""Audit log: one JSONL line per call with ids, sizes, timing, model, cost and error code only.
+
+There is no free-form field anywhere, so content cannot reach the log by construction: every
+string is checked against a narrow pattern and replaced by a placeholder when it does not fit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import os
+import re
+import time
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ..errors import InternalError, RlmError
+
+__all__ = ["AUDIT_FIELDS", "AuditEntry", "AuditLog", "audited", "new_correlation_id"]
+
+AUDIT_FIELDS: tuple[str, ...] = (
+    "ts",
+    "profile",
+    "correlation_id",
+    "tool",
+    "duration_ms",
+    "bytes_read",
+    "model_used",
+    "cost",
+    "error_code",
+)
+"""Every key of an audit record, and nothing else (SDD 7.2)."""
+
+_REDACTED = "<redacted>"
+# Identifiers, tool names and model names never need spaces, quotes or long runs of text; a
+# value that does not fit is more likely leaked content than a name.
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:\-]{0,127}")
+_MODEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/@+\-]{0,199}")
+_CODE = re.compile(r"[a-z][a-z_]{0,63}")
+
+
+def new_correlation_id() -> str:
+    """A fresh id for one call, when the surface did not supply one."""
+    return uuid.uuid4().hex
+
+
+@dataclass(slots=True)
+class AuditEntry:
+    """What a caller fills in during an `audited()` block; slots forbid any other attribute."""
+
+    tool: str
+    correlation_id: str
+    bytes_read: int = 0
+    model_used: str | None = None
+    cost: float | None = None
+    """Dollars, when the provider reports them."""
+    error_code: str | None = None
+
+
+class AuditLog:
+    """Appends audit records to a JSONL file (mode 0600); a disabled log writes nothing."""
+
+    def __init__(self, path: Path, *, profile: str = "unrestricted", enabled: bool = True) -> None:
+        self.path = Path(path)
+        self.profile = profile
+        self.enabled = enabled
+
+    def record(
+        self,
+        *,
+        correlation_id: str,
+        tool: str,
+        duration_ms: float,
+        bytes_read: int = 0,
+        model_used: str | None = None,
+        cost: float | None = None,
+        error_code: str | None = None,
+    ) -> None:
+        """Append one record; raises InternalError if the log cannot be written (fail closed)."""
+        if not self.enabled:
+            return
+        line = json.dumps(
+            {
+                "ts": datetime.now(UTC).isoformat(timespec="milliseconds"),
+                "profile": _text(self.profile, _ID),
+                "correlation_id": _text(correlation_id, _ID),
+                "tool": _text(tool, _ID),
+                "duration_ms": _number(duration_ms, integer=True),
+                "bytes_read": _number(bytes_read, integer=True),
+                "model_used": _text(model_used, _MODEL),
+                "cost": _number(cost, integer=False),
+                "error_code": _text(error_code, _CODE),
+            },
+            ensure_ascii=True,
+        )
+        data = (line + "\n").encode("ascii")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # One O_APPEND write() per line: concurrent writers (threads or processes) each land
+            # a whole line at the end of the file instead of interleaving.
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, data)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            raise InternalError(
+                f"cannot write the audit log ({exc.strerror}); fix its folder's permissions "
+                f"or disk space, or set audit = false in the profile",
+            ) from None
+
+
+@asynccontextmanager
+async def audited(
+    log: AuditLog | None, tool: str, correlation_id: str | None = None
+) -> AsyncIterator[AuditEntry]:
+    """Time a call and record it; the caller sets bytes_read, model_used and cost on the entry.
+
+    On an exception the record gets the RlmError's code (`internal_error` for anything else,
+    `cancelled` for cancellation) and the exception propagates unchanged.
+    """
+    entry = AuditEntry(tool=tool, correlation_id=correlation_id or new_correlation_id())
+    start = time.monotonic()
+    try:
+        yield entry
+    except BaseException as exc:
+        if isinstance(exc, RlmError):
+            entry.error_code = exc.code
+        elif isinstance(exc, asyncio.CancelledError | KeyboardInterrupt):
+            entry.error_code = "cancelled"
+        else:
+            entry.error_code = "internal_error"
+        try:
+            _write(log, entry, start)
+        except InternalError as audit_exc:
+            # The call already failed; keep its error and note the audit failure on it.
+            exc.add_note(str(audit_exc))
+        raise
+    _write(log, entry, start)
+
+
+def _write(log: AuditLog | None, entry: AuditEntry, start: float) -> None:
+    if log is None:
+        return
+    log.record(
+        correlation_id=entry.correlation_id,
+        tool=entry.tool,
+        duration_ms=(time.monotonic() - start) * 1000.0,
+        bytes_read=entry.bytes_read,
+        model_used=entry.model_used,
+        cost=entry.cost,
+        error_code=entry.error_code,
+    )
+
+
+def _text(value: object, pattern: re.Pattern[str]) -> str | None:
+    if value is None:
+        return None
+    return value if isinstance(value, str) and pattern.fullmatch(value) else _REDACTED
+
+
+def _number(value: object, *, integer: bool) -> int | float | None:
+    # bool is an int subclass, and a non-finite float has no JSON form: neither is a measurement.
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return 0 if integer else None
+    return max(0, round(value)) if integer else round(float(value), 6)

@@ -1,0 +1,147 @@
+"""Egress policy: which provider, endpoint and model a call may reach, decided before connecting.
+
+`check()` is pure: it parses the endpoint but never resolves or contacts it. A name counts as
+loopback only if it is exactly `localhost` or an IP literal in 127.0.0.0/8 or ::1, so
+`localhost.evil.com` and `127.0.0.1.nip.io` are remote.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import re
+from collections.abc import Mapping
+from urllib.parse import urlsplit
+
+from ..errors import EgressDenied
+from .profiles import Profile
+
+__all__ = [
+    "CLOUD_PROVIDERS",
+    "IN_PROCESS_PROVIDERS",
+    "LOOPBACK_PROVIDERS",
+    "OLLAMA_DEFAULT_ENDPOINT",
+    "EgressPolicy",
+    "is_loopback_url",
+]
+
+IN_PROCESS_PROVIDERS = frozenset({"embedded", "fake"})
+"""Run inside this process: no network at all."""
+LOOPBACK_PROVIDERS = frozenset({"ollama"})
+"""Network providers that are local when their endpoint is loopback."""
+CLOUD_PROVIDERS = frozenset({"claude"})
+
+OLLAMA_DEFAULT_ENDPOINT = "http://127.0.0.1:11434"
+"""What the ollama client uses when neither an endpoint nor `$OLLAMA_HOST` is set."""
+
+# Ollama's "cloud" models (e.g. `gpt-oss:120b-cloud`) are served through the local daemon but
+# run on a remote service, so a loopback endpoint alone does not keep the data local.
+_OLLAMA_CLOUD_MODEL = re.compile(r"[:\-]cloud$", re.IGNORECASE)
+
+
+def is_loopback_url(endpoint: str) -> bool:
+    """True only for an http(s) URL whose host is `localhost` or a loopback IP literal."""
+    text = endpoint.strip()
+    if "://" not in text:
+        # The ollama client accepts `host:port` without a scheme; read it the same way.
+        text = "http://" + text
+    try:
+        parts = urlsplit(text)
+        _ = parts.port  # raises on a malformed port
+    except ValueError:
+        return False
+    if parts.scheme not in ("http", "https"):
+        return False
+    host = (parts.hostname or "").lower()
+    if host == "localhost":
+        return True
+    try:
+        addr = ipaddress.ip_address(host)
+    except ValueError:
+        # Any other name needs DNS, and DNS can point anywhere.
+        return False
+    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
+        addr = addr.ipv4_mapped
+    return addr.is_loopback
+
+
+class EgressPolicy:
+    """Allows or denies a model call under one profile; no network is touched."""
+
+    def __init__(self, profile: Profile, *, env: Mapping[str, str] | None = None) -> None:
+        self.profile = profile
+        self._env = os.environ if env is None else env
+
+    def check(
+        self,
+        provider: str,
+        *,
+        endpoint: str | None,
+        model: str,
+        model_overridden: bool = False,
+    ) -> None:
+        """Raise EgressDenied unless this provider, endpoint and model are allowed.
+
+        Call it with the endpoint the provider will actually connect to. For `ollama`, None
+        means the client default (`$OLLAMA_HOST`, else 127.0.0.1:11434), checked the same way.
+        """
+        name = self.profile.name
+        if model_overridden and not self.profile.allow_model_override:
+            raise EgressDenied(
+                f"model override is disabled in the {name!r} profile; drop the `model` argument "
+                f"to use the configured model, or set allow_model_override = true in "
+                f"[profiles.{name}] of models.toml",
+                profile=name,
+                model=model,
+            )
+        if self.profile.local_only:
+            self._check_local(provider, endpoint, model)
+        prefixes = self.profile.allowed_model_prefixes
+        qualified = f"{provider}/{model}"
+        if prefixes and not any(model.startswith(p) or qualified.startswith(p) for p in prefixes):
+            raise EgressDenied(
+                f"model {qualified!r} is not in allowed_model_prefixes of the {name!r} profile "
+                f"({', '.join(prefixes)}); pick an allowed model or extend the list in "
+                f"[profiles.{name}]",
+                profile=name,
+                model=model,
+            )
+
+    def _check_local(self, provider: str, endpoint: str | None, model: str) -> None:
+        name = self.profile.name
+        if provider in IN_PROCESS_PROVIDERS:
+            return
+        if provider in LOOPBACK_PROVIDERS:
+            effective = endpoint or self._env.get("OLLAMA_HOST") or OLLAMA_DEFAULT_ENDPOINT
+            if not is_loopback_url(effective):
+                raise EgressDenied(
+                    f"the {name!r} profile allows only local models, and the {provider} "
+                    f"endpoint host {_host(effective)!r} is not loopback; point it at "
+                    f"http://127.0.0.1:11434 (or localhost / [::1])",
+                    profile=name,
+                    provider=provider,
+                )
+            if _OLLAMA_CLOUD_MODEL.search(model):
+                raise EgressDenied(
+                    f"{model!r} is an Ollama cloud model, which sends data off this machine; "
+                    f"the {name!r} profile allows only local models",
+                    profile=name,
+                    model=model,
+                )
+            return
+        raise EgressDenied(
+            f"provider {provider!r} is not allowed in the {name!r} profile, which allows only "
+            f"local models (embedded, or ollama on loopback); use a local tier or switch "
+            f"profile (RLM_PROFILE=unrestricted) outside restricted deployments",
+            profile=name,
+            provider=provider,
+        )
+
+
+def _host(endpoint: str) -> str:
+    """The host part alone: an endpoint may carry credentials, which must not be echoed."""
+    text = endpoint if "://" in endpoint else "http://" + endpoint
+    try:
+        return urlsplit(text).hostname or "?"
+    except ValueError:
+        return "?"

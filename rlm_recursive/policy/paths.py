@@ -1,0 +1,385 @@
+"""Path policy: canonicalise, confine to allowed roots, deny secrets and special files.
+
+Every rule works on the canonical path (symlinks resolved), so `../..`, a symlink that points
+outside, and a symlinked parent folder all fail the same containment check. Special files are
+recognised with `stat`, never by opening them: opening a FIFO blocks.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Literal
+
+from ..errors import FileNotFound, FileTooLarge, PathDenied, RlmError, UnsupportedFile
+from .profiles import DEFAULT_DENYLIST, Profile
+
+__all__ = ["Expect", "PathPolicy", "compile_glob"]
+
+Expect = Literal["file", "dir", "any"]
+
+_SHOWN_MAX = 200
+_MAX_REALPATH_ROUNDS = 8
+_NOT_FOUND_ERRNOS = {errno.ENOENT, errno.ENOTDIR, errno.ENAMETOOLONG}
+
+
+def compile_glob(pattern: str, *, ignore_case: bool = False) -> re.Pattern[str]:
+    """Compile a gitignore-style glob for `fullmatch` against a `/`-joined relative path.
+
+    `*` and `?` stay inside one segment, `**/` spans folders, and a pattern without `/`
+    matches a name at any depth (`*.pem` means `**/*.pem`).
+    """
+    pat = pattern.strip().lstrip("/") if "/" in pattern.strip() else "**/" + pattern.strip()
+    out: list[str] = []
+    i, n = 0, len(pat)
+    while i < n:
+        if pat.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pat.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pat[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pat[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif pat[i] == "[" and (close := pat.find("]", i + 2)) != -1:
+            body = pat[i + 1 : close]
+            body = "^" + body[1:] if body.startswith("!") else body
+            out.append("[" + body.replace("\\", "\\\\") + "]")
+            i = close + 1
+        else:
+            out.append(re.escape(pat[i]))
+            i += 1
+    return re.compile("".join(out), re.IGNORECASE if ignore_case else 0)
+
+
+class PathPolicy:
+    """Turns user-supplied paths into canonical paths the profile allows, or raises."""
+
+    def __init__(
+        self,
+        *,
+        allowed_roots: Sequence[str | Path] = (),
+        allow_absolute_paths: bool = False,
+        denylist: Iterable[str] = DEFAULT_DENYLIST,
+        max_bytes: int | None = None,
+        profile_name: str = "custom",
+    ) -> None:
+        roots = [_realpath_fixed(r) or Path(r) for r in allowed_roots] or [Path(os.getcwd())]
+        self.roots: tuple[Path, ...] = tuple(roots)
+        self.base = roots[0]
+        self.allow_absolute_paths = allow_absolute_paths
+        self.denylist: tuple[str, ...] = tuple(denylist)
+        # Case-insensitive: `.ENV` or `API_TOKEN.txt` are just as secret, and macOS is
+        # case-insensitive anyway.
+        self._deny = [(p, compile_glob(p, ignore_case=True)) for p in self.denylist]
+        self.max_bytes = max_bytes
+        self.profile_name = profile_name
+
+    @classmethod
+    def from_profile(cls, profile: Profile) -> PathPolicy:
+        """The path rules of a profile; `max_bytes` defaults to its per-file cap."""
+        return cls(
+            allowed_roots=profile.allowed_roots,
+            allow_absolute_paths=profile.allow_absolute_paths,
+            denylist=profile.denylist,
+            max_bytes=profile.max_bytes_file,
+            profile_name=profile.name,
+        )
+
+    # -- public API -------------------------------------------------------------------------
+
+    def resolve(
+        self, path: str | Path, *, max_bytes: int | None = None, expect: Expect = "any"
+    ) -> Path:
+        """Check a path from a client or user; return its canonical form or raise RlmError.
+
+        Raises PathDenied (absolute when not allowed, outside the roots, denylisted, special
+        file, unreadable), FileNotFound, FileTooLarge (over `max_bytes`, else the policy's
+        cap) or UnsupportedFile (a folder where a file was expected, or the reverse).
+        """
+        return self._resolve(
+            path, absolute_ok=self.allow_absolute_paths, max_bytes=max_bytes, expect=expect
+        )
+
+    def recheck(
+        self, path: str | Path, *, max_bytes: int | None = None, expect: Expect = "any"
+    ) -> Path:
+        """Re-validate a path this policy already returned (absolute is fine; all else applies)."""
+        # Only the "no absolute input" rule is skipped: containment still confines the result,
+        # so passing client input here by mistake cannot escape the roots.
+        return self._resolve(path, absolute_ok=True, max_bytes=max_bytes, expect=expect)
+
+    def read_bytes(self, path: str | Path, *, max_bytes: int | None = None) -> bytes:
+        """Read a file returned by resolve()/iter_files(), re-checking it at open time."""
+        canon = self.recheck(path, max_bytes=max_bytes, expect="file")
+        cap = self._cap(max_bytes)
+        # O_NOFOLLOW + fstat close the window where the file is swapped for a symlink or FIFO
+        # after the check; O_NONBLOCK makes opening a swapped-in FIFO return instead of block.
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+        try:
+            fd = os.open(canon, flags)
+        except OSError as exc:
+            raise self._os_error(exc, str(path)) from None
+        try:
+            if _opened_path(fd) not in (None, str(canon)):
+                # A folder on the way was swapped for a symlink between the check and the open.
+                raise PathDenied(f"{_show(str(path))} changed while it was being opened")
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise self._special(str(path))
+            if cap is not None and st.st_size > cap:
+                raise self._too_large(str(path), st.st_size, cap)
+            chunks: list[bytes] = []
+            remaining = (cap + 1) if cap is not None else None
+            while True:
+                chunk = os.read(fd, 1 << 20 if remaining is None else min(1 << 20, remaining))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                if remaining is not None:
+                    remaining -= len(chunk)
+                    if remaining <= 0:
+                        # The file grew past the cap after fstat: refuse rather than truncate.
+                        raise self._too_large(str(path), cap + 1, cap)
+            return b"".join(chunks)
+        finally:
+            os.close(fd)
+
+    def iter_files(
+        self,
+        root_dir: str | Path,
+        *,
+        recursive: bool = True,
+        include: Sequence[str] = (),
+        exclude: Sequence[str] = (),
+        max_bytes: int | None = None,
+    ) -> Iterator[tuple[Path, RlmError | None]]:
+        """Walk a folder: `(canonical, None)` per allowed file, `(path, error)` per denied one.
+
+        `root_dir` should come from resolve() (which applies the no-absolute rule to user
+        input); a bad root raises at once, per-file denials are yielded. Symlinked
+        folders are followed only while they stay inside the roots (an escaping one is
+        reported, a cycle is entered once); every file is re-checked by resolve()'s rules.
+        `include`/`exclude` are globs on the path relative to `root_dir`; an excluded folder is
+        pruned. Files come out in sorted, depth-first order, each canonical path once.
+        """
+        top = self.recheck(root_dir, expect="dir")
+        inc = [compile_glob(p) for p in include]
+        exc = [compile_glob(p) for p in exclude]
+        seen: set[Path] = set()
+        # Folders are walked by their lexical path (so globs see paths relative to `top`) and
+        # remembered by their canonical one, so a symlink cycle is entered at most once.
+        visited: set[Path] = {top}
+        stack = [top]
+        while stack:
+            folder = stack.pop()
+            try:
+                with os.scandir(folder) as it:
+                    entries = sorted(it, key=lambda e: e.name)
+            except OSError as err:
+                yield folder, self._os_error(err, _show(str(folder)))
+                continue
+            subdirs: list[Path] = []
+            for entry in entries:
+                walked = Path(entry.path)
+                rel = walked.relative_to(top).as_posix()
+                if any(p.fullmatch(rel) for p in exc):
+                    continue
+                try:
+                    is_dir = entry.is_dir()  # follows symlinks; containment is checked below
+                except OSError as err:
+                    yield walked, self._os_error(err, _show(rel))
+                    continue
+                if is_dir:
+                    if not recursive:
+                        continue
+                    canon = _realpath_fixed(walked)
+                    if canon is None or not self._inside(canon):
+                        yield walked, self._outside(_show(rel))
+                        continue
+                    denied = self._denied(canon, walked, "")
+                    if denied is not None:
+                        yield walked, denied
+                    elif canon not in visited:
+                        visited.add(canon)
+                        subdirs.append(walked)
+                    continue
+                if inc and not any(p.fullmatch(rel) for p in inc):
+                    continue
+                try:
+                    canon = self.recheck(walked, max_bytes=max_bytes, expect="file")
+                except RlmError as err:
+                    yield walked, err
+                    continue
+                if canon not in seen:
+                    seen.add(canon)
+                    yield canon, None
+            stack.extend(reversed(subdirs))
+
+    # -- the rules --------------------------------------------------------------------------
+
+    def _resolve(
+        self, path: str | Path, *, absolute_ok: bool, max_bytes: int | None, expect: Expect
+    ) -> Path:
+        if not isinstance(path, str | os.PathLike):
+            raise PathDenied("the path must be a string", profile=self.profile_name)
+        raw = os.fspath(path)
+        if not isinstance(raw, str) or not raw.strip():
+            raise PathDenied("the path is empty; pass a file or folder path")
+        shown = _show(raw)
+        if "\x00" in raw:
+            raise PathDenied(f"the path {shown} contains a NUL byte")
+        try:
+            raw.encode(errors="surrogateescape")
+        except UnicodeError:
+            raise PathDenied(f"the path {shown} is not valid text for a file name") from None
+        given = Path(raw)
+        if given.is_absolute() and not absolute_ok:
+            raise PathDenied(
+                f"absolute paths are not allowed in the {self.profile_name!r} profile: {shown}; "
+                f"pass a path relative to {self.base}, or set allow_absolute_paths = true in "
+                f"[profiles.{self.profile_name}] of models.toml",
+                profile=self.profile_name,
+            )
+        # realpath() on the joined path, not on a normpath()'d one: `link/../x` must mean what
+        # the OS means (`..` of the link's target), not a lexical shortcut.
+        joined = self.base / given
+        lexical = Path(os.path.normpath(joined))  # only for matching names the caller typed
+        canon = self._canonical(joined, shown)
+        # Containment before existence: a missing path outside the roots says "denied", so the
+        # policy never works as an oracle for what exists elsewhere.
+        if not self._inside(canon):
+            raise self._outside(shown)
+        denied = self._denied(canon, lexical, given.name)
+        if denied is not None:
+            raise denied
+        try:
+            st = os.stat(canon)
+        except OSError as exc:
+            raise self._os_error(exc, shown) from None
+        if stat.S_ISDIR(st.st_mode):
+            if expect == "file":
+                raise UnsupportedFile(
+                    f"{shown} is a folder; pass a file, or load the folder instead",
+                )
+            return canon
+        if not stat.S_ISREG(st.st_mode):
+            raise self._special(shown)
+        if expect == "dir":
+            raise UnsupportedFile(f"{shown} is a file; pass a folder")
+        cap = self._cap(max_bytes)
+        if cap is not None and st.st_size > cap:
+            raise self._too_large(shown, st.st_size, cap)
+        return canon
+
+    def _canonical(self, joined: Path, shown: str) -> Path:
+        try:
+            canon = _realpath_fixed(joined)
+        except OSError as exc:
+            raise self._os_error(exc, shown) from None
+        if canon is None:
+            raise PathDenied(f"{shown} goes through too many levels of symlinks")
+        return canon
+
+    def _cap(self, max_bytes: int | None) -> int | None:
+        return self.max_bytes if max_bytes is None else max_bytes
+
+    def _inside(self, canon: Path) -> bool:
+        return any(canon.is_relative_to(root) for root in self.roots)
+
+    def _rel_parts(self, path: Path) -> tuple[str, ...] | None:
+        """The path's segments below the most specific root containing it, else None."""
+        # Only segments below the root are matched, so a root such as ~/tokens-project does not
+        # deny every file inside it.
+        best = max(
+            (r for r in self.roots if path.is_relative_to(r)),
+            key=lambda r: len(r.parts),
+            default=None,
+        )
+        return None if best is None else path.relative_to(best).parts
+
+    def _denied(self, canon: Path, lexical: Path, name: str) -> PathDenied | None:
+        """A PathDenied if the path, a folder above it, or the name given matches the denylist."""
+        candidates: set[str] = {name} if name else set()
+        for path in (canon, lexical):
+            parts = self._rel_parts(path)
+            if parts:
+                candidates.update("/".join(parts[: i + 1]) for i in range(len(parts)))
+        for pattern, regex in self._deny:
+            if any(regex.fullmatch(c) for c in candidates):
+                return PathDenied(
+                    f"{_show(name or str(lexical))} matches the denylist pattern {pattern!r}; "
+                    f"files that may hold secrets are never read. If it is safe, copy it under "
+                    f"another name, or edit denylist in [profiles.{self.profile_name}]",
+                    pattern=pattern,
+                    profile=self.profile_name,
+                )
+        return None
+
+    def _outside(self, shown: str) -> PathDenied:
+        roots = ", ".join(str(r) for r in self.roots)
+        return PathDenied(
+            f"{shown} is outside the allowed roots ({roots}); add its folder to allowed_roots "
+            f"in [profiles.{self.profile_name}] of models.toml, or copy it inside a root",
+            profile=self.profile_name,
+        )
+
+    def _special(self, shown: str) -> PathDenied:
+        return PathDenied(
+            f"{shown} is not a regular file (a device, FIFO or socket); only regular files "
+            f"and folders can be read",
+            profile=self.profile_name,
+        )
+
+    def _too_large(self, shown: str, size: int, cap: int) -> FileTooLarge:
+        return FileTooLarge(
+            f"{shown} is {size} bytes, over the {cap}-byte limit; raise max_bytes (or the "
+            f"profile's cap in [profiles.{self.profile_name}]), or pass a smaller excerpt",
+            size=size,
+            max_bytes=cap,
+        )
+
+    def _os_error(self, exc: OSError, shown: str) -> RlmError:
+        if exc.errno in _NOT_FOUND_ERRNOS:
+            return FileNotFound(f"{shown} does not exist; check the path and the current folder")
+        if exc.errno == errno.ELOOP:
+            return PathDenied(f"{shown} is a symlink loop or changed while it was being read")
+        if exc.errno in (errno.EACCES, errno.EPERM):
+            return PathDenied(f"{shown} is not readable by this process; check its permissions")
+        return PathDenied(f"{shown} cannot be accessed ({errno.errorcode.get(exc.errno or 0)})")
+
+
+def _realpath_fixed(path: str | Path) -> Path | None:
+    """realpath() repeated until it stops changing: a path with no symlink left in it."""
+    # One non-strict realpath() is not enough: on a symlink loop it gives up and returns the
+    # rest unresolved, so `loop/../link_out/secret` came back looking inside the root while
+    # still passing through `link_out` (found by the hostile-path property test).
+    current = os.path.realpath(path)
+    for _ in range(_MAX_REALPATH_ROUNDS):
+        following = os.path.realpath(current)
+        if following == current:
+            return Path(current)
+        current = following
+    return None
+
+
+def _opened_path(fd: int) -> str | None:
+    """The path the kernel actually opened, where /proc tells us (Linux); else None."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return None
+
+
+def _show(raw: str) -> str:
+    """A path for an error message: quoted, control characters escaped, length capped."""
+    text = raw if len(raw) <= _SHOWN_MAX else raw[:_SHOWN_MAX] + "…"
+    return repr(text)

@@ -1,0 +1,343 @@
+"""Ollama provider: `/api/chat` through the official async client, with retries and fallbacks."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import urllib.parse
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any, TypeVar
+
+import httpx
+import ollama
+import pydantic
+from tenacity import (
+    AsyncRetrying,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_exponential_jitter,
+)
+from tenacity.wait import wait_base
+
+from ..errors import ModelNotFound, ProviderError, Timeout
+from ..types import ToolDef
+from .base import (
+    ChatRequest,
+    ChatResult,
+    Message,
+    ToolCall,
+    Usage,
+    parse_tool_choice,
+    tool_choice_schema,
+)
+
+__all__ = [
+    "DEFAULT_HOST",
+    "DEFAULT_NUM_CTX",
+    "INVALID_JSON_KEY",
+    "OllamaProvider",
+    "normalise_host",
+]
+
+DEFAULT_HOST = "http://127.0.0.1:11434"
+DEFAULT_NUM_CTX = 8192
+"""Used when `/api/show` reports no context length for the model."""
+INVALID_JSON_KEY = "_invalid_json"
+"""Tool-call arguments that are not a JSON object arrive as `{INVALID_JSON_KEY: raw}`.
+
+No tool declares this key, so argument validation rejects it and the loop can send an
+`invalid_args` result back to the model instead of crashing the run.
+"""
+
+_RETRY_STATUSES = frozenset({429, 500, 502, 503})
+_T = TypeVar("_T")
+
+
+def normalise_host(host: str | None) -> str:
+    """`host[:port]`, `:port` or a URL → `scheme://host:port[/path]`, the way Ollama reads it."""
+    host = (host or "").strip()
+    scheme, sep, rest = host.partition("://")
+    if not sep:
+        scheme, rest = "http", host
+    default_port = {"http": 80, "https": 443}.get(scheme, 11434) if sep else 11434
+    split = urllib.parse.urlsplit(f"{scheme}://{rest}")
+    name = split.hostname or "127.0.0.1"
+    if ":" in name:  # urlsplit strips the brackets of an IPv6 literal
+        name = f"[{name}]"
+    path = split.path.rstrip("/")
+    return f"{scheme}://{name}:{split.port or default_port}{path}"
+
+
+def _is_transient(exc: BaseException) -> bool:
+    """Only failures a retry can fix; a 400 or 404 will fail the same way again."""
+    if isinstance(exc, ollama.ResponseError):
+        return exc.status_code in _RETRY_STATUSES
+    return isinstance(exc, ConnectionError | httpx.TimeoutException | httpx.RemoteProtocolError)
+
+
+def _lacks_tool_support(exc: ollama.ResponseError) -> bool:
+    """True for the server's refusal of `tools` for a model without a tool template."""
+    # The server gives no code or type for this: it is a plain 400 whose only discriminator is
+    # the message ("<model> does not support tools", server/routes.go). Keep the match here only.
+    return exc.status_code == 400 and "does not support tools" in str(exc.error)
+
+
+def _parse_arguments(raw: Any) -> dict[str, Any]:
+    """Native Ollama sends an object; OpenAI-style servers a JSON string. Never raise."""
+    if isinstance(raw, dict):
+        return raw
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return {}
+    if isinstance(raw, str):
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            return {INVALID_JSON_KEY: raw}
+        if isinstance(value, dict):
+            return value
+    return {INVALID_JSON_KEY: raw if isinstance(raw, str) else json.dumps(raw)}
+
+
+def _parse_tool_call(raw: dict[str, Any]) -> ToolCall:
+    fn = raw.get("function") or {}
+    return ToolCall(
+        name=fn.get("name") or "", arguments=_parse_arguments(fn.get("arguments")), id=raw.get("id")
+    )
+
+
+def _render_tool(tool: ToolDef) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.parameters,
+        },
+    }
+
+
+def _render_native(message: Message) -> dict[str, Any]:
+    """One message as `/api/chat` expects it from a model with a tool template."""
+    out: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.tool_calls:
+        out["tool_calls"] = [
+            {"function": {"name": c.name, "arguments": c.arguments}} for c in message.tool_calls
+        ]
+    if message.role == "tool" and message.tool_name:
+        out["tool_name"] = message.tool_name
+    return out
+
+
+def _render_constrained(message: Message) -> dict[str, Any]:
+    """One message for a model without tool support, whose template drops tool turns."""
+    # Such templates know only system/user/assistant and ignore `tool_calls`, so the model would
+    # never see its own calls or their results: replay them as plain text in the same JSON shape
+    # that `format` forces on its replies.
+    if message.role == "tool":
+        name = message.tool_name or "tool"
+        return {"role": "user", "content": f"Result of {name}:\n{message.content}"}
+    if message.role == "assistant" and message.tool_calls:
+        calls = [json.dumps({"tool": c.name, "arguments": c.arguments}) for c in message.tool_calls]
+        return {"role": "assistant", "content": "\n".join(filter(None, [message.content, *calls]))}
+    return {"role": message.role, "content": message.content}
+
+
+def _tool_addendum(tools: list[ToolDef]) -> str:
+    lines = [
+        "You can call exactly one of these tools per reply. Answer ONLY with a JSON object",
+        '{"tool": "<tool name>", "arguments": {...}} and nothing else.',
+        "Tools:",
+    ]
+    for tool in tools:
+        params = json.dumps(tool.parameters, separators=(",", ":"))
+        lines.append(f"- {tool.name}: {tool.description} Arguments schema: {params}")
+    return "\n".join(lines)
+
+
+def _context_length(model_info: Any) -> int | None:
+    """`<arch>.context_length` from `/api/show`'s `model_info`, if the server reports one."""
+    if not isinstance(model_info, dict):
+        model_info = dict(model_info or {})
+    arch = model_info.get("general.architecture")
+    value = model_info.get(f"{arch}.context_length") if arch else None
+    if value is None:  # older servers or odd GGUFs: any "<arch>.context_length" will do
+        value = next((v for k, v in model_info.items() if k.endswith(".context_length")), None)
+    return int(value) if isinstance(value, int | float) and value > 0 else None
+
+
+class OllamaProvider:
+    """A `Provider` over a local or remote Ollama server."""
+
+    name = "ollama"
+
+    def __init__(
+        self,
+        host: str | None = None,
+        *,
+        client: ollama.AsyncClient | None = None,
+        timeout_s: float = 180.0,
+        retry_attempts: int = 4,
+        retry_wait: wait_base | None = None,
+    ) -> None:
+        self.host = normalise_host(host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST)
+        """Normalised server URL, read by the egress policy; pass it too when injecting a client."""
+        # The client's own default timeout is None (wait forever), so never leave it unset.
+        self._client = client or ollama.AsyncClient(host=self.host, timeout=timeout_s)
+        self._owns_client = client is None
+        self._timeout_s = timeout_s
+        self._retry_attempts = max(1, retry_attempts)
+        self._retry_wait = retry_wait or wait_exponential_jitter(max=8.0)
+        self._num_ctx: dict[str, int] = {}
+        self._no_native_tools: set[str] = set()
+
+    async def chat(self, request: ChatRequest) -> ChatResult:
+        """One `/api/chat` call; tool calls come back native or through constrained JSON."""
+        timeout_s = request.options.timeout_s
+        with self._map_errors(request.model, timeout_s):
+            num_ctx = request.options.num_ctx or await self._context_window(request.model)
+            if request.tools and self._native_tools(request):
+                try:
+                    data = await self._send(self._body(request, num_ctx, False), timeout_s)
+                    return self._result(request, data, constrained=False)
+                except ollama.ResponseError as exc:
+                    if not _lacks_tool_support(exc):
+                        raise
+                    # Remember it, so the next call for this model goes straight to `format`.
+                    self._no_native_tools.add(request.model)
+            constrained = bool(request.tools)
+            data = await self._send(self._body(request, num_ctx, constrained), timeout_s)
+            return self._result(request, data, constrained=constrained)
+
+    async def aclose(self) -> None:
+        """Close the HTTP client, unless the caller passed it in (then it is theirs to close)."""
+        if self._owns_client:
+            await self._client.close()
+
+    def _native_tools(self, request: ChatRequest) -> bool:
+        return request.options.native_tools and request.model not in self._no_native_tools
+
+    def _body(self, request: ChatRequest, num_ctx: int, constrained: bool) -> dict[str, Any]:
+        """The `/api/chat` JSON body: whole history, explicit `num_ctx`, never streamed."""
+        opts = request.options
+        options: dict[str, Any] = {"num_ctx": num_ctx, "temperature": opts.temperature}
+        if opts.seed is not None:
+            options["seed"] = opts.seed
+        if opts.max_tokens is not None:
+            options["num_predict"] = opts.max_tokens
+        body: dict[str, Any] = {"model": request.model, "stream": False, "options": options}
+        if constrained:
+            messages = [_render_constrained(m) for m in request.messages]
+            addendum = _tool_addendum(request.tools)
+            if messages and messages[0]["role"] == "system":
+                messages[0]["content"] = f"{messages[0]['content']}\n\n{addendum}".lstrip()
+            else:
+                messages.insert(0, {"role": "system", "content": addendum})
+            body["format"] = tool_choice_schema(request.tools)
+        else:
+            messages = [_render_native(m) for m in request.messages]
+            if request.tools:  # an empty `tools` list is still "tools sent" to some servers
+                body["tools"] = [_render_tool(t) for t in request.tools]
+        body["messages"] = messages
+        return body
+
+    def _result(self, request: ChatRequest, data: dict[str, Any], constrained: bool) -> ChatResult:
+        message = data.get("message") or {}
+        text = message.get("content") or ""
+        if constrained:
+            calls = [parse_tool_choice(text, request.tools)]
+            text = ""
+        else:
+            calls = [_parse_tool_call(tc) for tc in message.get("tool_calls") or []]
+        usage = Usage(
+            # Counts are omitted from the body when zero.
+            input_tokens=data.get("prompt_eval_count") or 0,
+            output_tokens=data.get("eval_count") or 0,
+        )
+        model = data.get("model") or request.model
+        return ChatResult(text=text, tool_calls=calls, usage=usage, model=model, provider=self.name)
+
+    async def _send(self, body: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        """POST `/api/chat` with retries; returns the decoded JSON body."""
+
+        async def post() -> dict[str, Any]:
+            # `client.chat()` validates tool-call `arguments` as a mapping and raises a pydantic
+            # ValidationError on the OpenAI-style JSON string, losing the body. `_request_raw`
+            # keeps the client's host, headers and error mapping (ResponseError, ConnectionError)
+            # and takes a per-call timeout, which `chat()` cannot. Pinned by ollama<0.7.
+            response = await self._client._request_raw(
+                "POST", "/api/chat", json=body, timeout=timeout_s
+            )
+            data = response.json()
+            if not isinstance(data, dict):
+                raise ProviderError(f"Ollama returned an unexpected body: {response.text[:200]!r}")
+            if "error" in data:  # stream-style failure inside a 200
+                raise ProviderError(f"Ollama error: {data['error']}")
+            return data
+
+        return await self._retry(post)
+
+    async def _context_window(self, model: str) -> int:
+        """The model's trained context length from `/api/show`, cached per model."""
+        if model not in self._num_ctx:
+
+            async def show() -> ollama.ShowResponse:
+                # An injected client may have no timeout of its own.
+                async with asyncio.timeout(self._timeout_s):
+                    return await self._client.show(model)
+
+            try:
+                model_info = (await self._retry(show)).modelinfo
+            except pydantic.ValidationError:  # a server too old to send `model_info` at all
+                model_info = None
+            self._num_ctx[model] = _context_length(model_info) or DEFAULT_NUM_CTX
+        return self._num_ctx[model]
+
+    async def _retry(self, fn: Callable[[], Awaitable[_T]]) -> _T:
+        retrying = AsyncRetrying(
+            retry=retry_if_exception(_is_transient),
+            stop=stop_after_attempt(self._retry_attempts),
+            wait=self._retry_wait,
+            reraise=True,
+        )
+        async for attempt in retrying:
+            with attempt:
+                return await fn()
+        raise AssertionError("unreachable: tenacity reraises the last failure")
+
+    @contextlib.contextmanager
+    def _map_errors(self, model: str, timeout_s: float) -> Iterator[None]:
+        """Turn client and transport exceptions into `RlmError`s at the provider boundary."""
+        try:
+            yield
+        except ollama.ResponseError as exc:
+            status = exc.status_code
+            if status == 404:
+                raise ModelNotFound(
+                    f"model {model!r} is not available on Ollama at {self.host}; "
+                    f"download it with `ollama pull {model}`",
+                    model=model,
+                ) from exc
+            raise ProviderError(
+                f"Ollama at {self.host} failed (HTTP {status}): {exc.error}",
+                retryable=status == 429 or status >= 500,
+                status=status,
+            ) from exc
+        except ConnectionError as exc:
+            raise ProviderError(
+                f"Ollama is unreachable at {self.host}: start it with `ollama serve`, "
+                "or set OLLAMA_HOST to the address it listens on",
+                retryable=True,
+            ) from exc
+        except (httpx.TimeoutException, TimeoutError) as exc:
+            raise Timeout(
+                f"Ollama at {self.host} did not answer within {timeout_s:g}s for {model!r}",
+                model=model,
+            ) from exc
+        except httpx.TransportError as exc:
+            raise ProviderError(
+                f"connection to Ollama at {self.host} failed: {exc!r}", retryable=True
+            ) from exc
+        except json.JSONDecodeError as exc:
+            raise ProviderError(f"Ollama at {self.host} returned invalid JSON: {exc}") from exc

@@ -1,0 +1,359 @@
+"""The local store: sessions, documents, spans, artifacts and traces over SQLite + blobs."""
+
+from __future__ import annotations
+
+import json
+import math
+import secrets
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..config import SessionConfig
+from ..errors import BudgetExceeded, InvalidArgs, NotFound
+from ..types import SpanRef, sha256_hex
+from .blobs import BlobStore
+from .db import connect, utcnow
+
+__all__ = ["Document", "Span", "Store", "new_id"]
+
+
+def new_id(prefix: str) -> str:
+    """Short random ids: small models copy 12 hex digits far more reliably than a UUID."""
+    return f"{prefix}_{secrets.token_hex(6)}"
+
+
+@dataclass(frozen=True)
+class Document:
+    id: str
+    session_id: str
+    content_hash: str
+    source: str
+    source_type: str
+    length_chars: int
+    length_tokens_est: int
+
+
+@dataclass(frozen=True)
+class Span:
+    id: str
+    doc_id: str
+    start: int
+    end: int
+    content_hash: str
+    chunk_index: int | None = None
+
+    @property
+    def ref(self) -> SpanRef:
+        return SpanRef(doc_id=self.doc_id, start=self.start, end=self.end)
+
+
+class Store:
+    """One data dir: `rlm.db`, `blobs/`, `indexes/`, `traces/`."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
+        data_dir.mkdir(parents=True, exist_ok=True)
+        self.db = connect(data_dir / "rlm.db")
+        self.blobs = BlobStore(data_dir / "blobs")
+        self._configs: dict[str, SessionConfig] = {}
+        self.indexes: dict[str, Any] = {}
+        """Open search indexes by session id (owned by the search tools)."""
+
+    def close(self) -> None:
+        for index in self.indexes.values():
+            index.close()
+        self.indexes.clear()
+        self.db.close()
+
+    # sessions
+    def create_session(self, name: str | None, config: SessionConfig) -> dict[str, Any]:
+        session_id, now = new_id("ses"), utcnow()
+        self.db.execute(
+            "INSERT INTO sessions (id, name, created_at, config) VALUES (?, ?, ?, ?)",
+            (session_id, name, now, config.model_dump_json()),
+        )
+        return {"session_id": session_id, "created_at": now, "config": config.model_dump()}
+
+    def session(self, session_id: str) -> sqlite3.Row:
+        row = self.db.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        if row is None:
+            raise NotFound(f"unknown session {session_id!r}", kind="session")
+        return row
+
+    def session_config(self, session_id: str) -> SessionConfig:
+        config = self._configs.get(session_id)
+        if config is None:
+            config = SessionConfig.model_validate_json(self.session(session_id)["config"])
+            self._configs[session_id] = config
+        return config
+
+    def list_sessions(self) -> list[sqlite3.Row]:
+        return self.db.execute("SELECT * FROM sessions ORDER BY created_at DESC").fetchall()
+
+    def close_session(self, session_id: str) -> str:
+        self.session(session_id)
+        now = utcnow()
+        self.db.execute(
+            "UPDATE sessions SET status = 'completed', closed_at = ? WHERE id = ?",
+            (now, session_id),
+        )
+        return now
+
+    def count_tool_call(self, session_id: str) -> int:
+        """Spend one tool call from the session's budget; returns the number used."""
+        max_calls = self.session_config(session_id).max_tool_calls
+        row = self.db.execute(
+            "UPDATE sessions SET tool_calls_used = tool_calls_used + 1 "
+            "WHERE id = ? AND tool_calls_used < ? RETURNING tool_calls_used",
+            (session_id, max_calls),
+        ).fetchone()
+        if row is None:
+            self.session(session_id)  # raises NotFound for an unknown session
+            raise BudgetExceeded(
+                f"session {session_id} has used all {max_calls} tool calls", limit="max_tool_calls"
+            )
+        return row[0]
+
+    def docs_version(self, session_id: str) -> int:
+        return self.session(session_id)["docs_version"]
+
+    # documents
+    def add_document(
+        self,
+        session_id: str,
+        data: bytes,
+        *,
+        length_chars: int,
+        source: str,
+        source_type: str,
+        token_hint: int | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Document:
+        """Store one decoded-valid UTF-8 text; the blob is shared by every session that loads it."""
+        content_hash = self.blobs.put(data)
+        tokens = token_hint if token_hint is not None else math.ceil(length_chars / 4)
+        doc = Document(
+            new_id("doc"), session_id, content_hash, source, source_type, length_chars, tokens
+        )
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.execute(
+                "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    doc.id,
+                    session_id,
+                    content_hash,
+                    source,
+                    source_type,
+                    length_chars,
+                    tokens,
+                    json.dumps(metadata or {}),
+                    utcnow(),
+                ),
+            )
+            self.db.execute(
+                "UPDATE sessions SET docs_version = docs_version + 1 WHERE id = ?", (session_id,)
+            )
+        return doc
+
+    def document(self, session_id: str, doc_id: str) -> Document:
+        row = self.db.execute(
+            "SELECT id, session_id, content_hash, source, source_type, length_chars, "
+            "length_tokens_est FROM documents WHERE id = ? AND session_id = ?",
+            (doc_id, session_id),
+        ).fetchone()
+        if row is None:
+            raise NotFound(f"unknown doc_id {doc_id!r} in session {session_id}", kind="document")
+        return Document(*row)
+
+    def documents(self, session_id: str, limit: int = -1, offset: int = 0) -> list[Document]:
+        rows = self.db.execute(
+            "SELECT id, session_id, content_hash, source, source_type, length_chars, "
+            "length_tokens_est FROM documents WHERE session_id = ? ORDER BY rowid LIMIT ? OFFSET ?",
+            (session_id, limit, offset),
+        ).fetchall()
+        return [Document(*row) for row in rows]
+
+    def text(self, doc: Document) -> str:
+        return self.blobs.text(doc.content_hash)
+
+    def session_stats(self, session_id: str) -> dict[str, int]:
+        row = self.db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(length_chars), 0), COALESCE(SUM(length_tokens_est), 0)"
+            " FROM documents WHERE session_id = ?",
+            (session_id,),
+        ).fetchone()
+        spans = self.db.execute(
+            "SELECT COUNT(*) FROM spans JOIN documents d ON d.id = spans.doc_id "
+            "WHERE d.session_id = ?",
+            (session_id,),
+        ).fetchone()[0]
+        artifacts = self.db.execute(
+            "SELECT COUNT(*) FROM artifacts WHERE session_id = ?", (session_id,)
+        ).fetchone()[0]
+        return {
+            "documents": row[0],
+            "total_chars": row[1],
+            "total_tokens_est": row[2],
+            "spans": spans,
+            "artifacts": artifacts,
+        }
+
+    # spans
+    def chunking(self, doc_id: str, strategy_key: str) -> list[Span] | None:
+        """The spans of an earlier chunking of this document with this strategy, if any."""
+        if not self.db.execute(
+            "SELECT 1 FROM chunkings WHERE doc_id = ? AND strategy_key = ?", (doc_id, strategy_key)
+        ).fetchone():
+            return None
+        rows = self.db.execute(
+            "SELECT id, doc_id, start_offset, end_offset, content_hash, chunk_index FROM spans "
+            "WHERE doc_id = ? AND strategy_key = ? ORDER BY chunk_index",
+            (doc_id, strategy_key),
+        ).fetchall()
+        return [Span(*row) for row in rows]
+
+    def save_chunking(
+        self, doc: Document, strategy_key: str, ranges: list[tuple[int, int]]
+    ) -> list[Span]:
+        text = self.text(doc)
+        spans = [
+            Span(
+                new_id("spn"),
+                doc.id,
+                start,
+                end,
+                sha256_hex(text[start:end].encode("utf-8")),
+                index,
+            )
+            for index, (start, end) in enumerate(ranges)
+        ]
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.execute(
+                "DELETE FROM spans WHERE doc_id = ? AND strategy_key = ?", (doc.id, strategy_key)
+            )
+            self.db.execute(
+                "INSERT OR REPLACE INTO chunkings VALUES (?, ?, ?, ?)",
+                (doc.id, strategy_key, len(spans), utcnow()),
+            )
+            self.db.executemany(
+                "INSERT INTO spans VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (s.id, s.doc_id, s.start, s.end, strategy_key, s.chunk_index, s.content_hash)
+                    for s in spans
+                ],
+            )
+        return spans
+
+    def span(self, session_id: str, span_id: str) -> Span:
+        row = self.db.execute(
+            "SELECT s.id, s.doc_id, s.start_offset, s.end_offset, s.content_hash, s.chunk_index "
+            "FROM spans s JOIN documents d ON d.id = s.doc_id WHERE s.id = ? AND d.session_id = ?",
+            (span_id, session_id),
+        ).fetchone()
+        if row is None:
+            raise NotFound(f"unknown span_id {span_id!r} in session {session_id}", kind="span")
+        return Span(*row)
+
+    def ensure_span(self, session_id: str, ref: SpanRef) -> Span:
+        """Find or create the free-standing span for an explicit range (artifact provenance)."""
+        doc = self.document(session_id, ref.doc_id)
+        if not 0 <= ref.start <= ref.end <= doc.length_chars:
+            raise InvalidArgs(
+                f"span [{ref.start}, {ref.end}) is outside document {doc.id} "
+                f"(length {doc.length_chars})"
+            )
+        row = self.db.execute(
+            "SELECT id, doc_id, start_offset, end_offset, content_hash, chunk_index FROM spans "
+            "WHERE doc_id = ? AND start_offset = ? AND end_offset = ? AND strategy_key IS NULL",
+            (doc.id, ref.start, ref.end),
+        ).fetchone()
+        if row is not None:
+            return Span(*row)
+        text = self.text(doc)[ref.start : ref.end]
+        span = Span(new_id("spn"), doc.id, ref.start, ref.end, sha256_hex(text.encode("utf-8")))
+        self.db.execute(
+            "INSERT INTO spans VALUES (?, ?, ?, ?, NULL, NULL, ?)",
+            (span.id, span.doc_id, span.start, span.end, span.content_hash),
+        )
+        return span
+
+    # artifacts
+    def add_artifact(
+        self,
+        session_id: str,
+        span_id: str | None,
+        kind: str,
+        content: Any,
+        provenance: dict[str, Any],
+    ) -> str:
+        artifact_id = new_id("art")
+        self.db.execute(
+            "INSERT INTO artifacts VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                artifact_id,
+                session_id,
+                span_id,
+                kind,
+                json.dumps(content),
+                json.dumps(provenance),
+                utcnow(),
+            ),
+        )
+        return artifact_id
+
+    def artifacts(
+        self, session_id: str, span_id: str | None = None, kind: str | None = None
+    ) -> list[sqlite3.Row]:
+        query, params = "SELECT * FROM artifacts WHERE session_id = ?", [session_id]
+        if span_id is not None:
+            query, params = query + " AND span_id = ?", [*params, span_id]
+        if kind is not None:
+            query, params = query + " AND type = ?", [*params, kind]
+        return self.db.execute(query + " ORDER BY created_at, rowid", params).fetchall()
+
+    def artifact(self, session_id: str, artifact_id: str) -> sqlite3.Row:
+        row = self.db.execute(
+            "SELECT * FROM artifacts WHERE id = ? AND session_id = ?", (artifact_id, session_id)
+        ).fetchone()
+        if row is None:
+            raise NotFound(f"unknown artifact_id {artifact_id!r}", kind="artifact")
+        return row
+
+    # traces
+    def trace(
+        self,
+        session_id: str | None,
+        op: str,
+        input_: dict[str, Any],
+        output: dict[str, Any],
+        duration_ms: float,
+    ) -> None:
+        """Append one trace record to the table and to the session's JSONL file."""
+        record = {
+            "ts": utcnow(),
+            "op": op,
+            "input": input_,
+            "output": output,
+            "duration_ms": round(duration_ms, 3),
+        }
+        line = json.dumps(record, default=str)
+        self.db.execute(
+            "INSERT INTO traces (session_id, ts, op, input, output, duration_ms) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                session_id,
+                record["ts"],
+                op,
+                json.dumps(input_, default=str),
+                json.dumps(output, default=str),
+                duration_ms,
+            ),
+        )
+        folder = self.data_dir / "traces"
+        folder.mkdir(exist_ok=True)
+        with open(folder / f"{session_id or '_global'}.jsonl", "a", encoding="utf-8") as handle:
+            handle.write(line + "\n")

@@ -1,0 +1,103 @@
+"""Document tools: load, list, peek."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..corpus.loaders import Source, load_sources
+from ..errors import InvalidArgs
+from ..types import SpanRef, ToolResult, sha256_hex
+from .spec import ToolContext, ToolSpec
+
+__all__ = ["DOCS_TOOLS", "span_dict"]
+
+
+def span_dict(doc_id: str, start: int, end: int) -> dict[str, int | str]:
+    return {"doc_id": doc_id, "start": start, "end": end}
+
+
+class LoadArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    session_id: str
+    sources: list[Source] = Field(min_length=1)
+
+
+class ListArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    session_id: str
+    limit: int = Field(100, ge=1, le=10_000)
+    offset: int = Field(0, ge=0)
+
+
+class PeekArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    session_id: str
+    doc_id: str = Field(description="Document id from the document list")
+    start: int = Field(0, ge=0, description="First character offset")
+    end: int = Field(-1, ge=-1, description="End offset (exclusive); -1 for the end")
+
+
+async def load(ctx: ToolContext, args: LoadArgs) -> ToolResult:
+    session_id = ctx.require_session()
+    ctx.store.session(session_id)
+    report = load_sources(ctx.store, session_id, args.sources, ctx.policy, ctx.config,
+                          progress=ctx.extras.get("progress"))
+    return ToolResult(output=report.to_dict())
+
+
+async def list_docs(ctx: ToolContext, args: ListArgs) -> ToolResult:
+    session_id = ctx.require_session()
+    total = ctx.store.session_stats(session_id)["documents"]
+    docs = ctx.store.documents(session_id, args.limit, args.offset)
+    counts = dict(ctx.store.db.execute(
+        "SELECT s.doc_id, COUNT(*) FROM spans s JOIN documents d ON d.id = s.doc_id "
+        "WHERE d.session_id = ? GROUP BY s.doc_id", (session_id,)).fetchall())
+    return ToolResult(output={
+        "documents": [
+            {"doc_id": d.id, "content_hash": d.content_hash, "source": d.source,
+             "length_chars": d.length_chars, "length_tokens_est": d.length_tokens_est,
+             "span_count": counts.get(d.id, 0)}
+            for d in docs
+        ],
+        "total": total,
+        "has_more": args.offset + len(docs) < total,
+    })
+
+
+async def peek(ctx: ToolContext, args: PeekArgs) -> ToolResult:
+    session_id = ctx.require_session()
+    doc = ctx.store.document(session_id, args.doc_id)
+    end = doc.length_chars if args.end == -1 else min(args.end, doc.length_chars)
+    if args.start > end:
+        raise InvalidArgs(f"start {args.start} is after end {end} (document length "
+                          f"{doc.length_chars})")
+    limit = ctx.config.max_chars_per_peek
+    truncated = end - args.start > limit
+    end = min(end, args.start + limit)
+    content = ctx.store.text(doc)[args.start : end]
+    return ToolResult(
+        output={
+            "content": content,
+            "span": span_dict(doc.id, args.start, end),
+            "content_hash": sha256_hex(content.encode("utf-8")),
+            "truncated": truncated,
+            "total_length": doc.length_chars,
+        },
+        read_spans=[SpanRef(doc_id=doc.id, start=args.start, end=end)],
+    )
+
+
+DOCS_TOOLS = [
+    ToolSpec("rlm_docs_load",
+             "Load files, directories, globs or inline text into a session.", LoadArgs, load),
+    ToolSpec("rlm_docs_list",
+             "List the loaded documents: doc_id, source, length in characters and tokens.",
+             ListArgs, list_docs, model_facing=True),
+    ToolSpec("rlm_docs_peek",
+             "Read characters [start, end) of one document. Long ranges are truncated; read "
+             "large documents piece by piece or search them first.",
+             PeekArgs, peek, model_facing=True),
+]

@@ -1,0 +1,119 @@
+"""Search tool: BM25 over passages (lazy, persisted index), regex and literal."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..corpus.search import Hit, PassageIndex, literal_search, regex_search
+from ..store import Document, Store
+from ..types import SpanRef, ToolResult
+from .docs import span_dict
+from .spec import ToolContext, ToolSpec
+
+__all__ = ["SEARCH_TOOLS", "search_session"]
+
+
+class SearchArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    session_id: str
+    query: str = Field(min_length=1, description="Words to look for (bm25), a regex, or text")
+    method: Literal["bm25", "regex", "literal"] = "bm25"
+    doc_ids: list[str] | None = Field(None, description="Only search these documents")
+    limit: int = Field(10, ge=1, le=200)
+    context_chars: int = Field(200, ge=0, le=5000, description="Characters shown around a match")
+
+
+@dataclass
+class SessionIndex:
+    """An open passage index and the session's docs_version it reflects."""
+
+    index: PassageIndex
+    version: int
+    docs: dict[str, Document] = field(default_factory=dict)
+
+    def close(self) -> None:
+        self.index.close()
+
+
+def _session_index(store: Store, session_id: str) -> tuple[SessionIndex, bool]:
+    """The session's index, brought up to date with its documents; True if it changed."""
+    version = store.docs_version(session_id)
+    entry = store.indexes.get(session_id)
+    if entry is not None and entry.version == version:
+        return entry, False
+    if entry is None:
+        entry = SessionIndex(PassageIndex(store.data_dir / "indexes" / session_id), version)
+        store.indexes[session_id] = entry
+    docs = store.documents(session_id)
+    entry.docs = {d.id: d for d in docs}
+    indexed = entry.index.indexed_doc_ids()
+    missing = [d for d in docs if d.id not in indexed]
+    if missing:
+        # A generator: one document's text in memory at a time.
+        entry.index.add_documents((d.id, store.text(d)) for d in missing)
+    entry.version = version
+    return entry, bool(missing)
+
+
+def search_session(
+    store: Store, session_id: str, query: str, method: str = "bm25",
+    doc_ids: list[str] | None = None, limit: int = 10,
+) -> tuple[list[Hit], int, bool, dict[str, Document]]:
+    """Hits best-first, total matches, whether the index was built now, and the documents."""
+    if method == "bm25":
+        entry, built = _session_index(store, session_id)
+        for doc_id in doc_ids or []:
+            if doc_id not in entry.docs:
+                store.document(session_id, doc_id)  # raises NotFound
+        hits, total = entry.index.search(
+            query, limit, doc_ids, text_of=lambda doc_id: store.text(entry.docs[doc_id]))
+        return hits, total, built, entry.docs
+    docs = {d.id: d for d in store.documents(session_id)}
+    chosen = [docs[i] if i in docs else store.document(session_id, i) for i in doc_ids or docs]
+    texts = ((d.id, store.text(d)) for d in chosen)
+    if method == "regex":
+        hits, total = regex_search(texts, query, limit)
+    else:
+        hits, total = literal_search(texts, query, limit)
+    return hits, total, False, docs
+
+
+async def query(ctx: ToolContext, args: SearchArgs) -> ToolResult:
+    session_id = ctx.require_session()
+    hits, total, built, docs = search_session(
+        ctx.store, session_id, args.query, args.method, args.doc_ids, args.limit)
+    budget, matches, read = ctx.config.max_chars_per_response, [], []
+    for hit in hits:
+        text = ctx.store.text(docs[hit.doc_id])
+        start = max(hit.highlight_start - args.context_chars, 0)
+        end = min(hit.highlight_end + args.context_chars, len(text))
+        if end - start > budget:
+            break
+        budget -= end - start
+        matches.append({
+            "doc_id": hit.doc_id,
+            "span": span_dict(hit.doc_id, hit.start, hit.end),
+            "span_id": None,
+            "score": round(hit.score, 4),
+            "context": text[start:end],
+            "highlight_start": hit.highlight_start - start,
+            "highlight_end": hit.highlight_end - start,
+        })
+        read.append(SpanRef(doc_id=hit.doc_id, start=start, end=end))
+    return ToolResult(
+        output={"matches": matches, "total_matches": total, "index_built_this_call": built,
+                "truncated": len(matches) < len(hits)},
+        read_spans=read,
+    )
+
+
+SEARCH_TOOLS = [
+    ToolSpec("rlm_search_query",
+             "Search the loaded documents. method bm25 ranks passages by keywords; regex and "
+             "literal find exact matches. Each match gives doc_id, a span and the surrounding "
+             "context.", SearchArgs, query, model_facing=True),
+]

@@ -1,0 +1,185 @@
+"""The one tool registry: each tool defined once, invoked through `Registry.invoke`."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ValidationError
+
+from ..config import SessionConfig
+from ..errors import InternalError, InvalidArgs, RlmError, RunError, UnknownTool
+from ..policy import PathPolicy
+from ..store import Store
+from ..types import SpanRef, ToolDef, ToolResult
+
+__all__ = ["ReadLog", "Registry", "SubQueryRunner", "ToolContext", "ToolSpec", "tool_def"]
+
+Handler = Callable[["ToolContext", Any], Awaitable[ToolResult]]
+
+# The only call a session's tool budget does not count (exact name match, seed 000 v0.1.3).
+BUDGET_EXEMPT = "rlm_session_create"
+
+
+class ReadLog(Protocol):
+    """Collects every span a caller was shown, for citations."""
+
+    def add(self, ref: SpanRef) -> None: ...
+
+
+class SubQueryRunner(Protocol):
+    """Runs sub-models over spans; provided by the agent layer (tools never import it)."""
+
+    async def run(self, ctx: ToolContext, args: Any) -> ToolResult: ...
+
+    async def run_batch(self, ctx: ToolContext, args: Any) -> ToolResult: ...
+
+
+@dataclass
+class ToolContext:
+    """Binds a call to a store, a session, a path policy and, inside a run, the agent's hooks."""
+
+    store: Store
+    policy: PathPolicy
+    session_id: str | None = None
+    read_log: ReadLog | None = None
+    traces: bool = True
+    sub_query: SubQueryRunner | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def config(self) -> SessionConfig:
+        return self.store.session_config(self.require_session())
+
+    def require_session(self) -> str:
+        if not self.session_id:
+            raise InvalidArgs("session_id is required")
+        return self.session_id
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """Name, model-facing description, flat pydantic arguments and an async handler."""
+
+    name: str
+    description: str
+    args_model: type[BaseModel]
+    handler: Handler
+    model_facing: bool = False
+
+
+def tool_def(spec: ToolSpec, *, for_model: bool) -> ToolDef:
+    """The neutral definition; a model bound to a session is never asked for `session_id`."""
+    schema = spec.args_model.model_json_schema()
+    schema.pop("title", None)
+    if for_model:
+        schema["properties"].pop("session_id", None)
+        schema["required"] = [r for r in schema.get("required", []) if r != "session_id"]
+    if not schema.get("required"):
+        schema.pop("required", None)
+    return ToolDef(name=spec.name, description=spec.description, parameters=schema)
+
+
+class Registry:
+    """Validates, budgets, runs, traces and maps errors for every tool call."""
+
+    def __init__(self, specs: list[ToolSpec] | None = None) -> None:
+        self._specs: dict[str, ToolSpec] = {}
+        for spec in specs or []:
+            self.register(spec)
+
+    def register(self, spec: ToolSpec) -> None:
+        if spec.name in self._specs:
+            raise ValueError(f"tool {spec.name} registered twice")
+        self._specs[spec.name] = spec
+
+    def names(self) -> list[str]:
+        return list(self._specs)
+
+    def spec(self, name: str) -> ToolSpec:
+        try:
+            return self._specs[name]
+        except KeyError:
+            raise UnknownTool(
+                f"unknown tool {name!r}; available: {', '.join(self._specs)}"
+            ) from None
+
+    def tool_defs(self, *, for_model: bool, names: list[str] | None = None) -> list[ToolDef]:
+        chosen = [self.spec(n) for n in names] if names is not None else self._specs.values()
+        return [tool_def(spec, for_model=for_model) for spec in chosen]
+
+    async def invoke(self, name: str, raw_args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """Run one call. Model and user errors come back as error results; run errors raise."""
+        started = time.perf_counter()
+        args_for_trace = raw_args
+        try:
+            spec = self.spec(name)
+            args = _validate(spec, raw_args, ctx)
+            session_id = getattr(args, "session_id", None)
+            if session_id and name != BUDGET_EXEMPT:
+                ctx.store.count_tool_call(session_id)
+            call_ctx = ctx if session_id in (None, ctx.session_id) else _rebind(ctx, session_id)
+            result = await spec.handler(call_ctx, args)
+        except RunError as exc:
+            self._trace(ctx, name, args_for_trace, exc.to_dict(), started)
+            raise
+        except RlmError as exc:
+            result = ToolResult(output=exc.to_dict(), is_error=True)
+        except Exception as exc:  # a bug of ours: end the run with a code, keep the cause
+            internal = InternalError(f"{name} failed: {type(exc).__name__}: {exc}")
+            self._trace(ctx, name, args_for_trace, internal.to_dict(), started)
+            raise internal from exc
+        if ctx.read_log is not None:
+            for ref in result.read_spans:
+                ctx.read_log.add(ref)
+        self._trace(ctx, name, args_for_trace, result.output, started)
+        return result
+
+    def _trace(
+        self, ctx: ToolContext, name: str, args: dict[str, Any], output: dict[str, Any],
+        started: float,
+    ) -> None:
+        if not ctx.traces:
+            return
+        session_id = args.get("session_id") or ctx.session_id
+        with contextlib.suppress(Exception):
+            ctx.store.trace(session_id if isinstance(session_id, str) else None, name,
+                            _summarise(args), _summarise(output),
+                            (time.perf_counter() - started) * 1000)
+
+
+def _validate(spec: ToolSpec, raw_args: dict[str, Any], ctx: ToolContext) -> BaseModel:
+    if not isinstance(raw_args, dict):
+        raise InvalidArgs(f"{spec.name}: arguments must be a JSON object")
+    fields = spec.args_model.model_fields
+    if "session_id" in fields and not raw_args.get("session_id") and ctx.session_id:
+        raw_args = {**raw_args, "session_id": ctx.session_id}
+    try:
+        return spec.args_model.model_validate(raw_args)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}"
+            for err in exc.errors(include_url=False)
+        )
+        raise InvalidArgs(f"{spec.name}: invalid arguments: {problems}") from None
+
+
+def _rebind(ctx: ToolContext, session_id: str) -> ToolContext:
+    return ToolContext(store=ctx.store, policy=ctx.policy, session_id=session_id,
+                       read_log=ctx.read_log, traces=ctx.traces, sub_query=ctx.sub_query,
+                       extras=ctx.extras)
+
+
+def _summarise(value: Any, limit: int = 200) -> Any:
+    """Traces keep the shape of inputs and outputs, not whole documents."""
+    if isinstance(value, str):
+        return value if len(value) <= limit else f"{value[:limit]}… ({len(value)} chars)"
+    if isinstance(value, dict):
+        return {k: _summarise(v, limit) for k, v in value.items()}
+    if isinstance(value, list):
+        items = [_summarise(v, limit) for v in value[:20]]
+        return items + ([f"… {len(value) - 20} more"] if len(value) > 20 else [])
+    return value

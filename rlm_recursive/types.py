@@ -1,0 +1,48 @@
+"""Small value types shared by every layer."""
+
+from __future__ import annotations
+
+import hashlib
+import unicodedata
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = ["SpanRef", "ToolDef", "ToolResult", "sha256_hex", "text_checksum"]
+
+
+class SpanRef(BaseModel):
+    """A character range `[start, end)` of one document."""
+
+    model_config = ConfigDict(frozen=True)
+
+    doc_id: str
+    start: int
+    end: int
+
+
+class ToolResult(BaseModel):
+    """What a tool handler returns: a JSON-able payload, plus the spans it showed the caller."""
+
+    output: dict[str, Any]
+    read_spans: list[SpanRef] = []
+    is_error: bool = False
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def text_checksum(text: str) -> str:
+    """Citation checksum: "sha256:" + sha256 of the NFC-normalised UTF-8 text."""
+    return "sha256:" + sha256_hex(unicodedata.normalize("NFC", text).encode("utf-8"))
+
+
+class ToolDef(BaseModel):
+    """A provider-neutral tool definition: what a model is shown (flat JSON-schema parameters)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
