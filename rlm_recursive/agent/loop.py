@@ -76,19 +76,37 @@ def _request_chars(messages: list[Message], tools: list[ToolDef]) -> int:
 def fit_messages(
     messages: list[Message], tools: list[ToolDef], num_ctx: int, reserve_tokens: int,
 ) -> list[Message]:
-    """Trim the oldest tool results until the prompt fits the window, or refuse."""
+    """Trim old tool results, then drop old exchanges, until the prompt fits; or refuse."""
     limit_chars = int((num_ctx - reserve_tokens) * CHARS_PER_TOKEN)
     fitted = list(messages)
     over = _request_chars(fitted, tools) - limit_chars
-    for i, msg in enumerate(fitted):
+    for i, msg in enumerate(fitted[:-1]):
         if over <= 0:
             break
         if msg.role == "tool" and len(msg.content) > 80:
             note = f"[trimmed {len(msg.content)} chars to fit the window; read again if needed]"
             fitted[i] = msg.model_copy(update={"content": note})
             over -= len(msg.content) - len(note)
+    dropped = 0
+    while over > 0:
+        # The oldest assistant turn and its tool results go together, keeping pairs intact.
+        first = next((i for i, m in enumerate(fitted) if m.role == "assistant"), None)
+        last_assistant = max((i for i, m in enumerate(fitted) if m.role == "assistant"),
+                             default=None)
+        if first is None or first == last_assistant:
+            break
+        end = first + 1
+        while end < len(fitted) and fitted[end].role == "tool":
+            end += 1
+        del fitted[first:end]
+        dropped += 1
+        over = _request_chars(fitted, tools) - limit_chars
+    if dropped:
+        fitted.insert(2, Message(role="user", content=f"[{dropped} earlier tool exchanges were "
+                                                      "removed to fit the window]"))
+        over = _request_chars(fitted, tools) - limit_chars
     if over > 0:
-        need = math.ceil((_request_chars(fitted, tools)) / CHARS_PER_TOKEN) + reserve_tokens
+        need = math.ceil(_request_chars(fitted, tools) / CHARS_PER_TOKEN) + reserve_tokens
         raise ContextOverflow(
             f"the prompt needs about {need} tokens but the model window is {num_ctx}; "
             "give it a smaller span (chunk first)", needed_tokens=need, num_ctx=num_ctx)

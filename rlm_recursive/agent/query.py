@@ -38,6 +38,9 @@ class QueryOptions(BaseModel):
     budget_usd: float | None = Field(None, ge=0)
     max_sub_calls: int = Field(64, ge=0)
     max_tool_calls: int = Field(200, ge=1)
+    client_override: bool = False
+    """True when a client (an MCP caller), not the operator, chose the model: the profile's
+    `allow_model_override` decides. CLI flags are the operator's own configuration."""
 
 
 class QueryResult(BaseModel):
@@ -98,7 +101,8 @@ def build_run(
     return RunContext(
         registry=runtime.registry, tool_ctx=runtime.context(session_id), plan=plan,
         providers=providers, budget=Budget(limits), egress=egress,
-        model_overridden=bool(options.model or options.model_tiers or options.recursive_model),
+        model_overridden=options.client_override and bool(
+            options.model or options.model_tiers or options.recursive_model),
         max_iterations=options.max_iterations,
         options={"timeout_s": min(options.timeout_s or 180.0, 180.0)},
     )

@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..config import SessionConfig
-from ..errors import FileTooLarge, RlmError, UnsupportedFile
+from ..errors import FileNotFound, FileTooLarge, RlmError, UnsupportedFile
 from ..policy import PathPolicy
 from ..store import Document, Store
 
@@ -75,9 +75,9 @@ def load_sources(
     report, budget = LoadReport(), _LoadBudget(config.max_load_bytes)
     for source in sources:
         if source.type == "inline":
-            data = (source.content or "").encode("utf-8")
             label = f"inline:{source.name or len(report.loaded)}"
             try:
+                data = _encode_inline(source.content or "", label)
                 budget.spend(len(data), label)
             except RlmError as exc:
                 report.error(label, exc)
@@ -92,7 +92,7 @@ def load_sources(
                 report.error(label, problem)
                 continue
             try:
-                doc = _load_file(store, session_id, path, source, config, budget)
+                doc = _load_file(store, session_id, path, source, policy, config, budget)
             except RlmError as exc:
                 report.error(label, exc)
                 continue
@@ -112,40 +112,69 @@ class _LoadBudget:
         self.left -= size
 
 
+def _encode_inline(content: str, label: str) -> bytes:
+    try:
+        return content.encode("utf-8")
+    except UnicodeEncodeError as exc:  # lone surrogates arrive through JSON "\ud800" escapes
+        raise UnsupportedFile(f"{label} is not valid Unicode text: {exc.reason}") from None
+
+
+def _file_cap(policy: PathPolicy, config: SessionConfig) -> int:
+    """The per-file cap: the session's, lowered by the profile's (a session cannot raise it)."""
+    if policy.max_bytes is None:
+        return config.max_file_bytes
+    return min(config.max_file_bytes, policy.max_bytes)
+
+
 def _expand(
     source: Source, policy: PathPolicy, config: SessionConfig
 ) -> Iterator[tuple[Path, RlmError | None]]:
     include = [source.include_pattern] if source.include_pattern else []
     exclude = [source.exclude_pattern] if source.exclude_pattern else []
+    cap = _file_cap(policy, config)
     try:
         if source.type == "file":
-            cap = config.max_file_bytes
             yield policy.resolve(source.path or "", expect="file", max_bytes=cap), None
         elif source.type == "directory":
             root = policy.resolve(source.path or "", expect="dir")
             yield from policy.iter_files(root, recursive=source.recursive, include=include,
-                                         exclude=exclude, max_bytes=config.max_file_bytes)
+                                         exclude=exclude, max_bytes=cap)
         else:
-            base = policy.base
-            for match in sorted(globlib.glob(source.path or "", root_dir=base, recursive=True)):
-                try:
-                    yield policy.resolve(match, expect="file",
-                                         max_bytes=config.max_file_bytes), None
-                except RlmError as exc:
-                    yield Path(match), exc
+            yield from _expand_glob(source.path or "", policy, cap)
     except RlmError as exc:
         yield Path(source.path or ""), exc
 
 
+def _expand_glob(
+    pattern: str, policy: PathPolicy, cap: int
+) -> Iterator[tuple[Path, RlmError | None]]:
+    base = policy.base
+    matches = sorted(globlib.glob(pattern, root_dir=base, recursive=True))
+    # A glob names files: folders it happens to match (`docs/*`) are skipped, not errors.
+    files = [m for m in matches if not (base / m).is_dir()]
+    if not files:
+        raise FileNotFound(f"no file matches the glob {pattern!r} (relative to {base})")
+    for match in files:
+        try:
+            yield policy.resolve(match, expect="file", max_bytes=cap), None
+        except RlmError as exc:
+            yield Path(match), exc
+
+
 def _load_file(
-    store: Store, session_id: str, path: Path, source: Source, config: SessionConfig,
-    budget: _LoadBudget,
+    store: Store, session_id: str, path: Path, source: Source, policy: PathPolicy,
+    config: SessionConfig, budget: _LoadBudget,
 ) -> Document:
-    size = path.stat().st_size
-    if size > config.max_file_bytes:
-        raise FileTooLarge(f"{path} is {size} bytes; max_file_bytes is {config.max_file_bytes}")
+    cap = _file_cap(policy, config)
+    try:
+        size = path.stat().st_size
+    except OSError as exc:  # removed or made unreadable since the walk listed it
+        raise FileNotFound(f"{path} cannot be read: {exc.strerror}") from None
+    if size > cap:
+        raise FileTooLarge(f"{path} is {size} bytes; the per-file limit is {cap}")
     budget.spend(size, str(path))
-    data = path.read_bytes()
+    # Through the policy: it re-checks the path at open time (no symlink or FIFO swapped in).
+    data = policy.read_bytes(path, max_bytes=cap)
     # A NUL byte is the cheap, reliable sign of a binary file; UTF-8 decoding catches the rest.
     if b"\x00" in data[:8192]:
         raise UnsupportedFile(f"{path} looks binary (NUL bytes); only UTF-8 text is loaded")

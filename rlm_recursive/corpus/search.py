@@ -78,7 +78,11 @@ def split_passages(text: str, target_chars: int = 1000) -> list[tuple[int, int]]
         cut = hi
         for group in _CUT_GROUPS:
             # Cut just after the latest separator of this group found in [lo, hi).
-            best = max(_after(text.rfind(sep, lo, hi), sep) for sep in group)
+            best = -1
+            for sep in group:
+                k = text.rfind(sep, lo, hi)
+                if k >= 0 and k + len(sep) > best:
+                    best = k + len(sep)
             if best > start:
                 cut = best
                 break
@@ -87,10 +91,6 @@ def split_passages(text: str, target_chars: int = 1000) -> list[tuple[int, int]]
     if start < n:
         spans.append((start, n))
     return spans
-
-
-def _after(pos: int, sep: str) -> int:
-    return pos + len(sep) if pos >= 0 else -1
 
 
 def _schema() -> tantivy.Schema:

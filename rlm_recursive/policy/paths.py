@@ -121,22 +121,23 @@ class PathPolicy:
         """Read a file returned by resolve()/iter_files(), re-checking it at open time."""
         canon = self.recheck(path, max_bytes=max_bytes, expect="file")
         cap = self._cap(max_bytes)
+        shown = _show(os.fspath(path))
         # O_NOFOLLOW + fstat close the window where the file is swapped for a symlink or FIFO
         # after the check; O_NONBLOCK makes opening a swapped-in FIFO return instead of block.
         flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
         try:
             fd = os.open(canon, flags)
         except OSError as exc:
-            raise self._os_error(exc, str(path)) from None
+            raise self._os_error(exc, shown) from None
         try:
             if _opened_path(fd) not in (None, str(canon)):
                 # A folder on the way was swapped for a symlink between the check and the open.
-                raise PathDenied(f"{_show(str(path))} changed while it was being opened")
+                raise PathDenied(f"{shown} changed while it was being opened")
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
-                raise self._special(str(path))
+                raise self._special(shown)
             if cap is not None and st.st_size > cap:
-                raise self._too_large(str(path), st.st_size, cap)
+                raise self._too_large(shown, st.st_size, cap)
             chunks: list[bytes] = []
             remaining = (cap + 1) if cap is not None else None
             while True:
@@ -148,7 +149,7 @@ class PathPolicy:
                     remaining -= len(chunk)
                     if remaining <= 0:
                         # The file grew past the cap after fstat: refuse rather than truncate.
-                        raise self._too_large(str(path), cap + 1, cap)
+                        raise self._too_large(shown, cap + 1, cap)
             return b"".join(chunks)
         finally:
             os.close(fd)

@@ -232,8 +232,11 @@ class Store:
         ]
         with self.db:
             self.db.execute("BEGIN")
+            # A re-chunking (cache off) detaches the earlier spans instead of deleting them:
+            # their ids were handed out and artifacts may cite them.
             self.db.execute(
-                "DELETE FROM spans WHERE doc_id = ? AND strategy_key = ?", (doc.id, strategy_key)
+                "UPDATE spans SET strategy_key = NULL WHERE doc_id = ? AND strategy_key = ?",
+                (doc.id, strategy_key),
             )
             self.db.execute(
                 "INSERT OR REPLACE INTO chunkings VALUES (?, ?, ?, ?)",
@@ -355,5 +358,10 @@ class Store:
         )
         folder = self.data_dir / "traces"
         folder.mkdir(exist_ok=True)
-        with open(folder / f"{session_id or '_global'}.jsonl", "a", encoding="utf-8") as handle:
+        # Only a real session names a file: an id from a client could be `../../x`.
+        known = session_id is not None and self.db.execute(
+            "SELECT 1 FROM sessions WHERE id = ?", (session_id,)
+        ).fetchone()
+        name = session_id if known else "_global"
+        with open(folder / f"{name}.jsonl", "a", encoding="utf-8") as handle:
             handle.write(line + "\n")

@@ -78,9 +78,29 @@ def tool_def(spec: ToolSpec, *, for_model: bool) -> ToolDef:
     if for_model:
         schema["properties"].pop("session_id", None)
         schema["required"] = [r for r in schema.get("required", []) if r != "session_id"]
+        schema["properties"] = {k: _flat(v) for k, v in schema["properties"].items()}
+        schema.pop("additionalProperties", None)
     if not schema.get("required"):
         schema.pop("required", None)
     return ToolDef(name=spec.name, description=spec.description, parameters=schema)
+
+
+def _flat(prop: dict[str, Any]) -> dict[str, Any]:
+    """A model-facing property: `X | None` becomes X; titles and null defaults go.
+
+    Ollama's client and server drop anyOf/title/default anyway, and small models call
+    short flat schemas far more reliably.
+    """
+    options = [p for p in prop.get("anyOf", []) if p.get("type") != "null"]
+    flat = dict(options[0]) if len(options) == 1 else {k: v for k, v in prop.items()
+                                                        if k != "anyOf"}
+    for key in ("description", "enum", "items"):
+        if key in prop:
+            flat[key] = prop[key]
+    flat.pop("title", None)
+    if prop.get("default") is not None:
+        flat["default"] = prop["default"]
+    return flat
 
 
 class Registry:
@@ -144,7 +164,10 @@ class Registry:
     ) -> None:
         if not ctx.traces:
             return
-        session_id = args.get("session_id") or ctx.session_id
+        # Arguments may not even be a dict (the call then failed validation); a created
+        # session's first trace line goes to its own file.
+        given = args.get("session_id") if isinstance(args, dict) else None
+        session_id = given or ctx.session_id or output.get("session_id")
         with contextlib.suppress(Exception):
             ctx.store.trace(session_id if isinstance(session_id, str) else None, name,
                             _summarise(args), _summarise(output),
