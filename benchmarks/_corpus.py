@@ -23,9 +23,9 @@ _FUNCTION_WORDS = (
     " which but have an they you were her she there had one all we their been has more if will"
     " would who so no when can said what out up them into some could time only new other than"
     " then its also two after first way many these may about over such"
-).split()
-_ONSETS = "b c d f g h j k l m n p r s t v w br cl dr fl gr pl pr sh st th tr".split()
-_VOWELS = "a e i o u a e i o ai ea ou".split()
+)
+_ONSETS = "b c d f g h j k l m n p r s t v w br cl dr fl gr pl pr sh st th tr"
+_VOWELS = "a e i o u a e i o ai ea ou"
 _CODAS = ["", "", "", "n", "r", "s", "l", "t", "nd", "st", "m"]
 PLANT_RE = re.compile(r"The special magic number for (\w+) is (\d+)\.")
 
@@ -42,11 +42,12 @@ class Plant:
 
 
 def _vocabulary(rng: random.Random) -> list[str]:
-    words = list(dict.fromkeys(_FUNCTION_WORDS))
+    words = list(dict.fromkeys(_FUNCTION_WORDS.split()))
     seen = set(words)
+    onsets, vowels = _ONSETS.split(), _VOWELS.split()
     while len(words) < VOCAB_SIZE:
         n = rng.choice((1, 2, 2, 2, 3, 3, 4))
-        word = "".join(rng.choice(_ONSETS) + rng.choice(_VOWELS) for _ in range(n))
+        word = "".join(rng.choice(onsets) + rng.choice(vowels) for _ in range(n))
         word += rng.choice(_CODAS)
         if word not in seen:
             seen.add(word)
@@ -82,13 +83,15 @@ class _Writer:
         if roll < 0.06:
             return "## " + " ".join(self.words(rng.randint(2, 6))).title()
         if roll < 0.12:
-            return "\n".join("- " + " ".join(self.words(rng.randint(3, 9)))
-                             for _ in range(rng.randint(3, 8)))
+            return "\n".join(
+                "- " + " ".join(self.words(rng.randint(3, 9))) for _ in range(rng.randint(3, 8))
+            )
         if roll < 0.16:
             lines = []
             for _ in range(rng.randint(3, 12)):
-                stamp = f"2024-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d} " \
-                        f"{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}"
+                day = f"2024-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+                hms = (rng.randint(0, 23), rng.randint(0, 59), rng.randint(0, 59))
+                stamp = f"{day} {hms[0]:02d}:{hms[1]:02d}:{hms[2]:02d}"
                 level = rng.choice(("INFO", "INFO", "INFO", "WARN", "ERROR", "DEBUG"))
                 lines.append(f"{stamp} {level} {' '.join(self.words(rng.randint(4, 12)))}")
             return "\n".join(lines)
@@ -98,8 +101,9 @@ class _Writer:
         return " ".join(sentences)
 
 
-def generate(folder: Path, chars: int = 20_000_000, files: int = 100, seed: int = 7,
-             plants: int = 200) -> list[Plant]:
+def generate(
+    folder: Path, chars: int = 20_000_000, files: int = 100, seed: int = 7, plants: int = 200
+) -> list[Plant]:
     """Write `files` UTF-8 files totalling about `chars` characters; return the plants.
 
     Deterministic for a given (chars, files, seed, plants). Only one file's text is held in
@@ -114,7 +118,8 @@ def generate(folder: Path, chars: int = 20_000_000, files: int = 100, seed: int 
         key = f"{rng.choice(vocab[200:])}{rng.randrange(1000, 10000)}"
         if key not in keys:
             keys.add(key)
-            planted.append(Plant(key, rng.randrange(10**5, 10**7), _file_name(rng.randrange(files))))
+            value = rng.randrange(10**5, 10**7)
+            planted.append(Plant(key, value, _file_name(rng.randrange(files))))
     per_file = max(chars // files, 1)
     for i in range(files):
         name = _file_name(i)

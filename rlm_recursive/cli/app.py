@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 
 from .. import __version__
-from . import corpus, query
+from . import corpus, query, serve
+from .bench import bench_app
 from .common import CliState
 
 __all__ = ["app", "main"]
@@ -40,6 +41,8 @@ def _global(
 
 corpus.register(app)
 query.register(app)
+serve.register(app)
+app.add_typer(bench_app, name="bench")
 
 
 def main() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -107,7 +108,8 @@ def register(app: typer.Typer) -> None:
         if json_out:
             print_json(out)
         else:
-            console.print(out["content"], markup=False, highlight=False, end="")
+            # The characters exactly: rich would wrap long lines and expand tabs.
+            sys.stdout.write(out["content"])
 
     @app.command()
     def chunk(
@@ -115,12 +117,14 @@ def register(app: typer.Typer) -> None:
         strategy: Annotated[str, typer.Option(help="fixed, lines, delimiter or paragraphs.")],
         chunk_size: int | None = None, line_count: int | None = None,
         delimiter: str | None = None, regex: bool = False, overlap: int = 0,
-        max_chunks: int | None = None, json_out: JsonOpt = False,
+        max_chunks: int | None = None,
+        offset: Annotated[int, typer.Option(help="List spans from this index on.")] = 0,
+        json_out: JsonOpt = False,
     ) -> None:
         """Cut a document into spans."""
         args = {"session_id": session, "doc_id": doc_id, "strategy": strategy,
                 "chunk_size": chunk_size, "line_count": line_count, "delimiter": delimiter,
-                "regex": regex, "overlap": overlap, "max_chunks": max_chunks}
+                "regex": regex, "overlap": overlap, "max_chunks": max_chunks, "offset": offset}
         out = run(ctx.obj, json_out, lambda rt: tool_output(rt, "rlm_chunk_create", args))
         if json_out:
             print_json(out)
@@ -131,6 +135,8 @@ def register(app: typer.Typer) -> None:
                           s["preview"][:60].replace("\n", " "))
         console.print(table)
         console.print(f"{out['total_spans']} spans{' (cached)' if out['cached'] else ''}")
+        if out["next_offset"] is not None:
+            console.print(f"more: --offset {out['next_offset']}")
 
     @app.command()
     def sessions(ctx: typer.Context, json_out: JsonOpt = False) -> None:

@@ -5,14 +5,18 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+import regex
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..errors import InvalidArgs
 
 __all__ = ["ChunkStrategy", "chunk_ranges"]
 
-_PARAGRAPH_BREAK = re.compile(r"\r?\n(?:[ \t]*\r?\n)+")
+# `regex` rather than `re` for delimiters: its matcher honours a timeout, so a model's
+# catastrophic pattern such as `(a+)+b` cannot hang the process (the same rule as search).
+_PARAGRAPH_BREAK = regex.compile(r"\r?\n(?:[ \t]*\r?\n)+", regex.V0)
 _LINE = re.compile(r"[^\n]*\n|[^\n]+")
+_DELIMITER_TIMEOUT_S = 2.0
 
 
 class ChunkStrategy(BaseModel):
@@ -69,20 +73,27 @@ def chunk_ranges(text: str, strategy: ChunkStrategy) -> list[tuple[int, int]]:
     return _group(_split_after(text, pattern), 1, strategy.overlap)
 
 
-def _delimiter_pattern(delimiter: str, is_regex: bool) -> re.Pattern[str]:
+def _delimiter_pattern(delimiter: str, is_regex: bool) -> regex.Pattern[str]:
     try:
-        pattern = re.compile(delimiter if is_regex else re.escape(delimiter))
-    except re.error as exc:
+        pattern = regex.compile(delimiter if is_regex else regex.escape(delimiter), regex.V0)
+    except (regex.error, ValueError, OverflowError) as exc:
         raise InvalidArgs(f"invalid delimiter regex: {exc}") from exc
     if pattern.match(""):
         raise InvalidArgs("the delimiter regex matches the empty string")
     return pattern
 
 
-def _split_after(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
+def _split_after(text: str, pattern: regex.Pattern[str]) -> list[tuple[int, int]]:
     """Segments ending just after each delimiter match; the last one runs to the end."""
     segments, start = [], 0
-    for match in pattern.finditer(text):
+    try:
+        matches = list(pattern.finditer(text, timeout=_DELIMITER_TIMEOUT_S))
+    except TimeoutError:
+        raise InvalidArgs(
+            f"the delimiter regex {pattern.pattern!r} took over {_DELIMITER_TIMEOUT_S:g}s; "
+            "simplify it (avoid nested repeats like (a+)+)"
+        ) from None
+    for match in matches:
         if match.end() > start:
             segments.append((start, match.end()))
             start = match.end()

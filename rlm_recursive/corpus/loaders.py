@@ -57,8 +57,13 @@ class LoadReport:
     def to_dict(self) -> dict[str, Any]:
         return {
             "loaded": [
-                {"doc_id": d.id, "content_hash": d.content_hash, "source": d.source,
-                 "length_chars": d.length_chars, "length_tokens_est": d.length_tokens_est}
+                {
+                    "doc_id": d.id,
+                    "content_hash": d.content_hash,
+                    "source": d.source,
+                    "length_chars": d.length_chars,
+                    "length_tokens_est": d.length_tokens_est,
+                }
                 for d in self.loaded
             ],
             "errors": self.errors,
@@ -68,8 +73,12 @@ class LoadReport:
 
 
 def load_sources(
-    store: Store, session_id: str, sources: list[Source], policy: PathPolicy,
-    config: SessionConfig, progress: ProgressCallback | None = None,
+    store: Store,
+    session_id: str,
+    sources: list[Source],
+    policy: PathPolicy,
+    config: SessionConfig,
+    progress: ProgressCallback | None = None,
 ) -> LoadReport:
     """Load every source; a bad file becomes a per-source error and the batch goes on."""
     report, budget = LoadReport(), _LoadBudget(config.max_load_bytes)
@@ -82,9 +91,16 @@ def load_sources(
             except RlmError as exc:
                 report.error(label, exc)
                 continue
-            report.loaded.append(store.add_document(
-                session_id, data, length_chars=len(source.content or ""), source=label,
-                source_type="inline", token_hint=source.token_count_hint))
+            report.loaded.append(
+                store.add_document(
+                    session_id,
+                    data,
+                    length_chars=len(source.content or ""),
+                    source=label,
+                    source_type="inline",
+                    token_hint=source.token_count_hint,
+                )
+            )
             continue
         for path, problem in _expand(source, policy, config):
             label = str(path)
@@ -137,8 +153,9 @@ def _expand(
             yield policy.resolve(source.path or "", expect="file", max_bytes=cap), None
         elif source.type == "directory":
             root = policy.resolve(source.path or "", expect="dir")
-            yield from policy.iter_files(root, recursive=source.recursive, include=include,
-                                         exclude=exclude, max_bytes=cap)
+            yield from policy.iter_files(
+                root, recursive=source.recursive, include=include, exclude=exclude, max_bytes=cap
+            )
         else:
             yield from _expand_glob(source.path or "", policy, cap)
     except RlmError as exc:
@@ -162,8 +179,13 @@ def _expand_glob(
 
 
 def _load_file(
-    store: Store, session_id: str, path: Path, source: Source, policy: PathPolicy,
-    config: SessionConfig, budget: _LoadBudget,
+    store: Store,
+    session_id: str,
+    path: Path,
+    source: Source,
+    policy: PathPolicy,
+    config: SessionConfig,
+    budget: _LoadBudget,
 ) -> Document:
     cap = _file_cap(policy, config)
     try:
@@ -183,6 +205,11 @@ def _load_file(
     except UnicodeDecodeError as exc:
         raise UnsupportedFile(f"{path} is not valid UTF-8 text: {exc.reason}") from exc
     return store.add_document(
-        session_id, data, length_chars=length, source=str(path), source_type="file",
-        token_hint=source.token_count_hint, metadata={"filename": path.name, "bytes": size},
+        session_id,
+        data,
+        length_chars=length,
+        source=str(path),
+        source_type="file",
+        token_hint=source.token_count_hint,
+        metadata={"filename": path.name, "bytes": size},
     )

@@ -110,7 +110,9 @@ def _formatter(llama_cpp: ModuleType, llm: Any) -> Any | None:
         return None
 
     def text(token: int) -> str:
-        return llm.detokenize([token], special=True).decode("utf-8", "replace") if token >= 0 else ""
+        return (
+            llm.detokenize([token], special=True).decode("utf-8", "replace") if token >= 0 else ""
+        )
 
     return llama_cpp.llama_chat_format.Jinja2ChatFormatter(
         template=template, eos_token=text(llm.token_eos()), bos_token=text(llm.token_bos())

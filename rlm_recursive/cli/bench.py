@@ -1,0 +1,66 @@
+"""`rlm-recursive bench sniah`: the runner against the model used directly, in numbers."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from ..agent.query import QueryOptions
+from ..bench.sniah import run_sniah
+from ..errors import RlmError
+from .common import console, fail, print_json
+
+__all__ = ["bench_app"]
+
+bench_app = typer.Typer(help="Benchmarks.", no_args_is_help=True)
+
+
+def _lengths(raw: str) -> list[int]:
+    sizes = []
+    for part in raw.split(","):
+        part = part.strip().lower()
+        scale = {"k": 1_000, "m": 1_000_000}.get(part[-1:], 1)
+        sizes.append(int(float(part.rstrip("km")) * scale))
+    return sizes
+
+
+@bench_app.command()
+def sniah(
+    lengths: Annotated[str, typer.Option(help="Haystack sizes in characters.")
+                       ] = "8k,32k,128k,1m",
+    tasks: Annotated[int, typer.Option("--tasks", "-n", help="Tasks per length.")] = 10,
+    seed: int = 0,
+    method: Annotated[list[str] | None, typer.Option(help="direct and/or runner.")] = None,
+    strategy: Annotated[str, typer.Option(help="Runner strategy.")] = "auto",
+    provider: str | None = None, model: str | None = None, preset: str | None = None,
+    json_out: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Single needle in a haystack at several lengths: accuracy, time, calls, tokens."""
+    options = QueryOptions(provider=provider, model=model, preset=preset, strategy=strategy)
+
+    def progress(done: int, total: int, latest: list) -> None:
+        if not json_out:
+            marks = " ".join(f"{o.method}={'ok' if o.correct else 'miss'}" for o in latest)
+            console.print(f"[dim]task {done}/{total}: {marks}[/]")
+
+    try:
+        report = asyncio.run(run_sniah(lengths=_lengths(lengths), per_length=tasks, seed=seed,
+                                       methods=tuple(method or ("direct", "runner")),
+                                       options=options, progress=progress))
+    except RlmError as exc:
+        raise fail(exc, json_out) from None
+    if json_out:
+        print_json(report)
+        return
+    table = Table("length (chars)", "method", "accuracy", "mean wall s", "model calls",
+                  "prompt tokens", "errors",
+                  title=f"S-NIAH · {report['model']} · num_ctx {report['num_ctx']} · "
+                        f"seed {report['seed']}")
+    for row in report["rows"]:
+        table.add_row(f"{row['length']:,}", row["method"], f"{row['accuracy']:.0%}",
+                      f"{row['mean_wall_s']}", f"{row['mean_model_calls']}",
+                      f"{row['mean_prompt_tokens']:,}", ",".join(row["errors"]))
+    console.print(table)

@@ -1,0 +1,292 @@
+"""`rlm_query`: one question over one file or one text, answered in a fresh session (SDD 1.Z).
+
+The text never reaches the audit log: the one record per call carries sizes, the model, the
+cost and the error code only. Success is `{data, meta}` with no `error` key; failure is
+`{error, meta{error_code, retryable}}`, and a failed run returns no partial answer.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from ..agent.pool import ProviderPool
+from ..agent.query import QueryOptions, QueryResult, run_query
+from ..agent.runtime import Runtime
+from ..errors import EgressDenied, InternalError, InvalidArgs, RlmError, UnsupportedFile
+from ..policy import audited, is_loopback_url
+from ..policy.egress import OLLAMA_DEFAULT_ENDPOINT
+
+__all__ = [
+    "RLM_QUERY_DESCRIPTION",
+    "RLM_QUERY_NAME",
+    "RlmQueryArgs",
+    "rlm_query_schema",
+    "run_rlm_query",
+]
+
+RLM_QUERY_NAME = "rlm_query"
+RLM_QUERY_DESCRIPTION = (
+    "Answer a question about one file (`path`, read under the server's path policy) or one "
+    "text (`context`); give exactly one of them. The text is loaded into a fresh session and "
+    "a local or configured model answers with citations (spans with sha256 checksums). Returns "
+    "{data: {answer, session_id, budget_summary, citations}, meta} or {error, meta: "
+    "{error_code, retryable}}. Use the returned session_id with rlm_docs_peek or "
+    "rlm_citation_verify to check the answer."
+)
+
+_SOURCES = ("path", "context")
+
+
+class RlmQueryArgs(BaseModel):
+    """The `rlm_query` input (SDD 4.2), plus the runtime's preset, strategy and provider."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task: str = Field(
+        min_length=1, max_length=5000, description="Analysis task/question (max 5000 chars)"
+    )
+    path: str | None = Field(
+        None,
+        description="File to analyze, relative to the server's "
+        "working folder and subject to its path policy",
+    )
+    context: str | None = Field(None, description="Raw text to analyze")
+    budget_usd: float = Field(1.0, ge=0.01, description="Per-call cost cap in US dollars")
+    model: str | None = Field(
+        None,
+        description="Model override for the root (subject to the "
+        "egress policy; denied unless the profile allows overrides)",
+    )
+    max_bytes: int | None = Field(
+        None,
+        ge=1,
+        description="Maximum bytes to read from path "
+        "(default and ceiling: the profile's query cap, 262144)",
+    )
+    timeout_s: int = Field(300, ge=1, le=3600, description="Hard timeout for the whole query")
+    max_turns: int = Field(5, ge=1, le=10, description="Cap on the model's reasoning turns")
+    language: str | None = Field(None, description="Language hint, e.g. python")
+    preset: str | None = Field(
+        None, description="A preset from models.toml, e.g. embedded, fully-local, quality-first"
+    )
+    strategy: Literal["auto", "agent", "search", "map-reduce"] = Field(
+        "auto",
+        description="agent: the model drives the tools; search: BM25 passages; "
+        "map-reduce: every chunk; auto: by model size",
+    )
+    provider: Literal["auto", "ollama", "claude", "embedded"] = Field(
+        "auto", description="auto: Ollama if it answers, else the embedded model"
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _exactly_one_source(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            given = [k for k in _SOURCES if data.get(k) is not None]
+            if len(given) != 1:
+                found = " and ".join(given) if given else "neither"
+                raise ValueError(f"give exactly one of path or context (got {found})")
+        return data
+
+
+def rlm_query_schema() -> dict[str, Any]:
+    """The input schema: pydantic's rendering, optional fields not nullable, plus the oneOf."""
+    schema = RlmQueryArgs.model_json_schema()
+    schema.pop("title", None)
+    schema.pop("description", None)  # the class docstring is for readers of this code
+    for prop in schema["properties"].values():
+        prop.pop("title", None)
+        options = prop.get("anyOf")
+        if options and {"type": "null"} in options and len(options) == 2:
+            prop.pop("anyOf")
+            prop.update(next(o for o in options if o != {"type": "null"}))
+            if prop.get("default", ...) is None:
+                prop.pop("default")
+    schema["oneOf"] = [
+        {"required": ["path"], "not": {"required": ["context"]}},
+        {"required": ["context"], "not": {"required": ["path"]}},
+    ]
+    return schema
+
+
+class _Coded(RlmError):
+    """An error another layer reported as an envelope, re-raised with its own code."""
+
+    def __init__(self, message: str, code: str, retryable: bool = False) -> None:
+        super().__init__(message, retryable=retryable)
+        self.code = code  # type: ignore[misc]
+
+
+async def run_rlm_query(
+    runtime: Runtime,
+    arguments: dict[str, Any],
+    *,
+    correlation_id: str,
+    providers: ProviderPool | None = None,
+) -> tuple[dict[str, Any], bool]:
+    """Run one `rlm_query` call; returns `(envelope, is_error)` and writes one audit record."""
+    async with audited(runtime.audit, RLM_QUERY_NAME, correlation_id) as record:
+        try:
+            args = _parse(arguments)
+            text, source = _read_source(runtime, args)
+            record.bytes_read = source["bytes_read"]
+            session_id = await _load(runtime, text, args.path or "context")
+            denied = auto_probe_denied(runtime, args.provider, args.preset, args.model)
+            if denied is not None:
+                raise denied
+            question = args.task
+            if args.language:
+                question += f"\n\n(The text is {args.language}.)"
+            result = await run_query(runtime, session_id, question, _options(args), providers)
+        except RlmError as exc:
+            record.error_code = exc.code
+            return exc.to_dict(), True
+        except Exception as exc:  # a bug of ours: a coded error the operator can trace
+            error = internal_error(RLM_QUERY_NAME, exc, correlation_id)
+            record.error_code = error.code
+            return error.to_dict(), True
+        record.model_used = result.model
+        record.cost = result.usage.get("cost_usd")
+        return _success(result, source), False
+
+
+def auto_probe_denied(
+    runtime: Runtime, provider: str | None, preset: str | None, model: str | None
+) -> EgressDenied | None:
+    """Refuse provider auto-detection that would probe a non-loopback OLLAMA_HOST.
+
+    With no provider, preset or model, the core probes `$OLLAMA_HOST` before any egress
+    check, so a local-only profile would still open a connection to a remote host.
+    """
+    if provider not in (None, "auto") or preset or model or not runtime.profile.local_only:
+        return None
+    from ..providers.ollama import normalise_host  # read the variable as the client does
+
+    host = normalise_host(os.environ.get("OLLAMA_HOST") or OLLAMA_DEFAULT_ENDPOINT)
+    if is_loopback_url(host):
+        return None
+    name = runtime.profile.name
+    return EgressDenied(
+        f"the {name!r} profile allows only local models, and OLLAMA_HOST is not loopback, "
+        f"so provider auto-detection would contact a remote host; point OLLAMA_HOST at "
+        f"http://127.0.0.1:11434, or pass provider 'embedded'",
+        profile=name,
+    )
+
+
+def internal_error(tool: str, exc: BaseException, correlation_id: str) -> InternalError:
+    """Log a bug to stderr by type and place (its message may quote content); a coded error."""
+    frame = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+    where = f" at {frame[0].filename}:{frame[0].lineno}" if frame else ""
+    print(
+        f"rlm-recursive: {tool} {correlation_id} failed: {type(exc).__name__}{where}",
+        file=sys.stderr,
+    )
+    return InternalError(
+        f"{tool} failed unexpectedly ({type(exc).__name__}); see the server log for "
+        f"correlation id {correlation_id}",
+        retryable=True,
+        correlation_id=correlation_id,
+    )
+
+
+def _parse(arguments: dict[str, Any]) -> RlmQueryArgs:
+    if not isinstance(arguments, dict):
+        raise InvalidArgs("rlm_query: arguments must be a JSON object")
+    try:
+        return RlmQueryArgs.model_validate(arguments)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: "
+            f"{err['msg'].removeprefix('Value error, ')}"
+            for err in exc.errors(include_url=False)
+        )
+        raise InvalidArgs(f"rlm_query: invalid arguments: {problems}") from None
+
+
+def _read_source(runtime: Runtime, args: RlmQueryArgs) -> tuple[str, dict[str, Any]]:
+    """The text to analyse and `meta.source`; a file over the cap is refused, never cut."""
+    if args.context is not None:
+        size = len(args.context.encode("utf-8"))
+        return args.context, {"type": "context", "bytes_read": size, "truncated": False}
+    cap = runtime.profile.query_max_bytes(args.max_bytes)
+    policy = runtime.policy
+    canonical = policy.resolve(args.path or "", expect="file", max_bytes=cap)
+    data = policy.read_bytes(canonical, max_bytes=cap)
+    shown = repr(args.path)
+    # A NUL byte is the cheap, reliable sign of a binary file; UTF-8 decoding catches the rest.
+    if b"\x00" in data[:8192]:
+        raise UnsupportedFile(f"{shown} looks binary (NUL bytes); only UTF-8 text is read")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UnsupportedFile(f"{shown} is not valid UTF-8 text: {exc.reason}") from None
+    return text, {"type": "path", "path": args.path, "bytes_read": len(data), "truncated": False}
+
+
+async def _load(runtime: Runtime, text: str, label: str) -> str:
+    """A fresh session holding the text as one document; its id."""
+    ctx = runtime.context()
+    created = await runtime.registry.invoke("rlm_session_create", {"name": RLM_QUERY_NAME}, ctx)
+    _raise_if_error(created.output, created.is_error)
+    session_id = created.output["session_id"]
+    loaded = await runtime.registry.invoke(
+        "rlm_docs_load",
+        {
+            "session_id": session_id,
+            "sources": [{"type": "inline", "content": text, "name": label}],
+        },
+        ctx,
+    )
+    _raise_if_error(loaded.output, loaded.is_error)
+    for problem in loaded.output.get("errors", []):
+        raise _Coded(problem["message"], problem["error_code"])
+    return session_id
+
+
+def _raise_if_error(output: dict[str, Any], is_error: bool) -> None:
+    if is_error:
+        meta = output.get("meta", {})
+        raise _Coded(
+            output.get("error", "failed"),
+            meta.get("error_code", "internal_error"),
+            bool(meta.get("retryable")),
+        )
+
+
+def _options(args: RlmQueryArgs) -> QueryOptions:
+    return QueryOptions(
+        preset=args.preset,
+        provider=args.provider,
+        model=args.model,
+        strategy=args.strategy,
+        timeout_s=float(args.timeout_s),
+        budget_usd=args.budget_usd,
+        max_iterations=args.max_turns,
+        client_override=True,
+    )
+
+
+def _success(result: QueryResult, source: dict[str, Any]) -> dict[str, Any]:
+    usage = result.usage
+    return {
+        "data": {
+            "answer": result.answer,
+            "session_id": result.session_id,
+            "budget_summary": {"total_cost_usd": usage.get("cost_usd") or 0.0, **usage},
+            "citations": [c.model_dump() for c in result.citations],
+        },
+        "meta": {
+            "source": source,
+            "model_used": result.model,
+            "provider": result.provider,
+            "strategy": result.strategy,
+            "stopped": result.stopped,
+            "trace_included": False,
+        },
+    }

@@ -1,0 +1,265 @@
+"""The MCP surface: every registry tool under its canonical name, plus `rlm_query`.
+
+Each registry tool is published with the schema its `ToolSpec` renders (`tool_def(spec,
+for_model=False)`, so it asks for `session_id`) and runs through `Runtime.call`, where
+validation, budgets, caps, traces and the audit record happen once. The SDK's own argument
+validation is bypassed for that reason. Every failure reaches the client as the JSON envelope
+`{error, meta{error_code, retryable}}` with `isError: true`: the SDK would hide the message of
+any exception we let through.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
+from mcp.types import CallToolResult, TextContent
+
+from .. import __version__
+from ..agent.pool import ProviderPool
+from ..agent.runtime import Runtime
+from ..errors import EgressDenied, RlmError
+from ..policy import audited, is_loopback_url, new_correlation_id
+from ..tools import tool_def
+from .query_tool import (
+    RLM_QUERY_DESCRIPTION,
+    RLM_QUERY_NAME,
+    auto_probe_denied,
+    internal_error,
+    rlm_query_schema,
+    run_rlm_query,
+)
+
+__all__ = [
+    "DEFAULT_HOST",
+    "DEFAULT_PORT",
+    "HTTP_PATH",
+    "RemoteBindRefused",
+    "build_server",
+    "check_bind_host",
+    "envelope_result",
+    "serve_http",
+    "serve_stdio",
+]
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+HTTP_PATH = "/mcp"
+
+INSTRUCTIONS = (
+    "Tools over a local document store. Create a session (rlm_session_create), load files or "
+    "text into it (rlm_docs_load), then search (rlm_search_query), peek (rlm_docs_peek), chunk "
+    "and read spans; every read carries a span reference and a checksum. rlm_query answers one "
+    "question about one file or text in a fresh session. Errors come back as {error, meta: "
+    "{error_code, retryable}}."
+)
+
+# The sub-query tools pick their own model; a client's choice is an override (SDD 4.2).
+_ROUTED_TOOLS = frozenset({"rlm_sub_query", "rlm_sub_query_batch"})
+_OVERRIDE_KEYS = ("model", "recursive_model")
+
+ToolCall = Callable[[dict[str, Any], Context], Awaitable[CallToolResult]]
+
+
+class _RawSchemaTool(Tool):
+    """An MCPServer tool published with a ready JSON schema; arguments reach `fn` unvalidated."""
+
+    async def run(
+        self,
+        arguments: dict[str, Any],
+        context: Context,
+        convert_result: bool = False,
+    ) -> CallToolResult:
+        return await self.fn(_pre_parse(self.parameters, arguments), context)
+
+
+def _pre_parse(schema: dict[str, Any], arguments: Any) -> Any:
+    """Decode lists and objects a client sent as JSON strings, as the SDK does for its tools."""
+    # Some clients (Claude Desktop among them) send `"sources": "[{...}]"`; a property that
+    # can never be a string is unambiguous.
+    if not isinstance(arguments, dict):
+        return arguments
+    props = schema.get("properties", {})
+    fixed = dict(arguments)
+    for key, value in arguments.items():
+        if isinstance(value, str) and _structured_only(props.get(key)):
+            with contextlib.suppress(ValueError):
+                parsed = json.loads(value)
+                if isinstance(parsed, list | dict):
+                    fixed[key] = parsed
+    return fixed
+
+
+def _structured_only(prop: dict[str, Any] | None) -> bool:
+    options = (prop.get("anyOf") or [prop]) if prop else []
+    types = {o.get("type") for o in options}
+    structured = bool(types & {"array", "object"}) or any("$ref" in o for o in options)
+    return structured and "string" not in types
+
+
+def _tool(name: str, description: str, schema: dict[str, Any], call: ToolCall) -> Tool:
+    return _RawSchemaTool(
+        fn=call,
+        name=name,
+        description=description,
+        parameters=schema,
+        fn_metadata=FuncMetadata(arg_model=ArgModelBase),
+        is_async=True,
+    )
+
+
+def envelope_result(output: dict[str, Any], *, is_error: bool) -> CallToolResult:
+    """JSON text content (and the same object as structured content)."""
+    text = json.dumps(output, ensure_ascii=False, default=str)
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=output, is_error=is_error
+    )
+
+
+def _error_result(error: RlmError) -> CallToolResult:
+    return envelope_result(error.to_dict(), is_error=True)
+
+
+def build_server(runtime: Runtime, *, providers: ProviderPool | None = None) -> MCPServer:
+    """An MCPServer bound to one runtime: the registry's tools plus `rlm_query`.
+
+    `providers`, when given, is shared by every `rlm_query` (tests inject fakes through it);
+    otherwise each query opens and closes its own.
+    """
+    tools = [
+        _tool(
+            spec.name,
+            spec.description,
+            tool_def(spec, for_model=False).parameters,
+            _registry_call(runtime, spec.name),
+        )
+        for spec in (runtime.registry.spec(n) for n in runtime.registry.names())
+    ]
+    tools.append(
+        _tool(
+            RLM_QUERY_NAME,
+            RLM_QUERY_DESCRIPTION,
+            rlm_query_schema(),
+            _query_call(runtime, providers),
+        )
+    )
+    return MCPServer(
+        "rlm-recursive",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        tools=tools,
+        log_level="WARNING",
+    )
+
+
+def _registry_call(runtime: Runtime, name: str) -> ToolCall:
+    async def call(arguments: dict[str, Any], context: Context) -> CallToolResult:
+        correlation_id = new_correlation_id()
+        try:
+            if name in _ROUTED_TOOLS:
+                await _check_routing(runtime, name, arguments, correlation_id)
+            result = await runtime.call(name, arguments, runtime.context(), correlation_id)
+        except RlmError as exc:  # run errors (budget, timeout, provider, internal) raise
+            return _error_result(exc)
+        except Exception as exc:  # never let the SDK swallow the message
+            return _error_result(internal_error(name, exc, correlation_id))
+        return envelope_result(result.output, is_error=result.is_error)
+
+    return call
+
+
+def _query_call(runtime: Runtime, providers: ProviderPool | None) -> ToolCall:
+    async def call(arguments: dict[str, Any], context: Context) -> CallToolResult:
+        correlation_id = new_correlation_id()
+        try:
+            output, is_error = await run_rlm_query(
+                runtime, arguments, correlation_id=correlation_id, providers=providers
+            )
+        except Exception as exc:  # the audit log could not be written, or a bug
+            error = (
+                exc
+                if isinstance(exc, RlmError)
+                else internal_error(RLM_QUERY_NAME, exc, correlation_id)
+            )
+            return _error_result(error)
+        return envelope_result(output, is_error=is_error)
+
+    return call
+
+
+async def _check_routing(
+    runtime: Runtime,
+    name: str,
+    arguments: Any,
+    correlation_id: str,
+) -> None:
+    """Egress checks the core makes too late for client-called sub-queries (see the report)."""
+    if not isinstance(arguments, dict):
+        return
+    denied = auto_probe_denied(
+        runtime, arguments.get("provider"), arguments.get("tier_strategy"), arguments.get("model")
+    )
+    chosen = [k for k in _OVERRIDE_KEYS if arguments.get(k)]
+    profile = runtime.profile.name
+    if chosen and not runtime.profile.allow_model_override:
+        # A client naming the sub-model is a model override: the profile decides (SDD 4.2).
+        denied = EgressDenied(
+            f"model override is disabled in the {profile!r} profile; drop "
+            f"{' and '.join(repr(k) for k in chosen)} to use the configured tiers, or set "
+            f"allow_model_override = true in [profiles.{profile}] of models.toml",
+            profile=profile,
+        )
+    if denied is not None:
+        async with audited(runtime.audit, name, correlation_id):
+            raise denied
+
+
+class RemoteBindRefused(RlmError):
+    """`serve --host` named a non-loopback address without `--allow-remote`."""
+
+    code = "invalid_args"
+
+
+def check_bind_host(host: str, *, allow_remote: bool) -> bool:
+    """True if `host` is loopback; raise RemoteBindRefused for any other host unless allowed."""
+    literal = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    if is_loopback_url(f"http://{literal}:{DEFAULT_PORT}"):
+        return True
+    if allow_remote:
+        return False
+    raise RemoteBindRefused(
+        f"refusing to serve on {host!r}, which is not a loopback address: the HTTP transport "
+        f"has no authentication and no TLS, so anyone who can reach the port could read every "
+        f"file the path policy allows and spend the model budget. Bind to 127.0.0.1 (the "
+        f"default) and tunnel to it, or pass --allow-remote if a trusted network and a proxy "
+        f"with authentication are in front of it",
+    )
+
+
+def serve_stdio(runtime: Runtime) -> None:
+    """Serve over stdin/stdout until the client closes; stdout carries the protocol only."""
+    server = build_server(runtime)
+    anyio.run(server.run_stdio_async)
+
+
+def serve_http(runtime: Runtime, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> None:
+    """Serve streamable HTTP at http://HOST:PORT/mcp until interrupted."""
+    server = build_server(runtime)
+    shown = f"[{host}]" if ":" in host else host
+    print(
+        f"rlm-recursive: MCP over streamable HTTP at http://{shown}:{port}{HTTP_PATH} "
+        f"(profile {runtime.profile.name}, data {runtime.store.data_dir})",
+        file=sys.stderr,
+    )
+
+    async def main() -> None:
+        await server.run_streamable_http_async(host=host, port=port, streamable_http_path=HTTP_PATH)
+
+    anyio.run(main)

@@ -1,0 +1,20 @@
+"""Assertion helpers shared by the test modules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rlm_recursive.types import ToolResult
+
+
+def ok(result: ToolResult) -> dict[str, Any]:
+    """The output of a call that must have succeeded."""
+    assert not result.is_error, result.output
+    return result.output
+
+
+def error_code(result: ToolResult) -> str:
+    """The error code of a call that must have failed with an error result."""
+    assert result.is_error, result.output
+    assert set(result.output) == {"error", "meta"}
+    return result.output["meta"]["error_code"]
