@@ -10,6 +10,7 @@ from rlm_recursive.agent.citations import Citation, verify_citation
 from rlm_recursive.agent.pool import ProviderPool
 from rlm_recursive.agent.query import QueryOptions, run_query
 from rlm_recursive.agent.runtime import Runtime
+from rlm_recursive.config import SessionConfig
 from rlm_recursive.errors import BudgetExceeded
 from rlm_recursive.providers.base import ChatRequest, ChatResult
 from rlm_recursive.providers.fake import FakeProvider, reply, tool_reply
@@ -20,8 +21,7 @@ NEEDLE = "The special magic number for ledger-7 is 48213."
 @pytest.fixture
 def loaded(tmp_path):
     rt = Runtime(tmp_path / "data")
-    sid = rt.store.create_session("t", rt.store.session_config.__self__ and __import__(
-        "rlm_recursive.config", fromlist=["SessionConfig"]).SessionConfig())["session_id"]
+    sid = rt.store.create_session("t", SessionConfig())["session_id"]
     filler = "Rivers and lakes are measured every week by the survey team. " * 40
     text = filler + NEEDLE + " " + filler
     doc = rt.store.add_document(sid, text.encode(), length_chars=len(text), source="a.txt",
@@ -39,7 +39,7 @@ def _options(**kw) -> QueryOptions:
 
 
 async def test_two_step_loop_keeps_history_and_cites_what_was_read(loaded):
-    rt, sid, doc, text = loaded
+    rt, sid, _, text = loaded
 
     def script(request: ChatRequest) -> ChatResult:
         turn = sum(1 for m in request.messages if m.role == "assistant")
