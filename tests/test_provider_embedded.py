@@ -136,10 +136,17 @@ async def test_tool_result_reaches_the_prompt(provider: EmbeddedProvider) -> Non
     assert "<|im_start|>tool" not in prompt
 
 
-async def test_model_reads_the_tool_result(provider: EmbeddedProvider) -> None:
-    history = [*tool_history(RESULT), user("What is the air-quality code? Reply with the code.")]
-    result = await provider.chat(request(*history))
-    assert "ZX-4471" in result.text
+def test_consecutive_turns_merge() -> None:
+    history = [
+        *tool_history(RESULT),
+        Message(role="tool", tool_name="add_numbers", content="7"),
+        user("Now answer."),
+    ]
+    messages = embedded._messages(request(*history))
+    assert [m["role"] for m in messages] == ["user", "assistant", "user"]
+    assert messages[-1]["content"] == (
+        f"Result of get_weather:\n{RESULT}\n\nResult of add_numbers:\n7\n\nNow answer."
+    )
 
 
 async def test_tool_instructions_merge_into_the_system_message(provider: EmbeddedProvider) -> None:

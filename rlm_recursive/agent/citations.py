@@ -83,6 +83,7 @@ class VerifyArgs(BaseModel):
     start: int = Field(ge=0)
     end: int = Field(ge=0)
     checksum: str = Field(description='"sha256:<hex>" as given in the citation')
+    source: str | None = Field(None, description="Ignored: lets a citation be passed as is")
 
 
 async def _verify(ctx: ToolContext, args: VerifyArgs) -> ToolResult:

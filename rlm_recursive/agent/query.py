@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..errors import Timeout
+from ..errors import EgressDenied, Timeout
 from ..policy import EgressPolicy, load_profile
 from .budget import Budget, BudgetLimits
 from .citations import Citation
@@ -74,6 +75,7 @@ async def resolve_plan(runtime: Any, options: QueryOptions) -> tuple[TierPlan, s
     if provider is None:
         from ..providers.auto import detect_provider
 
+        _refuse_remote_probe(runtime)
         provider, reason = await detect_provider()
     preset = _DEFAULT_PRESET.get(provider)
     if preset is None:
@@ -82,6 +84,20 @@ async def resolve_plan(runtime: Any, options: QueryOptions) -> tuple[TierPlan, s
         raise ConfigError(f"no default preset for provider {provider!r}; pass --model",
                           key="provider")
     return TierPlan.from_preset(catalog, preset), reason
+
+
+def _refuse_remote_probe(runtime: Any) -> None:
+    """Auto-detection probes OLLAMA_HOST: a local-only profile must not reach a remote one."""
+    from ..policy import is_loopback_url
+    from ..providers.ollama import DEFAULT_HOST, normalise_host
+
+    host = normalise_host(os.environ.get("OLLAMA_HOST") or DEFAULT_HOST)
+    if runtime.profile.local_only and not is_loopback_url(host):
+        name = runtime.profile.name
+        raise EgressDenied(
+            f"the {name!r} profile allows only local models and OLLAMA_HOST is not loopback, "
+            "so provider auto-detection would contact a remote host; point OLLAMA_HOST at "
+            "http://127.0.0.1:11434, or choose provider 'embedded'", profile=name)
 
 
 def build_run(

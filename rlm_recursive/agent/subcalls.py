@@ -44,12 +44,23 @@ class SubQueryCaller:
         self.rc = rc
         self.state = state
 
+    def _check_egress(self, args: SubQueryArgs | SubQueryBatchArgs) -> None:
+        """Refuse a disallowed provider or model before looking at anything else."""
+        depth = self.state.depth + 1
+        rc = self._routed(args, depth)
+        if rc.egress is not None:
+            tier = rc.tier(depth)
+            rc.egress.check(tier.provider, endpoint=rc.providers.endpoint(tier.provider),
+                            model=tier.model, model_overridden=rc.model_overridden)
+
     async def run(self, ctx: ToolContext, args: SubQueryArgs) -> ToolResult:
+        self._check_egress(args)
         ref = _input_span(ctx, args.span_id, args.doc_id, args.start, args.end)
         output = await self._one(ctx, args.query, ref, args)
         return ToolResult(output=output, read_spans=[ref])
 
     async def run_batch(self, ctx: ToolContext, args: SubQueryBatchArgs) -> ToolResult:
+        self._check_egress(args)
         inputs = [("span_id", s) for s in args.span_ids] + [("doc_id", d) for d in args.doc_ids]
         gate = asyncio.Semaphore(args.concurrency)
 
@@ -81,7 +92,8 @@ class SubQueryCaller:
                 recursive_model=args.recursive_model)
         else:
             return self.rc
-        overridden = bool(args.model or args.recursive_model or args.tier_strategy)
+        # Naming a model is an override; naming a preset is not (its models are configured).
+        overridden = bool(args.model or args.recursive_model)
         return self.rc.derive(plan=plan, plan_offset=child_depth,
                               model_overridden=self.rc.model_overridden or overridden)
 
@@ -166,7 +178,8 @@ class ClientSubQueries:
 
         options = QueryOptions(provider=args.provider, model=args.model,
                                recursive_provider=args.recursive_provider,
-                               recursive_model=args.recursive_model, preset=args.tier_strategy)
+                               recursive_model=args.recursive_model, preset=args.tier_strategy,
+                               client_override=True)
         plan, _ = await resolve_plan(self.runtime, options)
         pool = ProviderPool()
         rc = build_run(self.runtime, ctx.require_session(), plan, options, pool)

@@ -7,7 +7,6 @@ cost and the error code only. Success is `{data, meta}` with no `error` key; fai
 
 from __future__ import annotations
 
-import os
 import sys
 import traceback
 from typing import Any, Literal
@@ -17,9 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from ..agent.pool import ProviderPool
 from ..agent.query import QueryOptions, QueryResult, run_query
 from ..agent.runtime import Runtime
-from ..errors import EgressDenied, InternalError, InvalidArgs, RlmError, UnsupportedFile
-from ..policy import audited, is_loopback_url
-from ..policy.egress import OLLAMA_DEFAULT_ENDPOINT
+from ..errors import InternalError, InvalidArgs, RlmError, UnsupportedFile
+from ..policy import audited
 
 __all__ = [
     "RLM_QUERY_DESCRIPTION",
@@ -136,9 +134,6 @@ async def run_rlm_query(
             text, source = _read_source(runtime, args)
             record.bytes_read = source["bytes_read"]
             session_id = await _load(runtime, text, args.path or "context")
-            denied = auto_probe_denied(runtime, args.provider, args.preset, args.model)
-            if denied is not None:
-                raise denied
             question = args.task
             if args.language:
                 question += f"\n\n(The text is {args.language}.)"
@@ -153,30 +148,6 @@ async def run_rlm_query(
         record.model_used = result.model
         record.cost = result.usage.get("cost_usd")
         return _success(result, source), False
-
-
-def auto_probe_denied(
-    runtime: Runtime, provider: str | None, preset: str | None, model: str | None
-) -> EgressDenied | None:
-    """Refuse provider auto-detection that would probe a non-loopback OLLAMA_HOST.
-
-    With no provider, preset or model, the core probes `$OLLAMA_HOST` before any egress
-    check, so a local-only profile would still open a connection to a remote host.
-    """
-    if provider not in (None, "auto") or preset or model or not runtime.profile.local_only:
-        return None
-    from ..providers.ollama import normalise_host  # read the variable as the client does
-
-    host = normalise_host(os.environ.get("OLLAMA_HOST") or OLLAMA_DEFAULT_ENDPOINT)
-    if is_loopback_url(host):
-        return None
-    name = runtime.profile.name
-    return EgressDenied(
-        f"the {name!r} profile allows only local models, and OLLAMA_HOST is not loopback, "
-        f"so provider auto-detection would contact a remote host; point OLLAMA_HOST at "
-        f"http://127.0.0.1:11434, or pass provider 'embedded'",
-        profile=name,
-    )
 
 
 def internal_error(tool: str, exc: BaseException, correlation_id: str) -> InternalError:

@@ -25,13 +25,12 @@ from mcp.types import CallToolResult, TextContent
 from .. import __version__
 from ..agent.pool import ProviderPool
 from ..agent.runtime import Runtime
-from ..errors import EgressDenied, RlmError
-from ..policy import audited, is_loopback_url, new_correlation_id
+from ..errors import RlmError
+from ..policy import is_loopback_url, new_correlation_id
 from ..tools import tool_def
 from .query_tool import (
     RLM_QUERY_DESCRIPTION,
     RLM_QUERY_NAME,
-    auto_probe_denied,
     internal_error,
     rlm_query_schema,
     run_rlm_query,
@@ -62,8 +61,6 @@ INSTRUCTIONS = (
 )
 
 # The sub-query tools pick their own model; a client's choice is an override (SDD 4.2).
-_ROUTED_TOOLS = frozenset({"rlm_sub_query", "rlm_sub_query_batch"})
-_OVERRIDE_KEYS = ("model", "recursive_model")
 
 ToolCall = Callable[[dict[str, Any], Context], Awaitable[CallToolResult]]
 
@@ -163,8 +160,6 @@ def _registry_call(runtime: Runtime, name: str) -> ToolCall:
     async def call(arguments: dict[str, Any], context: Context) -> CallToolResult:
         correlation_id = new_correlation_id()
         try:
-            if name in _ROUTED_TOOLS:
-                await _check_routing(runtime, name, arguments, correlation_id)
             result = await runtime.call(name, arguments, runtime.context(), correlation_id)
         except RlmError as exc:  # run errors (budget, timeout, provider, internal) raise
             return _error_result(exc)
@@ -192,33 +187,6 @@ def _query_call(runtime: Runtime, providers: ProviderPool | None) -> ToolCall:
         return envelope_result(output, is_error=is_error)
 
     return call
-
-
-async def _check_routing(
-    runtime: Runtime,
-    name: str,
-    arguments: Any,
-    correlation_id: str,
-) -> None:
-    """Egress checks the core makes too late for client-called sub-queries (see the report)."""
-    if not isinstance(arguments, dict):
-        return
-    denied = auto_probe_denied(
-        runtime, arguments.get("provider"), arguments.get("tier_strategy"), arguments.get("model")
-    )
-    chosen = [k for k in _OVERRIDE_KEYS if arguments.get(k)]
-    profile = runtime.profile.name
-    if chosen and not runtime.profile.allow_model_override:
-        # A client naming the sub-model is a model override: the profile decides (SDD 4.2).
-        denied = EgressDenied(
-            f"model override is disabled in the {profile!r} profile; drop "
-            f"{' and '.join(repr(k) for k in chosen)} to use the configured tiers, or set "
-            f"allow_model_override = true in [profiles.{profile}] of models.toml",
-            profile=profile,
-        )
-    if denied is not None:
-        async with audited(runtime.audit, name, correlation_id):
-            raise denied
 
 
 class RemoteBindRefused(RlmError):

@@ -177,7 +177,15 @@ def _render(message: Message) -> dict[str, str]:
 
 
 def _messages(request: ChatRequest) -> list[dict[str, str]]:
-    messages = [_render(m) for m in request.messages]
+    """The request as chat-template messages, tool instructions in the system message."""
+    messages: list[dict[str, str]] = []
+    for rendered in map(_render, request.messages):
+        # Tool results become user turns, so several can meet a user message in a row; templates
+        # such as Mistral's or Gemma's raise on roles that do not alternate.
+        if messages and messages[-1]["role"] == rendered["role"] != "system":
+            messages[-1]["content"] = f"{messages[-1]['content']}\n\n{rendered['content']}"
+        else:
+            messages.append(rendered)
     if request.tools:
         addendum = _tool_addendum(request.tools)
         if messages and messages[0]["role"] == "system":
