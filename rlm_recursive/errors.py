@@ -149,11 +149,13 @@ class InternalError(RunError):
 
 
 def _codes() -> dict[str, type[RlmError]]:
+    """Breadth-first, so each code maps to the shallowest class that declares it."""
     table: dict[str, type[RlmError]] = {}
-    pending: list[type[RlmError]] = [RlmError]
+    pending: list[type[RlmError]] = list(RlmError.__subclasses__())
     while pending:
-        cls = pending.pop()
-        table.setdefault(cls.code, cls)
+        cls = pending.pop(0)
+        if "code" in cls.__dict__:
+            table.setdefault(cls.code, cls)
         pending.extend(cls.__subclasses__())
     return dict(sorted(table.items()))
 

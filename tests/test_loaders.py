@@ -363,11 +363,6 @@ async def test_inline_lone_surrogate_is_unsupported(runtime: Runtime, session: s
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="policy/paths.py: recheck() of an allowed root matches the root's own folder name "
-    "against the denylist, so `load .` fails in a folder named like *token*",
-)
 async def test_cwd_root_named_like_a_secret_can_be_loaded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

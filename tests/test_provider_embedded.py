@@ -160,6 +160,8 @@ async def test_tool_instructions_merge_into_the_system_message(provider: Embedde
 
 def test_model_is_loaded_once(provider: EmbeddedProvider) -> None:
     other = EmbeddedProvider(provider.model_path, n_ctx=provider.n_ctx)
+    # The same Llama object and the same lock: one context, never used by two threads at once.
+    assert other._model() is provider._model()
     assert other._model().llm is provider._model().llm
 
 
@@ -176,7 +178,7 @@ async def test_missing_gguf(tmp_path: Path) -> None:
 
 
 async def test_too_long_prompt(provider: EmbeddedProvider) -> None:
-    long_text = "lorem ipsum dolor sit amet " * 2000  # about 10k tokens
+    long_text = "lorem ipsum dolor sit amet " * 1000  # about 10k tokens
     with pytest.raises(ProviderError) as info:
         await provider.chat(request(user(long_text)))
     message = str(info.value)
@@ -185,7 +187,7 @@ async def test_too_long_prompt(provider: EmbeddedProvider) -> None:
 
 
 async def test_reply_budget_counts_against_the_window(provider: EmbeddedProvider) -> None:
-    text = "lorem ipsum dolor sit amet " * 1500  # fits alone, not with a 4000-token reply
+    text = "lorem ipsum dolor sit amet " * 700  # ~7000 tokens: fits alone, not with 4000 more
     assert provider.prompt_tokens(request(user(text))) < 8192
     with pytest.raises(ProviderError, match="exceeds the model window"):
         await provider.chat(request(user(text), max_tokens=4000))

@@ -309,6 +309,8 @@ class PathPolicy:
 
     def _denied(self, canon: Path, lexical: Path, name: str) -> PathDenied | None:
         """A PathDenied if the path, a folder above it, or the name given matches the denylist."""
+        if self._rel_parts(canon) == ():
+            return None  # an allowed root itself is the operator's choice, whatever its name
         candidates: set[str] = {name} if name else set()
         for path in (canon, lexical):
             parts = self._rel_parts(path)

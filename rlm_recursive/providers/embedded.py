@@ -88,7 +88,7 @@ def _threads() -> int:
 
 def _load(path: Path, n_ctx: int, n_threads: int) -> _Loaded:
     """The model for `(path, n_ctx)`, loaded once per process."""
-    key = (str(path), n_ctx)
+    key = (str(path.resolve()), n_ctx)  # a relative and an absolute path share one model
     with _MODELS_LOCK:
         loaded = _MODELS.get(key)
         if loaded is None:
