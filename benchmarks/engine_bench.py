@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
 
-from rlm_recursive.corpus.search import PassageIndex, literal_search, regex_search
+from rlm_recursive.corpus.scan import literal_search, regex_search
+from rlm_recursive.corpus.search import PassageIndex
 
 VOCAB_SIZE = 3000
 CONTEXT = 200  # the tool layer shows ±200 chars around a highlight

@@ -12,13 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rlm_recursive import errors
-from rlm_recursive.corpus.search import (
-    Hit,
-    PassageIndex,
-    literal_search,
-    regex_search,
-    split_passages,
-)
+from rlm_recursive.corpus.scan import literal_search, regex_search
+from rlm_recursive.corpus.search import Hit, PassageIndex, split_passages
 
 _WORD_TEXT = (
     "river stone lamp orchard window copper meadow harbor lantern violet engine candle "

@@ -7,7 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..corpus.search import Hit, PassageIndex, literal_search, regex_search
+from ..corpus.scan import literal_search, regex_search
+from ..corpus.search import Hit, PassageIndex
 from ..errors import InvalidArgs, Timeout
 from ..store import Document, Store
 from ..types import SpanRef, ToolResult
