@@ -9,7 +9,9 @@ The fake model calls rlm_search_query, rlm_docs_peek, rlm_chunk_create and rlm_s
 turn, with valid arguments, then rlm_final_answer. A turn's runner time is the gap between
 one model call returning and the next starting: handling the reply, running the tool through
 the registry (traces on), and preparing the next request (tool specs, fitting the history
-to the window, budget). Provider time is measured separately and excluded.
+to the window, budget). Provider time is measured separately and excluded; CPU time is
+shown too, as it is steadier than wall time on a busy machine. The window defaults to 32768
+tokens, so a 50-turn history only starts to be trimmed late; `--num-ctx 8192` trims early.
 """
 
 from __future__ import annotations

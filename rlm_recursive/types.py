@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import unicodedata
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 __all__ = ["SpanRef", "ToolDef", "ToolResult", "sha256_hex", "text_checksum"]
 
@@ -46,3 +47,12 @@ class ToolDef(BaseModel):
     name: str
     description: str
     parameters: dict[str, Any]
+    _chars: int = PrivateAttr(0)
+
+    def model_post_init(self, context: Any, /) -> None:
+        self._chars = len(json.dumps(self.parameters)) + len(self.description) + len(self.name)
+
+    @property
+    def chars(self) -> int:
+        """Its size in a prompt, measured once (the loop checks every prompt against a window)."""
+        return self._chars

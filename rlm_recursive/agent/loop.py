@@ -66,51 +66,56 @@ class AgentAnswer:
     stopped: str = "answer"
 
 
-def _request_chars(messages: list[Message], tools: list[ToolDef]) -> int:
-    chars = sum(len(m.content) + 16 for m in messages)
-    chars += sum(len(json.dumps(c.arguments)) + len(c.name) for m in messages
-                 for c in m.tool_calls)
-    return chars + sum(len(json.dumps(t.parameters)) + len(t.description) for t in tools)
+_DROPPED_NOTE = ("[Earlier tool exchanges were removed to fit the window; search or read "
+                 "again if you need them.]")
+
+
+def _message_chars(message: Message) -> int:
+    calls = sum(len(json.dumps(c.arguments)) + len(c.name) for c in message.tool_calls)
+    return len(message.content) + 16 + calls
 
 
 def fit_messages(
     messages: list[Message], tools: list[ToolDef], num_ctx: int, reserve_tokens: int,
-) -> list[Message]:
-    """Trim old tool results, then drop old exchanges, until the prompt fits; or refuse."""
-    limit_chars = int((num_ctx - reserve_tokens) * CHARS_PER_TOKEN)
-    fitted = list(messages)
-    over = _request_chars(fitted, tools) - limit_chars
-    for i, msg in enumerate(fitted[:-1]):
-        if over <= 0:
+) -> int:
+    """Fit the prompt into the window, or refuse; returns its size in characters.
+
+    Trims IN PLACE, so a later turn of the same history does not redo the work: the oldest
+    tool results become short notes first, then the oldest exchanges (an assistant turn with
+    its tool results) are dropped; the latest exchange always stays.
+    """
+    limit = int((num_ctx - reserve_tokens) * CHARS_PER_TOKEN)
+    sizes = [_message_chars(m) for m in messages]
+    total = sum(sizes) + sum(t.chars for t in tools)
+    for i, msg in enumerate(messages[:-1]):
+        if total <= limit:
             break
         if msg.role == "tool" and len(msg.content) > 80:
             note = f"[trimmed {len(msg.content)} chars to fit the window; read again if needed]"
-            fitted[i] = msg.model_copy(update={"content": note})
-            over -= len(msg.content) - len(note)
-    dropped = 0
-    while over > 0:
-        # The oldest assistant turn and its tool results go together, keeping pairs intact.
-        first = next((i for i, m in enumerate(fitted) if m.role == "assistant"), None)
-        last_assistant = max((i for i, m in enumerate(fitted) if m.role == "assistant"),
-                             default=None)
-        if first is None or first == last_assistant:
-            break
-        end = first + 1
-        while end < len(fitted) and fitted[end].role == "tool":
-            end += 1
-        del fitted[first:end]
-        dropped += 1
-        over = _request_chars(fitted, tools) - limit_chars
-    if dropped:
-        fitted.insert(2, Message(role="user", content=f"[{dropped} earlier tool exchanges were "
-                                                      "removed to fit the window]"))
-        over = _request_chars(fitted, tools) - limit_chars
-    if over > 0:
-        need = math.ceil(_request_chars(fitted, tools) / CHARS_PER_TOKEN) + reserve_tokens
+            messages[i] = msg.model_copy(update={"content": note})
+            trimmed = _message_chars(messages[i])
+            total -= sizes[i] - trimmed
+            sizes[i] = trimmed
+    turns = [i for i, m in enumerate(messages) if m.role == "assistant"]
+    if total > limit and len(turns) > 1:
+        noted = any(m.content == _DROPPED_NOTE for m in messages)
+        if not noted:
+            total += len(_DROPPED_NOTE) + 16
+        cut = turns[0]
+        for following in turns[1:]:
+            if total <= limit:
+                break
+            total -= sum(sizes[cut:following])
+            cut = following
+        del messages[turns[0] : cut]
+        if not noted:
+            messages.insert(turns[0], Message(role="user", content=_DROPPED_NOTE))
+    if total > limit:
+        need = math.ceil(total / CHARS_PER_TOKEN) + reserve_tokens
         raise ContextOverflow(
             f"the prompt needs about {need} tokens but the model window is {num_ctx}; "
             "give it a smaller span (chunk first)", needed_tokens=need, num_ctx=num_ctx)
-    return fitted
+    return total
 
 
 async def call_model(
@@ -122,7 +127,7 @@ async def call_model(
         rc.egress.check(tier.provider, endpoint=rc.providers.endpoint(tier.provider),
                         model=tier.model, model_overridden=rc.model_overridden)
     reserve = min(1024, tier.num_ctx // 4)
-    messages = fit_messages(messages, tools, tier.num_ctx, reserve)
+    prompt_chars = fit_messages(messages, tools, tier.num_ctx, reserve)
     options = ChatOptions(temperature=tier.temperature,
                           num_ctx=tier.num_ctx if tier.info.catalogued else None,
                           max_tokens=reserve, native_tools=tier.info.tools,
@@ -137,7 +142,7 @@ async def call_model(
                         hashlib.sha256(prompt.encode()).hexdigest()])
         if key in rc.providers.cache:
             return rc.providers.cache[key]
-    rc.budget.charge_prompt(_request_chars(messages, tools))
+    rc.budget.charge_prompt(prompt_chars)
     result = await rc.providers.get(tier).chat(request)
     usage = result.usage
     cost = usage.cost_usd if usage.cost_usd is not None else tier.info.cost(
