@@ -6,6 +6,26 @@ from typing import Any
 
 from rlm_recursive.types import ToolResult
 
+# The canonical MCP tool set, pinned: a rename or a new tool is a visible, deliberate change.
+CANONICAL_TOOLS = {
+    "rlm_session_create",
+    "rlm_session_info",
+    "rlm_session_close",
+    "rlm_docs_load",
+    "rlm_docs_list",
+    "rlm_docs_peek",
+    "rlm_chunk_create",
+    "rlm_span_get",
+    "rlm_search_query",
+    "rlm_artifact_store",
+    "rlm_artifact_list",
+    "rlm_artifact_get",
+    "rlm_sub_query",
+    "rlm_sub_query_batch",
+    "rlm_citation_verify",
+    "rlm_query",
+}
+
 
 def ok(result: ToolResult) -> dict[str, Any]:
     """The output of a call that must have succeeded."""

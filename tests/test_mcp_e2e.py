@@ -15,26 +15,9 @@ from typing import Any
 
 import anyio
 import pytest
+from helpers import CANONICAL_TOOLS
 from mcp import Client, StdioServerParameters
 
-CANONICAL_TOOLS = {
-    "rlm_session_create",
-    "rlm_session_info",
-    "rlm_session_close",
-    "rlm_docs_load",
-    "rlm_docs_list",
-    "rlm_docs_peek",
-    "rlm_chunk_create",
-    "rlm_span_get",
-    "rlm_search_query",
-    "rlm_artifact_store",
-    "rlm_artifact_list",
-    "rlm_artifact_get",
-    "rlm_sub_query",
-    "rlm_sub_query_batch",
-    "rlm_citation_verify",
-    "rlm_query",
-}
 NOTES = (
     "Pump room notes. Filters are backwashed every Tuesday.\n"
     "The door keypad code for the chlorine room during an emergency is 7316.\n"

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import CANONICAL_TOOLS
 from mcp import Client
 from pydantic import BaseModel, ConfigDict
 from typer.testing import CliRunner
@@ -29,24 +30,6 @@ from rlm_recursive.providers.fake import FakeProvider, reply
 from rlm_recursive.tools import Registry, ToolSpec, tool_def
 from rlm_recursive.types import ToolResult
 
-CANONICAL_TOOLS = {
-    "rlm_session_create",
-    "rlm_session_info",
-    "rlm_session_close",
-    "rlm_docs_load",
-    "rlm_docs_list",
-    "rlm_docs_peek",
-    "rlm_chunk_create",
-    "rlm_span_get",
-    "rlm_search_query",
-    "rlm_artifact_store",
-    "rlm_artifact_list",
-    "rlm_artifact_get",
-    "rlm_sub_query",
-    "rlm_sub_query_batch",
-    "rlm_citation_verify",
-    "rlm_query",
-}
 MARKER = "ZEBRA-QUARTZ-91427"
 CONTEXT = (
     "Pump room notes. Filters are backwashed every Tuesday.\n"
