@@ -182,3 +182,20 @@ def test_recursion_state_caps():
     with pytest.raises(InvalidArgs):
         grandchild.descend("c")
     assert root.descend("x", max_depth=9).max_depth == 2
+
+
+async def test_identical_temperature_zero_sub_calls_are_served_from_the_cache(rt, sid):
+    from rlm_recursive.agent.subcalls import ClientSubQueries
+
+    doc_id = rt.store.documents(sid)[0].id
+    fake = FakeProvider(script=lambda r: reply(f"answer {len(fake.requests)}"))
+    ctx = rt.context(sid)
+    ctx.sub_query = ClientSubQueries(rt, ProviderPool({"fake": fake}))
+    args = {"session_id": sid, "query": "vault code?", "doc_ids": [doc_id, doc_id],
+            "concurrency": 1, "tier_strategy": "fake-tiers"}
+    result = await rt.registry.invoke("rlm_sub_query_batch", args, ctx)
+    responses = [r["response"] for r in result.output["results"]]
+    assert responses == ["answer 1", "answer 1"]  # the second came from the cache
+    assert len(fake.requests) == 1
+    other = await rt.registry.invoke("rlm_sub_query_batch", {**args, "query": "other?"}, ctx)
+    assert other.output["results"][0]["response"] == "answer 2" and len(fake.requests) == 2

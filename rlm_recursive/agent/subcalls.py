@@ -169,8 +169,10 @@ def _input_span(
 class ClientSubQueries:
     """Sub-queries called straight from a surface (MCP client, CLI): each call is its own tree."""
 
-    def __init__(self, runtime: Any) -> None:
+    def __init__(self, runtime: Any, providers: Any = None) -> None:
         self.runtime = runtime
+        self.providers = providers
+        """A pool shared across calls (its cache too); None opens one per call."""
 
     async def _caller(self, ctx: ToolContext, args: SubQueryArgs | SubQueryBatchArgs):
         from .pool import ProviderPool
@@ -181,7 +183,7 @@ class ClientSubQueries:
                                recursive_model=args.recursive_model, preset=args.tier_strategy,
                                client_override=True)
         plan, _ = await resolve_plan(self.runtime, options)
-        pool = ProviderPool()
+        pool = self.providers or ProviderPool()
         rc = build_run(self.runtime, ctx.require_session(), plan, options, pool)
         # The client sits at depth 0; its sub-call is depth 1 and may recurse max_depth more.
         state = RecursionState(depth=0, max_depth=min(1 + args.max_depth, 5))
@@ -194,11 +196,13 @@ class ClientSubQueries:
         try:
             return await caller.run(ctx, plain)
         finally:
-            await pool.aclose()
+            if pool is not self.providers:
+                await pool.aclose()
 
     async def run_batch(self, ctx: ToolContext, args: SubQueryBatchArgs) -> ToolResult:
         caller, plain, pool = await self._caller(ctx, args)
         try:
             return await caller.run_batch(ctx, plain)
         finally:
-            await pool.aclose()
+            if pool is not self.providers:
+                await pool.aclose()
