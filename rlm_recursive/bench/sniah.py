@@ -163,10 +163,11 @@ async def run_sniah(
         pool = ProviderPool()
         try:
             plan, reason = await resolve_plan(runtime, options)
-            direct_rc = build_run(runtime, "", plan, options, pool)
             outcomes: list[Outcome] = []
             for i, task in enumerate(tasks):
                 if "direct" in methods:
+                    # A fresh run (and budget) per task, as the runner gets.
+                    direct_rc = build_run(runtime, "", plan, options, pool)
                     outcomes.append(await _direct(direct_rc, task))
                 if "runner" in methods:
                     outcomes.append(await _runner(runtime, task, options, pool))
