@@ -21,6 +21,7 @@ __all__ = [
     "ToolRunner",
     "Usage",
     "parse_tool_choice",
+    "plain_text_turn",
     "tool_choice_schema",
 ]
 
@@ -115,3 +116,19 @@ def parse_tool_choice(text: str, tools: list[ToolDef]) -> ToolCall:
     if isinstance(args, str):
         args = json.loads(args) if args.strip() else {}
     return ToolCall(name=data["tool"], arguments=args if isinstance(args, dict) else {})
+
+
+def plain_text_turn(message: Message) -> dict[str, str]:
+    """One message as system/user/assistant text, for models without a tool format.
+
+    Their chat templates drop `tool` turns and ignore `tool_calls`, so the model would never
+    see its own calls or their results: replay calls as the `{"tool", "arguments"}` JSON the
+    constrained decoding forces, and results as user turns.
+    """
+    if message.role == "tool":
+        name = message.tool_name or "tool"
+        return {"role": "user", "content": f"Result of {name}:\n{message.content}"}
+    if message.role == "assistant" and message.tool_calls:
+        calls = [json.dumps({"tool": c.name, "arguments": c.arguments}) for c in message.tool_calls]
+        return {"role": "assistant", "content": "\n".join(filter(None, [message.content, *calls]))}
+    return {"role": message.role, "content": message.content}

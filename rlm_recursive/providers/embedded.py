@@ -20,9 +20,9 @@ from ..types import ToolDef
 from .base import (
     ChatRequest,
     ChatResult,
-    Message,
     Usage,
     parse_tool_choice,
+    plain_text_turn,
     tool_choice_schema,
 )
 
@@ -58,6 +58,9 @@ _MODELS_LOCK = threading.Lock()
 
 def _import_llama() -> ModuleType:
     try:
+        # llama.cpp's OpenMP workers spin-wait by default; on a shared, busy CPU that costs
+        # more than it saves. An explicit setting from the user wins.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         import llama_cpp
     except ImportError as exc:
         raise ProviderError(f"the embedded provider needs llama-cpp-python: {_INSTALL}") from exc
@@ -163,23 +166,12 @@ def _tool_addendum(tools: list[ToolDef]) -> str:
     return "\n".join(lines)
 
 
-def _render(message: Message) -> dict[str, str]:
-    """One message as plain text the chat template keeps."""
-    # The model has no tool format and llama-cpp-python's templates know only system, user and
-    # assistant: replay calls as the JSON the grammar forces, and results as user turns.
-    if message.role == "tool":
-        name = message.tool_name or "tool"
-        return {"role": "user", "content": f"Result of {name}:\n{message.content}"}
-    if message.role == "assistant" and message.tool_calls:
-        calls = [json.dumps({"tool": c.name, "arguments": c.arguments}) for c in message.tool_calls]
-        return {"role": "assistant", "content": "\n".join(filter(None, [message.content, *calls]))}
-    return {"role": message.role, "content": message.content}
 
 
 def _messages(request: ChatRequest) -> list[dict[str, str]]:
     """The request as chat-template messages, tool instructions in the system message."""
     messages: list[dict[str, str]] = []
-    for rendered in map(_render, request.messages):
+    for rendered in map(plain_text_turn, request.messages):
         # Tool results become user turns, so several can meet a user message in a row; templates
         # such as Mistral's or Gemma's raise on roles that do not alternate.
         if messages and messages[-1]["role"] == rendered["role"] != "system":

@@ -30,6 +30,7 @@ from .base import (
     ToolCall,
     Usage,
     parse_tool_choice,
+    plain_text_turn,
     tool_choice_schema,
 )
 
@@ -130,18 +131,6 @@ def _render_native(message: Message) -> dict[str, Any]:
     return out
 
 
-def _render_constrained(message: Message) -> dict[str, Any]:
-    """One message for a model without tool support, whose template drops tool turns."""
-    # Such templates know only system/user/assistant and ignore `tool_calls`, so the model would
-    # never see its own calls or their results: replay them as plain text in the same JSON shape
-    # that `format` forces on its replies.
-    if message.role == "tool":
-        name = message.tool_name or "tool"
-        return {"role": "user", "content": f"Result of {name}:\n{message.content}"}
-    if message.role == "assistant" and message.tool_calls:
-        calls = [json.dumps({"tool": c.name, "arguments": c.arguments}) for c in message.tool_calls]
-        return {"role": "assistant", "content": "\n".join(filter(None, [message.content, *calls]))}
-    return {"role": message.role, "content": message.content}
 
 
 def _tool_addendum(tools: list[ToolDef]) -> str:
@@ -228,7 +217,7 @@ class OllamaProvider:
             options["num_predict"] = opts.max_tokens
         body: dict[str, Any] = {"model": request.model, "stream": False, "options": options}
         if constrained:
-            messages = [_render_constrained(m) for m in request.messages]
+            messages = [plain_text_turn(m) for m in request.messages]
             addendum = _tool_addendum(request.tools)
             if messages and messages[0]["role"] == "system":
                 messages[0]["content"] = f"{messages[0]['content']}\n\n{addendum}".lstrip()
