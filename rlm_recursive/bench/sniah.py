@@ -17,13 +17,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..agent.loop import CHARS_PER_TOKEN, RunContext, call_model
+from ..agent.loop import CHARS_PER_TOKEN, RunContext
 from ..agent.pool import ProviderPool
 from ..agent.query import QueryOptions, build_run, resolve_plan, run_query
 from ..agent.runtime import Runtime
 from ..config import SessionConfig
 from ..errors import RlmError
-from ..providers.base import Message
+from ..providers.base import ChatOptions, ChatRequest, Message
 
 __all__ = ["Task", "make_tasks", "run_sniah"]
 
@@ -100,18 +100,24 @@ async def _direct(rc: RunContext, task: Task) -> Outcome:
     """The whole haystack in one prompt, cut to the window: what a user without a runner does."""
     tier = rc.tier(0)
     question = f"\n\nQuestion: {task.question}\nAnswer:"
-    keep = int((tier.num_ctx - 1200) * CHARS_PER_TOKEN) - len(question)
     provider = rc.providers.get(tier)
     count = getattr(provider, "count_tokens", None)
-    text = task.haystack[:keep]
-    if count is not None:  # exact fit for providers that expose their tokenizer
-        while count(text + question) > tier.num_ctx - 600 and len(text) > 1000:
-            text = text[: int(len(text) * 0.9)]
+    budget = tier.num_ctx - 1100  # the reply and the chat template need the rest
+    if count is None:
+        text = task.haystack[: int(budget * CHARS_PER_TOKEN) - len(question)]
+    else:  # fill the window as far as the model's own tokenizer allows, as a user would
+        text = task.haystack
+        while (used := count(text + question)) > budget:
+            text = text[: int(len(text) * budget / used * 0.98)]
     messages = [Message(role="system", content="Answer the question from the text. Quote the "
                         "exact value."), Message(role="user", content=text + question)]
     started = time.monotonic()
+    # Straight to the provider: the runner's conservative window estimate would refuse a
+    # prompt the model's own tokenizer says fits, and this is the model used directly.
+    request = ChatRequest(model=tier.model, messages=messages,
+                          options=ChatOptions(num_ctx=tier.num_ctx, max_tokens=64))
     try:
-        result = await call_model(rc, tier, messages, [])
+        result = await provider.chat(request)
         answer, tokens, error = result.text, result.usage.input_tokens, None
     except RlmError as exc:
         answer, tokens, error = "", 0, exc.code
