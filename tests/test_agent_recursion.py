@@ -96,7 +96,9 @@ async def test_depth_never_exceeds_max_depth(rt, sid):
                                                         strategy="agent"),
                              providers=ProviderPool({"fake": fake}))
     assert [c["depth"] for c in result.recursion["call_trace"]] == [1]
-    assert not fake.requests[-2].tools or fake.requests[-2].model == "fake-root"
+    # max_depth 1: the depth-1 sub-call is a plain completion, offered no tools.
+    assert [(r.model, bool(r.tools)) for r in fake.requests] == [
+        ("fake-root", True), ("fake-mid", False), ("fake-root", True)]
     assert result.answer == "fake-root<-fake-mid:5521"
 
 

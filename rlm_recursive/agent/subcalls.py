@@ -6,7 +6,7 @@ import asyncio
 import time
 from typing import Any
 
-from ..errors import RlmError, RunError
+from ..errors import InvalidArgs, RlmError, RunError
 from ..providers.base import Message
 from ..tools.spec import ToolContext
 from ..tools.subquery import SubQueryArgs, SubQueryBatchArgs
@@ -160,8 +160,6 @@ def _input_span(
     doc = ctx.store.document(session_id, doc_id or "")
     lo, hi = start or 0, doc.length_chars if end is None else min(end, doc.length_chars)
     if lo > hi:
-        from ..errors import InvalidArgs
-
         raise InvalidArgs(f"start {lo} is after end {hi}")
     return SpanRef(doc_id=doc.id, start=lo, end=hi)
 

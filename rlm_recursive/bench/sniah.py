@@ -17,13 +17,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..agent.loop import CHARS_PER_TOKEN, RunContext
+from ..agent.loop import CHARS_PER_TOKEN
 from ..agent.pool import ProviderPool
-from ..agent.query import QueryOptions, build_run, resolve_plan, run_query
+from ..agent.query import QueryOptions, resolve_plan, run_query
+from ..agent.recursion import Tier
 from ..agent.runtime import Runtime
 from ..config import SessionConfig
 from ..errors import RlmError
-from ..providers.base import ChatOptions, ChatRequest, Message
+from ..providers.base import ChatOptions, ChatRequest, Message, Provider
 
 __all__ = ["Task", "make_tasks", "run_sniah"]
 
@@ -96,11 +97,9 @@ class Outcome:
     answer: str = ""
 
 
-async def _direct(rc: RunContext, task: Task) -> Outcome:
+async def _direct(tier: Tier, provider: Provider, task: Task) -> Outcome:
     """The whole haystack in one prompt, cut to the window: what a user without a runner does."""
-    tier = rc.tier(0)
     question = f"\n\nQuestion: {task.question}\nAnswer:"
-    provider = rc.providers.get(tier)
     count = getattr(provider, "count_tokens", None)
     budget = tier.num_ctx - 1100  # the reply and the chat template need the rest
     if count is None:
@@ -172,9 +171,8 @@ async def run_sniah(
             outcomes: list[Outcome] = []
             for i, task in enumerate(tasks):
                 if "direct" in methods:
-                    # A fresh run (and budget) per task, as the runner gets.
-                    direct_rc = build_run(runtime, "", plan, options, pool)
-                    outcomes.append(await _direct(direct_rc, task))
+                    tier = plan.at(0)
+                    outcomes.append(await _direct(tier, pool.get(tier), task))
                 if "runner" in methods:
                     outcomes.append(await _runner(runtime, task, options, pool))
                 if progress is not None:
