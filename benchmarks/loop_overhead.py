@@ -40,7 +40,7 @@ from rlm_recursive.agent.pool import ProviderPool
 from rlm_recursive.agent.query import QueryOptions, build_run
 from rlm_recursive.agent.recursion import RecursionState, Tier, TierPlan
 from rlm_recursive.agent.runtime import Runtime
-from rlm_recursive.agent.strategies import ROOT_SYSTEM
+from rlm_recursive.agent.strategies.agent import ROOT_SYSTEM
 from rlm_recursive.providers.base import ChatRequest, ChatResult, ToolCall, Usage
 from rlm_recursive.providers.fake import FakeProvider
 
@@ -172,7 +172,7 @@ async def one_run(
     limits = BudgetLimits(
         max_sub_calls=10**6, max_tool_calls=10**6, max_prompt_chars=10**12, max_wall_s=10**6
     )
-    rc = rc.derive(max_iterations=turns + 1, budget=Budget(limits))
+    rc = rc.with_settings(max_iterations=turns + 1).derive(budget=Budget(limits))
     state = RecursionState(depth=0, max_depth=max_depth)
     system = ROOT_SYSTEM.format(overview=f"{len(env['docs'])} documents")
     started, cpu = time.perf_counter(), time.process_time()

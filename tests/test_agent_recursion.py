@@ -187,7 +187,7 @@ def test_recursion_state_caps():
 
 
 async def test_identical_temperature_zero_sub_calls_are_served_from_the_cache(rt, sid):
-    from rlm_recursive.agent.subcalls import ClientSubQueries
+    from rlm_recursive.agent.query import ClientSubQueries
 
     doc_id = rt.store.documents(sid)[0].id
     fake = FakeProvider(script=lambda r: reply(f"answer {len(fake.requests)}"))

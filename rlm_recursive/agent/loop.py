@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
-import math
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
-from ..errors import ContextOverflow, InvalidArgs, RlmError, RunError, UnknownTool
-from ..policy import EgressPolicy
-from ..providers.base import ChatOptions, ChatRequest, ChatResult, Message, ToolCall
-from ..tools import Registry, ToolContext
+from ..errors import InvalidArgs, RlmError, RunError, UnknownTool
+from ..providers.base import Message, ToolCall
 from ..types import ToolDef
-from .budget import Budget
-from .citations import CitationLog
-from .pool import ProviderPool
-from .recursion import RecursionState, Tier, TierPlan
+from .context import AgentAnswer, RunContext
+from .model_call import call_model
+from .recursion import RecursionState
 
-__all__ = ["FINAL_ANSWER", "AgentAnswer", "RunContext", "call_model", "fit_messages",
-           "run_agent"]
+__all__ = ["FINAL_ANSWER", "MODEL_TOOLS", "RECURSIVE_TOOLS", "run_agent", "run_tool",
+           "tools_for"]
 
 FINAL_ANSWER = ToolDef(
     name="rlm_final_answer",
@@ -30,130 +25,10 @@ FINAL_ANSWER = ToolDef(
 MODEL_TOOLS = ["rlm_docs_list", "rlm_docs_peek", "rlm_search_query", "rlm_chunk_create",
                "rlm_span_get", "rlm_artifact_store"]
 RECURSIVE_TOOLS = ["rlm_sub_query", "rlm_sub_query_batch"]
-CHARS_PER_TOKEN = 3.0
-"""Conservative: code, numbers and ids tokenise worse than the usual 4 chars per token."""
-
-
-@dataclass
-class RunContext:
-    """Everything one recursion tree shares."""
-
-    registry: Registry
-    tool_ctx: ToolContext
-    plan: TierPlan
-    providers: ProviderPool
-    budget: Budget = field(default_factory=Budget)
-    citations: CitationLog = field(default_factory=CitationLog)
-    egress: EgressPolicy | None = None
-    model_overridden: bool = False
-    max_iterations: int = 20
-    plan_offset: int = 0
-    """Depth at which `plan` starts: a sub-query with its own tiers re-bases them."""
-    options: dict[str, Any] = field(default_factory=dict)
-
-    def tier(self, depth: int) -> Tier:
-        return self.plan.at(max(depth - self.plan_offset, 0))
-
-    def derive(self, **changes: Any) -> RunContext:
-        return replace(self, **changes)
-
-
-@dataclass
-class AgentAnswer:
-    text: str
-    tier: Tier
-    iterations: int
-    stopped: str = "answer"
-
-
-_DROPPED_NOTE = ("[Earlier tool exchanges were removed to fit the window; search or read "
-                 "again if you need them.]")
-
-
-def _message_chars(message: Message) -> int:
-    calls = sum(len(json.dumps(c.arguments)) + len(c.name) for c in message.tool_calls)
-    return len(message.content) + 16 + calls
-
-
-def fit_messages(
-    messages: list[Message], tools: list[ToolDef], num_ctx: int, reserve_tokens: int,
-) -> int:
-    """Fit the prompt into the window, or refuse; returns its size in characters.
-
-    Trims IN PLACE, so a later turn of the same history does not redo the work: the oldest
-    tool results become short notes first, then the oldest exchanges (an assistant turn with
-    its tool results) are dropped; the latest exchange always stays.
-    """
-    limit = int((num_ctx - reserve_tokens) * CHARS_PER_TOKEN)
-    sizes = [_message_chars(m) for m in messages]
-    total = sum(sizes) + sum(t.chars for t in tools)
-    for i, msg in enumerate(messages[:-1]):
-        if total <= limit:
-            break
-        if msg.role == "tool" and len(msg.content) > 80:
-            note = f"[trimmed {len(msg.content)} chars to fit the window; read again if needed]"
-            messages[i] = msg.model_copy(update={"content": note})
-            trimmed = _message_chars(messages[i])
-            total -= sizes[i] - trimmed
-            sizes[i] = trimmed
-    turns = [i for i, m in enumerate(messages) if m.role == "assistant"]
-    if total > limit and len(turns) > 1:
-        noted = any(m.content == _DROPPED_NOTE for m in messages)
-        if not noted:
-            total += len(_DROPPED_NOTE) + 16
-        cut = turns[0]
-        for following in turns[1:]:
-            if total <= limit:
-                break
-            total -= sum(sizes[cut:following])
-            cut = following
-        del messages[turns[0] : cut]
-        if not noted:
-            messages.insert(turns[0], Message(role="user", content=_DROPPED_NOTE))
-    if total > limit:
-        need = math.ceil(total / CHARS_PER_TOKEN) + reserve_tokens
-        raise ContextOverflow(
-            f"the prompt needs about {need} tokens but the model window is {num_ctx}; "
-            "give it a smaller span (chunk first)", needed_tokens=need, num_ctx=num_ctx)
-    return total
-
-
-async def call_model(
-    rc: RunContext, tier: Tier, messages: list[Message], tools: list[ToolDef],
-    *, cacheable: bool = False, tool_runner: Any = None,
-) -> ChatResult:
-    """One model call: egress-checked, measured against the window, budgeted, maybe cached."""
-    if rc.egress is not None:
-        rc.egress.check(tier.provider, endpoint=rc.providers.endpoint(tier.provider),
-                        model=tier.model, model_overridden=rc.model_overridden)
-    reserve = min(1024, tier.num_ctx // 4)
-    prompt_chars = fit_messages(messages, tools, tier.num_ctx, reserve)
-    options = ChatOptions(temperature=tier.temperature,
-                          num_ctx=tier.num_ctx if tier.info.catalogued else None,
-                          max_tokens=reserve, native_tools=tier.info.tools,
-                          timeout_s=rc.options.get("timeout_s", 180.0),
-                          max_turns=rc.max_iterations)
-    request = ChatRequest(model=tier.model, messages=messages, tools=tools, options=options,
-                          tool_runner=tool_runner)
-    key = None
-    if cacheable and tier.temperature == 0 and not tools:
-        prompt = json.dumps([m.model_dump() for m in messages], sort_keys=True)
-        key = "|".join([tier.provider, tier.model, options.model_dump_json(),
-                        hashlib.sha256(prompt.encode()).hexdigest()])
-        if key in rc.providers.cache:
-            return rc.providers.cache[key]
-    rc.budget.charge_prompt(prompt_chars)
-    result = await rc.providers.get(tier).chat(request)
-    usage = result.usage
-    cost = usage.cost_usd if usage.cost_usd is not None else tier.info.cost(
-        usage.input_tokens, usage.output_tokens)
-    rc.budget.record_usage(usage.input_tokens, usage.output_tokens, cost)
-    if key is not None:
-        rc.providers.cache[key] = result
-    return result
 
 
 def tools_for(rc: RunContext, state: RecursionState) -> list[ToolDef]:
+    """The tools a model at this depth may call: sub-queries only while it may recurse."""
     names = MODEL_TOOLS + (RECURSIVE_TOOLS if state.can_recurse() else [])
     return [*rc.registry.tool_defs(for_model=True, names=names), FINAL_ANSWER]
 
@@ -166,10 +41,8 @@ async def run_tool(rc: RunContext, state: RecursionState, call: ToolCall) -> str
             raise UnknownTool(f"tool {call.name!r} is not available here; use one of "
                               f"{', '.join(sorted(allowed))}")
         rc.budget.charge_tool_call()
-        ctx = rc.tool_ctx
-        from .subcalls import SubQueryCaller  # the sub-query tools call back into the loop
-
-        ctx = replace(ctx, read_log=rc.citations, sub_query=SubQueryCaller(rc, state))
+        sub_query = rc.sub_queries(rc, state) if rc.sub_queries is not None else None
+        ctx = replace(rc.tool_ctx, read_log=rc.citations, sub_query=sub_query)
         result = await rc.registry.invoke(call.name, call.arguments, ctx)
         return json.dumps(result.output, ensure_ascii=False)
     except RunError:
@@ -195,7 +68,7 @@ async def run_agent(
             return "Answer recorded."
         return await run_tool(rc, state, ToolCall(name=name, arguments=args))
 
-    for iteration in range(1, rc.max_iterations + 1):
+    for iteration in range(1, rc.settings.max_iterations + 1):
         result = await call_model(rc, tier, messages, tools, tool_runner=runner)
         if not result.tool_calls:
             text = answered[-1] if answered else result.text
@@ -216,4 +89,5 @@ async def run_agent(
     messages.append(Message(role="user", content="You are out of tool calls. Give your best "
                                                  "final answer now, from what you have read."))
     result = await call_model(rc, tier, messages, [])
-    return AgentAnswer(result.text.strip(), tier, rc.max_iterations, stopped="max_iterations")
+    return AgentAnswer(result.text.strip(), tier, rc.settings.max_iterations,
+                       stopped="max_iterations")

@@ -1,24 +1,36 @@
-"""One question over one session: resolve the tiers, pick a strategy, run, cite."""
+"""One question over one session: resolve the tiers, pick a strategy, run, cite.
+
+Also the entry point for sub-queries a surface calls directly (`ClientSubQueries`).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..catalog import Catalog
 from ..errors import EgressDenied, Timeout
-from ..policy import EgressPolicy, load_profile
+from ..policy import EgressPolicy, Profile, load_profile
+from ..tools.spec import ToolContext
+from ..tools.subquery import SubQueryArgs, SubQueryBatchArgs
+from ..types import ToolResult
 from .budget import Budget, BudgetLimits
 from .citations import Citation
-from .loop import RunContext
+from .context import RunContext, RunSettings
 from .pool import ProviderPool
 from .recursion import MAX_DEPTH_CAP, RecursionState, TierPlan
 from .strategies import Strategy, choose_strategy, run_strategy
+from .subcalls import SubQueryCaller
 
-__all__ = ["QueryOptions", "QueryResult", "build_run", "resolve_plan", "run_query"]
+if TYPE_CHECKING:  # the runtime builds on this module, not the other way round
+    from .runtime import Runtime
+
+__all__ = ["ClientSubQueries", "QueryOptions", "QueryResult", "build_run", "resolve_plan",
+           "run_query"]
 
 _DEFAULT_PRESET = {"ollama": "fully-local", "embedded": "embedded", "claude": "quality-first"}
 
@@ -58,9 +70,10 @@ class QueryResult(BaseModel):
     stopped: str
 
 
-async def resolve_plan(runtime: Any, options: QueryOptions) -> tuple[TierPlan, str]:
+async def resolve_plan(
+    catalog: Catalog, profile: Profile, options: QueryOptions,
+) -> tuple[TierPlan, str]:
     """Option B (model_tiers) > A (model) > C (preset) > the provider's default preset."""
-    catalog = runtime.catalog
     provider = options.provider if options.provider not in (None, "auto") else None
     if options.model_tiers:
         return TierPlan.from_map(catalog, options.model_tiers), "model_tiers"
@@ -75,7 +88,7 @@ async def resolve_plan(runtime: Any, options: QueryOptions) -> tuple[TierPlan, s
     if provider is None:
         from ..providers.auto import detect_provider
 
-        _refuse_remote_probe(runtime)
+        _refuse_remote_probe(profile)
         provider, reason = await detect_provider()
     preset = _DEFAULT_PRESET.get(provider)
     if preset is None:
@@ -86,14 +99,14 @@ async def resolve_plan(runtime: Any, options: QueryOptions) -> tuple[TierPlan, s
     return TierPlan.from_preset(catalog, preset), reason
 
 
-def _refuse_remote_probe(runtime: Any) -> None:
+def _refuse_remote_probe(profile: Profile) -> None:
     """Auto-detection probes OLLAMA_HOST: a local-only profile must not reach a remote one."""
     from ..policy import is_loopback_url
     from ..providers.ollama import DEFAULT_HOST, normalise_host
 
     host = normalise_host(os.environ.get("OLLAMA_HOST") or DEFAULT_HOST)
-    if runtime.profile.local_only and not is_loopback_url(host):
-        name = runtime.profile.name
+    if profile.local_only and not is_loopback_url(host):
+        name = profile.name
         raise EgressDenied(
             f"the {name!r} profile allows only local models and OLLAMA_HOST is not loopback, "
             "so provider auto-detection would contact a remote host; point OLLAMA_HOST at "
@@ -101,7 +114,7 @@ def _refuse_remote_probe(runtime: Any) -> None:
 
 
 def build_run(
-    runtime: Any, session_id: str, plan: TierPlan, options: QueryOptions,
+    runtime: Runtime, session_id: str, plan: TierPlan, options: QueryOptions,
     providers: ProviderPool,
 ) -> RunContext:
     """The shared context of one recursion tree; a preset may tighten the egress profile."""
@@ -114,18 +127,19 @@ def build_run(
                           max_tool_calls=options.max_tool_calls,
                           max_wall_s=options.timeout_s or BudgetLimits.max_wall_s,
                           max_usd=options.budget_usd)
+    settings = RunSettings(timeout_s=min(options.timeout_s or 180.0, 180.0),
+                           max_iterations=options.max_iterations)
     return RunContext(
         registry=runtime.registry, tool_ctx=runtime.context(session_id), plan=plan,
-        providers=providers, budget=Budget(limits), egress=egress,
-        model_overridden=options.client_override and bool(
+        providers=providers, catalog=runtime.catalog, budget=Budget(limits), egress=egress,
+        audit=runtime.audit, model_overridden=options.client_override and bool(
             options.model or options.model_tiers or options.recursive_model),
-        max_iterations=options.max_iterations,
-        options={"timeout_s": min(options.timeout_s or 180.0, 180.0)},
+        settings=settings, sub_queries=SubQueryCaller,
     )
 
 
 async def run_query(
-    runtime: Any, session_id: str, question: str, options: QueryOptions,
+    runtime: Runtime, session_id: str, question: str, options: QueryOptions,
     providers: ProviderPool | None = None,
 ) -> QueryResult:
     """Answer `question` over the session; the answer carries verifiable citations."""
@@ -133,7 +147,7 @@ async def run_query(
     own_pool = providers is None
     providers = providers or ProviderPool()
     try:
-        plan, reason = await resolve_plan(runtime, options)
+        plan, reason = await resolve_plan(runtime.catalog, runtime.profile, options)
         rc = build_run(runtime, session_id, plan, options, providers)
         root = plan.at(0)
         strategy = choose_strategy(options.strategy, root)
@@ -156,3 +170,44 @@ async def run_query(
     finally:
         if own_pool:
             await providers.aclose()
+
+
+class ClientSubQueries:
+    """Sub-queries called straight from a surface (MCP client, CLI): each call is its own tree."""
+
+    def __init__(self, runtime: Runtime, providers: ProviderPool | None = None) -> None:
+        self.runtime = runtime
+        self.providers = providers
+        """A pool shared across calls (its cache too); None opens one per call."""
+
+    async def _caller(
+        self, ctx: ToolContext, args: SubQueryArgs | SubQueryBatchArgs,
+    ) -> tuple[SubQueryCaller, Any, ProviderPool]:
+        options = QueryOptions(provider=args.provider, model=args.model,
+                               recursive_provider=args.recursive_provider,
+                               recursive_model=args.recursive_model, preset=args.tier_strategy,
+                               client_override=True)
+        plan, _ = await resolve_plan(self.runtime.catalog, self.runtime.profile, options)
+        pool = self.providers or ProviderPool()
+        rc = build_run(self.runtime, ctx.require_session(), plan, options, pool)
+        # The client sits at depth 0; its sub-call is depth 1 and may recurse max_depth more.
+        state = RecursionState(depth=0, max_depth=min(1 + args.max_depth, 5))
+        plain = args.model_copy(update={"provider": None, "model": None, "tier_strategy": None,
+                                        "recursive_provider": None, "recursive_model": None})
+        return SubQueryCaller(rc.derive(plan_offset=1), state), plain, pool
+
+    async def run(self, ctx: ToolContext, args: SubQueryArgs) -> ToolResult:
+        caller, plain, pool = await self._caller(ctx, args)
+        try:
+            return await caller.run(ctx, plain)
+        finally:
+            if pool is not self.providers:
+                await pool.aclose()
+
+    async def run_batch(self, ctx: ToolContext, args: SubQueryBatchArgs) -> ToolResult:
+        caller, plain, pool = await self._caller(ctx, args)
+        try:
+            return await caller.run_batch(ctx, plain)
+        finally:
+            if pool is not self.providers:
+                await pool.aclose()

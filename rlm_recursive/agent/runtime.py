@@ -14,6 +14,8 @@ from ..policy.profiles import DEFAULT_PROFILE, PROFILE_ENV
 from ..store import Store
 from ..tools import Registry, ToolContext
 from ..types import ToolResult
+from .query import ClientSubQueries
+from .toolset import full_registry
 
 __all__ = ["Runtime"]
 
@@ -25,8 +27,6 @@ class Runtime:
         self, data_dir: str | Path | None = None, profile: str | None = None,
         catalog: Catalog | None = None, registry: Registry | None = None,
     ) -> None:
-        from .toolset import full_registry  # the agent's tools join the core ones
-
         self.catalog = catalog or load_catalog()
         name = profile or os.environ.get(PROFILE_ENV) or DEFAULT_PROFILE
         self.profile: Profile = load_profile(name, self.catalog.profiles.get(name))
@@ -38,11 +38,9 @@ class Runtime:
                               enabled=self.profile.audit)
 
     def context(self, session_id: str | None = None, **extras: Any) -> ToolContext:
-        from .subcalls import ClientSubQueries
-
         return ToolContext(store=self.store, policy=self.policy, session_id=session_id,
                            traces=self.profile.traces, sub_query=ClientSubQueries(self),
-                           extras=dict(extras, runtime=self))
+                           extras=dict(extras))
 
     async def call(
         self, name: str, args: dict[str, Any], ctx: ToolContext | None = None,

@@ -12,10 +12,12 @@ from ..tools.spec import ToolContext
 from ..tools.subquery import SubQueryArgs, SubQueryBatchArgs
 from ..types import SpanRef, ToolResult
 from .citations import CitationLog
-from .loop import RunContext, call_model, run_agent
+from .context import RunContext
+from .loop import run_agent
+from .model_call import call_model
 from .recursion import RecursionState, TierPlan
 
-__all__ = ["ClientSubQueries", "SubQueryCaller"]
+__all__ = ["SubQueryCaller"]
 
 PLAIN_SYSTEM = ("Answer the question using only the context given. Be brief and exact: quote "
                 "names, numbers and identifiers as they appear. If the context does not "
@@ -81,7 +83,7 @@ class SubQueryCaller:
 
     def _routed(self, args: SubQueryArgs | SubQueryBatchArgs, child_depth: int) -> RunContext:
         """A tier override from the call applies to its subtree, re-based at its depth."""
-        catalog = self.rc.tool_ctx.extras["runtime"].catalog
+        catalog = self.rc.catalog
         current = self.rc.tier(child_depth)
         if args.tier_strategy:
             plan = TierPlan.from_preset(catalog, args.tier_strategy)
@@ -162,45 +164,3 @@ def _input_span(
     if lo > hi:
         raise InvalidArgs(f"start {lo} is after end {hi}")
     return SpanRef(doc_id=doc.id, start=lo, end=hi)
-
-
-class ClientSubQueries:
-    """Sub-queries called straight from a surface (MCP client, CLI): each call is its own tree."""
-
-    def __init__(self, runtime: Any, providers: Any = None) -> None:
-        self.runtime = runtime
-        self.providers = providers
-        """A pool shared across calls (its cache too); None opens one per call."""
-
-    async def _caller(self, ctx: ToolContext, args: SubQueryArgs | SubQueryBatchArgs):
-        from .pool import ProviderPool
-        from .query import QueryOptions, build_run, resolve_plan
-
-        options = QueryOptions(provider=args.provider, model=args.model,
-                               recursive_provider=args.recursive_provider,
-                               recursive_model=args.recursive_model, preset=args.tier_strategy,
-                               client_override=True)
-        plan, _ = await resolve_plan(self.runtime, options)
-        pool = self.providers or ProviderPool()
-        rc = build_run(self.runtime, ctx.require_session(), plan, options, pool)
-        # The client sits at depth 0; its sub-call is depth 1 and may recurse max_depth more.
-        state = RecursionState(depth=0, max_depth=min(1 + args.max_depth, 5))
-        plain = args.model_copy(update={"provider": None, "model": None, "tier_strategy": None,
-                                        "recursive_provider": None, "recursive_model": None})
-        return SubQueryCaller(rc.derive(plan_offset=1), state), plain, pool
-
-    async def run(self, ctx: ToolContext, args: SubQueryArgs) -> ToolResult:
-        caller, plain, pool = await self._caller(ctx, args)
-        try:
-            return await caller.run(ctx, plain)
-        finally:
-            if pool is not self.providers:
-                await pool.aclose()
-
-    async def run_batch(self, ctx: ToolContext, args: SubQueryBatchArgs) -> ToolResult:
-        caller, plain, pool = await self._caller(ctx, args)
-        try:
-            return await caller.run_batch(ctx, plain)
-        finally:
-            if pool is not self.providers:
-                await pool.aclose()

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..agent.loop import CHARS_PER_TOKEN
+from ..agent.model_call import CHARS_PER_TOKEN
 from ..agent.pool import ProviderPool
 from ..agent.query import QueryOptions, resolve_plan, run_query
 from ..agent.recursion import Tier
@@ -167,7 +167,7 @@ async def run_sniah(
         runtime = Runtime(data_dir or Path(tmp))
         pool = ProviderPool()
         try:
-            plan, reason = await resolve_plan(runtime, options)
+            plan, reason = await resolve_plan(runtime.catalog, runtime.profile, options)
             outcomes: list[Outcome] = []
             for i, task in enumerate(tasks):
                 if "direct" in methods:

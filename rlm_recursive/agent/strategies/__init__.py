@@ -1,0 +1,51 @@
+"""Answering strategies, one module each: `async def run(rc, state, question) -> AgentAnswer`.
+
+The model drives the tools (agent) or writes code (repl); for small models that cannot, the
+runtime drives (search, map-reduce). A new strategy is a module plus one line in `_MODULES`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Literal, Protocol
+
+from ...errors import InvalidArgs
+from ..context import AgentAnswer, RunContext
+from ..recursion import RecursionState, Tier
+
+__all__ = ["STRATEGIES", "Strategy", "StrategyModule", "choose_strategy", "run_strategy"]
+
+Strategy = Literal["agent", "search", "map-reduce", "auto"]
+STRATEGIES: tuple[str, ...] = ("agent", "search", "map-reduce", "auto")
+
+_MODULES: dict[str, str] = {
+    "agent": "agent",
+    "search": "search",
+    "map-reduce": "map_reduce",
+}
+"""Strategy name → module in this package (imported on first use)."""
+
+
+class StrategyModule(Protocol):
+    async def run(self, rc: RunContext, state: RecursionState, question: str) -> AgentAnswer: ...
+
+
+def choose_strategy(requested: str, tier: Tier) -> str:
+    """auto: the agent loop for capable models, the search strategy for small ones."""
+    if requested != "auto":
+        return requested
+    return "search" if tier.info.is_small else "agent"
+
+
+def strategy_module(name: str) -> StrategyModule:
+    module = _MODULES.get(name)
+    if module is None:
+        raise InvalidArgs(f"unknown strategy {name!r}; use one of {', '.join(STRATEGIES)}")
+    return importlib.import_module(f"{__name__}.{module}")  # type: ignore[return-value]
+
+
+async def run_strategy(
+    rc: RunContext, state: RecursionState, strategy: str, question: str,
+) -> AgentAnswer:
+    """Run the named strategy (not `auto`: resolve it with `choose_strategy` first)."""
+    return await strategy_module(strategy).run(rc, state, question)

@@ -1,0 +1,60 @@
+"""The search strategy: BM25 (plus literal look-ups) picks the passages, the model answers
+from them only (for small models that cannot drive tools)."""
+
+from __future__ import annotations
+
+import re
+
+from ...providers.base import Message
+from ...tools.search import search_session
+from ...types import SpanRef
+from ..context import AgentAnswer, RunContext
+from ..model_call import call_model, window_chars
+from ..recursion import RecursionState
+
+__all__ = ["ANSWER_SYSTEM", "run"]
+
+ANSWER_SYSTEM = ("Answer the question using only the excerpts given. Quote the exact value "
+                 "(number, word or identifier) as it appears in the excerpt.")
+_QUOTED = re.compile(r"\"([^\"]{2,})\"|'([^']{2,})'")
+_IDENTIFIER = re.compile(r"\b[\w-]*\d[\w-]*\b")
+
+
+def _exact_terms(question: str) -> list[str]:
+    """Quoted phrases and identifiers with digits are looked up literally as well."""
+    terms = [a or b for a, b in _QUOTED.findall(question)]
+    return terms + [t for t in _IDENTIFIER.findall(question) if len(t) >= 3]
+
+
+async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnswer:
+    tier = rc.tier(state.depth)
+    store, session_id = rc.store, rc.session_id
+    context_chars = rc.settings.context_chars
+    hits, _, _, docs = search_session(store, session_id, question, "bm25", limit=8)
+    for term in _exact_terms(question):
+        exact, _, _, _ = search_session(store, session_id, term, "literal", limit=2)
+        hits = exact + hits
+    # Small models lose the thread in long prompts: a few focused excerpts, not a full window.
+    budget = min(window_chars(tier, 1024) - len(question) - 500,
+                 rc.settings.max_excerpt_chars)
+    excerpts, refs = [], []
+    for hit in hits:
+        text = store.text(docs[hit.doc_id])
+        ref = SpanRef(doc_id=hit.doc_id, start=max(hit.highlight_start - context_chars, 0),
+                      end=min(hit.highlight_end + context_chars, len(text)))
+        if any(r.doc_id == ref.doc_id and r.start < ref.end and ref.start < r.end
+               for r in refs):
+            continue
+        if ref.end - ref.start > budget:
+            break
+        budget -= ref.end - ref.start
+        refs.append(ref)
+        excerpts.append(text[ref.start : ref.end])
+    for ref in refs:
+        rc.citations.add(ref)
+    body = "\n\n".join(f"[Excerpt {i + 1}]\n{e}" for i, e in enumerate(excerpts))
+    messages = [Message(role="system", content=ANSWER_SYSTEM),
+                Message(role="user", content=f"{body or '(no matching text found)'}\n\n"
+                                             f"Question: {question}\nAnswer:")]
+    result = await call_model(rc, tier, messages, [])
+    return AgentAnswer(result.text.strip(), tier, 1)
