@@ -24,6 +24,11 @@ class Citation(BaseModel):
     end: int = Field(ge=0)
     checksum: str
     source: str | None = None
+    # The seed's SpanRef fields (003 §9.1), alongside the ones above.
+    session_id: str | None = None
+    doc_index: int | None = None
+    start_char: int | None = None
+    end_char: int | None = None
 
 
 class CitationLog:
@@ -57,11 +62,15 @@ class CitationLog:
 
     def citations(self, store: Store, session_id: str) -> list[Citation]:
         cited = []
-        for ref in self.merged():
+        merged = self.merged()
+        index = {d.id: i for i, d in enumerate(store.documents(session_id))} if merged else {}
+        for ref in merged:
             doc = store.document(session_id, ref.doc_id)
             text = store.text(doc)[ref.start : ref.end]
             cited.append(Citation(doc_id=ref.doc_id, start=ref.start, end=ref.end,
-                                  checksum=text_checksum(text), source=doc.source))
+                                  checksum=text_checksum(text), source=doc.source,
+                                  session_id=session_id, doc_index=index.get(ref.doc_id),
+                                  start_char=ref.start, end_char=ref.end))
         return cited
 
 
@@ -84,6 +93,9 @@ class VerifyArgs(BaseModel):
     end: int = Field(ge=0)
     checksum: str = Field(description='"sha256:<hex>" as given in the citation')
     source: str | None = Field(None, description="Ignored: lets a citation be passed as is")
+    doc_index: int | None = Field(None, description="Ignored, as source")
+    start_char: int | None = Field(None, description="Ignored, as source")
+    end_char: int | None = Field(None, description="Ignored, as source")
 
 
 async def _verify(ctx: ToolContext, args: VerifyArgs) -> ToolResult:

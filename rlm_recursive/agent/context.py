@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from ..catalog import Catalog
 from ..policy import AuditLog, EgressPolicy
 from ..store import Store
+from ..store.executions import ExecutionStore
 from ..tools import Registry, ToolContext
 from ..tools.spec import SubQueryRunner
 from .budget import Budget
@@ -41,6 +42,10 @@ class RunSettings:
     """repl strategy: sandbox heap."""
     max_recursion_depth: int = 200
     """repl strategy: Python call depth inside the sandbox."""
+    max_corrections: int = 3
+    """repl strategy: replies without a ```repl block before the run gives up on code."""
+    output_mode: Literal["ANSWER", "CONTEXTS"] = "ANSWER"
+    """repl strategy: CONTEXTS returns the spans tagged `context` instead of an answer."""
 
 
 SubQueryFactory = Callable[["RunContext", RecursionState], SubQueryRunner]
@@ -64,6 +69,10 @@ class RunContext:
     plan_offset: int = 0
     """Depth at which `plan` starts: a sub-query with its own tiers re-bases them."""
     settings: RunSettings = field(default_factory=RunSettings)
+    cache_store: ExecutionStore | None = None
+    """Persists the temperature-0 sub-call cache (SQLite), so a rerun costs no model calls."""
+    progress: Callable[[dict[str, Any]], None] | None = None
+    """Live events for a surface (a REPL step ran); never required."""
     sub_queries: SubQueryFactory | None = None
     """Set by the query layer, so the loop does not import the sub-query module (a circle)."""
 

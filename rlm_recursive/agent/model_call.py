@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import math
@@ -94,11 +95,9 @@ async def call_model(
                           tool_runner=tool_runner)
     key = None
     if cacheable and tier.temperature == 0 and not tools:
-        prompt = json.dumps([m.model_dump() for m in messages], sort_keys=True)
-        key = "|".join([tier.provider, tier.model, options.model_dump_json(),
-                        hashlib.sha256(prompt.encode()).hexdigest()])
-        if key in rc.providers.cache:
-            return rc.providers.cache[key]
+        key, cached = await _cached(rc, tier, options, messages)
+        if cached is not None:
+            return cached
     rc.budget.charge_prompt(prompt_chars)
     result = await rc.providers.get(tier).chat(request)
     usage = result.usage
@@ -106,5 +105,33 @@ async def call_model(
         usage.input_tokens, usage.output_tokens)
     rc.budget.record_usage(usage.input_tokens, usage.output_tokens, cost)
     if key is not None:
-        rc.providers.cache[key] = result
+        rc.providers.cache[key.key] = result
+        if rc.cache_store is not None:
+            await asyncio.to_thread(rc.cache_store.cache_put, key.key, tier.provider,
+                                    tier.model, key.options, key.prompt_sha256,
+                                    result.model_dump(mode="json"))
     return result
+
+
+class _CacheKey:
+    """Provider, model, options (less the per-run timeouts) and the prompt's sha256."""
+
+    def __init__(self, tier: Tier, options: ChatOptions, messages: list[Message]) -> None:
+        prompt = json.dumps([m.model_dump(mode="json") for m in messages], sort_keys=True)
+        self.options = options.model_dump_json(exclude={"timeout_s", "max_turns"})
+        self.prompt_sha256 = hashlib.sha256(prompt.encode()).hexdigest()
+        self.key = hashlib.sha256("|".join(
+            [tier.provider, tier.model, self.options, self.prompt_sha256]).encode()).hexdigest()
+
+
+async def _cached(
+    rc: RunContext, tier: Tier, options: ChatOptions, messages: list[Message],
+) -> tuple[_CacheKey, ChatResult | None]:
+    """The in-memory cache first, then the persistent one (a rerun costs no model calls)."""
+    key = _CacheKey(tier, options, messages)
+    hit = rc.providers.cache.get(key.key)
+    if hit is None and rc.cache_store is not None:
+        stored = await asyncio.to_thread(rc.cache_store.cache_get, key.key)
+        if stored is not None:
+            hit = rc.providers.cache[key.key] = ChatResult.model_validate(stored)
+    return key, hit

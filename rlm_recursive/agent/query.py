@@ -8,13 +8,15 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..catalog import Catalog
 from ..errors import EgressDenied, Timeout
 from ..policy import EgressPolicy, Profile, load_profile
+from ..store.executions import ExecutionStore
 from ..tools.spec import ToolContext
 from ..tools.subquery import SubQueryArgs, SubQueryBatchArgs
 from ..types import ToolResult
@@ -51,6 +53,8 @@ class QueryOptions(BaseModel):
     budget_usd: float | None = Field(None, ge=0)
     max_sub_calls: int = Field(64, ge=0)
     max_tool_calls: int = Field(200, ge=1)
+    output_mode: Literal["ANSWER", "CONTEXTS"] = "ANSWER"
+    """repl strategy: CONTEXTS returns the passages the model tagged, not an answer."""
     client_override: bool = False
     """True when a client (an MCP caller), not the operator, chose the model: the profile's
     `allow_model_override` decides. CLI flags are the operator's own configuration."""
@@ -68,6 +72,9 @@ class QueryResult(BaseModel):
     usage: dict[str, Any]
     plan: list[dict[str, Any]]
     stopped: str
+    execution_id: str | None = None
+    """repl strategy: the persisted execution (its steps: `rlm_execution_get`)."""
+    contexts: list[dict[str, Any]] | None = None
 
 
 async def resolve_plan(
@@ -128,19 +135,22 @@ def build_run(
                           max_wall_s=options.timeout_s or BudgetLimits.max_wall_s,
                           max_usd=options.budget_usd)
     settings = RunSettings(timeout_s=min(options.timeout_s or 180.0, 180.0),
-                           max_iterations=options.max_iterations)
+                           max_iterations=options.max_iterations,
+                           output_mode=options.output_mode)
     return RunContext(
         registry=runtime.registry, tool_ctx=runtime.context(session_id), plan=plan,
         providers=providers, catalog=runtime.catalog, budget=Budget(limits), egress=egress,
         audit=runtime.audit, model_overridden=options.client_override and bool(
             options.model or options.model_tiers or options.recursive_model),
         settings=settings, sub_queries=SubQueryCaller,
+        cache_store=ExecutionStore(runtime.store.db),
     )
 
 
 async def run_query(
     runtime: Runtime, session_id: str, question: str, options: QueryOptions,
     providers: ProviderPool | None = None,
+    progress: Callable[[dict[str, Any]], None] | None = None,
 ) -> QueryResult:
     """Answer `question` over the session; the answer carries verifiable citations."""
     runtime.store.session(session_id)
@@ -148,7 +158,7 @@ async def run_query(
     providers = providers or ProviderPool()
     try:
         plan, reason = await resolve_plan(runtime.catalog, runtime.profile, options)
-        rc = build_run(runtime, session_id, plan, options, providers)
+        rc = build_run(runtime, session_id, plan, options, providers).derive(progress=progress)
         root = plan.at(0)
         strategy = choose_strategy(options.strategy, root)
         print(f"rlm-recursive: {root.provider}/{root.model} ({reason}), strategy {strategy}",
@@ -166,6 +176,7 @@ async def run_query(
             recursion={"max_depth": state.max_depth, "final_depth": state.final_depth,
                        "call_trace": state.call_trace},
             usage=rc.budget.summary(), plan=plan.describe(), stopped=answer.stopped,
+            execution_id=answer.extra.get("execution_id"), contexts=answer.extra.get("contexts"),
         )
     finally:
         if own_pool:

@@ -15,13 +15,14 @@ from ..recursion import RecursionState, Tier
 
 __all__ = ["STRATEGIES", "Strategy", "StrategyModule", "choose_strategy", "run_strategy"]
 
-Strategy = Literal["agent", "search", "map-reduce", "auto"]
-STRATEGIES: tuple[str, ...] = ("agent", "search", "map-reduce", "auto")
+Strategy = Literal["agent", "search", "map-reduce", "repl", "auto"]
+STRATEGIES: tuple[str, ...] = ("agent", "search", "map-reduce", "repl", "auto")
 
 _MODULES: dict[str, str] = {
     "agent": "agent",
     "search": "search",
     "map-reduce": "map_reduce",
+    "repl": "repl",
 }
 """Strategy name → module in this package (imported on first use)."""
 

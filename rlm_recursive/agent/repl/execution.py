@@ -1,0 +1,205 @@
+"""One REPL execution: a sandbox, its host, and every step persisted (resumable)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ...errors import BudgetExceeded, RlmError, Timeout
+from ...store import new_id
+from ...store.executions import ExecutionStore, StepRecord
+from ...types import SpanRef, text_checksum
+from ..context import RunContext
+from ..recursion import RecursionState
+from .host import ReplHost
+from .sandbox import Sandbox, SandboxLimits, assigned_names
+
+__all__ = ["ReplExecution", "StepView", "status_for"]
+
+_RESERVED = ("_tool_results", "_tool_status", "_budgets")
+_MISSING = object()
+_WRITE_RESERVED = "\n".join(f"state[{k!r}] = _v[{k!r}]" for k in _RESERVED)
+
+
+def status_for(exc: BaseException) -> str:
+    """The execution status a run error ends in."""
+    if isinstance(exc, BudgetExceeded):
+        return "MAX_TURNS_EXCEEDED" if exc.details.get("limit") == "max_turns" else \
+            "BUDGET_EXCEEDED"
+    if isinstance(exc, Timeout | TimeoutError | asyncio.CancelledError):
+        return "TIMEOUT"
+    return "FAILED"
+
+
+@dataclass
+class StepView:
+    """A step as the model and the surfaces see it."""
+
+    record: StepRecord
+    changed: dict[str, str]
+    """Variables the step bound or changed: name → type."""
+    stdout_chars: int
+    sub_calls: int
+
+    def feedback(self) -> str:
+        """The next user message for the root model."""
+        rec = self.record
+        parts = [f"[step {rec.turn_index}] stdout:\n{rec.stdout or '(nothing printed)'}"]
+        if self.changed:
+            parts.append("variables: " + ", ".join(f"{n}: {t}" for n, t in self.changed.items()))
+        if self.sub_calls:
+            parts.append(f"sub-calls: {self.sub_calls}")
+        if rec.error:
+            parts.append(f"error: {rec.error['type']}: {rec.error['message']}\n"
+                         f"{rec.error['traceback']}")
+        pending = rec.tool_requests.get("llm", []) + rec.tool_requests.get("search", [])
+        if pending:
+            parts.append("queued: " + ", ".join(r["key"] for r in pending) +
+                         ' (results are in state["_tool_results"] now)')
+        return "\n".join(parts)
+
+
+class ReplExecution:
+    """Create or resume with the classmethods; `step(code)` runs and persists one step."""
+
+    def __init__(
+        self, rc: RunContext, state: RecursionState, execution_id: str, store: ExecutionStore,
+    ) -> None:
+        self.rc, self.state, self.id, self.store = rc, state, execution_id, store
+        docs = rc.store.documents(rc.session_id)
+        self.doc_ids = [d.id for d in docs]
+        self._docs = [(d.id, d.source, rc.store.text(d)) for d in docs]
+        settings = rc.settings
+        self.sandbox = Sandbox(self._docs, SandboxLimits(
+            step_timeout_s=settings.step_timeout_s, max_memory_bytes=settings.max_memory_bytes,
+            max_recursion_depth=settings.max_recursion_depth,
+            max_stdout_chars=settings.max_stdout_chars))
+        self.host = ReplHost(rc, state, self.doc_ids)
+        self.turn = 0
+        self.variables: dict[str, Any] = {"state": {}}
+        """The JSON variables as of the last step: what a restarted sandbox gets back."""
+        self.types: dict[str, str] = {}
+        self.pending: dict[str, list[dict[str, Any]]] = {"llm": [], "search": []}
+
+    @classmethod
+    async def create(
+        cls, rc: RunContext, state: RecursionState, *, mode: str, question: str | None,
+        options: dict[str, Any] | None = None,
+    ) -> ReplExecution:
+        store = ExecutionStore(rc.store.db)
+        execution_id = new_id("exe")
+        await asyncio.to_thread(store.create, execution_id, rc.session_id, mode, question,
+                                options or {})
+        return cls(rc, state, execution_id, store)
+
+    @classmethod
+    async def resume(cls, rc: RunContext, state: RecursionState, execution_id: str
+                     ) -> ReplExecution:
+        """Pick a run up at its last step: the JSON variables come back, the turn goes on."""
+        store = ExecutionStore(rc.store.db)
+        await asyncio.to_thread(store.reopen, execution_id)
+        execution = cls(rc, state, execution_id, store)
+        last = await asyncio.to_thread(store.last_step, execution_id)
+        if last is not None:
+            execution.turn = last.turn_index
+            execution.variables = dict(last.state.get("variables", {"state": {}}))
+            execution.pending = last.tool_requests
+        return execution
+
+    async def close(self) -> None:
+        await self.sandbox.close()
+
+    async def step(
+        self, code: str, *, tool_results: dict[str, str] | None = None,
+        resolve_tools: bool = True,
+    ) -> StepView:
+        """Run one step of model code; its own errors are part of the result."""
+        started = time.perf_counter()
+        self.rc.budget.check_time()
+        self.host.reset()
+        results, status = await self.host.resolve_queued(self.pending, tool_results,
+                                                         resolve=resolve_tools)
+        if not self.sandbox.running:
+            await self.sandbox.start(self.variables)
+        await self.sandbox.set_values(
+            {"_tool_results": results, "_tool_status": status,
+             "_budgets": _remaining(self.rc)}, _WRITE_RESERVED)
+        fed = await self.sandbox.run(code, self.host)
+        spans = list(self.host.spans)
+        changed: dict[str, str] = {}
+        if self.sandbox.running:
+            spans = await self.sandbox.take_spans() + spans
+            changed = await self._collect(code)
+        final = self.host.final
+        if final is not None and final.get("variable") and self.sandbox.running:
+            kind, type_name, value = await self.sandbox.value(final["variable"])
+            final["answer"] = value if isinstance(value, str) else json.dumps(value) \
+                if kind == "json" else f"<{type_name}>"
+        span_log = [{"doc_index": i, "start_char": a, "end_char": b, "tag": tag}
+                    for i, a, b, tag in spans]
+        for entry in span_log:
+            self.rc.citations.add(SpanRef(doc_id=self.doc_ids[entry["doc_index"]],
+                                          start=entry["start_char"], end=entry["end_char"]))
+        self.turn += 1
+        self.pending = self.host.queued
+        record = StepRecord(
+            turn_index=self.turn, code=code, stdout=fed.stdout,
+            state={"variables": self.variables, "types": self.types},
+            span_log=span_log, tool_requests=self.host.queued, final=final, error=fed.error,
+            timings={"sandbox_ms": round(fed.sandbox_ms, 2), "host_ms": round(fed.host_ms, 2),
+                     "total_ms": round((time.perf_counter() - started) * 1000, 2)})
+        await asyncio.to_thread(self.store.add_step, self.id, record)
+        return StepView(record, changed, fed.stdout_chars, len(self.host.calls))
+
+    async def _collect(self, code: str) -> dict[str, str]:
+        """Refresh the JSON variables from the sandbox; return what changed (name → type)."""
+        described = await self.sandbox.describe([*assigned_names(code), "state"])
+        changed = {}
+        for name, (kind, type_name, value) in described.items():
+            if kind == "json":
+                old = self.variables.get(name, _MISSING)
+                if _without_reserved(old) != _without_reserved(value):
+                    changed[name] = type_name
+                self.variables[name] = value
+            else:
+                changed[name] = type_name
+                self.variables.pop(name, None)  # opaque values do not survive a restart
+            self.types[name] = type_name
+        return changed
+
+    async def finish(self, status: str, *, answer: str | None = None,
+                     error: RlmError | None = None) -> None:
+        await asyncio.to_thread(self.store.finish, self.id, status, answer=answer,
+                                error=error.to_dict() if error else None,
+                                usage=self.rc.budget.summary())
+
+    def contexts(self) -> list[dict[str, Any]]:
+        """output_mode CONTEXTS: the spans tagged `context` or `context:*`, with their text."""
+        out, seen = [], set()
+        for step in self.store.steps(self.id):
+            for span in step.span_log:
+                tag = span.get("tag") or ""
+                key = (span["doc_index"], span["start_char"], span["end_char"], tag)
+                if (tag == "context" or tag.startswith("context:")) and key not in seen:
+                    seen.add(key)
+                    text = self._docs[span["doc_index"]][2][span["start_char"]:span["end_char"]]
+                    out.append({**span, "doc_id": self.doc_ids[span["doc_index"]],
+                                "session_id": self.rc.session_id, "text": text,
+                                "checksum": text_checksum(text)})
+        return out
+
+
+def _without_reserved(state: Any) -> Any:
+    if not isinstance(state, dict):
+        return state
+    return {k: v for k, v in state.items() if k not in _RESERVED}
+
+
+def _remaining(rc: RunContext) -> dict[str, Any]:
+    spent, limits = rc.budget.spent, rc.budget.limits
+    return {"sub_calls_left": limits.max_sub_calls - spent.sub_calls,
+            "prompt_chars_left": limits.max_prompt_chars - spent.prompt_chars,
+            "seconds_left": round(limits.max_wall_s - (time.monotonic() - rc.budget.started), 1)}

@@ -1,0 +1,114 @@
+"""The repl strategy: the root model writes Python steps that run in the sandbox against the
+corpus; `llm_query` is answered by the runtime (seed 003 §7, the paper's RLM)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from ...errors import RlmError, RunError
+from ...providers.base import Message
+from ..context import AgentAnswer, RunContext
+from ..model_call import call_model
+from ..recursion import RecursionState
+from ..repl.execution import ReplExecution, StepView, status_for
+from ..repl.prompt import CORRECTIVE, extract_code, root_system
+from .agent import overview
+
+__all__ = ["resume", "run"]
+
+_OUT_OF_TURNS = ("You are out of steps. Reply with your best final answer now, as plain text, "
+                 "from what your code has found.")
+
+
+async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnswer:
+    execution = await ReplExecution.create(
+        rc, state, mode="answerer", question=question,
+        options={"output_mode": rc.settings.output_mode, "plan": rc.plan.describe()})
+    return await _drive(rc, state, execution, question, [])
+
+
+async def resume(rc: RunContext, state: RecursionState, execution_id: str) -> AgentAnswer:
+    """Go on with a killed run from its last persisted step."""
+    execution = await ReplExecution.resume(rc, state, execution_id)
+    record = await asyncio.to_thread(execution.store.get, execution_id)
+    steps = await asyncio.to_thread(execution.store.steps, execution_id)
+    history = []
+    for step in steps:
+        history.append(Message(role="assistant", content=f"```repl\n{step.code}\n```"))
+        history.append(Message(role="user", content=StepView(step, {}, len(step.stdout),
+                                                              0).feedback()))
+    return await _drive(rc, state, execution, record["question"] or "", history)
+
+
+async def _drive(
+    rc: RunContext, state: RecursionState, execution: ReplExecution, question: str,
+    history: list[Message],
+) -> AgentAnswer:
+    try:
+        answer = await _loop(rc, state, execution, question, history)
+    except (RlmError, TimeoutError, asyncio.CancelledError) as exc:
+        error = exc if isinstance(exc, RlmError) else None
+        await asyncio.shield(execution.finish(status_for(exc), error=error))
+        raise
+    finally:
+        await execution.close()
+    status = "MAX_TURNS_EXCEEDED" if answer.stopped == "max_iterations" else "COMPLETED"
+    await execution.finish(status, answer=answer.text)
+    answer.extra["execution_id"] = execution.id
+    return answer
+
+
+async def _loop(
+    rc: RunContext, state: RecursionState, execution: ReplExecution, question: str,
+    history: list[Message],
+) -> AgentAnswer:
+    tier = rc.tier(state.depth)
+    settings = rc.settings
+    limits = rc.budget.limits
+    budget = (f"{settings.max_iterations} steps, {limits.max_sub_calls} sub-calls, "
+              f"{int(limits.max_wall_s)} s")
+    system = root_system(overview(rc), subcalls=state.can_recurse(),
+                         stdout_cap=settings.max_stdout_chars, budget=budget,
+                         contexts=settings.output_mode == "CONTEXTS")
+    messages = [Message(role="system", content=system),
+                Message(role="user", content=f"QUESTION: {question}"), *history]
+    corrections = 0
+    while execution.turn < settings.max_iterations:
+        reply = (await call_model(rc, tier, messages, [])).text
+        messages.append(Message(role="assistant", content=reply))
+        code, blocks = extract_code(reply)
+        if code is None:
+            corrections += 1
+            if corrections > settings.max_corrections:
+                if not reply.strip():
+                    raise RunError("the model gave no code and no answer")
+                return AgentAnswer(reply.strip(), tier, execution.turn, stopped="no_code")
+            messages.append(Message(role="user", content=CORRECTIVE))
+            continue
+        view = await execution.step(code)
+        _report(rc, view)
+        final = view.record.final
+        if final is not None and final.get("answer"):
+            return _finished(rc, execution, tier, str(final["answer"]))
+        note = "\n(only the first repl block ran)" if blocks > 1 else ""
+        messages.append(Message(role="user", content=view.feedback() + note))
+    messages.append(Message(role="user", content=_OUT_OF_TURNS))
+    result = await call_model(rc, tier, messages, [])
+    return AgentAnswer(result.text.strip(), tier, execution.turn, stopped="max_iterations")
+
+
+def _finished(rc: RunContext, execution: ReplExecution, tier, answer: str) -> AgentAnswer:
+    if rc.settings.output_mode != "CONTEXTS":
+        return AgentAnswer(answer, tier, execution.turn)
+    contexts = execution.contexts()
+    return AgentAnswer(f"{len(contexts)} contexts", tier, execution.turn,
+                       extra={"contexts": contexts})
+
+
+def _report(rc: RunContext, view: StepView) -> None:
+    if rc.progress is None:
+        return
+    rec = view.record
+    rc.progress({"event": "repl_step", "turn": rec.turn_index, "code": rec.code,
+                 "stdout": rec.stdout[:400], "error": rec.error, "sub_calls": view.sub_calls,
+                 "changed": view.changed, "ms": rec.timings.get("total_ms")})
