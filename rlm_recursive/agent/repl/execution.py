@@ -122,11 +122,9 @@ class ReplExecution:
         self.host.reset()
         results, status = await self.host.resolve_queued(self.pending, tool_results,
                                                          resolve=resolve_tools)
-        if not self.sandbox.running:
-            await self.sandbox.start(self.variables)
-        await self.sandbox.set_values(
-            {"_tool_results": results, "_tool_status": status,
-             "_budgets": _remaining(self.rc)}, _WRITE_RESERVED)
+        await self.sandbox.prepare(self.variables, {
+            "_tool_results": results, "_tool_status": status, "_budgets": _remaining(self.rc)},
+            _WRITE_RESERVED)
         fed = await self.sandbox.run(code, self.host)
         spans = list(self.host.spans)
         changed: dict[str, str] = {}

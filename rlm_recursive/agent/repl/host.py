@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...errors import InvalidArgs, RlmError, RunError
+from ...errors import InvalidArgs, RlmError, RunError, UnknownTool
 from ...providers.base import Message
 from ...tools.search import search_session
 from ..context import RunContext
@@ -72,7 +72,7 @@ class ReplHost:
                    "_queue_llm": self._queue_llm, "_queue_search": self._queue_search,
                    "_yield": self._yield, "_tool_schema": self._schema}.get(name)
         if handler is None:
-            raise InvalidArgs(f"name {name!r} is not defined")
+            raise UnknownTool(f"name {name!r} is not defined")
         try:
             return await handler(*args, **kwargs)
         except TypeError as exc:  # wrong arguments from the model's code

@@ -145,8 +145,16 @@ class Sandbox:
     def worker_pid(self) -> int | None:
         return self._session.worker_pid if self._session is not None else None
 
-    async def set_values(self, values: dict[str, Any], code: str) -> None:
-        """Run host-written `code` with `_v` bound to `values` (e.g. to write reserved state)."""
+    async def prepare(self, restored: dict[str, Any], values: dict[str, Any], code: str) -> None:
+        """Before a step: a live session (restarted from `restored` if the worker is gone),
+        then host-written `code` run with `_v` bound to `values` (the reserved state keys)."""
+        if self._session is not None:
+            try:
+                await self._session.feed_run(code, inputs={"_v": values})
+                return
+            except (MontyCrashedError, RuntimeError):
+                pass  # the worker died between steps: start over from the JSON state
+        await self.start(restored)
         await self._session.feed_run(code, inputs={"_v": values})
 
     async def run(self, code: str, host: HostCall) -> FeedResult:
@@ -251,6 +259,9 @@ def assigned_names(code: str) -> list[str]:
 
 
 def _exc_type(exc: RlmError) -> str:
+    """The Python exception the model's code sees for a refused host call."""
+    if exc.code == "unknown_tool":
+        return "NameError"
     return "ValueError" if exc.code in ("invalid_args", "context_overflow") else "RuntimeError"
 
 
