@@ -23,6 +23,9 @@ CANONICAL_TOOLS = {
     "rlm_sub_query",
     "rlm_sub_query_batch",
     "rlm_citation_verify",
+    "rlm_execution_create",
+    "rlm_step_run",
+    "rlm_execution_get",
     "rlm_query",
 }
 

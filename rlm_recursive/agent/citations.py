@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 from ..errors import InvalidArgs
 from ..store import Store
@@ -12,6 +19,9 @@ from ..tools.spec import ToolContext, ToolSpec
 from ..types import SpanRef, ToolResult, text_checksum
 
 __all__ = ["CITATION_TOOLS", "Citation", "CitationLog", "verify_citation"]
+
+
+_SEED_FIELDS = frozenset({"session_id", "doc_index", "start_char", "end_char"})
 
 
 class Citation(BaseModel):
@@ -29,6 +39,12 @@ class Citation(BaseModel):
     doc_index: int | None = None
     start_char: int | None = None
     end_char: int | None = None
+
+    @model_serializer(mode="wrap")
+    def _drop_unset_seed_fields(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A citation made without the seed's fields serialises as before they existed."""
+        data = handler(self)
+        return {k: v for k, v in data.items() if v is not None or k not in _SEED_FIELDS}
 
 
 class CitationLog:

@@ -15,6 +15,7 @@ from ..store import Store
 from ..tools import Registry, ToolContext
 from ..types import ToolResult
 from .query import ClientSubQueries
+from .repl.service import ExecutionService
 from .toolset import full_registry
 
 __all__ = ["Runtime"]
@@ -33,7 +34,9 @@ class Runtime:
         self.policy = PathPolicy.from_profile(self.profile)
         self.egress = EgressPolicy(self.profile)
         self.store = Store(resolve_data_dir(data_dir))
-        self.registry = registry or full_registry()
+        self.executions = ExecutionService(self)
+        """Runtime-mode REPL executions (rlm_execution_create, rlm_step_run, …)."""
+        self.registry = registry or full_registry(self.executions)
         self.audit = AuditLog(self.store.data_dir / "audit.jsonl", profile=self.profile.name,
                               enabled=self.profile.audit)
 
