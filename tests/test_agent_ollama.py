@@ -90,3 +90,44 @@ async def test_missing_model_ends_the_run_naming_ollama_pull(rt):
             await run_query(runtime, sid, "q", QueryOptions(preset="fully-local",
                                                             strategy="agent"))
     assert "ollama pull qwen3:8b" in str(err.value) and err.value.code == "model_not_found"
+
+
+async def test_repl_run_of_three_steps_with_one_batched_sub_call_at_depth_1(rt):
+    runtime, sid, doc = rt
+    sent: list[dict] = []
+    steps = [
+        "print(len(context), len(context[0]))",
+        "half = len(context[0]) // 2\n"
+        "parts = [context[0][0:half], context[0][half:]]\n"
+        "answers = llm_query_batched(['Magic number for ledger-7? ' + p for p in parts])\n"
+        "print(answers)",
+        "FINAL([a for a in answers if a != 'NOT FOUND'][0])",
+    ]
+
+    def respond(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        sent.append(body)
+        if body["model"] == "qwen3:1.7b":  # depth 1 of fully-local: the batched sub-calls
+            prompt = body["messages"][-1]["content"]
+            return httpx.Response(200, json=chat_body(
+                "qwen3:1.7b", "48213" if NEEDLE in prompt else "NOT FOUND"))
+        turn = sum(m["role"] == "assistant" for m in body["messages"])
+        return httpx.Response(200, json=chat_body("qwen3:8b", f"```repl\n{steps[turn]}\n```"))
+
+    with respx.mock(base_url=HOST, assert_all_called=False) as mock:
+        mock.post("/api/chat").mock(side_effect=respond)
+        result = await run_query(runtime, sid, "What is the magic number for ledger-7?",
+                                 QueryOptions(preset="fully-local", max_depth=1,
+                                              strategy="repl"))
+
+    assert result.answer == "48213" and result.strategy == "repl"
+    roots = [b for b in sent if b["model"] == "qwen3:8b"]
+    subs = [b for b in sent if b["model"] == "qwen3:1.7b"]
+    assert len(roots) == 3 and len(subs) == 2
+    assert all("tools" not in b and b["stream"] is False for b in sent)
+    assert roots[1]["messages"][-1]["content"].startswith(f"[step 1] stdout:\n1 {doc.length_chars}")
+    assert "['48213', 'NOT FOUND']" in roots[2]["messages"][-1]["content"] or \
+        "['NOT FOUND', '48213']" in roots[2]["messages"][-1]["content"]
+    assert [c["depth"] for c in result.recursion["call_trace"]] == [1, 1]
+    assert result.usage["model_calls"] == 5 and result.usage["input_tokens"] == 5 * 169
+    assert any(c.doc_id == doc.id and c.start == 0 for c in result.citations)
