@@ -12,7 +12,7 @@ from ..agent.query import QueryOptions, QueryResult, run_query
 from ..agent.recursion import TierPlan
 from ..agent.runtime import Runtime
 from ..catalog import load_catalog
-from .common import CliState, console, print_json, run
+from .common import CliState, console, err_console, print_json, run
 from .corpus import load_paths
 
 __all__ = ["register"]
@@ -42,6 +42,24 @@ def _render(result: QueryResult) -> None:
         console.print(tree)
 
 
+def _show_step(event: dict) -> None:
+    """A REPL step as it runs (terminal only): its code, stdout excerpt and sub-calls."""
+    if event.get("event") != "repl_step":
+        return
+    code = event["code"].strip().splitlines()
+    shown = "\n".join(f"  │ {line}" for line in code[:8])
+    more = f"\n  │ … {len(code) - 8} more lines" if len(code) > 8 else ""
+    err_console.print(f"[bold]step {event['turn']}[/] [dim]{event['ms']} ms, "
+                      f"{event['sub_calls']} sub-calls[/]")
+    err_console.print(shown + more, markup=False, highlight=False)
+    out = event["stdout"].strip()
+    if out:
+        err_console.print("  → " + out[:300].replace("\n", "\n    "), markup=False,
+                          highlight=False)
+    if event["error"]:
+        err_console.print(f"  [red]{event['error']['type']}[/]: {event['error']['message']}")
+
+
 def register(app: typer.Typer) -> None:
     @app.command()
     def query(
@@ -57,7 +75,7 @@ def register(app: typer.Typer) -> None:
         max_depth: Annotated[int, typer.Option(min=0, max=5)] = 1,
         max_iterations: Annotated[int, typer.Option(min=1)] = 20,
         strategy: Annotated[str, typer.Option(
-            help="agent, search, map-reduce or auto.")] = "auto",
+            help="agent, search, map-reduce, repl or auto.")] = "auto",
         timeout: Annotated[float | None, typer.Option(help="Seconds for the whole run.")] = None,
         json_out: Annotated[bool, typer.Option("--json")] = False,
     ) -> None:
@@ -72,17 +90,24 @@ def register(app: typer.Typer) -> None:
             preset=preset, provider=provider, model=model, max_depth=max_depth,
             max_iterations=max_iterations, strategy=strategy, timeout_s=timeout)
 
+        execution: dict = {}
+
         async def body(rt: Runtime) -> QueryResult:
             sid = session
             if paths:
                 loaded = await load_paths(rt, paths, session, None, None, None,
                                           show_progress=not json_out)
                 sid = loaded["session_id"]
-            return await run_query(rt, sid or "", question, options)
+            live = _show_step if err_console.is_terminal and not json_out else None
+            result = await run_query(rt, sid or "", question, options, progress=live)
+            if json_out and result.execution_id:
+                execution.update(await rt.executions.get(result.execution_id, True))
+            return result
 
         result = run(state, json_out, body)
         if json_out:
-            print_json(result.model_dump())
+            print_json({**result.model_dump(), **({"execution": execution} if execution
+                                                  else {})})
         else:
             _render(result)
 

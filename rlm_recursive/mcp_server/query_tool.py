@@ -72,10 +72,11 @@ class RlmQueryArgs(BaseModel):
     preset: str | None = Field(
         None, description="A preset from models.toml, e.g. embedded, fully-local, quality-first"
     )
-    strategy: Literal["auto", "agent", "search", "map-reduce"] = Field(
+    strategy: Literal["auto", "agent", "search", "map-reduce", "repl"] = Field(
         "auto",
         description="agent: the model drives the tools; search: BM25 passages; "
-        "map-reduce: every chunk; auto: by model size",
+        "map-reduce: every chunk; repl: the model writes Python over the text in a sandbox "
+        "(counting, filtering, many sub-calls); auto: by model size and question",
     )
     provider: Literal["auto", "ollama", "claude", "embedded"] = Field(
         "auto", description="auto: Ollama if it answers, else the embedded model"
@@ -259,5 +260,6 @@ def _success(result: QueryResult, source: dict[str, Any]) -> dict[str, Any]:
             "strategy": result.strategy,
             "stopped": result.stopped,
             "trace_included": False,
+            **({"execution_id": result.execution_id} if result.execution_id else {}),
         },
     }
