@@ -87,3 +87,17 @@ async def test_mcp_rlm_query_with_strategy_repl(data_dir: Path):
         assert citation["doc_index"] == 0 and citation["start_char"] == 0
     finally:
         runtime.close()
+
+
+async def test_peek_carries_the_citation_checksum_format(runtime: Runtime):
+    from rlm_recursive.agent.citations import Citation, verify_citation
+    from rlm_recursive.config import SessionConfig
+
+    sid = runtime.store.create_session("c", SessionConfig())["session_id"]
+    text = "Cafe\u0301 au lait, 3 \u20ac.\n"  # a decomposed é: NFC changes the bytes
+    doc = runtime.store.add_document(sid, text.encode(), length_chars=len(text),
+                                     source="nfc.txt", source_type="inline")
+    out = (await runtime.call("rlm_docs_peek", {"session_id": sid, "doc_id": doc.id})).output
+    assert out["checksum"].startswith("sha256:") and len(out["content_hash"]) == 64
+    cited = Citation(doc_id=doc.id, start=0, end=len(text), checksum=out["checksum"])
+    assert verify_citation(runtime.store, sid, cited)["valid"]

@@ -6,7 +6,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..corpus.loaders import Source, load_sources
 from ..errors import InvalidArgs
-from ..types import SpanRef, ToolResult, sha256_hex
+from ..types import SpanRef, ToolResult, sha256_hex, text_checksum
 from .spec import ToolContext, ToolSpec
 
 __all__ = ["DOCS_TOOLS", "span_dict"]
@@ -83,6 +83,9 @@ async def peek(ctx: ToolContext, args: PeekArgs) -> ToolResult:
             "content": content,
             "span": span_dict(doc.id, args.start, end),
             "content_hash": sha256_hex(content.encode("utf-8")),
+            # The one checksum format (citations, REPL spans): "sha256:" over NFC text.
+            # content_hash (plain hex of the bytes) stays for existing clients.
+            "checksum": text_checksum(content),
             "truncated": truncated,
             "total_length": doc.length_chars,
         },
