@@ -108,3 +108,19 @@ async def test_auto_is_recorded_in_the_result(rt):
                              QueryOptions(provider="fake", model="small"),
                              providers=ProviderPool({"fake": fake}))
     assert result.strategy == "search" and result.provider == "fake"
+
+
+def test_auto_routes_questions_that_compute_over_the_corpus_to_repl(rt):
+    runtime, _ = rt
+    big = TierPlan.from_models(runtime.catalog, provider="ollama", model="qwen3:8b").at(0)
+    small = TierPlan.from_models(runtime.catalog, provider="fake", model="small").at(0)
+    computing = ["How many log lines are ERROR from service billing?",
+                 "Count the invoices that are overdue.", "What is the total of all refunds?",
+                 "List all pairs of users that share an address.",
+                 "Which error code is the most common per service?"]
+    looking_up = ["What is the special magic uuid for amber-quay-17?",
+                  "Who signed the lease?", "When was the pump serviced?"]
+    assert [choose_strategy("auto", big, q) for q in computing] == ["repl"] * 5
+    assert [choose_strategy("auto", big, q) for q in looking_up] == ["agent"] * 3
+    # Small models cannot write the code: they keep the runtime-driven search strategy.
+    assert choose_strategy("auto", small, computing[0]) == "search"

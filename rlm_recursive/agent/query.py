@@ -160,7 +160,7 @@ async def run_query(
         plan, reason = await resolve_plan(runtime.catalog, runtime.profile, options)
         rc = build_run(runtime, session_id, plan, options, providers).derive(progress=progress)
         root = plan.at(0)
-        strategy = choose_strategy(options.strategy, root)
+        strategy = choose_strategy(options.strategy, root, question)
         print(f"rlm-recursive: {root.provider}/{root.model} ({reason}), strategy {strategy}",
               file=sys.stderr)
         state = RecursionState(depth=0, max_depth=options.max_depth)

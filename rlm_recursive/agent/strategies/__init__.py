@@ -7,13 +7,15 @@ runtime drives (search, map-reduce). A new strategy is a module plus one line in
 from __future__ import annotations
 
 import importlib
+import re
 from typing import Literal, Protocol
 
 from ...errors import InvalidArgs
 from ..context import AgentAnswer, RunContext
 from ..recursion import RecursionState, Tier
 
-__all__ = ["STRATEGIES", "Strategy", "StrategyModule", "choose_strategy", "run_strategy"]
+__all__ = ["STRATEGIES", "Strategy", "StrategyModule", "choose_strategy", "is_computing",
+           "run_strategy"]
 
 Strategy = Literal["agent", "search", "map-reduce", "repl", "auto"]
 STRATEGIES: tuple[str, ...] = ("agent", "search", "map-reduce", "repl", "auto")
@@ -31,11 +33,27 @@ class StrategyModule(Protocol):
     async def run(self, rc: RunContext, state: RecursionState, question: str) -> AgentAnswer: ...
 
 
-def choose_strategy(requested: str, tier: Tier) -> str:
-    """auto: the agent loop for capable models, the search strategy for small ones."""
+_COMPUTING = re.compile(
+    r"\b(how many|how often|count|number of|total|sum|average|mean|median|percent(age)?|"
+    r"per (day|hour|service|user|file|document)|each|every|all (the )?\w+ (that|which|with)|"
+    r"list all|most (common|frequent)|least|distinct|unique|frequency|pairs?)\b", re.I)
+"""Questions that compute over the corpus (count, aggregate, enumerate): code is exact there,
+and one-shot retrieval is not (issue 9: 0/5 on counting log lines by retrieval)."""
+
+
+def is_computing(question: str) -> bool:
+    """Does the question ask to count, aggregate or enumerate over the corpus?"""
+    return bool(_COMPUTING.search(question))
+
+
+def choose_strategy(requested: str, tier: Tier, question: str = "") -> str:
+    """auto: search for small models; for capable ones, repl when the question computes over
+    the corpus, else the agent loop."""
     if requested != "auto":
         return requested
-    return "search" if tier.info.is_small else "agent"
+    if tier.info.is_small:
+        return "search"
+    return "repl" if is_computing(question) else "agent"
 
 
 def strategy_module(name: str) -> StrategyModule:
