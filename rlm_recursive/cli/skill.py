@@ -23,7 +23,7 @@ def skill_text() -> str:
 
 
 def install_skill(base: Path) -> tuple[Path, str]:
-    """Write `<base>/.claude/skills/rlm/SKILL.md`; returns the path and created/updated/unchanged."""
+    """Write `<base>/.claude/skills/rlm/SKILL.md`; the path and created/updated/unchanged."""
     target = base / ".claude" / "skills" / SKILL_NAME / "SKILL.md"
     text = skill_text()
     if target.is_file():

@@ -91,7 +91,7 @@ class GitRepo:
 
     def default_branch(self) -> tuple[str | None, str | None]:
         """`(name, commit)` of the default branch: origin's HEAD, init.defaultBranch, main,
-        master, then the branch HEAD names; `(None, None)` when none exists (a repository without commits)."""
+        master, then the branch HEAD names; `(None, None)` when none exists (no commits yet)."""
         candidates: list[str] = []
         origin = self._run("symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD",
                            check=False)
@@ -131,7 +131,8 @@ class GitRepo:
             index = {"GIT_INDEX_FILE": str(Path(tmp, "index"))}
             if parent:
                 self._run("read-tree", parent, env=index)
-                old = self._run("ls-tree", "--full-tree", "-r", "-z", "--name-only", parent, "--", prefix)
+                old = self._run("ls-tree", "--full-tree", "-r", "-z", "--name-only", parent,
+                                "--", prefix)
             else:
                 self._run("read-tree", "--empty", env=index)
                 old = ""

@@ -57,8 +57,9 @@ def _clean_path(path: str) -> str:
     parts = [p for p in path.strip().rstrip("/").split("/") if p != "."]
     if not parts or any(not p or p == ".." or p.lower() == ".git" or not _SAFE_SEGMENT.match(p)
                         for p in parts):
-        raise InvalidArgs(f"export path {path!r} must be a relative folder (inside the repository) of letters, digits, "
-                          "'.', '_' and '-' segments, without '..' or '.git'")
+        raise InvalidArgs(f"export path {path!r} must be a relative folder inside the "
+                          "repository: letters, digits, '.', '_' and '-' segments, without "
+                          "'..' or '.git'")
     return "/".join(parts)
 
 

@@ -6,8 +6,15 @@ import asyncio
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..export import ExportNames, ExportPlan, locate_repo, render_session, scan_and_redact
-from ..export import stamp_now, write_export
+from ..export import (
+    ExportNames,
+    ExportPlan,
+    locate_repo,
+    render_session,
+    scan_and_redact,
+    stamp_now,
+    write_export,
+)
 from ..store.sessions import export_record, mark_exported
 from ..types import ToolResult
 from .spec import ToolContext, ToolSpec
