@@ -50,7 +50,8 @@ SEED_PATTERNS: tuple[tuple[str, str], ...] = (
 )
 
 # Whole-key forms of the same families: the seed's character classes stop at `_`, which real
-# Anthropic and project-scoped OpenAI keys contain, and its PEM pattern matches the header only.
+# Anthropic and project-scoped OpenAI keys contain, its PEM pattern matches the header only,
+# and a JWT's signature is part of the secret.
 _WIDE_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"(?<![A-Za-z0-9])sk-ant-[A-Za-z0-9_-]{20,}", "Anthropic API Key"),
     (r"(?<![A-Za-z0-9])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", "OpenAI API Key"),
@@ -60,6 +61,8 @@ _WIDE_PATTERNS: tuple[tuple[str, str], ...] = (
      r"PRIVATE KEY(?: BLOCK)?-----|.*)", "Private Key"),
     (r"(?<![A-Za-z0-9])(?:sk|rk|pk)_(?:live|test)_[0-9a-zA-Z]{16,}", "Stripe Access Key"),
     (r"xox[abposr]-[A-Za-z0-9-]{10,}", "Slack Token"),
+    # detect-secrets' JWT pattern ends lazily before the signature.
+    (r"eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+", "JSON Web Token"),
 )
 
 _PATTERNS = [(re.compile(p, re.DOTALL), kind)
