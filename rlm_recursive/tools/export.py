@@ -6,15 +6,7 @@ import asyncio
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..export import (
-    ExportNames,
-    ExportPlan,
-    locate_repo,
-    render_session,
-    scan_and_redact,
-    stamp_now,
-    write_export,
-)
+from ..policy import Profile, load_profile
 from ..store.sessions import export_record, mark_exported
 from ..types import ToolResult
 from .spec import ToolContext, ToolSpec
@@ -39,6 +31,17 @@ class ExportArgs(BaseModel):
 
 
 async def export_github(ctx: ToolContext, args: ExportArgs) -> ToolResult:
+    # Imported on use: detect-secrets (with requests) adds ~160 ms to every CLI start.
+    from ..export import (
+        ExportNames,
+        ExportPlan,
+        locate_repo,
+        render_session,
+        scan_and_redact,
+        stamp_now,
+        write_export,
+    )
+
     session_id = ctx.require_session()
     runtime = ctx.extras.get("runtime")
     profile = runtime.profile if runtime is not None else None
@@ -76,10 +79,8 @@ def _warnings(ctx: ToolContext, session_id: str, args: ExportArgs, *, traces: bo
     return warnings
 
 
-def _local_only():
+def _local_only() -> Profile:
     """Without a runtime (a bare registry), behave like the restricted profile: never push."""
-    from ..policy import load_profile
-
     return load_profile("restricted")
 
 
