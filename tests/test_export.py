@@ -170,6 +170,12 @@ async def test_documents_are_exported_only_with_include_docs(runtime, repo, fill
     meta = json.loads(show(repo, with_docs["branch"], f"{prefix}/docs/{doc_id}.meta.json"))
     assert meta["content_hash"] == hashlib.sha256(DOC.encode()).hexdigest()
     assert any("include_docs" in w for w in with_docs["warnings"])
+    # Turning include_docs off again removes the documents from the branch.
+    without = ok(await export(runtime, filled["session_id"], repo))
+    assert without["commit_sha"] != with_docs["commit_sha"]
+    assert not [f for f in tree_files(repo, without["branch"]) if "/docs/" in f]
+    assert git(repo, "rev-parse", f"{without['branch']}^{{tree}}") == git(
+        repo, "rev-parse", f"{out['commit_sha']}^{{tree}}")
 
 
 async def test_explicit_branch_and_path(runtime, repo, filled):
