@@ -57,8 +57,8 @@ _WIDE_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"(?<![A-Za-z0-9])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", "OpenAI API Key"),
     (r"gh[pousr]_[A-Za-z0-9_]{36,}", "GitHub Token"),
     (r"github_pat_[A-Za-z0-9_]{22,}", "GitHub PAT"),
-    (r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:.*?-----END (?:[A-Z0-9]+ )*"
-     r"PRIVATE KEY(?: BLOCK)?-----|.*)", "Private Key"),
+    (r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[^\0]*?-----END (?:[A-Z0-9]+ )*"
+     r"PRIVATE KEY(?: BLOCK)?-----|[^\0]*)", "Private Key"),
     (r"(?<![A-Za-z0-9])(?:sk|rk|pk)_(?:live|test)_[0-9a-zA-Z]{16,}", "Stripe Access Key"),
     (r"xox[abposr]-[A-Za-z0-9-]{10,}", "Slack Token"),
     # detect-secrets' JWT pattern ends lazily before the signature.
@@ -76,6 +76,7 @@ _REGEX_PLUGINS: tuple[RegexBasedDetector, ...] = (
 _MIN_ENTROPY_LEN = 20
 _HEX = re.compile(r"[0-9a-fA-F]{32,}|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_VALUE_SEP = "\0"
 
 
 @dataclass(frozen=True)
@@ -94,21 +95,26 @@ def _slug(kind: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", kind.lower()).strip("_")
 
 
+_ENTROPY = Base64HighEntropyString()
+with _ENTROPY.non_quoted_string_regex(is_exact_match=False):
+    # Unquoted: a JSON value is scanned after decoding, without the quotes around it.
+    _ENTROPY_TOKEN = _ENTROPY.regex
+_MIN_SECRET_LEN = 8  # shorter than any detector's shortest match ("pwd:" + 8 characters)
+
+
 def _entropy_spans(text: str) -> Iterator[tuple[int, int, str]]:
-    # A fresh plugin per call: its quoted/unquoted switch mutates the instance.
-    plugin = Base64HighEntropyString()
-    with plugin.non_quoted_string_regex(is_exact_match=False):
-        regex = plugin.regex
-    for match in regex.finditer(text):
+    for match in _ENTROPY_TOKEN.finditer(text):
         token = match.group(0)
         if len(token) < _MIN_ENTROPY_LEN or _HEX.fullmatch(token):
             continue  # checksums and uuids are hex by design
-        if plugin.calculate_shannon_entropy(token) > plugin.entropy_limit:
-            yield match.start(), match.end(), plugin.secret_type
+        if _ENTROPY.calculate_shannon_entropy(token) > _ENTROPY.entropy_limit:
+            yield match.start(), match.end(), _ENTROPY.secret_type
 
 
 def find_secrets(text: str) -> list[tuple[int, int, str]]:
     """Merged `(start, end, kind slug)` ranges of every secret in `text`, in order."""
+    if len(text) < _MIN_SECRET_LEN:
+        return []
     spans: list[tuple[int, int, str]] = []
     for regex, kind in _PATTERNS:
         for match in regex.finditer(text):
@@ -158,8 +164,10 @@ def scan_file(name: str, content: str) -> list[Finding]:
     findings: list[Finding] = []
     if _is_json(name):
         for number, line in enumerate(content.split("\n"), 1):
-            for _, value in _json_values(line):
-                findings.extend(Finding(name, number, kind) for *_, kind in find_secrets(value))
+            # One scan per line: NUL (escaped in JSON, so never inside a value) keeps the
+            # values apart for every pattern.
+            values = _VALUE_SEP.join(value for _, value in _json_values(line))
+            findings.extend(Finding(name, number, kind) for *_, kind in find_secrets(values))
         return findings
     return [Finding(name, content.count("\n", 0, start) + 1, kind)
             for start, _, kind in find_secrets(content)]
