@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -63,6 +64,22 @@ async def test_every_tool_the_skill_names_exists_on_the_server(runtime):
     assert in_instructions <= listed, in_instructions - listed
     assert {"rlm_search_query", "rlm_docs_peek", "rlm_sub_query_batch",
             "rlm_citation_verify"} <= in_instructions
+
+
+# An example call: `rlm_x` — `{json}` or `rlm_x` (`{json}`); the JSON may wrap across lines.
+EXAMPLE = re.compile(r"`(rlm_[a-z_]+)`\s+(?:—\s+|\()`(\{.*?\})`", re.S)
+
+
+def test_every_example_call_validates_against_the_tool_schema(runtime):
+    from rlm_recursive.mcp_server.query_tool import RLM_QUERY_NAME, RlmQueryArgs
+
+    examples = [(m.group(1), json.loads(re.sub(r"\s*\n\s*", " ", m.group(2))))
+                for m in EXAMPLE.finditer(skill_text())]
+    assert len(examples) >= 12
+    for name, args in examples:
+        model = (RlmQueryArgs if name == RLM_QUERY_NAME
+                 else runtime.registry.spec(name).args_model)
+        model.model_validate(args)  # raises on a wrong field name or type
 
 
 def test_tool_name_pattern_is_not_fooled_by_prefixes():
