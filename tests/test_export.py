@@ -317,3 +317,27 @@ def test_cli_export(repo, data_dir):
     refused = runner.invoke(app, ["--data-dir", str(data_dir), "export", sid, "--repo",
                                   str(repo), "--branch", "main"])
     assert refused.exit_code == 1 and "error[git_error]" in refused.stderr
+
+
+# -- MCP -------------------------------------------------------------------------------------
+
+
+async def test_export_over_mcp(runtime, repo, filled):
+    from mcp import Client
+
+    from rlm_recursive.mcp_server import build_server
+
+    args = {"session_id": filled["session_id"], "repo": str(repo)}
+    async with Client(build_server(runtime)) as client:
+        listed = {t.name: t for t in (await client.list_tools()).tools}
+        schema = listed["rlm_export_github"].input_schema
+        assert schema["required"] == ["session_id", "repo"]
+        assert schema["properties"]["include_docs"]["default"] is False
+        first = await client.call_tool("rlm_export_github", args)
+        bad = await client.call_tool("rlm_export_github", {**args, "branch": "main"})
+    assert not first.is_error
+    out = first.structured_content
+    assert set(out) >= {"branch", "commit_sha", "export_path", "files_exported", "warnings",
+                        "secrets_found"}
+    assert git(repo, "rev-parse", out["branch"]) == out["commit_sha"]
+    assert bad.is_error and bad.structured_content["meta"]["error_code"] == "git_error"
