@@ -5,6 +5,7 @@
     │   ├── InvalidArgs           invalid_args
     │   ├── UnknownTool           unknown_tool
     │   ├── NotFound              not_found (session, doc, span, artifact)
+    │   ├── SessionClosed         session_closed (a load or artifact write after close)
     │   └── ContextOverflow       context_overflow (the input does not fit the model's window)
     ├── UserError                 bad input or configuration from the person or client
     │   ├── FileNotFound          file_not_found
@@ -12,6 +13,8 @@
     │   ├── UnsupportedFile       unsupported_file (binary, not UTF-8)
     │   ├── PathDenied            path_denied
     │   ├── EgressDenied          egress_denied
+    │   ├── SecretsFound          secrets_found (an export would publish secrets)
+    │   ├── GitError              git_error (git missing, not a repository, a git step failed)
     │   └── ConfigError           invalid_args (bad models.toml, unknown preset or model)
     └── RunError                  the run cannot go on: ends it with its code
         ├── BudgetExceeded        budget_exceeded
@@ -36,6 +39,7 @@ __all__ = [
     "EgressDenied",
     "FileNotFound",
     "FileTooLarge",
+    "GitError",
     "InternalError",
     "InvalidArgs",
     "ModelError",
@@ -45,6 +49,8 @@ __all__ = [
     "ProviderError",
     "RlmError",
     "RunError",
+    "SecretsFound",
+    "SessionClosed",
     "Timeout",
     "UnknownTool",
     "UnsupportedFile",
@@ -95,6 +101,12 @@ class ContextOverflow(ModelError):
     code = "context_overflow"
 
 
+class SessionClosed(ModelError):
+    """The session was closed: it can be read and exported, not changed."""
+
+    code = "session_closed"
+
+
 class UserError(RlmError):
     """Bad input or configuration."""
 
@@ -117,6 +129,16 @@ class PathDenied(UserError):
 
 class EgressDenied(UserError):
     code = "egress_denied"
+
+
+class SecretsFound(UserError):
+    """An export found secrets; `details.locations` says where (never what)."""
+
+    code = "secrets_found"
+
+
+class GitError(UserError):
+    code = "git_error"
 
 
 class ConfigError(UserError):

@@ -4,30 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from rlm_recursive.tools.names import PINNED_TOOLS
 from rlm_recursive.types import ToolResult
 
-# The canonical MCP tool set, pinned: a rename or a new tool is a visible, deliberate change.
-CANONICAL_TOOLS = {
-    "rlm_session_create",
-    "rlm_session_info",
-    "rlm_session_close",
-    "rlm_docs_load",
-    "rlm_docs_list",
-    "rlm_docs_peek",
-    "rlm_chunk_create",
-    "rlm_span_get",
-    "rlm_search_query",
-    "rlm_artifact_store",
-    "rlm_artifact_list",
-    "rlm_artifact_get",
-    "rlm_sub_query",
-    "rlm_sub_query_batch",
-    "rlm_citation_verify",
-    "rlm_execution_create",
-    "rlm_step_run",
-    "rlm_execution_get",
-    "rlm_query",
-}
+# The canonical MCP tool set, pinned once in the package: a rename or a new tool is a visible,
+# deliberate change there.
+CANONICAL_TOOLS = set(PINNED_TOOLS)
 
 
 def ok(result: ToolResult) -> dict[str, Any]:

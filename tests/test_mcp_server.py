@@ -211,7 +211,8 @@ async def test_run_errors_and_bugs_become_envelopes_not_hidden_exceptions(data_d
     spec = ToolSpec("rlm_test_boom", "Always fails.", _NoArgs, boom)
     runtime = Runtime(data_dir, "unrestricted", registry=Registry([spec]))
     try:
-        async with Client(build_server(runtime)) as client:
+        server = build_server(runtime, allow_noncanonical_tool_names=True)
+        async with Client(server) as client:
             body = _error(await client.call_tool("rlm_test_boom", {}))
     finally:
         runtime.close()

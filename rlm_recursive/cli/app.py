@@ -7,9 +7,10 @@ from typing import Annotated
 import typer
 
 from .. import __version__
-from . import corpus, query, serve
+from . import corpus, export, query, serve
 from .bench import bench_app
 from .common import CliState
+from .skill import skill_app
 
 __all__ = ["app", "main"]
 
@@ -43,6 +44,8 @@ corpus.register(app)
 query.register(app)
 serve.register(app)
 app.add_typer(bench_app, name="bench")
+export.register(app)
+app.add_typer(skill_app, name="skill")
 
 
 def main() -> None:

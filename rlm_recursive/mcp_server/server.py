@@ -28,6 +28,7 @@ from ..agent.runtime import Runtime
 from ..errors import RlmError
 from ..policy import is_loopback_url, new_correlation_id
 from ..tools import tool_def
+from ..tools.names import check_tool_names
 from .query_tool import (
     RLM_QUERY_DESCRIPTION,
     RLM_QUERY_NAME,
@@ -53,11 +54,17 @@ DEFAULT_PORT = 8765
 HTTP_PATH = "/mcp"
 
 INSTRUCTIONS = (
-    "Tools over a local document store. Create a session (rlm_session_create), load files or "
-    "text into it (rlm_docs_load), then search (rlm_search_query), peek (rlm_docs_peek), chunk "
-    "and read spans; every read carries a span reference and a checksum. rlm_query answers one "
-    "question about one file or text in a fresh session. Errors come back as {error, meta: "
-    "{error_code, retryable}}."
+    "Tools over a local document store, for corpora larger than your context or questions "
+    "that need counting or aggregation (for a small file, just read it). Create a session "
+    "(rlm_session_create), load files or text (rlm_docs_load), list them (rlm_docs_list); "
+    "peek at structure (rlm_docs_peek), search (rlm_search_query: bm25, regex, literal), chunk "
+    "(rlm_chunk_create) and map one question over many spans (rlm_sub_query_batch), storing "
+    "partial results (rlm_artifact_store) and reducing them yourself. Every read carries a span "
+    "and a checksum: cite doc_id[start:end] and check with rlm_citation_verify. Each call "
+    "spends the session's tool budget (rlm_session_info). rlm_query answers one question "
+    "about one file or text in a fresh session. rlm_session_close freezes a session; "
+    "rlm_export_github writes it to a review branch of a git repository. Errors come back as "
+    "{error, meta: {error_code, retryable}}."
 )
 
 # The sub-query tools pick their own model; a client's choice is an override (SDD 4.2).
@@ -124,7 +131,10 @@ def _error_result(error: RlmError) -> CallToolResult:
     return envelope_result(error.to_dict(), is_error=True)
 
 
-def build_server(runtime: Runtime, *, providers: ProviderPool | None = None) -> MCPServer:
+def build_server(
+    runtime: Runtime, *, providers: ProviderPool | None = None,
+    allow_noncanonical_tool_names: bool | None = None,
+) -> MCPServer:
     """An MCPServer bound to one runtime: the registry's tools plus `rlm_query`.
 
     `providers`, when given, is shared by every `rlm_query` (tests inject fakes through it);
@@ -147,6 +157,8 @@ def build_server(runtime: Runtime, *, providers: ProviderPool | None = None) -> 
             _query_call(runtime, providers),
         )
     )
+    # Strict by default: a tool name that drifts from the pinned list stops the start-up.
+    check_tool_names([t.name for t in tools], allow_noncanonical=allow_noncanonical_tool_names)
     return MCPServer(
         "rlm-recursive",
         version=__version__,

@@ -5,10 +5,34 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..config import SessionConfig
+from ..errors import InvalidArgs
+from ..store.sessions import close_session
 from ..types import ToolResult
 from .spec import ToolContext, ToolSpec
 
-__all__ = ["SESSION_TOOLS"]
+__all__ = ["SESSION_TOOLS", "ModelHints"]
+
+
+class ModelHints(BaseModel):
+    """Seed 000 Appendix A: which model the root, the sub-calls and bulk (map) passes use."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    root_model: str | None = Field(None, description="Model for the root (depth 0)")
+    subcall_model: str | None = Field(None, description="Model for sub-calls (depth 1)")
+    bulk_model: str | None = Field(None, description="Model for bulk map passes (depth 2+)")
+
+
+class NestedConfig(BaseModel):
+    """The seed's nested `config{…}` form of the same limits."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_tool_calls: int | None = Field(None, ge=1)
+    max_chars_per_response: int | None = Field(None, ge=100)
+    max_chars_per_peek: int | None = Field(None, ge=100)
+    chunk_cache_enabled: bool | None = None
+    model_hints: ModelHints | None = None
 
 
 class CreateArgs(BaseModel):
@@ -19,6 +43,31 @@ class CreateArgs(BaseModel):
     max_chars_per_response: int = Field(50_000, ge=100)
     max_chars_per_peek: int = Field(10_000, ge=100)
     chunk_cache_enabled: bool = True
+    config: NestedConfig | None = Field(
+        None, description="The same limits nested as in the seed: {max_tool_calls, …, "
+        "model_hints}; a limit given both flat and nested must agree")
+    model_hints: ModelHints | None = Field(
+        None, description="Advisory {root_model, subcall_model, bulk_model}; feeds the tier "
+        "plan of queries over this session")
+
+    def session_config(self) -> SessionConfig:
+        """Flat and nested fields merged; the same limit given twice must agree."""
+        values = self.model_dump(include=_LIMITS)
+        nested = self.config.model_dump(exclude_none=True) if self.config else {}
+        nested_hints = nested.pop("model_hints", None)
+        for key, value in nested.items():
+            if key in self.model_fields_set and values[key] != value:
+                raise InvalidArgs(f"{key} is given flat ({values[key]}) and in config "
+                                  f"({value}); give it once")
+            values[key] = value
+        hints = self.model_hints.model_dump(exclude_none=True) if self.model_hints else None
+        if hints and nested_hints and hints != nested_hints:
+            raise InvalidArgs("model_hints is given both flat and in config, differently")
+        return SessionConfig(**values, model_hints=hints or nested_hints or None)
+
+
+_LIMITS = {"max_tool_calls", "max_chars_per_response", "max_chars_per_peek",
+           "chunk_cache_enabled"}
 
 
 class SessionArgs(BaseModel):
@@ -28,8 +77,7 @@ class SessionArgs(BaseModel):
 
 
 async def create(ctx: ToolContext, args: CreateArgs) -> ToolResult:
-    config = SessionConfig(**args.model_dump(exclude={"name"}))
-    return ToolResult(output=ctx.store.create_session(args.name, config))
+    return ToolResult(output=ctx.store.create_session(args.name, args.session_config()))
 
 
 async def info(ctx: ToolContext, args: SessionArgs) -> ToolResult:
@@ -54,15 +102,15 @@ async def info(ctx: ToolContext, args: SessionArgs) -> ToolResult:
 
 
 async def close(ctx: ToolContext, args: SessionArgs) -> ToolResult:
-    closed_at = ctx.store.close_session(args.session_id)
+    closed_at = close_session(ctx.store, args.session_id)
     stats = ctx.store.session_stats(args.session_id)
-    used = ctx.store.session(args.session_id)["tool_calls_used"]
+    row = ctx.store.session(args.session_id)
     return ToolResult(output={
         "session_id": args.session_id,
-        "status": "completed",
+        "status": row["status"],
         "closed_at": closed_at,
         "summary": {"documents": stats["documents"], "spans": stats["spans"],
-                    "artifacts": stats["artifacts"], "tool_calls": used},
+                    "artifacts": stats["artifacts"], "tool_calls": row["tool_calls_used"]},
     })
 
 
@@ -71,6 +119,8 @@ SESSION_TOOLS = [
              CreateArgs, create),
     ToolSpec("rlm_session_info", "Session statistics, configuration and remaining tool budget.",
              SessionArgs, info),
-    ToolSpec("rlm_session_close", "Mark a session completed and summarise what it holds.",
+    ToolSpec("rlm_session_close",
+             "Close a session: it becomes read-only (loads and artifact writes are refused "
+             "with session_closed; reads and export still work) and is summarised.",
              SessionArgs, close),
 ]

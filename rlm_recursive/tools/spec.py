@@ -14,7 +14,9 @@ from ..config import SessionConfig
 from ..errors import InternalError, InvalidArgs, RlmError, RunError, UnknownTool
 from ..policy import PathPolicy
 from ..store import Store
+from ..store.sessions import require_open
 from ..types import SpanRef, ToolDef, ToolResult
+from .names import SESSION_WRITE_TOOLS
 
 __all__ = ["ReadLog", "Registry", "SubQueryRunner", "ToolContext", "ToolSpec", "tool_def"]
 
@@ -148,6 +150,8 @@ class Registry:
             spec = self.spec(name)
             args = _validate(spec, raw_args, ctx)
             session_id = getattr(args, "session_id", None)
+            if session_id and name in SESSION_WRITE_TOOLS:
+                require_open(ctx.store, session_id)  # a closed session is frozen
             if session_id and name != BUDGET_EXEMPT:
                 ctx.store.count_tool_call(session_id)
             call_ctx = ctx if session_id in (None, ctx.session_id) else _rebind(ctx, session_id)
