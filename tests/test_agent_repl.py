@@ -219,3 +219,30 @@ async def test_contexts_output_mode_returns_the_tagged_spans(rt):
         assert ctx["tag"] == "context:auth" and ctx["doc_id"] == doc.id
         assert ctx["text"] == text[ctx["start_char"]:ctx["end_char"]]
         assert ctx["text"].startswith("ERROR svc=auth")
+
+
+@pytest.mark.parametrize(("max_sub_calls", "status", "code"), [
+    (500, "FAILED", "provider_error"), (3, "BUDGET_EXCEEDED", "budget_exceeded")])
+async def test_provider_and_budget_failures_end_the_run_with_a_code(rt, max_sub_calls, status,
+                                                                    code):
+    from rlm_recursive.errors import ProviderError, RlmError
+
+    runtime, sid = rt
+
+    async def sub(request: ChatRequest) -> ChatResult:
+        if max_sub_calls > 100:
+            raise ProviderError("the sub-model's server went away")
+        return reply("fine")
+
+    steps = ["try:\n    r = llm_query_batched(['a', 'b', 'c', 'd', 'e'])\n"
+             "except Exception as e:\n    print('swallowed', e)\n", "FINAL('never')"]
+    fake = FakeProvider(script=root_script(steps, sub))
+    with pytest.raises(RlmError) as err:
+        await run_query(runtime, sid, "q", QueryOptions(
+            provider="fake", model="coder", strategy="repl", max_sub_calls=max_sub_calls),
+            providers=ProviderPool({"fake": fake}))
+    assert err.value.code == code
+    (row,) = runtime.store.db.execute("SELECT id, status, error, answer FROM executions")
+    assert row["status"] == status and row["answer"] is None
+    assert code in row["error"]
+    assert len(fake.requests) <= 1 + 5  # the run stopped at the first step
