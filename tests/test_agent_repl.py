@@ -246,3 +246,22 @@ async def test_provider_and_budget_failures_end_the_run_with_a_code(rt, max_sub_
     assert row["status"] == status and row["answer"] is None
     assert code in row["error"]
     assert len(fake.requests) <= 1 + 5  # the run stopped at the first step
+
+
+async def test_a_sub_call_above_max_depth_gets_the_tools(rt):
+    runtime, sid = rt
+    subs: list[ChatRequest] = []
+
+    async def sub(request: ChatRequest) -> ChatResult:
+        subs.append(request)
+        return reply("from a sub-agent")
+
+    steps = ["FINAL(llm_query('Summarise the billing errors'))"]
+    fake = FakeProvider(script=root_script(steps, sub))
+    result = await run_query(runtime, sid, "q", QueryOptions(
+        provider="fake", model="coder", strategy="repl", max_depth=2),
+        providers=ProviderPool({"fake": fake}))
+    assert result.answer == "from a sub-agent"
+    (request,) = subs  # depth 1 < max_depth 2: an agent loop with the RLM tools
+    assert {"rlm_search_query", "rlm_final_answer"} <= {t.name for t in request.tools}
+    assert result.recursion["call_trace"][0]["depth"] == 1
