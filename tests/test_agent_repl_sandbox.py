@@ -143,3 +143,18 @@ async def test_clobbered_sandbox_internals_restart_the_sandbox(execution):
     assert after.record.stdout == "still here alpha\n"
     assert after.record.span_log == [{"doc_index": 0, "start_char": 0, "end_char": 5,
                                       "tag": None}]
+
+
+async def test_forged_span_log_entries_are_dropped(execution):
+    view = await execution.step("_spans.append([7, 0, 5, None])\n_spans.append([0, 5, 2, None])\n"
+                                "_spans.append([0, 0, 10 ** 9, None])\nx = context[0][6:10]")
+    assert view.record.span_log == [{"doc_index": 0, "start_char": 6, "end_char": 10,
+                                     "tag": None}]
+
+
+async def test_a_too_large_variable_stays_live_but_is_not_persisted(execution):
+    view = await execution.step("big = 'y' * 600000\nsmall = 'z'")
+    assert view.changed == {"big": "str (too large to persist)", "small": "str"}
+    assert "big" not in view.record.state["variables"]
+    again = await execution.step("print(len(big))")
+    assert again.record.stdout == "600000\n"

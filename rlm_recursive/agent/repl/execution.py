@@ -21,6 +21,8 @@ __all__ = ["ReplExecution", "StepView", "status_for"]
 
 _RESERVED = ("_tool_results", "_tool_status", "_budgets")
 _MISSING = object()
+_MAX_VARIABLE_CHARS = 500_000
+"""A larger JSON variable is kept by the live sandbox only, not in the persisted state."""
 _WRITE_RESERVED = "\n".join(f"state[{k!r}] = _v[{k!r}]" for k in _RESERVED)
 
 
@@ -103,12 +105,33 @@ class ReplExecution:
         await asyncio.to_thread(store.reopen, execution_id)
         execution = cls(rc, state, execution_id, store,
                         await asyncio.to_thread(_documents, rc))
-        last = await asyncio.to_thread(store.last_step, execution_id)
-        if last is not None:
+        steps = await asyncio.to_thread(store.steps, execution_id)
+        for step in steps:  # what the run read before it stopped is still cited
+            execution._cite(step.span_log)
+        if steps:
+            last = steps[-1]
             execution.turn = last.turn_index
             execution.variables = dict(last.state.get("variables", {"state": {}}))
             execution.pending = last.tool_requests
         return execution
+
+    def _cite(self, span_log: list[dict[str, Any]]) -> None:
+        for entry in span_log:
+            self.rc.citations.add(SpanRef(doc_id=self.doc_ids[entry["doc_index"]],
+                                          start=entry["start_char"], end=entry["end_char"]))
+
+    def _valid_spans(self, spans: list[Any]) -> list[dict[str, Any]]:
+        """The span log as records; entries the model's code forged out of range are dropped."""
+        out = []
+        for span in spans:
+            if not (isinstance(span, list | tuple) and len(span) == 4):
+                continue
+            i, a, b, tag = span
+            if not all(type(v) is int for v in (i, a, b)) or not 0 <= i < len(self._docs):
+                continue
+            if 0 <= a < b <= len(self._docs[i][2]) and (tag is None or isinstance(tag, str)):
+                out.append({"doc_index": i, "start_char": a, "end_char": b, "tag": tag})
+        return out
 
     async def close(self) -> None:
         await self.sandbox.close()
@@ -144,11 +167,8 @@ class ReplExecution:
                 kind, type_name, value = described
                 final["answer"] = value if isinstance(value, str) else json.dumps(value) \
                     if kind == "json" else f"<{type_name}>"
-        span_log = [{"doc_index": i, "start_char": a, "end_char": b, "tag": tag}
-                    for i, a, b, tag in spans]
-        for entry in span_log:
-            self.rc.citations.add(SpanRef(doc_id=self.doc_ids[entry["doc_index"]],
-                                          start=entry["start_char"], end=entry["end_char"]))
+        span_log = self._valid_spans(spans)
+        self._cite(span_log)
         self.turn += 1
         self.pending = self.host.queued
         record = StepRecord(
@@ -165,6 +185,9 @@ class ReplExecution:
         described = await self.sandbox.describe([*assigned_names(code), "state"])
         changed = {}
         for name, (kind, type_name, value) in described.items():
+            if kind == "json" and name != "state" and \
+                    len(json.dumps(value, ensure_ascii=False)) > _MAX_VARIABLE_CHARS:
+                kind, type_name = "opaque", f"{type_name} (too large to persist)"
             if kind == "json":
                 old = self.variables.get(name, _MISSING)
                 if _without_reserved(old) != _without_reserved(value):
