@@ -92,15 +92,16 @@ async def run_task(seed: int, strategy: str, model: str, max_iterations: int
         started = time.perf_counter()
         try:
             result = await run_query(runtime, sid, question, options, providers=pool)
-            got, calls = result.answer, result.usage["model_calls"]
+            got, calls, stopped = result.answer, result.usage["model_calls"], result.stopped
         except RlmError as exc:
-            got, calls = f"error[{exc.code}]", None
+            got, calls, stopped = f"error[{exc.code}]", None, "error"
         finally:
             await pool.aclose()
             runtime.close()
     found = re.search(r"-?\d+", got)
     return {"seed": seed, "question": question, "expected": answer, "answer": got[:80],
             "correct": bool(found) and int(found.group()) == answer, "model_calls": calls,
+            "stopped": stopped,
             "seconds": round(time.perf_counter() - started, 2)}
 
 
@@ -131,7 +132,8 @@ def main() -> None:
         print(f"{args.model} / {strategy}: {entry['score']} exact, {entry['mean_s']} s per task")
         for row in entry["tasks"]:
             mark = "ok " if row["correct"] else "XX "
-            print(f"  {mark} expected {row['expected']:>4}  got {row['answer']!r}")
+            print(f"  {mark} expected {row['expected']:>4}  got {row['answer']!r} "
+                  f"({row['stopped']}, {row['model_calls']} model calls, {row['seconds']} s)")
 
 
 if __name__ == "__main__":
