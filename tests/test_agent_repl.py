@@ -142,7 +142,7 @@ async def test_llm_query_batched_over_200_chunks_keeps_the_concurrency_bound(rt)
     fake = FakeProvider(script=root_script(steps, sub))
     result = await run_query(runtime, sid, "How many ERROR lines from mail?",
                              QueryOptions(provider="fake", model="coder", strategy="repl",
-                                          max_sub_calls=500),
+                                          max_sub_calls=500, concurrency=6),
                              providers=ProviderPool({"fake": fake}))
     texts = [runtime.store.text(d) for d in runtime.store.documents(sid)]
     chunked = sum(len(re.findall(r" ERROR svc=mail ", c.split("\n", 1)[1])) for c in seen)
@@ -150,7 +150,7 @@ async def test_llm_query_batched_over_200_chunks_keeps_the_concurrency_bound(rt)
     assert result.answer == str(chunked)
     # Lines cut at chunk borders may be missed by a chunk-local count, never double counted.
     assert 0.9 * sum(t.count(" ERROR svc=mail ") for t in texts) <= chunked
-    assert peak == 4  # RunSettings.concurrency: the bound was reached and never exceeded
+    assert peak == 6  # the run's concurrency: the bound was reached and never exceeded
     assert result.usage["sub_calls"] == 200
     assert len(result.recursion["call_trace"]) == 200
     assert all(c["depth"] == 1 for c in result.recursion["call_trace"])
@@ -219,3 +219,49 @@ async def test_contexts_output_mode_returns_the_tagged_spans(rt):
         assert ctx["tag"] == "context:auth" and ctx["doc_id"] == doc.id
         assert ctx["text"] == text[ctx["start_char"]:ctx["end_char"]]
         assert ctx["text"].startswith("ERROR svc=auth")
+
+
+@pytest.mark.parametrize(("max_sub_calls", "status", "code"), [
+    (500, "FAILED", "provider_error"), (3, "BUDGET_EXCEEDED", "budget_exceeded")])
+async def test_provider_and_budget_failures_end_the_run_with_a_code(rt, max_sub_calls, status,
+                                                                    code):
+    from rlm_recursive.errors import ProviderError, RlmError
+
+    runtime, sid = rt
+
+    async def sub(request: ChatRequest) -> ChatResult:
+        if max_sub_calls > 100:
+            raise ProviderError("the sub-model's server went away")
+        return reply("fine")
+
+    steps = ["try:\n    r = llm_query_batched(['a', 'b', 'c', 'd', 'e'])\n"
+             "except Exception as e:\n    print('swallowed', e)\n", "FINAL('never')"]
+    fake = FakeProvider(script=root_script(steps, sub))
+    with pytest.raises(RlmError) as err:
+        await run_query(runtime, sid, "q", QueryOptions(
+            provider="fake", model="coder", strategy="repl", max_sub_calls=max_sub_calls),
+            providers=ProviderPool({"fake": fake}))
+    assert err.value.code == code
+    (row,) = runtime.store.db.execute("SELECT id, status, error, answer FROM executions")
+    assert row["status"] == status and row["answer"] is None
+    assert code in row["error"]
+    assert len(fake.requests) <= 1 + 5  # the run stopped at the first step
+
+
+async def test_a_sub_call_above_max_depth_gets_the_tools(rt):
+    runtime, sid = rt
+    subs: list[ChatRequest] = []
+
+    async def sub(request: ChatRequest) -> ChatResult:
+        subs.append(request)
+        return reply("from a sub-agent")
+
+    steps = ["FINAL(llm_query('Summarise the billing errors'))"]
+    fake = FakeProvider(script=root_script(steps, sub))
+    result = await run_query(runtime, sid, "q", QueryOptions(
+        provider="fake", model="coder", strategy="repl", max_depth=2),
+        providers=ProviderPool({"fake": fake}))
+    assert result.answer == "from a sub-agent"
+    (request,) = subs  # depth 1 < max_depth 2: an agent loop with the RLM tools
+    assert {"rlm_search_query", "rlm_final_answer"} <= {t.name for t in request.tools}
+    assert result.recursion["call_trace"][0]["depth"] == 1

@@ -88,6 +88,7 @@ async def test_a_killed_run_resumes_from_its_last_step(tmp_path, monkeypatch):
     rc = build_run(runtime, sid, plan, options, pool)
     answer = await repl.resume(rc, RecursionState(0, 1), row["id"])
     assert answer.text == "red apple, red cherry, red plum"  # `reds` came back from step 1
+    assert len(rc.citations) == 3  # the spans step 1 read before the kill are still cited
     history = [m.content for m in seen[0].messages]
     assert history[1] == "QUESTION: Which red fruits?"
     assert "reds = [h['text']" in history[2] and "[step 1] stdout:\n3" in history[3]

@@ -126,3 +126,35 @@ async def test_search_from_code_logs_its_spans(execution):
     assert view.record.stdout == "3 gamma\n"
     assert [s["tag"] for s in view.record.span_log] == ["search"] * 3
     assert all(TEXT[s["start_char"]:s["end_char"]] == "gamma" for s in view.record.span_log)
+
+
+async def test_final_var_of_a_missing_variable_is_a_step_error(execution):
+    view = await execution.step("FINAL_VAR('nothing_here')")
+    assert view.record.final is None and view.record.error["type"] == "NameError"
+    ok = await execution.step("answer = 42\nFINAL_VAR('answer')")
+    assert ok.record.final == {"is_final": True, "answer": "42", "variable": "answer"}
+
+
+async def test_clobbered_sandbox_internals_restart_the_sandbox(execution):
+    await execution.step("kept = 'still here'")
+    view = await execution.step("_spans = None\n_describe = None\nx = context[0][0:5]")
+    assert view.record.error["type"] == "AttributeError"  # its own views broke, not the run
+    after = await execution.step("print(kept, context[0][0:5])")
+    assert after.record.stdout == "still here alpha\n"
+    assert after.record.span_log == [{"doc_index": 0, "start_char": 0, "end_char": 5,
+                                      "tag": None}]
+
+
+async def test_forged_span_log_entries_are_dropped(execution):
+    view = await execution.step("_spans.append([7, 0, 5, None])\n_spans.append([0, 5, 2, None])\n"
+                                "_spans.append([0, 0, 10 ** 9, None])\nx = context[0][6:10]")
+    assert view.record.span_log == [{"doc_index": 0, "start_char": 6, "end_char": 10,
+                                     "tag": None}]
+
+
+async def test_a_too_large_variable_stays_live_but_is_not_persisted(execution):
+    view = await execution.step("big = 'y' * 600000\nsmall = 'z'")
+    assert view.changed == {"big": "str (too large to persist)", "small": "str"}
+    assert "big" not in view.record.state["variables"]
+    again = await execution.step("print(len(big))")
+    assert again.record.stdout == "600000\n"

@@ -53,6 +53,8 @@ class QueryOptions(BaseModel):
     budget_usd: float | None = Field(None, ge=0)
     max_sub_calls: int = Field(64, ge=0)
     max_tool_calls: int = Field(200, ge=1)
+    concurrency: int = Field(4, ge=1, le=64)
+    """Sub-calls in flight at once (map-reduce, llm_query_batched)."""
     output_mode: Literal["ANSWER", "CONTEXTS"] = "ANSWER"
     """repl strategy: CONTEXTS returns the passages the model tagged, not an answer."""
     client_override: bool = False
@@ -136,7 +138,7 @@ def build_run(
                           max_usd=options.budget_usd)
     settings = RunSettings(timeout_s=min(options.timeout_s or 180.0, 180.0),
                            max_iterations=options.max_iterations,
-                           output_mode=options.output_mode)
+                           concurrency=options.concurrency, output_mode=options.output_mode)
     return RunContext(
         registry=runtime.registry, tool_ctx=runtime.context(session_id), plan=plan,
         providers=providers, catalog=runtime.catalog, budget=Budget(limits), egress=egress,

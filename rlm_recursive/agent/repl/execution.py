@@ -21,6 +21,8 @@ __all__ = ["ReplExecution", "StepView", "status_for"]
 
 _RESERVED = ("_tool_results", "_tool_status", "_budgets")
 _MISSING = object()
+_MAX_VARIABLE_CHARS = 500_000
+"""A larger JSON variable is kept by the live sandbox only, not in the persisted state."""
 _WRITE_RESERVED = "\n".join(f"state[{k!r}] = _v[{k!r}]" for k in _RESERVED)
 
 
@@ -58,7 +60,7 @@ class StepView:
         pending = rec.tool_requests.get("llm", []) + rec.tool_requests.get("search", [])
         if pending:
             parts.append("queued: " + ", ".join(r["key"] for r in pending) +
-                         ' (results are in state["_tool_results"] now)')
+                         ' (results will be in state["_tool_results"] at your next step)')
         return "\n".join(parts)
 
 
@@ -67,11 +69,11 @@ class ReplExecution:
 
     def __init__(
         self, rc: RunContext, state: RecursionState, execution_id: str, store: ExecutionStore,
+        docs: list[tuple[str, str, str]],
     ) -> None:
         self.rc, self.state, self.id, self.store = rc, state, execution_id, store
-        docs = rc.store.documents(rc.session_id)
-        self.doc_ids = [d.id for d in docs]
-        self._docs = [(d.id, d.source, rc.store.text(d)) for d in docs]
+        self.doc_ids = [doc_id for doc_id, _, _ in docs]
+        self._docs = docs
         settings = rc.settings
         self.sandbox = Sandbox(self._docs, SandboxLimits(
             step_timeout_s=settings.step_timeout_s, max_memory_bytes=settings.max_memory_bytes,
@@ -93,7 +95,7 @@ class ReplExecution:
         execution_id = new_id("exe")
         await asyncio.to_thread(store.create, execution_id, rc.session_id, mode, question,
                                 options or {})
-        return cls(rc, state, execution_id, store)
+        return cls(rc, state, execution_id, store, await asyncio.to_thread(_documents, rc))
 
     @classmethod
     async def resume(cls, rc: RunContext, state: RecursionState, execution_id: str
@@ -101,13 +103,35 @@ class ReplExecution:
         """Pick a run up at its last step: the JSON variables come back, the turn goes on."""
         store = ExecutionStore(rc.store.db)
         await asyncio.to_thread(store.reopen, execution_id)
-        execution = cls(rc, state, execution_id, store)
-        last = await asyncio.to_thread(store.last_step, execution_id)
-        if last is not None:
+        execution = cls(rc, state, execution_id, store,
+                        await asyncio.to_thread(_documents, rc))
+        steps = await asyncio.to_thread(store.steps, execution_id)
+        for step in steps:  # what the run read before it stopped is still cited
+            execution._cite(step.span_log)
+        if steps:
+            last = steps[-1]
             execution.turn = last.turn_index
             execution.variables = dict(last.state.get("variables", {"state": {}}))
             execution.pending = last.tool_requests
         return execution
+
+    def _cite(self, span_log: list[dict[str, Any]]) -> None:
+        for entry in span_log:
+            self.rc.citations.add(SpanRef(doc_id=self.doc_ids[entry["doc_index"]],
+                                          start=entry["start_char"], end=entry["end_char"]))
+
+    def _valid_spans(self, spans: list[Any]) -> list[dict[str, Any]]:
+        """The span log as records; entries the model's code forged out of range are dropped."""
+        out = []
+        for span in spans:
+            if not (isinstance(span, list | tuple) and len(span) == 4):
+                continue
+            i, a, b, tag = span
+            if not all(type(v) is int for v in (i, a, b)) or not 0 <= i < len(self._docs):
+                continue
+            if 0 <= a < b <= len(self._docs[i][2]) and (tag is None or isinstance(tag, str)):
+                out.append({"doc_index": i, "start_char": a, "end_char": b, "tag": tag})
+        return out
 
     async def close(self) -> None:
         await self.sandbox.close()
@@ -131,22 +155,26 @@ class ReplExecution:
         if self.sandbox.running:
             spans = await self.sandbox.take_spans() + spans
             changed = await self._collect(code)
-        final = self.host.final
-        if final is not None and final.get("variable") and self.sandbox.running:
-            kind, type_name, value = await self.sandbox.value(final["variable"])
-            final["answer"] = value if isinstance(value, str) else json.dumps(value) \
-                if kind == "json" else f"<{type_name}>"
-        span_log = [{"doc_index": i, "start_char": a, "end_char": b, "tag": tag}
-                    for i, a, b, tag in spans]
-        for entry in span_log:
-            self.rc.citations.add(SpanRef(doc_id=self.doc_ids[entry["doc_index"]],
-                                          start=entry["start_char"], end=entry["end_char"]))
+        final, error = self.host.final, fed.error
+        if final is not None and final.get("variable"):
+            described = await self.sandbox.value(final["variable"]) \
+                if self.sandbox.running else None
+            if described is None:
+                error = {"type": "NameError", "message": f"FINAL_VAR: no variable "
+                         f"{final['variable']!r}", "traceback": ""}
+                final = None
+            else:
+                kind, type_name, value = described
+                final["answer"] = value if isinstance(value, str) else json.dumps(value) \
+                    if kind == "json" else f"<{type_name}>"
+        span_log = self._valid_spans(spans)
+        self._cite(span_log)
         self.turn += 1
         self.pending = self.host.queued
         record = StepRecord(
             turn_index=self.turn, code=code, stdout=fed.stdout,
             state={"variables": self.variables, "types": self.types},
-            span_log=span_log, tool_requests=self.host.queued, final=final, error=fed.error,
+            span_log=span_log, tool_requests=self.host.queued, final=final, error=error,
             timings={"sandbox_ms": round(fed.sandbox_ms, 2), "host_ms": round(fed.host_ms, 2),
                      "total_ms": round((time.perf_counter() - started) * 1000, 2)})
         await asyncio.to_thread(self.store.add_step, self.id, record)
@@ -157,6 +185,9 @@ class ReplExecution:
         described = await self.sandbox.describe([*assigned_names(code), "state"])
         changed = {}
         for name, (kind, type_name, value) in described.items():
+            if kind == "json" and name != "state" and \
+                    len(json.dumps(value, ensure_ascii=False)) > _MAX_VARIABLE_CHARS:
+                kind, type_name = "opaque", f"{type_name} (too large to persist)"
             if kind == "json":
                 old = self.variables.get(name, _MISSING)
                 if _without_reserved(old) != _without_reserved(value):
@@ -188,6 +219,11 @@ class ReplExecution:
                                 "session_id": self.rc.session_id, "text": text,
                                 "checksum": text_checksum(text)})
         return out
+
+
+def _documents(rc: RunContext) -> list[tuple[str, str, str]]:
+    """(doc_id, name, text) per document, in doc_index order."""
+    return [(d.id, d.source, rc.store.text(d)) for d in rc.store.documents(rc.session_id)]
 
 
 def _without_reserved(state: Any) -> Any:

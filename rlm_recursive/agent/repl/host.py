@@ -99,7 +99,7 @@ class ReplHost:
                 except RlmError as exc:  # one bad prompt (too long) does not sink the batch
                     return f"ERROR: {exc.message}"
 
-        return list(await asyncio.gather(*(one(p) for p in prompts)))
+        return list(await _gather(one(p) for p in prompts))
 
     async def _sub_call(self, prompt: str) -> str:
         trace = self.state.call_trace
@@ -224,6 +224,18 @@ class ReplHost:
             async with gate:
                 await job
 
-        await asyncio.gather(*(bounded(llm(r)) for r in requests.get("llm", [])),
-                             *(bounded(search(r)) for r in requests.get("search", [])))
+        await _gather([*(bounded(llm(r)) for r in requests.get("llm", [])),
+                       *(bounded(search(r)) for r in requests.get("search", []))])
         return results, status
+
+
+async def _gather(coros: Any) -> list[Any]:
+    """All results in order; the first failure cancels the rest (no orphaned model calls)."""
+    tasks = [asyncio.ensure_future(c) for c in coros]
+    try:
+        return await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise

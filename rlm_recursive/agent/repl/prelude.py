@@ -179,9 +179,10 @@ def _describe(value):
 '''
 """Defined once per session: classifies a variable as JSON (persisted) or opaque."""
 
-INTERPRETER_NOTE = """The sandbox runs a Python subset (pydantic-monty): no imports except \
-re, json, math, collections, itertools, datetime, asyncio and a few more from the standard \
-library; no class inheritance, no generators (yield); no open(), os, network or environment; \
-no globals()/locals()/dir(). A step has a time and memory limit. Only JSON values \
-(None, bool, int, float, str, list, dict) survive a restart of the sandbox; functions you \
-define last as long as the sandbox does."""
+INTERPRETER_NOTE = """The sandbox runs a Python subset (pydantic-monty 1.4): imports are \
+limited to re, json, math, collections, itertools, functools, datetime, random, bisect, csv, \
+decimal, hashlib, unicodedata, dataclasses and typing (no statistics, string, heapq, \
+operator, textwrap); no class inheritance, no generators (yield), no globals()/locals()/dir(); \
+no files, os calls, network or environment. A step has a time and memory limit. Only JSON \
+values (None, bool, int, float, str, list, dict) survive a restart of the sandbox; functions \
+you define last as long as the sandbox does."""

@@ -220,7 +220,7 @@ class Sandbox:
 
     async def take_spans(self) -> list[list[Any]]:
         """The spans the step's code read, in order; the log is emptied."""
-        return list(await self._session.feed_run(TAKE_SPANS))
+        return list(await self._internal(TAKE_SPANS) or [])
 
     async def describe(self, names: list[str]) -> dict[str, list[Any]]:
         """`{name: ["json"|"opaque", type, value|None]}` for the names that exist."""
@@ -232,13 +232,29 @@ class Sandbox:
             lines += ["try:", f"    _described[{name!r}] = _describe({name})",
                       "except NameError:", "    pass"]
         lines.append("_described")
-        return dict(await self._session.feed_run("\n".join(lines),
-                                                 print_callback=_Stdout(0)))
+        return dict(await self._internal("\n".join(lines)) or {})
 
-    async def value(self, name: str) -> Any:
+    async def value(self, name: str) -> list[Any] | None:
+        """`["json"|"opaque", type, value|None]` of a variable, or None if it is not bound."""
         if not name.isidentifier():
-            raise ValueError(f"{name!r} is not a variable name")
-        return await self._session.feed_run(f"_describe({name})")
+            return None
+        return await self._internal(f"_describe({name})")
+
+    async def _internal(self, code: str) -> Any:
+        """Host-written code after a step. If the model's code clobbered what it relies on
+        (`_spans`, `_describe`, `isinstance`…), the session restarts from the JSON state."""
+        if self._session is None:
+            return None
+        try:
+            return await self._session.feed_run(code, print_callback=_Stdout(0))
+        except MontyRuntimeError as exc:
+            if isinstance(exc.exception(), NameError) and code.startswith("_describe("):
+                return None
+            await self.close()
+            return None
+        except MontyError:
+            await self.close()
+            return None
 
 
 def assigned_names(code: str) -> list[str]:
