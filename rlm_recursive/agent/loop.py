@@ -128,8 +128,9 @@ async def call_model(
                         model=tier.model, model_overridden=rc.model_overridden)
     reserve = min(1024, tier.num_ctx // 4)
     prompt_chars = fit_messages(messages, tools, tier.num_ctx, reserve)
-    options = ChatOptions(temperature=tier.temperature,
-                          num_ctx=tier.num_ctx if tier.info.catalogued else None,
+    # Always the tier's window: the plan shows it, and `fit_messages` measured against it.
+    options = ChatOptions(temperature=tier.temperature, num_ctx=tier.num_ctx,
+                          think=tier.info.think,
                           max_tokens=reserve, native_tools=tier.info.tools,
                           timeout_s=rc.options.get("timeout_s", 180.0),
                           max_turns=rc.max_iterations)
@@ -211,7 +212,8 @@ async def run_agent(
                                                 "'answer' string").to_dict())
             else:
                 output = await run_tool(rc, state, call)
-            messages.append(Message(role="tool", content=output, tool_name=call.name))
+            messages.append(Message(role="tool", content=output, tool_name=call.name,
+                                    tool_call_id=call.id))
     # Out of steps: one last call without tools, so the run still ends with an answer.
     messages.append(Message(role="user", content="You are out of tool calls. Give your best "
                                                  "final answer now, from what you have read."))

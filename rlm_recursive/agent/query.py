@@ -9,13 +9,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..errors import EgressDenied, Timeout
-from ..policy import EgressPolicy, load_profile
+from ..errors import EgressDenied, EmptyAnswer, InvalidArgs, Timeout
+from ..policy import AuditEntry, EgressPolicy, audited, load_profile
 from .budget import Budget, BudgetLimits
 from .citations import Citation
 from .loop import RunContext
 from .pool import ProviderPool
-from .recursion import MAX_DEPTH_CAP, RecursionState, TierPlan
+from .recursion import MAX_DEPTH_CAP, RecursionState, Tier, TierPlan
 from .strategies import Strategy, choose_strategy, run_strategy
 
 __all__ = ["QueryOptions", "QueryResult", "build_run", "resolve_plan", "run_query"]
@@ -56,6 +56,8 @@ class QueryResult(BaseModel):
     usage: dict[str, Any]
     plan: list[dict[str, Any]]
     stopped: str
+    uncited: bool = False
+    """True when the answer rests on nothing the run read: no citation can back it."""
 
 
 async def resolve_plan(runtime: Any, options: QueryOptions) -> tuple[TierPlan, str]:
@@ -76,7 +78,9 @@ async def resolve_plan(runtime: Any, options: QueryOptions) -> tuple[TierPlan, s
         from ..providers.auto import detect_provider
 
         _refuse_remote_probe(runtime)
-        provider, reason = await detect_provider()
+        # Ollama wins only if the root of its default preset is pulled.
+        root = catalog.preset(_DEFAULT_PRESET["ollama"]).tiers[0].model
+        provider, reason = await detect_provider(root_model=root)
     preset = _DEFAULT_PRESET.get(provider)
     if preset is None:
         from ..errors import ConfigError
@@ -126,16 +130,41 @@ def build_run(
 
 async def run_query(
     runtime: Any, session_id: str, question: str, options: QueryOptions,
-    providers: ProviderPool | None = None,
+    providers: ProviderPool | None = None, *, audit: AuditEntry | None = None,
 ) -> QueryResult:
-    """Answer `question` over the session; the answer carries verifiable citations."""
+    """Answer `question` over the session; the answer carries verifiable citations.
+
+    Every run leaves one content-free audit record (model, cost, error code): the caller's
+    `audit` entry when a surface already opened one (MCP `rlm_query`), else a `query` record.
+    """
+    if audit is None:
+        async with audited(runtime.audit, "query") as entry:
+            return await run_query(runtime, session_id, question, options, providers,
+                                   audit=entry)
+    result = await _run(runtime, session_id, question, options, providers, audit)
+    audit.model_used = result.model
+    audit.cost = result.usage.get("cost_usd")
+    return result
+
+
+async def _run(
+    runtime: Any, session_id: str, question: str, options: QueryOptions,
+    providers: ProviderPool | None, audit: AuditEntry,
+) -> QueryResult:
     runtime.store.session(session_id)
+    if runtime.store.session_stats(session_id)["documents"] == 0:
+        # Nothing to read (e.g. the only input was refused): any answer would be made up.
+        raise InvalidArgs(f"session {session_id} holds no documents, so there is nothing to "
+                          "answer from; load files into it first")
     own_pool = providers is None
     providers = providers or ProviderPool()
     try:
         plan, reason = await resolve_plan(runtime, options)
         rc = build_run(runtime, session_id, plan, options, providers)
+        plan = await _fit_windows(rc, plan)
+        rc = rc.derive(plan=plan)
         root = plan.at(0)
+        audit.model_used = root.model
         strategy = choose_strategy(options.strategy, root)
         print(f"rlm-recursive: {root.provider}/{root.model} ({reason}), strategy {strategy}",
               file=sys.stderr)
@@ -145,14 +174,39 @@ async def run_query(
                 answer = await run_strategy(rc, state, strategy, question)
         except TimeoutError:
             raise Timeout(f"the query did not finish within {options.timeout_s} s") from None
+        if not answer.text.strip():
+            raise EmptyAnswer(f"{root.provider}/{root.model} returned an empty answer "
+                              f"(stopped: {answer.stopped}); an empty reply is not an answer",
+                              model=root.model)
+        citations = rc.citations.citations(runtime.store, session_id)
         return QueryResult(
             answer=answer.text, session_id=session_id, strategy=strategy,
             provider=root.provider, model=root.model, provider_reason=reason,
-            citations=rc.citations.citations(runtime.store, session_id),
+            citations=citations,
             recursion={"max_depth": state.max_depth, "final_depth": state.final_depth,
                        "call_trace": state.call_trace},
             usage=rc.budget.summary(), plan=plan.describe(), stopped=answer.stopped,
+            uncited=not citations,
         )
     finally:
         if own_pool:
             await providers.aclose()
+
+
+async def _fit_windows(rc: RunContext, plan: TierPlan) -> TierPlan:
+    """Uncatalogued models get the window their provider will send, so the plan shows it.
+
+    Asking the server is traffic: the egress check runs first, as for every model call.
+    """
+    tiers: list[Tier] = []
+    for tier in plan.tiers:
+        if not tier.info.catalogued:
+            window = getattr(rc.providers.get(tier), "context_window", None)
+            if window is not None:
+                if rc.egress is not None:
+                    rc.egress.check(tier.provider, endpoint=rc.providers.endpoint(tier.provider),
+                                    model=tier.model, model_overridden=rc.model_overridden)
+                info = tier.info.model_copy(update={"num_ctx": await window(tier.model)})
+                tier = tier.model_copy(update={"info": info})
+        tiers.append(tier)
+    return plan.model_copy(update={"tiers": tiers})

@@ -21,7 +21,7 @@ from tenacity import (
 )
 from tenacity.wait import wait_base
 
-from ..errors import ModelNotFound, ProviderError, Timeout
+from ..errors import EmptyAnswer, ModelNotFound, ProviderError, Timeout
 from ..types import ToolDef
 from .base import (
     ChatRequest,
@@ -38,13 +38,21 @@ __all__ = [
     "DEFAULT_HOST",
     "DEFAULT_NUM_CTX",
     "INVALID_JSON_KEY",
+    "MAX_SERVER_NUM_CTX",
     "OllamaProvider",
+    "http_client_options",
     "normalise_host",
 ]
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
 DEFAULT_NUM_CTX = 8192
 """Used when `/api/show` reports no context length for the model."""
+MAX_SERVER_NUM_CTX = 32768
+"""Cap on a window taken from `/api/show` for an uncatalogued model: the trained maximum
+(often 128k) would make the server allocate a KV cache most machines cannot hold. The
+catalogued models use the same window; a larger one is set in models.toml."""
+THINKING_RETRY_NUM_PREDICT = 4096
+"""Output budget for the one retry after a reply that spent all of it thinking."""
 INVALID_JSON_KEY = "_invalid_json"
 """Tool-call arguments that are not a JSON object arrive as `{INVALID_JSON_KEY: raw}`.
 
@@ -69,6 +77,16 @@ def normalise_host(host: str | None) -> str:
         name = f"[{name}]"
     path = split.path.rstrip("/")
     return f"{scheme}://{name}:{split.port or default_port}{path}"
+
+
+def http_client_options() -> dict[str, Any]:
+    """httpx options for every client that carries model or probe traffic.
+
+    `trust_env=False`: HTTP(S)_PROXY / ALL_PROXY (any case) must not route prompts, document
+    text included, to a proxy. `follow_redirects=False`: a redirect from the checked endpoint
+    would take the request to a host the egress policy never saw.
+    """
+    return {"trust_env": False, "follow_redirects": False}
 
 
 def _is_transient(exc: BaseException) -> bool:
@@ -123,12 +141,35 @@ def _render_native(message: Message) -> dict[str, Any]:
     """One message as `/api/chat` expects it from a model with a tool template."""
     out: dict[str, Any] = {"role": message.role, "content": message.content}
     if message.tool_calls:
-        out["tool_calls"] = [
-            {"function": {"name": c.name, "arguments": c.arguments}} for c in message.tool_calls
-        ]
-    if message.role == "tool" and message.tool_name:
-        out["tool_name"] = message.tool_name
+        out["tool_calls"] = [_render_call(c) for c in message.tool_calls]
+    if message.role == "tool":
+        if message.tool_name:
+            out["tool_name"] = message.tool_name
+        if message.tool_call_id:
+            out["tool_call_id"] = message.tool_call_id
     return out
+
+
+def _render_call(call: ToolCall) -> dict[str, Any]:
+    """A tool call as the server sent it, `id` included, so results can name their call."""
+    out: dict[str, Any] = {"function": {"name": call.name, "arguments": call.arguments}}
+    if call.id:
+        out["id"] = call.id
+    return out
+
+
+def _thought_out(data: dict[str, Any]) -> bool:
+    """True for a reply whose output budget ran out before any answer or tool call.
+
+    Thinking tokens count against `num_predict`: a thinking model can spend all of it and
+    return `content: ""` with `done_reason: "length"` (the server calls that a success).
+    """
+    message = data.get("message") or {}
+    return (
+        data.get("done_reason") == "length"
+        and not (message.get("content") or "").strip()
+        and not message.get("tool_calls")
+    )
 
 
 
@@ -173,7 +214,9 @@ class OllamaProvider:
         self.host = normalise_host(host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST)
         """Normalised server URL, read by the egress policy; pass it too when injecting a client."""
         # The client's own default timeout is None (wait forever), so never leave it unset.
-        self._client = client or ollama.AsyncClient(host=self.host, timeout=timeout_s)
+        self._client = client or ollama.AsyncClient(
+            host=self.host, timeout=timeout_s, **http_client_options()
+        )
         self._owns_client = client is None
         self._timeout_s = timeout_s
         self._retry_attempts = max(1, retry_attempts)
@@ -188,7 +231,7 @@ class OllamaProvider:
             num_ctx = request.options.num_ctx or await self._context_window(request.model)
             if request.tools and self._native_tools(request):
                 try:
-                    data = await self._send(self._body(request, num_ctx, False), timeout_s)
+                    data = await self._send_chat(self._body(request, num_ctx, False), timeout_s)
                     return self._result(request, data, constrained=False)
                 except ollama.ResponseError as exc:
                     if not _lacks_tool_support(exc):
@@ -196,8 +239,13 @@ class OllamaProvider:
                     # Remember it, so the next call for this model goes straight to `format`.
                     self._no_native_tools.add(request.model)
             constrained = bool(request.tools)
-            data = await self._send(self._body(request, num_ctx, constrained), timeout_s)
+            data = await self._send_chat(self._body(request, num_ctx, constrained), timeout_s)
             return self._result(request, data, constrained=constrained)
+
+    async def context_window(self, model: str) -> int:
+        """The `num_ctx` this provider sends for an uncatalogued model (asks the server once)."""
+        with self._map_errors(model, self._timeout_s):
+            return await self._context_window(model)
 
     async def aclose(self) -> None:
         """Close the HTTP client, unless the caller passed it in (then it is theirs to close)."""
@@ -215,7 +263,14 @@ class OllamaProvider:
             options["seed"] = opts.seed
         if opts.max_tokens is not None:
             options["num_predict"] = opts.max_tokens
-        body: dict[str, Any] = {"model": request.model, "stream": False, "options": options}
+        body: dict[str, Any] = {
+            "model": request.model,
+            "stream": False,
+            "options": options,
+            # Always explicit: thinking models think by default, and their thinking tokens
+            # eat `num_predict`. Only a tier that asks for it (models.toml) thinks.
+            "think": opts.think if opts.think is not None else False,
+        }
         if constrained:
             messages = [plain_text_turn(m) for m in request.messages]
             addendum = _tool_addendum(request.tools)
@@ -245,7 +300,40 @@ class OllamaProvider:
             output_tokens=data.get("eval_count") or 0,
         )
         model = data.get("model") or request.model
-        return ChatResult(text=text, tool_calls=calls, usage=usage, model=model, provider=self.name)
+        return ChatResult(
+            text=text,
+            tool_calls=calls,
+            usage=usage,
+            model=model,
+            provider=self.name,
+            thinking=message.get("thinking") or "",
+            done_reason=data.get("done_reason"),
+        )
+
+    async def _send_chat(self, body: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        """`_send`, plus one retry with a larger output budget after a thought-out reply."""
+        data = await self._send(body, timeout_s)
+        if not _thought_out(data):
+            return data
+        options, retried = body["options"], ""
+        first = options.get("num_predict")
+        if first is not None and first > 0:
+            larger = min(max(THINKING_RETRY_NUM_PREDICT, 4 * first), options["num_ctx"] // 2)
+            if larger > first:
+                retry = {**body, "options": {**options, "num_predict": larger}}
+                data = await self._send(retry, timeout_s)
+                if not _thought_out(data):
+                    return data
+                retried = f", even after a retry with num_predict {larger}"
+        thought = bool((data.get("message") or {}).get("thinking"))
+        raise EmptyAnswer(
+            f"{body['model']!r} used its whole output budget ({data.get('eval_count', '?')} "
+            f"tokens{', thinking' if thought else ''}) without an answer or a tool "
+            f"call{retried}; set `think = false` for this tier in models.toml, or use a "
+            "model that does not think by default",
+            model=body["model"],
+            done_reason="length",
+        )
 
     async def _send(self, body: dict[str, Any], timeout_s: float) -> dict[str, Any]:
         """POST `/api/chat` with retries; returns the decoded JSON body."""
@@ -280,7 +368,8 @@ class OllamaProvider:
                 model_info = (await self._retry(show)).modelinfo
             except pydantic.ValidationError:  # a server too old to send `model_info` at all
                 model_info = None
-            self._num_ctx[model] = _context_length(model_info) or DEFAULT_NUM_CTX
+            window = _context_length(model_info) or DEFAULT_NUM_CTX
+            self._num_ctx[model] = min(window, MAX_SERVER_NUM_CTX)
         return self._num_ctx[model]
 
     async def _retry(self, fn: Callable[[], Awaitable[_T]]) -> _T:
@@ -302,6 +391,13 @@ class OllamaProvider:
             yield
         except ollama.ResponseError as exc:
             status = exc.status_code
+            if status is not None and 300 <= status < 400:
+                raise ProviderError(
+                    f"Ollama at {self.host} answered with a redirect (HTTP {status}); model "
+                    "traffic never follows redirects, because the egress policy checked this "
+                    "endpoint only: point OLLAMA_HOST at the server itself",
+                    status=status,
+                ) from exc
             if status == 404:
                 raise ModelNotFound(
                     f"model {model!r} is not available on Ollama at {self.host}; "
