@@ -18,7 +18,8 @@ from .pool import ProviderPool
 from .recursion import MAX_DEPTH_CAP, RecursionState, Tier, TierPlan
 from .strategies import Strategy, choose_strategy, run_strategy
 
-__all__ = ["QueryOptions", "QueryResult", "build_run", "resolve_plan", "run_query"]
+__all__ = ["QueryOptions", "QueryResult", "build_run", "resolve_plan", "run_egress",
+           "run_query"]
 
 _DEFAULT_PRESET = {"ollama": "fully-local", "embedded": "embedded", "claude": "quality-first"}
 
@@ -104,16 +105,22 @@ def _refuse_remote_probe(runtime: Any) -> None:
             "http://127.0.0.1:11434, or choose provider 'embedded'", profile=name)
 
 
+def run_egress(runtime: Any, options: QueryOptions) -> EgressPolicy:
+    """The egress policy every model call of a run goes through: the runtime's, or the one
+    of the profile its preset implies (the hospital preset implies `restricted`)."""
+    preset_profile = runtime.catalog.preset(options.preset).profile if options.preset else None
+    if preset_profile and preset_profile != runtime.profile.name:
+        return EgressPolicy(load_profile(preset_profile,
+                                         runtime.catalog.profiles.get(preset_profile)))
+    return runtime.egress
+
+
 def build_run(
     runtime: Any, session_id: str, plan: TierPlan, options: QueryOptions,
     providers: ProviderPool,
 ) -> RunContext:
     """The shared context of one recursion tree; a preset may tighten the egress profile."""
-    egress = runtime.egress
-    preset_profile = runtime.catalog.preset(options.preset).profile if options.preset else None
-    if preset_profile and preset_profile != runtime.profile.name:
-        egress = EgressPolicy(load_profile(preset_profile,
-                                           runtime.catalog.profiles.get(preset_profile)))
+    egress = run_egress(runtime, options)
     limits = BudgetLimits(max_sub_calls=options.max_sub_calls,
                           max_tool_calls=options.max_tool_calls,
                           max_wall_s=options.timeout_s or BudgetLimits.max_wall_s,
