@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 from typing import Any
 
 import httpx
@@ -74,6 +75,9 @@ async def detect_provider(
     if running:
         pull = f"ollama pull {root_model}"
         if embedded_available():
+            # Stderr: never the MCP stdio stream, and the user sees the one command to run.
+            print(f"rlm-recursive: Ollama is running without {root_model}; to use it, run: "
+                  f"{pull}", file=sys.stderr)
             return "embedded", (f"Ollama {version} at {host} does not have {root_model!r}; "
                                 f"using the embedded llama.cpp model (run `{pull}` to use Ollama)")
         raise ModelNotFound(
