@@ -57,6 +57,29 @@ def show_body(context_length: int, arch: str = "qwen3") -> dict[str, Any]:
             "modified_at": "2026-01-01T00:00:00Z"}
 
 
+def search_call(n: int) -> dict[str, Any]:
+    return {"id": f"call_{n:08d}", "function": {
+        "index": 0, "name": "rlm_search_query", "arguments": {"query": "keypad code"}}}
+
+
+def agent_script(answer: str, searches: int = 1, **reply: Any):
+    """The root searches `searches` times, then answers; anything else is a plain answer."""
+
+    def script(method: str, path: str, body: dict[str, Any]) -> tuple[int, Any, dict]:
+        if path == "/api/version":
+            return 200, {"version": "0.12.3"}, {}
+        if path == "/api/tags":
+            return 200, tags_body("qwen3:8b", "qwen3:1.7b"), {}
+        if path == "/api/show":
+            return 200, show_body(40960), {}
+        done = sum(m["role"] == "tool" for m in body.get("messages", []))
+        if body.get("tools") and done < searches:
+            return 200, chat_body(body["model"], tool_calls=[search_call(done)]), {}
+        return 200, chat_body(body["model"], answer, **reply), {}
+
+    return script
+
+
 @dataclass
 class Recorded:
     method: str

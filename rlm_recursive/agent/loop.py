@@ -170,7 +170,8 @@ async def run_tool(rc: RunContext, state: RecursionState, call: ToolCall) -> str
         ctx = rc.tool_ctx
         from .subcalls import SubQueryCaller  # the sub-query tools call back into the loop
 
-        ctx = replace(ctx, read_log=rc.citations, sub_query=SubQueryCaller(rc, state))
+        ctx = replace(ctx, read_log=rc.citations, sub_query=SubQueryCaller(rc, state),
+                      in_run=True)
         result = await rc.registry.invoke(call.name, call.arguments, ctx)
         return json.dumps(result.output, ensure_ascii=False)
     except RunError:

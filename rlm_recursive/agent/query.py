@@ -121,8 +121,11 @@ def build_run(
 ) -> RunContext:
     """The shared context of one recursion tree; a preset may tighten the egress profile."""
     egress = run_egress(runtime, options)
+    # A session's `max_tool_calls` caps each run on it; runs do not spend it (tools/spec.py).
+    session_cap = runtime.store.session_config(session_id).max_tool_calls if session_id else None
     limits = BudgetLimits(max_sub_calls=options.max_sub_calls,
-                          max_tool_calls=options.max_tool_calls,
+                          max_tool_calls=min(options.max_tool_calls,
+                                             session_cap or options.max_tool_calls),
                           max_wall_s=options.timeout_s or BudgetLimits.max_wall_s,
                           max_usd=options.budget_usd)
     return RunContext(

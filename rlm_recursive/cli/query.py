@@ -12,7 +12,8 @@ from ..agent.query import QueryOptions, QueryResult, run_query
 from ..agent.recursion import TierPlan
 from ..agent.runtime import Runtime
 from ..catalog import load_catalog
-from .common import CliState, console, print_json, run
+from ..errors import ERROR_CODES, InvalidArgs
+from .common import CliState, console, err_console, print_json, run
 from .corpus import load_paths
 
 __all__ = ["register"]
@@ -42,6 +43,17 @@ def _render(result: QueryResult) -> None:
         console.print(tree)
 
 
+def _refuse_if_nothing_loaded(loaded: dict) -> None:
+    """A query whose every input was refused must not answer: say why, with its code."""
+    if loaded["loaded"] or not loaded.get("errors"):
+        return
+    problem = loaded["errors"][0]
+    cls = ERROR_CODES.get(problem.get("error_code", ""), InvalidArgs)
+    more = len(loaded["errors"]) - 1
+    raise cls(f"nothing was loaded, so there is nothing to answer from: {problem['message']}"
+              + (f" (and {more} more)" if more else ""))
+
+
 def register(app: typer.Typer) -> None:
     @app.command()
     def query(
@@ -59,6 +71,12 @@ def register(app: typer.Typer) -> None:
         strategy: Annotated[str, typer.Option(
             help="agent, search, map-reduce or auto.")] = "auto",
         timeout: Annotated[float | None, typer.Option(help="Seconds for the whole run.")] = None,
+        max_tool_calls: Annotated[int, typer.Option(
+            min=1, help="Tool calls the run may make (all depths).")] = 200,
+        max_sub_calls: Annotated[int, typer.Option(
+            min=0, help="Sub-model calls the run may make.")] = 64,
+        max_usd: Annotated[float | None, typer.Option(
+            min=0, help="Dollar cap for the run (cloud models).")] = None,
         json_out: Annotated[bool, typer.Option("--json")] = False,
     ) -> None:
         """Answer a question over loaded documents (loading PATHs first if given)."""
@@ -70,7 +88,8 @@ def register(app: typer.Typer) -> None:
             state.profile = load_catalog().preset(preset).profile
         options = QueryOptions(
             preset=preset, provider=provider, model=model, max_depth=max_depth,
-            max_iterations=max_iterations, strategy=strategy, timeout_s=timeout)
+            max_iterations=max_iterations, strategy=strategy, timeout_s=timeout,
+            max_tool_calls=max_tool_calls, max_sub_calls=max_sub_calls, budget_usd=max_usd)
 
         async def body(rt: Runtime) -> QueryResult:
             sid = session
@@ -78,9 +97,14 @@ def register(app: typer.Typer) -> None:
                 loaded = await load_paths(rt, paths, session, None, None, None,
                                           show_progress=not json_out)
                 sid = loaded["session_id"]
+                _refuse_if_nothing_loaded(loaded)
             return await run_query(rt, sid or "", question, options)
 
         result = run(state, json_out, body)
+        if result.uncited:
+            err_console.print("warning: the answer cites nothing the run read, so no document "
+                              "backs it; check it before relying on it", markup=False,
+                              highlight=False)
         if json_out:
             print_json(result.model_dump())
         else:

@@ -49,6 +49,9 @@ class ToolContext:
     traces: bool = True
     sub_query: SubQueryRunner | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+    in_run: bool = False
+    """True for a model's call inside a query: the run's own budget counts it, not the
+    session's, so queries never drain a session (budgets belong to a query or a run)."""
 
     @property
     def config(self) -> SessionConfig:
@@ -148,7 +151,7 @@ class Registry:
             spec = self.spec(name)
             args = _validate(spec, raw_args, ctx)
             session_id = getattr(args, "session_id", None)
-            if session_id and name != BUDGET_EXEMPT:
+            if session_id and name != BUDGET_EXEMPT and not ctx.in_run:
                 ctx.store.count_tool_call(session_id)
             call_ctx = ctx if session_id in (None, ctx.session_id) else _rebind(ctx, session_id)
             result = await spec.handler(call_ctx, args)
@@ -202,7 +205,7 @@ def _validate(spec: ToolSpec, raw_args: dict[str, Any], ctx: ToolContext) -> Bas
 def _rebind(ctx: ToolContext, session_id: str) -> ToolContext:
     return ToolContext(store=ctx.store, policy=ctx.policy, session_id=session_id,
                        read_log=ctx.read_log, traces=ctx.traces, sub_query=ctx.sub_query,
-                       extras=ctx.extras)
+                       extras=ctx.extras, in_run=ctx.in_run)
 
 
 # Values _summarise returns unchanged; skipping the call for them halves its cost.
