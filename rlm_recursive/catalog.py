@@ -13,7 +13,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import ConfigError
 
-__all__ = ["Catalog", "ModelInfo", "Preset", "TierSpec", "load_catalog"]
+__all__ = ["MAX_SERVER_NUM_CTX", "Catalog", "ModelInfo", "Preset", "TierSpec", "load_catalog"]
+
+MAX_SERVER_NUM_CTX = 32768
+"""Cap on a window taken from the server (Ollama `/api/show`) for an uncatalogued model: the
+trained maximum (often 128k) would make the server allocate a KV cache most machines cannot
+hold. The catalogued models use the same window; a larger one is set in models.toml."""
 
 ProviderName = Literal["ollama", "claude", "embedded", "fake"]
 Think = bool | Literal["low", "medium", "high"]

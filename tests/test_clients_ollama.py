@@ -163,3 +163,20 @@ async def test_provider_reports_thinking_and_done_reason_apart_from_the_answer()
         await provider.aclose()
     assert (reply.text, reply.thinking, reply.done_reason) == ("Hello.", "Greet back.", "stop")
     assert _sent(route)[0]["think"] == "high"
+
+
+def test_models_does_not_claim_a_window_an_uncatalogued_model_is_not_sent(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from rlm_recursive.cli.app import app
+
+    models = tmp_path / "models.toml"
+    models.write_text('[presets.mine]\ntiers = [{ model = "mistral-nemo:12b", provider = '
+                      '"ollama" }, { model = "qwen3:1.7b" }]\n', encoding="utf-8")
+    monkeypatch.setenv("RLM_MODELS", str(models))
+    result = CliRunner().invoke(app, ["models", "--preset", "mine", "--json"])
+    assert result.exit_code == 0, result.output
+    root, sub = json.loads(result.stdout)["mine"]["tiers"]
+    # The run asks the server (test above): the listing must not print the 8192 default.
+    assert root["num_ctx"] is None and root["num_ctx_from"] == "server"
+    assert sub["num_ctx"] == 32768 and sub["num_ctx_from"] == "catalog"

@@ -11,7 +11,7 @@ from rich.tree import Tree
 from ..agent.query import QueryOptions, QueryResult, run_query
 from ..agent.recursion import TierPlan
 from ..agent.runtime import Runtime
-from ..catalog import load_catalog
+from ..catalog import MAX_SERVER_NUM_CTX, load_catalog
 from ..errors import ERROR_CODES, InvalidArgs
 from .common import CliState, console, err_console, print_json, run
 from .corpus import load_paths
@@ -28,7 +28,8 @@ def _render(result: QueryResult) -> None:
             console.print(f"  {c.source or c.doc_id} [{c.start}:{c.end}] {c.checksum[:23]}…",
                           markup=False, highlight=False)
     usage = result.usage
-    console.print(f"[dim]{result.provider}/{result.model} · strategy {result.strategy} · "
+    console.print(f"[dim]{result.provider}/{result.model} · num_ctx {result.plan[0]['num_ctx']} · "
+                  f"strategy {result.strategy} · "
                   f"{usage['model_calls']} model calls · {usage['wall_s']} s · "
                   f"session {result.session_id}[/]")
     trace = result.recursion["call_trace"]
@@ -41,6 +42,24 @@ def _render(result: QueryResult) -> None:
                 f"{call['call_id']} depth {call['depth']}: {call['provider']}/{call['model']} "
                 f"— {call['query'][:60]}")
         console.print(tree)
+
+
+def _tiers(plan: TierPlan) -> list[dict]:
+    """`describe()`, plus where each window comes from: an uncatalogued Ollama model gets the
+    server's trained length (capped) at run time, and a listing asks no server."""
+    rows = plan.describe()
+    for row, tier in zip(rows, plan.tiers, strict=True):
+        from_server = not tier.info.catalogued and tier.provider == "ollama"
+        row["num_ctx_from"] = "server" if from_server else "catalog"
+        if from_server:
+            row["num_ctx"] = None
+    return rows
+
+
+def _window(tier: dict) -> str:
+    if tier.get("num_ctx_from") == "server":
+        return f"server (≤ {MAX_SERVER_NUM_CTX})"
+    return str(tier["num_ctx"])
 
 
 def _refuse_if_nothing_loaded(loaded: dict) -> None:
@@ -121,7 +140,7 @@ def register(app: typer.Typer) -> None:
         async def body(rt: Runtime) -> dict:
             names = [preset] if preset else list(rt.catalog.presets)
             return {name: {"profile": rt.catalog.preset(name).profile,
-                           "tiers": TierPlan.from_preset(rt.catalog, name).describe()}
+                           "tiers": _tiers(TierPlan.from_preset(rt.catalog, name))}
                     for name in names}
 
         out = run(ctx.obj, json_out, body)
@@ -134,7 +153,7 @@ def register(app: typer.Typer) -> None:
                 last = tier["depth"] == len(entry["tiers"]) - 1
                 table.add_row(name if tier["depth"] == 0 else "",
                               f"{tier['depth']}{'+' if last else ''}", tier["provider"],
-                              tier["model"], str(tier["num_ctx"]), entry["profile"] or "")
+                              tier["model"], _window(tier), entry["profile"] or "")
         console.print(table)
 
 

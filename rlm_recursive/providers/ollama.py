@@ -21,6 +21,7 @@ from tenacity import (
 )
 from tenacity.wait import wait_base
 
+from ..catalog import MAX_SERVER_NUM_CTX
 from ..errors import EmptyAnswer, ModelNotFound, ProviderError, Timeout
 from ..types import ToolDef
 from .base import (
@@ -47,10 +48,6 @@ __all__ = [
 DEFAULT_HOST = "http://127.0.0.1:11434"
 DEFAULT_NUM_CTX = 8192
 """Used when `/api/show` reports no context length for the model."""
-MAX_SERVER_NUM_CTX = 32768
-"""Cap on a window taken from `/api/show` for an uncatalogued model: the trained maximum
-(often 128k) would make the server allocate a KV cache most machines cannot hold. The
-catalogued models use the same window; a larger one is set in models.toml."""
 THINKING_RETRY_NUM_PREDICT = 4096
 """Output budget for the one retry after a reply that spent all of it thinking."""
 INVALID_JSON_KEY = "_invalid_json"
