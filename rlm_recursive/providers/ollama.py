@@ -23,16 +23,22 @@ from tenacity.wait import wait_base
 
 from ..catalog import MAX_SERVER_NUM_CTX
 from ..errors import EmptyAnswer, ModelNotFound, ProviderError, Timeout
-from ..types import ToolDef
 from .base import (
     ChatRequest,
     ChatResult,
-    Message,
-    ToolCall,
     Usage,
     parse_tool_choice,
     plain_text_turn,
     tool_choice_schema,
+)
+from .ollama_wire import (
+    INVALID_JSON_KEY,
+    context_length,
+    parse_tool_call,
+    render_native,
+    render_tool,
+    thought_out,
+    tool_addendum,
 )
 
 __all__ = [
@@ -50,13 +56,6 @@ DEFAULT_NUM_CTX = 8192
 """Used when `/api/show` reports no context length for the model."""
 THINKING_RETRY_NUM_PREDICT = 4096
 """Output budget for the one retry after a reply that spent all of it thinking."""
-INVALID_JSON_KEY = "_invalid_json"
-"""Tool-call arguments that are not a JSON object arrive as `{INVALID_JSON_KEY: raw}`.
-
-No tool declares this key, so argument validation rejects it and the loop can send an
-`invalid_args` result back to the model instead of crashing the run.
-"""
-
 _RETRY_STATUSES = frozenset({429, 500, 502, 503})
 _T = TypeVar("_T")
 
@@ -98,100 +97,6 @@ def _lacks_tool_support(exc: ollama.ResponseError) -> bool:
     # The server gives no code or type for this: it is a plain 400 whose only discriminator is
     # the message ("<model> does not support tools", server/routes.go). Keep the match here only.
     return exc.status_code == 400 and "does not support tools" in str(exc.error)
-
-
-def _parse_arguments(raw: Any) -> dict[str, Any]:
-    """Native Ollama sends an object; OpenAI-style servers a JSON string. Never raise."""
-    if isinstance(raw, dict):
-        return raw
-    if raw is None or (isinstance(raw, str) and not raw.strip()):
-        return {}
-    if isinstance(raw, str):
-        try:
-            value = json.loads(raw)
-        except json.JSONDecodeError:
-            return {INVALID_JSON_KEY: raw}
-        if isinstance(value, dict):
-            return value
-    return {INVALID_JSON_KEY: raw if isinstance(raw, str) else json.dumps(raw)}
-
-
-def _parse_tool_call(raw: dict[str, Any]) -> ToolCall:
-    fn = raw.get("function") or {}
-    return ToolCall(
-        name=fn.get("name") or "", arguments=_parse_arguments(fn.get("arguments")), id=raw.get("id")
-    )
-
-
-def _render_tool(tool: ToolDef) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": tool.name,
-            "description": tool.description,
-            "parameters": tool.parameters,
-        },
-    }
-
-
-def _render_native(message: Message) -> dict[str, Any]:
-    """One message as `/api/chat` expects it from a model with a tool template."""
-    out: dict[str, Any] = {"role": message.role, "content": message.content}
-    if message.tool_calls:
-        out["tool_calls"] = [_render_call(c) for c in message.tool_calls]
-    if message.role == "tool":
-        if message.tool_name:
-            out["tool_name"] = message.tool_name
-        if message.tool_call_id:
-            out["tool_call_id"] = message.tool_call_id
-    return out
-
-
-def _render_call(call: ToolCall) -> dict[str, Any]:
-    """A tool call as the server sent it, `id` included, so results can name their call."""
-    out: dict[str, Any] = {"function": {"name": call.name, "arguments": call.arguments}}
-    if call.id:
-        out["id"] = call.id
-    return out
-
-
-def _thought_out(data: dict[str, Any]) -> bool:
-    """True for a reply whose output budget ran out before any answer or tool call.
-
-    Thinking tokens count against `num_predict`: a thinking model can spend all of it and
-    return `content: ""` with `done_reason: "length"` (the server calls that a success).
-    """
-    message = data.get("message") or {}
-    return (
-        data.get("done_reason") == "length"
-        and not (message.get("content") or "").strip()
-        and not message.get("tool_calls")
-    )
-
-
-
-
-def _tool_addendum(tools: list[ToolDef]) -> str:
-    lines = [
-        "You can call exactly one of these tools per reply. Answer ONLY with a JSON object",
-        '{"tool": "<tool name>", "arguments": {...}} and nothing else.',
-        "Tools:",
-    ]
-    for tool in tools:
-        params = json.dumps(tool.parameters, separators=(",", ":"))
-        lines.append(f"- {tool.name}: {tool.description} Arguments schema: {params}")
-    return "\n".join(lines)
-
-
-def _context_length(model_info: Any) -> int | None:
-    """`<arch>.context_length` from `/api/show`'s `model_info`, if the server reports one."""
-    if not isinstance(model_info, dict):
-        model_info = dict(model_info or {})
-    arch = model_info.get("general.architecture")
-    value = model_info.get(f"{arch}.context_length") if arch else None
-    if value is None:  # older servers or odd GGUFs: any "<arch>.context_length" will do
-        value = next((v for k, v in model_info.items() if k.endswith(".context_length")), None)
-    return int(value) if isinstance(value, int | float) and value > 0 else None
 
 
 class OllamaProvider:
@@ -270,16 +175,16 @@ class OllamaProvider:
         }
         if constrained:
             messages = [plain_text_turn(m) for m in request.messages]
-            addendum = _tool_addendum(request.tools)
+            addendum = tool_addendum(request.tools)
             if messages and messages[0]["role"] == "system":
                 messages[0]["content"] = f"{messages[0]['content']}\n\n{addendum}".lstrip()
             else:
                 messages.insert(0, {"role": "system", "content": addendum})
             body["format"] = tool_choice_schema(request.tools)
         else:
-            messages = [_render_native(m) for m in request.messages]
+            messages = [render_native(m) for m in request.messages]
             if request.tools:  # an empty `tools` list is still "tools sent" to some servers
-                body["tools"] = [_render_tool(t) for t in request.tools]
+                body["tools"] = [render_tool(t) for t in request.tools]
         body["messages"] = messages
         return body
 
@@ -290,7 +195,7 @@ class OllamaProvider:
             calls = [parse_tool_choice(text, request.tools)]
             text = ""
         else:
-            calls = [_parse_tool_call(tc) for tc in message.get("tool_calls") or []]
+            calls = [parse_tool_call(tc) for tc in message.get("tool_calls") or []]
         usage = Usage(
             # Counts are omitted from the body when zero.
             input_tokens=data.get("prompt_eval_count") or 0,
@@ -310,7 +215,7 @@ class OllamaProvider:
     async def _send_chat(self, body: dict[str, Any], timeout_s: float) -> dict[str, Any]:
         """`_send`, plus one retry with a larger output budget after a thought-out reply."""
         data = await self._send(body, timeout_s)
-        if not _thought_out(data):
+        if not thought_out(data):
             return data
         options, retried = body["options"], ""
         first = options.get("num_predict")
@@ -319,7 +224,7 @@ class OllamaProvider:
             if larger > first:
                 retry = {**body, "options": {**options, "num_predict": larger}}
                 data = await self._send(retry, timeout_s)
-                if not _thought_out(data):
+                if not thought_out(data):
                     return data
                 retried = f", even after a retry with num_predict {larger}"
         thought = bool((data.get("message") or {}).get("thinking"))
@@ -365,7 +270,7 @@ class OllamaProvider:
                 model_info = (await self._retry(show)).modelinfo
             except pydantic.ValidationError:  # a server too old to send `model_info` at all
                 model_info = None
-            window = _context_length(model_info) or DEFAULT_NUM_CTX
+            window = context_length(model_info) or DEFAULT_NUM_CTX
             self._num_ctx[model] = min(window, MAX_SERVER_NUM_CTX)
         return self._num_ctx[model]
 
