@@ -647,3 +647,14 @@ async def test_the_cli_child_runs_without_nonessential_traffic_and_fails_fast(tm
     env = json.loads(env_file.read_text())
     # No extra "title" request repeating the prompt (and document spans) to the API.
     assert env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] == "1"
+
+
+async def test_a_403_result_also_says_how_to_authenticate() -> None:
+    async def script(cli: FakeCLI) -> None:
+        await cli.handshake()
+        cli.emit(_result("Forbidden", is_error=True, api_error_status=403))
+
+    cli = FakeCLI(script)
+    with pytest.raises(ProviderError, match="ANTHROPIC_API_KEY") as info:
+        await _provider(cli).chat(_request(Store().run))
+    assert info.value.retryable is False and info.value.details["api_error_status"] == 403

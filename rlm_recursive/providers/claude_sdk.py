@@ -156,7 +156,7 @@ def _result_error(result: ResultMessage, assistant_error: str | None) -> Provide
         "assistant_error": assistant_error,
     }
     details = {k: v for k, v in details.items() if v is not None}
-    if assistant_error == "authentication_failed" or result.api_error_status == 401:
+    if assistant_error == "authentication_failed" or result.api_error_status in (401, 403):
         return ProviderError(_AUTH_HINT, **details)
     reason = "; ".join(result.errors or []) or result.result or result.subtype
     retryable = assistant_error in _RETRYABLE_ASSISTANT_ERRORS
