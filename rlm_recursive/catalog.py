@@ -13,9 +13,16 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import ConfigError
 
-__all__ = ["Catalog", "ModelInfo", "Preset", "TierSpec", "load_catalog"]
+__all__ = ["MAX_SERVER_NUM_CTX", "Catalog", "ModelInfo", "Preset", "TierSpec", "load_catalog"]
+
+MAX_SERVER_NUM_CTX = 32768
+"""Cap on a window taken from the server (Ollama `/api/show`) for an uncatalogued model: the
+trained maximum (often 128k) would make the server allocate a KV cache most machines cannot
+hold. The catalogued models use the same window; a larger one is set in models.toml."""
 
 ProviderName = Literal["ollama", "claude", "embedded", "fake"]
+Think = bool | Literal["low", "medium", "high"]
+"""Whether a thinking model thinks (Ollama `think`); unset means off."""
 
 
 class ModelInfo(BaseModel):
@@ -29,6 +36,9 @@ class ModelInfo(BaseModel):
     cost_in_per_mtok: float | None = None
     cost_out_per_mtok: float | None = None
     gguf: str | None = None
+    think: Think | None = None
+    """Unset: ask thinking models (qwen3, gpt-oss, deepseek-r1) not to think. Their thinking
+    tokens count against the reply budget and can leave an empty answer."""
     catalogued: bool = True
     """False for a model named on the command line only: its window comes from the server."""
 
@@ -53,6 +63,8 @@ class TierSpec(BaseModel):
     provider: ProviderName | None = None
     temperature: float = 0.0
     num_ctx: int | None = None
+    think: Think | None = None
+    """Overrides the model's `think` for this depth: true, false, "low", "medium", "high"."""
 
 
 class Preset(BaseModel):

@@ -19,6 +19,8 @@
     └── RunError                  the run cannot go on: ends it with its code
         ├── BudgetExceeded        budget_exceeded
         ├── Timeout               timeout
+        ├── EmptyAnswer           empty_answer (the model gave no answer, e.g. it spent its
+        │                         whole output budget thinking)
         ├── ProviderError         provider_error
         │   └── ModelNotFound     model_not_found
         └── InternalError         internal_error
@@ -37,6 +39,7 @@ __all__ = [
     "ConfigError",
     "ContextOverflow",
     "EgressDenied",
+    "EmptyAnswer",
     "FileNotFound",
     "FileTooLarge",
     "GitError",
@@ -156,6 +159,12 @@ class BudgetExceeded(RunError):
 class Timeout(RunError):
     code = "timeout"
     default_retryable = True
+
+
+class EmptyAnswer(RunError):
+    """The model produced no answer: an empty reply is never returned as a success."""
+
+    code = "empty_answer"
 
 
 class ProviderError(RunError):

@@ -554,3 +554,107 @@ async def test_stream_without_result_is_provider_error() -> None:
     cli = FakeCLI(script)
     with pytest.raises(ProviderError, match="without a result"):
         await _provider(cli).chat(_request(Store().run))
+
+
+# -- api_retry: a bad key fails within seconds, not after the CLI's ~190 s of retries ------
+
+
+def _api_retry(status: int | None, error: str, attempt: int = 1) -> dict[str, Any]:
+    """The system message Claude Code 2.1.x writes before each of its own retries."""
+    return {"type": "system", "subtype": "api_retry", "attempt": attempt, "max_retries": 10,
+            "retry_delay_ms": 1200, "error_status": status, "error": error,
+            "session_id": "sess-1", "uuid": f"uuid-r{attempt}"}
+
+
+@pytest.mark.parametrize(
+    ("status", "error", "hint"),
+    [(401, "authentication_failed", "ANTHROPIC_API_KEY"),
+     (403, "authentication_failed", "ANTHROPIC_API_KEY"),
+     (400, "invalid_request", "HTTP 400"),
+     (404, "invalid_request", "HTTP 404")],
+)
+async def test_a_final_api_retry_status_fails_fast_and_not_retryable(status, error, hint) -> None:
+    async def script(cli: FakeCLI) -> None:
+        await cli.handshake()
+        cli.emit(_api_retry(status, error))
+        await asyncio.Event().wait()  # the real CLI now retries for minutes
+
+    cli = FakeCLI(script)
+    started = asyncio.get_running_loop().time()
+    with pytest.raises(ProviderError) as info:
+        # The default per-call timeout is 180 s: the failure must come long before it.
+        await asyncio.wait_for(_provider(cli).chat(_request(Store().run, timeout_s=180)), 10)
+    assert asyncio.get_running_loop().time() - started < 10
+    err = info.value
+    assert err.code == "provider_error" and err.retryable is False
+    assert hint in err.message and err.details["api_error_status"] == status
+    # The SDK's `query()` leaves its inner generator to the loop's finalizer: the transport
+    # (the CLI process, for real) closes just after, not inside, the raise.
+    for _ in range(50):
+        if cli.closed:
+            break
+        await asyncio.sleep(0.1)
+    assert cli.closed
+
+
+@pytest.mark.parametrize("status", [None, 429, 500, 529])
+async def test_transient_api_retry_statuses_stay_the_clis_to_retry(status) -> None:
+    async def script(cli: FakeCLI) -> None:
+        await cli.handshake()
+        cli.emit(_api_retry(status, "server_error"))
+        cli.emit(_api_retry(status, "server_error", attempt=2))
+        cli.emit(_assistant([{"type": "text", "text": "alpha is 42"}]))
+        cli.emit(_result("alpha is 42"))
+
+    cli = FakeCLI(script)
+    result = await _provider(cli).chat(_request(Store().run))
+    cli.check()
+    assert result.text == "alpha is 42"
+
+
+_FAKE_CLAUDE = '''#!{python}
+"""Plays the claude CLI over stream-json: records its environment, fails auth like 2.1.x."""
+import json, os, sys, time
+with open({env_file!r}, "w") as f:
+    json.dump(dict(os.environ), f)
+def say(msg):
+    sys.stdout.write(json.dumps(msg) + "\\n"); sys.stdout.flush()
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg.get("type") == "control_request" and msg["request"]["subtype"] == "initialize":
+        say({{"type": "control_response", "response": {{"subtype": "success",
+             "request_id": msg["request_id"], "response": {{}}}}}})
+    elif msg.get("type") == "user":
+        say({{"type": "system", "subtype": "api_retry", "attempt": 1, "max_retries": 10,
+             "retry_delay_ms": 1200, "error_status": 401, "error": "authentication_failed",
+             "session_id": "s", "uuid": "u"}})
+        time.sleep(300)  # the real CLI keeps retrying for ~190 s
+'''
+
+
+async def test_the_cli_child_runs_without_nonessential_traffic_and_fails_fast(tmp_path) -> None:
+    """Through the SDK's real subprocess transport: the env the CLI gets, and a 401."""
+    env_file = tmp_path / "env.json"
+    cli = tmp_path / "claude"
+    cli.write_text(_FAKE_CLAUDE.format(python=sys.executable, env_file=str(env_file)))
+    cli.chmod(0o755)
+    started = asyncio.get_running_loop().time()
+    with pytest.raises(ProviderError) as info:
+        await asyncio.wait_for(
+            ClaudeSDKProvider(cli_path=str(cli)).chat(_request(Store().run, timeout_s=180)), 10)
+    assert asyncio.get_running_loop().time() - started < 10
+    assert info.value.retryable is False and "ANTHROPIC_API_KEY" in info.value.message
+    env = json.loads(env_file.read_text())
+    # No extra "title" request repeating the prompt (and document spans) to the API.
+    assert env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] == "1"
+
+
+async def test_a_403_result_also_says_how_to_authenticate() -> None:
+    async def script(cli: FakeCLI) -> None:
+        await cli.handshake()
+        cli.emit(_result("Forbidden", is_error=True, api_error_status=403))
+
+    cli = FakeCLI(script)
+    with pytest.raises(ProviderError, match="ANTHROPIC_API_KEY") as info:
+        await _provider(cli).chat(_request(Store().run))
+    assert info.value.retryable is False and info.value.details["api_error_status"] == 403

@@ -23,6 +23,7 @@ from rlm_recursive.providers.base import (
 from rlm_recursive.providers.ollama import (
     DEFAULT_NUM_CTX,
     INVALID_JSON_KEY,
+    MAX_SERVER_NUM_CTX,
     OllamaProvider,
     normalise_host,
 )
@@ -168,7 +169,8 @@ async def test_two_step_tool_loop_keeps_whole_history(mock, provider):
 
     history += [
         Message(role="assistant", content="", tool_calls=first.tool_calls),
-        Message(role="tool", content='{"hits": ["magic number = 42"]}', tool_name=SEARCH.name),
+        Message(role="tool", content='{"hits": ["magic number = 42"]}', tool_name=SEARCH.name,
+                tool_call_id=first.tool_calls[0].id),
     ]
     second = await provider.chat(request(*history, tools=[SEARCH], seed=7, max_tokens=256))
     assert second.text == "The magic number is 42."
@@ -184,12 +186,22 @@ async def test_two_step_tool_loop_keeps_whole_history(mock, provider):
         {
             "role": "assistant",
             "content": "",
+            # The server's call id goes back with the call and with its result.
             "tool_calls": [
-                {"function": {"name": SEARCH.name, "arguments": {"query": "magic number"}}}
+                {
+                    "id": "call_k3j9x0a0",
+                    "function": {"name": SEARCH.name, "arguments": {"query": "magic number"}},
+                }
             ],
         },
-        {"role": "tool", "content": '{"hits": ["magic number = 42"]}', "tool_name": SEARCH.name},
+        {
+            "role": "tool",
+            "content": '{"hits": ["magic number = 42"]}',
+            "tool_name": SEARCH.name,
+            "tool_call_id": "call_k3j9x0a0",
+        },
     ]
+    assert body["think"] is False  # explicit: thinking models think unless told not to
     assert body["tools"] == [
         {
             "type": "function",
@@ -402,7 +414,8 @@ async def test_num_ctx_from_show_is_cached(mock, provider):
     assert show.call_count == 1
     assert json.loads(show.calls.last.request.content) == {"model": MODEL}
     assert chat.call_count == 2
-    assert all(sent(chat, i)["options"]["num_ctx"] == 131072 for i in range(2))
+    # The trained 131072 is capped: a 128k KV cache is more than most machines hold.
+    assert all(sent(chat, i)["options"]["num_ctx"] == MAX_SERVER_NUM_CTX for i in range(2))
 
 
 @pytest.mark.parametrize("drop", ["context_length", "model_info"])

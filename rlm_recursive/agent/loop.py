@@ -42,7 +42,7 @@ async def run_tool(rc: RunContext, state: RecursionState, call: ToolCall) -> str
                               f"{', '.join(sorted(allowed))}")
         rc.budget.charge_tool_call()
         sub_query = rc.sub_queries(rc, state) if rc.sub_queries is not None else None
-        ctx = replace(rc.tool_ctx, read_log=rc.citations, sub_query=sub_query)
+        ctx = replace(rc.tool_ctx, read_log=rc.citations, sub_query=sub_query, in_run=True)
         result = await rc.registry.invoke(call.name, call.arguments, ctx)
         return json.dumps(result.output, ensure_ascii=False)
     except RunError:
@@ -84,7 +84,8 @@ async def run_agent(
                                                 "'answer' string").to_dict())
             else:
                 output = await run_tool(rc, state, call)
-            messages.append(Message(role="tool", content=output, tool_name=call.name))
+            messages.append(Message(role="tool", content=output, tool_name=call.name,
+                                    tool_call_id=call.id))
     # Out of steps: one last call without tools, so the run still ends with an answer.
     messages.append(Message(role="user", content="You are out of tool calls. Give your best "
                                                  "final answer now, from what you have read."))

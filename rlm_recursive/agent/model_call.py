@@ -86,9 +86,9 @@ async def call_model(
                         model=tier.model, model_overridden=rc.model_overridden)
     reserve = min(1024, tier.num_ctx // 4)
     prompt_chars = fit_messages(messages, tools, tier.num_ctx, reserve)
-    options = ChatOptions(temperature=tier.temperature,
-                          num_ctx=tier.num_ctx if tier.info.catalogued else None,
-                          max_tokens=reserve, native_tools=tier.info.tools,
+    # Always the tier's window: the plan shows it, and `fit_messages` measured against it.
+    options = ChatOptions(temperature=tier.temperature, num_ctx=tier.num_ctx,
+                          think=tier.info.think, max_tokens=reserve, native_tools=tier.info.tools,
                           timeout_s=rc.settings.timeout_s,
                           max_turns=rc.settings.max_iterations)
     request = ChatRequest(model=tier.model, messages=messages, tools=tools, options=options,

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..catalog import Catalog
-from ..errors import EgressDenied, Timeout
-from ..policy import EgressPolicy, Profile, load_profile
+from ..errors import EgressDenied, EmptyAnswer, InvalidArgs, Timeout
+from ..policy import AuditEntry, EgressPolicy, Profile, audited, load_profile
 from ..store.executions import ExecutionStore
 from ..tools.spec import ToolContext
 from ..tools.subquery import SubQueryArgs, SubQueryBatchArgs
@@ -24,7 +24,7 @@ from .budget import Budget, BudgetLimits
 from .citations import Citation
 from .context import RunContext, RunSettings
 from .pool import ProviderPool
-from .recursion import MAX_DEPTH_CAP, RecursionState, TierPlan
+from .recursion import MAX_DEPTH_CAP, RecursionState, Tier, TierPlan
 from .strategies import Strategy, choose_strategy, run_strategy
 from .subcalls import SubQueryCaller
 
@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # the runtime builds on this module, not the other way round
     from .runtime import Runtime
 
 __all__ = ["ClientSubQueries", "QueryOptions", "QueryResult", "build_run", "resolve_plan",
-           "run_query"]
+           "run_egress", "run_query"]
 
 _DEFAULT_PRESET = {"ollama": "fully-local", "embedded": "embedded", "claude": "quality-first"}
 
@@ -77,6 +77,8 @@ class QueryResult(BaseModel):
     execution_id: str | None = None
     """repl strategy: the persisted execution (its steps: `rlm_execution_get`)."""
     contexts: list[dict[str, Any]] | None = None
+    uncited: bool = False
+    """True when the answer rests on nothing the run read: no citation can back it."""
 
 
 async def resolve_plan(
@@ -98,7 +100,9 @@ async def resolve_plan(
         from ..providers.auto import detect_provider
 
         _refuse_remote_probe(profile)
-        provider, reason = await detect_provider()
+        # Ollama wins only if the root of its default preset is pulled.
+        root = catalog.preset(_DEFAULT_PRESET["ollama"]).tiers[0].model
+        provider, reason = await detect_provider(root_model=root)
     preset = _DEFAULT_PRESET.get(provider)
     if preset is None:
         from ..errors import ConfigError
@@ -122,18 +126,27 @@ def _refuse_remote_probe(profile: Profile) -> None:
             "http://127.0.0.1:11434, or choose provider 'embedded'", profile=name)
 
 
+def run_egress(runtime: Runtime, options: QueryOptions) -> EgressPolicy:
+    """The egress policy every model call of a run goes through: the runtime's, or the one
+    of the profile its preset implies (the hospital preset implies `restricted`)."""
+    preset_profile = runtime.catalog.preset(options.preset).profile if options.preset else None
+    if preset_profile and preset_profile != runtime.profile.name:
+        return EgressPolicy(load_profile(preset_profile,
+                                         runtime.catalog.profiles.get(preset_profile)))
+    return runtime.egress
+
+
 def build_run(
     runtime: Runtime, session_id: str, plan: TierPlan, options: QueryOptions,
     providers: ProviderPool,
 ) -> RunContext:
     """The shared context of one recursion tree; a preset may tighten the egress profile."""
-    egress = runtime.egress
-    preset_profile = runtime.catalog.preset(options.preset).profile if options.preset else None
-    if preset_profile and preset_profile != runtime.profile.name:
-        egress = EgressPolicy(load_profile(preset_profile,
-                                           runtime.catalog.profiles.get(preset_profile)))
+    egress = run_egress(runtime, options)
+    # A session's `max_tool_calls` caps each run on it; runs do not spend it (tools/spec.py).
+    session_cap = runtime.store.session_config(session_id).max_tool_calls if session_id else None
     limits = BudgetLimits(max_sub_calls=options.max_sub_calls,
-                          max_tool_calls=options.max_tool_calls,
+                          max_tool_calls=min(options.max_tool_calls,
+                                             session_cap or options.max_tool_calls),
                           max_wall_s=options.timeout_s or BudgetLimits.max_wall_s,
                           max_usd=options.budget_usd)
     settings = RunSettings(timeout_s=min(options.timeout_s or 180.0, 180.0),
@@ -152,16 +165,42 @@ def build_run(
 async def run_query(
     runtime: Runtime, session_id: str, question: str, options: QueryOptions,
     providers: ProviderPool | None = None,
-    progress: Callable[[dict[str, Any]], None] | None = None,
+    progress: Callable[[dict[str, Any]], None] | None = None, *, audit: AuditEntry | None = None,
 ) -> QueryResult:
-    """Answer `question` over the session; the answer carries verifiable citations."""
+    """Answer `question` over the session; the answer carries verifiable citations.
+
+    Every run leaves one content-free audit record (model, cost, error code): the caller's
+    `audit` entry when a surface already opened one (MCP `rlm_query`), else a `query` record.
+    """
+    if audit is None:
+        async with audited(runtime.audit, "query") as entry:
+            return await run_query(runtime, session_id, question, options, providers,
+                                   progress, audit=entry)
+    result = await _run(runtime, session_id, question, options, providers, progress, audit)
+    audit.model_used = result.model
+    audit.cost = result.usage.get("cost_usd")
+    return result
+
+
+async def _run(
+    runtime: Runtime, session_id: str, question: str, options: QueryOptions,
+    providers: ProviderPool | None, progress: Callable[[dict[str, Any]], None] | None,
+    audit: AuditEntry,
+) -> QueryResult:
     runtime.store.session(session_id)
+    if runtime.store.session_stats(session_id)["documents"] == 0:
+        # Nothing to read (e.g. the only input was refused): any answer would be made up.
+        raise InvalidArgs(f"session {session_id} holds no documents, so there is nothing to "
+                          "answer from; load files into it first")
     own_pool = providers is None
     providers = providers or ProviderPool()
     try:
         plan, reason = await resolve_plan(runtime.catalog, runtime.profile, options)
         rc = build_run(runtime, session_id, plan, options, providers).derive(progress=progress)
+        plan = await _fit_windows(rc, plan)
+        rc = rc.derive(plan=plan)
         root = plan.at(0)
+        audit.model_used = root.model
         strategy = choose_strategy(options.strategy, root, question)
         print(f"rlm-recursive: {root.provider}/{root.model} ({reason}), strategy {strategy}",
               file=sys.stderr)
@@ -171,14 +210,20 @@ async def run_query(
                 answer = await run_strategy(rc, state, strategy, question)
         except TimeoutError:
             raise Timeout(f"the query did not finish within {options.timeout_s} s") from None
+        if not answer.text.strip():
+            raise EmptyAnswer(f"{root.provider}/{root.model} returned an empty answer "
+                              f"(stopped: {answer.stopped}); an empty reply is not an answer",
+                              model=root.model)
+        citations = rc.citations.citations(runtime.store, session_id)
         return QueryResult(
             answer=answer.text, session_id=session_id, strategy=strategy,
             provider=root.provider, model=root.model, provider_reason=reason,
-            citations=rc.citations.citations(runtime.store, session_id),
+            citations=citations,
             recursion={"max_depth": state.max_depth, "final_depth": state.final_depth,
                        "call_trace": state.call_trace},
             usage=rc.budget.summary(), plan=plan.describe(), stopped=answer.stopped,
             execution_id=answer.extra.get("execution_id"), contexts=answer.extra.get("contexts"),
+            uncited=not citations,
         )
     finally:
         if own_pool:
@@ -224,3 +269,20 @@ class ClientSubQueries:
         finally:
             if pool is not self.providers:
                 await pool.aclose()
+async def _fit_windows(rc: RunContext, plan: TierPlan) -> TierPlan:
+    """Uncatalogued models get the window their provider will send, so the plan shows it.
+
+    Asking the server is traffic: the egress check runs first, as for every model call.
+    """
+    tiers: list[Tier] = []
+    for tier in plan.tiers:
+        if not tier.info.catalogued:
+            window = getattr(rc.providers.get(tier), "context_window", None)
+            if window is not None:
+                if rc.egress is not None:
+                    rc.egress.check(tier.provider, endpoint=rc.providers.endpoint(tier.provider),
+                                    model=tier.model, model_overridden=rc.model_overridden)
+                info = tier.info.model_copy(update={"num_ctx": await window(tier.model)})
+                tier = tier.model_copy(update={"info": info})
+        tiers.append(tier)
+    return plan.model_copy(update={"tiers": tiers})

@@ -78,7 +78,7 @@ class TierPlan(BaseModel):
     def from_preset(cls, catalog: Catalog, name: str) -> TierPlan:
         """Option C: a named preset from models.toml."""
         preset = catalog.preset(name)
-        tiers = [_tier(catalog, t.model, t.provider, t.temperature, t.num_ctx)
+        tiers = [_tier(catalog, t.model, t.provider, t.temperature, t.num_ctx, t.think)
                  for t in preset.tiers]
         return cls(tiers=tiers, source=f"preset:{name}")
 
@@ -118,7 +118,7 @@ class TierPlan(BaseModel):
 
 def _tier(
     catalog: Catalog, model: str, provider: str | None, temperature: float = 0.0,
-    num_ctx: int | None = None,
+    num_ctx: int | None = None, think: Any = None,
 ) -> Tier:
     info = catalog.model(model, provider)
     if provider is not None and provider != info.provider and model in catalog.models:
@@ -126,5 +126,7 @@ def _tier(
                           f"not {provider!r}", key=f"models.{model}.provider")
     if num_ctx is not None:
         info = info.model_copy(update={"num_ctx": num_ctx})
+    if think is not None:
+        info = info.model_copy(update={"think": think})
     return Tier(provider=provider or info.provider, model=model, temperature=temperature,
                 info=info)

@@ -43,7 +43,7 @@ class Runtime:
     def context(self, session_id: str | None = None, **extras: Any) -> ToolContext:
         return ToolContext(store=self.store, policy=self.policy, session_id=session_id,
                            traces=self.profile.traces, sub_query=ClientSubQueries(self),
-                           extras=dict(extras))
+                           extras=dict(extras), profile=self.profile)
 
     async def call(
         self, name: str, args: dict[str, Any], ctx: ToolContext | None = None,

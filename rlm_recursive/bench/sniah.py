@@ -19,11 +19,12 @@ from typing import Any
 
 from ..agent.model_call import CHARS_PER_TOKEN
 from ..agent.pool import ProviderPool
-from ..agent.query import QueryOptions, resolve_plan, run_query
+from ..agent.query import QueryOptions, resolve_plan, run_egress, run_query
 from ..agent.recursion import Tier
 from ..agent.runtime import Runtime
 from ..config import SessionConfig
-from ..errors import RlmError
+from ..errors import EgressDenied, RlmError
+from ..policy import EgressPolicy
 from ..providers.base import ChatOptions, ChatRequest, Message, Provider
 
 __all__ = ["Task", "make_tasks", "run_sniah"]
@@ -97,8 +98,11 @@ class Outcome:
     answer: str = ""
 
 
-async def _direct(tier: Tier, provider: Provider, task: Task) -> Outcome:
+async def _direct(tier: Tier, provider: Provider, task: Task, egress: EgressPolicy,
+                  endpoint: str | None) -> Outcome:
     """The whole haystack in one prompt, cut to the window: what a user without a runner does."""
+    # Straight to the provider, but never around the egress policy: a denial ends the bench.
+    egress.check(tier.provider, endpoint=endpoint, model=tier.model)
     question = f"\n\nQuestion: {task.question}\nAnswer:"
     count = getattr(provider, "count_tokens", None)
     budget = tier.num_ctx - 1100  # the reply and the chat template need the rest
@@ -134,6 +138,8 @@ async def _runner(runtime: Runtime, task: Task, options: QueryOptions,
         result = await run_query(runtime, sid, task.question, options, providers=pool)
         answer, calls = result.answer, result.usage["model_calls"]
         tokens, error = result.usage["input_tokens"], None
+    except EgressDenied:
+        raise  # the configuration forbids the run: not a task outcome
     except RlmError as exc:
         answer, calls, tokens, error = "", 0, 0, exc.code
     return Outcome(task.length, "runner", _correct(answer, task.value),
@@ -158,21 +164,28 @@ def summarise(outcomes: list[Outcome]) -> list[dict[str, Any]]:
 async def run_sniah(
     *, lengths: list[int], per_length: int = 10, seed: int = 0, methods: tuple[str, ...] = (
         "direct", "runner"), options: QueryOptions | None = None,
-    data_dir: Path | None = None, progress: Any = None,
+    data_dir: Path | None = None, progress: Any = None, profile: str | None = None,
 ) -> dict[str, Any]:
-    """Run every task with every method; returns the summary rows and the raw outcomes."""
+    """Run every task with every method; returns the summary rows and the raw outcomes.
+
+    `profile` is the policy profile (else a preset's own, else RLM_PROFILE / the default):
+    both methods run under its egress policy, like every other model call.
+    """
     options = options or QueryOptions()
     tasks = make_tasks(seed, lengths, per_length)
     with tempfile.TemporaryDirectory(prefix="rlm-sniah-") as tmp:
-        runtime = Runtime(data_dir or Path(tmp))
+        runtime = Runtime(data_dir or Path(tmp), profile)
         pool = ProviderPool()
         try:
             plan, reason = await resolve_plan(runtime.catalog, runtime.profile, options)
+            # The same egress policy the runner's calls get (a preset may tighten it).
+            egress = run_egress(runtime, options)
             outcomes: list[Outcome] = []
             for i, task in enumerate(tasks):
                 if "direct" in methods:
                     tier = plan.at(0)
-                    outcomes.append(await _direct(tier, pool.get(tier), task))
+                    outcomes.append(await _direct(tier, pool.get(tier), task, egress,
+                                                  pool.endpoint(tier.provider)))
                 if "runner" in methods:
                     outcomes.append(await _runner(runtime, task, options, pool))
                 if progress is not None:

@@ -11,7 +11,7 @@ from rich.table import Table
 from ..agent.query import QueryOptions
 from ..bench.sniah import run_sniah
 from ..errors import RlmError
-from .common import console, fail, print_json
+from .common import CliState, console, fail, print_json
 
 __all__ = ["bench_app"]
 
@@ -29,6 +29,7 @@ def _lengths(raw: str) -> list[int]:
 
 @bench_app.command()
 def sniah(
+    ctx: typer.Context,
     lengths: Annotated[str, typer.Option(help="Haystack sizes in characters.")
                        ] = "8k,32k,128k,1m",
     tasks: Annotated[int, typer.Option("--tasks", "-n", help="Tasks per length.")] = 10,
@@ -49,7 +50,9 @@ def sniah(
     try:
         report = asyncio.run(run_sniah(lengths=_lengths(lengths), per_length=tasks, seed=seed,
                                        methods=tuple(method or ("direct", "runner")),
-                                       options=options, progress=progress))
+                                       options=options, progress=progress,
+                                       # --profile / RLM_PROFILE of the root command.
+                                       profile=ctx.ensure_object(CliState).profile))
     except RlmError as exc:
         raise fail(exc, json_out) from None
     if json_out:

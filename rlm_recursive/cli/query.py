@@ -11,7 +11,8 @@ from rich.tree import Tree
 from ..agent.query import QueryOptions, QueryResult, run_query
 from ..agent.recursion import TierPlan
 from ..agent.runtime import Runtime
-from ..catalog import load_catalog
+from ..catalog import MAX_SERVER_NUM_CTX, load_catalog
+from ..errors import ERROR_CODES, InvalidArgs
 from .common import CliState, console, err_console, print_json, run
 from .corpus import load_paths
 
@@ -27,7 +28,8 @@ def _render(result: QueryResult) -> None:
             console.print(f"  {c.source or c.doc_id} [{c.start}:{c.end}] {c.checksum[:23]}…",
                           markup=False, highlight=False)
     usage = result.usage
-    console.print(f"[dim]{result.provider}/{result.model} · strategy {result.strategy} · "
+    console.print(f"[dim]{result.provider}/{result.model} · num_ctx {result.plan[0]['num_ctx']} · "
+                  f"strategy {result.strategy} · "
                   f"{usage['model_calls']} model calls · {usage['wall_s']} s · "
                   f"session {result.session_id}[/]")
     trace = result.recursion["call_trace"]
@@ -58,6 +60,33 @@ def _show_step(event: dict) -> None:
                           highlight=False)
     if event["error"]:
         err_console.print(f"  [red]{event['error']['type']}[/]: {event['error']['message']}")
+def _tiers(plan: TierPlan) -> list[dict]:
+    """`describe()`, plus where each window comes from: an uncatalogued Ollama model gets the
+    server's trained length (capped) at run time, and a listing asks no server."""
+    rows = plan.describe()
+    for row, tier in zip(rows, plan.tiers, strict=True):
+        from_server = not tier.info.catalogued and tier.provider == "ollama"
+        row["num_ctx_from"] = "server" if from_server else "catalog"
+        if from_server:
+            row["num_ctx"] = None
+    return rows
+
+
+def _window(tier: dict) -> str:
+    if tier.get("num_ctx_from") == "server":
+        return f"server (≤ {MAX_SERVER_NUM_CTX})"
+    return str(tier["num_ctx"])
+
+
+def _refuse_if_nothing_loaded(loaded: dict) -> None:
+    """A query whose every input was refused must not answer: say why, with its code."""
+    if loaded["loaded"] or not loaded.get("errors"):
+        return
+    problem = loaded["errors"][0]
+    cls = ERROR_CODES.get(problem.get("error_code", ""), InvalidArgs)
+    more = len(loaded["errors"]) - 1
+    raise cls(f"nothing was loaded, so there is nothing to answer from: {problem['message']}"
+              + (f" (and {more} more)" if more else ""))
 
 
 def register(app: typer.Typer) -> None:
@@ -77,6 +106,12 @@ def register(app: typer.Typer) -> None:
         strategy: Annotated[str, typer.Option(
             help="agent, search, map-reduce, repl or auto.")] = "auto",
         timeout: Annotated[float | None, typer.Option(help="Seconds for the whole run.")] = None,
+        max_tool_calls: Annotated[int, typer.Option(
+            min=1, help="Tool calls the run may make (all depths).")] = 200,
+        max_sub_calls: Annotated[int, typer.Option(
+            min=0, help="Sub-model calls the run may make.")] = 64,
+        max_usd: Annotated[float | None, typer.Option(
+            min=0, help="Dollar cap for the run (cloud models).")] = None,
         json_out: Annotated[bool, typer.Option("--json")] = False,
     ) -> None:
         """Answer a question over loaded documents (loading PATHs first if given)."""
@@ -88,7 +123,8 @@ def register(app: typer.Typer) -> None:
             state.profile = load_catalog().preset(preset).profile
         options = QueryOptions(
             preset=preset, provider=provider, model=model, max_depth=max_depth,
-            max_iterations=max_iterations, strategy=strategy, timeout_s=timeout)
+            max_iterations=max_iterations, strategy=strategy, timeout_s=timeout,
+            max_tool_calls=max_tool_calls, max_sub_calls=max_sub_calls, budget_usd=max_usd)
 
         execution: dict = {}
 
@@ -98,6 +134,7 @@ def register(app: typer.Typer) -> None:
                 loaded = await load_paths(rt, paths, session, None, None, None,
                                           show_progress=not json_out)
                 sid = loaded["session_id"]
+                _refuse_if_nothing_loaded(loaded)
             live = _show_step if err_console.is_terminal and not json_out else None
             result = await run_query(rt, sid or "", question, options, progress=live)
             if json_out and result.execution_id:
@@ -105,6 +142,10 @@ def register(app: typer.Typer) -> None:
             return result
 
         result = run(state, json_out, body)
+        if result.uncited:
+            err_console.print("warning: the answer cites nothing the run read, so no document "
+                              "backs it; check it before relying on it", markup=False,
+                              highlight=False)
         if json_out:
             print_json({**result.model_dump(), **({"execution": execution} if execution
                                                   else {})})
@@ -122,7 +163,7 @@ def register(app: typer.Typer) -> None:
         async def body(rt: Runtime) -> dict:
             names = [preset] if preset else list(rt.catalog.presets)
             return {name: {"profile": rt.catalog.preset(name).profile,
-                           "tiers": TierPlan.from_preset(rt.catalog, name).describe()}
+                           "tiers": _tiers(TierPlan.from_preset(rt.catalog, name))}
                     for name in names}
 
         out = run(ctx.obj, json_out, body)
@@ -135,7 +176,7 @@ def register(app: typer.Typer) -> None:
                 last = tier["depth"] == len(entry["tiers"]) - 1
                 table.add_row(name if tier["depth"] == 0 else "",
                               f"{tier['depth']}{'+' if last else ''}", tier["provider"],
-                              tier["model"], str(tier["num_ctx"]), entry["profile"] or "")
+                              tier["model"], _window(tier), entry["profile"] or "")
         console.print(table)
 
 

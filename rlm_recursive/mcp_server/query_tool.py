@@ -94,7 +94,12 @@ class RlmQueryArgs(BaseModel):
 
 
 def rlm_query_schema() -> dict[str, Any]:
-    """The input schema: pydantic's rendering, optional fields not nullable, plus the oneOf."""
+    """The input schema: pydantic's rendering, optional fields not nullable.
+
+    No top-level `oneOf`/`anyOf`/`allOf`/`not`/`enum`: the Anthropic API refuses such a tool
+    schema and Claude Code then drops the tool. "Exactly one of path / context" lives in the
+    description and in `RlmQueryArgs`'s validator, which answers `invalid_args`.
+    """
     schema = RlmQueryArgs.model_json_schema()
     schema.pop("title", None)
     schema.pop("description", None)  # the class docstring is for readers of this code
@@ -106,10 +111,6 @@ def rlm_query_schema() -> dict[str, Any]:
             prop.update(next(o for o in options if o != {"type": "null"}))
             if prop.get("default", ...) is None:
                 prop.pop("default")
-    schema["oneOf"] = [
-        {"required": ["path"], "not": {"required": ["context"]}},
-        {"required": ["context"], "not": {"required": ["path"]}},
-    ]
     return schema
 
 
@@ -138,7 +139,9 @@ async def run_rlm_query(
             question = args.task
             if args.language:
                 question += f"\n\n(The text is {args.language}.)"
-            result = await run_query(runtime, session_id, question, _options(args), providers)
+            result = await run_query(
+                runtime, session_id, question, _options(args), providers, audit=record
+            )
         except RlmError as exc:
             record.error_code = exc.code
             return exc.to_dict(), True
@@ -146,8 +149,6 @@ async def run_rlm_query(
             error = internal_error(RLM_QUERY_NAME, exc, correlation_id)
             record.error_code = error.code
             return error.to_dict(), True
-        record.model_used = result.model
-        record.cost = result.usage.get("cost_usd")
         return _success(result, source), False
 
 
@@ -259,6 +260,8 @@ def _success(result: QueryResult, source: dict[str, Any]) -> dict[str, Any]:
             "provider": result.provider,
             "strategy": result.strategy,
             "stopped": result.stopped,
+            # The answer rests on nothing the run read: no citation backs it.
+            "uncited": result.uncited,
             "trace_included": False,
             **({"execution_id": result.execution_id} if result.execution_id else {}),
         },

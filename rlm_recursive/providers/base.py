@@ -17,6 +17,7 @@ __all__ = [
     "ChatResult",
     "Message",
     "Provider",
+    "Think",
     "ToolCall",
     "ToolRunner",
     "Usage",
@@ -24,6 +25,9 @@ __all__ = [
     "plain_text_turn",
     "tool_choice_schema",
 ]
+
+Think = bool | Literal["low", "medium", "high"]
+"""Ollama's `think`: on/off, or an effort level for models that take one (gpt-oss)."""
 
 ToolRunner = Callable[[str, dict[str, Any]], Awaitable[str]]
 """Runs one tool by name for providers that drive their own tool loop (Claude SDK)."""
@@ -40,6 +44,8 @@ class Message(BaseModel):
     content: str = ""
     tool_calls: list[ToolCall] = Field(default_factory=list)
     tool_name: str | None = None
+    tool_call_id: str | None = None
+    """On a tool result: the `id` of the call it answers, echoed back to the server."""
 
 
 class Usage(BaseModel):
@@ -57,6 +63,8 @@ class ChatOptions(BaseModel):
     max_turns: int = 10
     native_tools: bool = True
     """False: the model has no native tool format; force `{tool, arguments}` JSON instead."""
+    think: Think | None = None
+    """None: do not think. Thinking models think by default and burn the output budget."""
 
 
 class ChatRequest(BaseModel):
@@ -74,6 +82,9 @@ class ChatRequest(BaseModel):
 class ChatResult(BaseModel):
     text: str = ""
     tool_calls: list[ToolCall] = Field(default_factory=list)
+    thinking: str = ""
+    """A thinking model's reasoning, kept apart from the answer (never shown as one)."""
+    done_reason: str | None = None
     usage: Usage = Field(default_factory=Usage)
     model: str
     provider: str

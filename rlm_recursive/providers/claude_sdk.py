@@ -36,6 +36,14 @@ _AUTH_HINT = (
 )
 # AssistantMessage.error values where the same call may succeed later.
 _RETRYABLE_ASSISTANT_ERRORS = frozenset({"rate_limit", "server_error"})
+# 4xx statuses the CLI's own retries can fix (timeout, conflict, rate limit); every other
+# 4xx in an `api_retry` message will fail the same way for minutes, so it is final here.
+_RETRYABLE_CLIENT_STATUSES = frozenset({408, 409, 429})
+_CHILD_ENV = {
+    # Stops the CLI's extra per-session "title" request, which repeats the prompt (document
+    # spans included) to the API: a privacy leak and a cost. Also no telemetry or updates.
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+}
 
 
 def _import_sdk() -> ModuleType:
@@ -148,11 +156,32 @@ def _result_error(result: ResultMessage, assistant_error: str | None) -> Provide
         "assistant_error": assistant_error,
     }
     details = {k: v for k, v in details.items() if v is not None}
-    if assistant_error == "authentication_failed" or result.api_error_status == 401:
+    if assistant_error == "authentication_failed" or result.api_error_status in (401, 403):
         return ProviderError(_AUTH_HINT, **details)
     reason = "; ".join(result.errors or []) or result.result or result.subtype
     retryable = assistant_error in _RETRYABLE_ASSISTANT_ERRORS
     return ProviderError(f"Claude run failed: {reason}", retryable=retryable, **details)
+
+
+def _api_retry_error(data: dict[str, Any]) -> ProviderError | None:
+    """The error an `api_retry` system message means, if retrying cannot fix it.
+
+    On 401/403 the CLI reports the failure within ~1.5 s, then retries for ~190 s: read its
+    status and stop at once. No status (connection trouble), 5xx and 408/409/429 stay the
+    CLI's to retry.
+    """
+    status = data.get("error_status")
+    if not isinstance(status, int) or isinstance(status, bool):
+        return None
+    if status >= 500 or status < 400 or status in _RETRYABLE_CLIENT_STATUSES:
+        return None
+    details = {"api_error_status": status, "assistant_error": data.get("error")}
+    if status in (401, 403):
+        return ProviderError(f"{_AUTH_HINT} (HTTP {status})", retryable=False, **details)
+    return ProviderError(
+        f"the Claude API refused the request (HTTP {status}, {data.get('error') or 'error'})",
+        retryable=False, **details,
+    )
 
 
 @contextlib.contextmanager
@@ -237,6 +266,7 @@ class ClaudeSDKProvider:
             cli_path=self._cli_path,
             # Piping stderr keeps the CLI's chatter off our stdio and gives errors a tail.
             stderr=state.stderr.append,
+            env=dict(_CHILD_ENV),
         )
 
     async def chat(self, request: ChatRequest) -> ChatResult:
@@ -278,6 +308,10 @@ class ClaudeSDKProvider:
                     assistant_error = message.error or assistant_error
                     text = "".join(b.text for b in message.content if isinstance(b, sdk.TextBlock))
                     last_text = text or last_text
+                elif isinstance(message, sdk.SystemMessage) and message.subtype == "api_retry":
+                    final = _api_retry_error(message.data)
+                    if final is not None:
+                        raise final  # leaving the loop closes the query and stops the CLI
                 elif isinstance(message, sdk.ResultMessage):
                     if message.is_error:
                         raise _result_error(message, assistant_error)

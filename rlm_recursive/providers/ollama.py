@@ -21,37 +21,41 @@ from tenacity import (
 )
 from tenacity.wait import wait_base
 
-from ..errors import ModelNotFound, ProviderError, Timeout
-from ..types import ToolDef
+from ..catalog import MAX_SERVER_NUM_CTX
+from ..errors import EmptyAnswer, ModelNotFound, ProviderError, Timeout
 from .base import (
     ChatRequest,
     ChatResult,
-    Message,
-    ToolCall,
     Usage,
     parse_tool_choice,
     plain_text_turn,
     tool_choice_schema,
+)
+from .ollama_wire import (
+    INVALID_JSON_KEY,
+    context_length,
+    parse_tool_call,
+    render_native,
+    render_tool,
+    thought_out,
+    tool_addendum,
 )
 
 __all__ = [
     "DEFAULT_HOST",
     "DEFAULT_NUM_CTX",
     "INVALID_JSON_KEY",
+    "MAX_SERVER_NUM_CTX",
     "OllamaProvider",
+    "http_client_options",
     "normalise_host",
 ]
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
 DEFAULT_NUM_CTX = 8192
 """Used when `/api/show` reports no context length for the model."""
-INVALID_JSON_KEY = "_invalid_json"
-"""Tool-call arguments that are not a JSON object arrive as `{INVALID_JSON_KEY: raw}`.
-
-No tool declares this key, so argument validation rejects it and the loop can send an
-`invalid_args` result back to the model instead of crashing the run.
-"""
-
+THINKING_RETRY_NUM_PREDICT = 4096
+"""Output budget for the one retry after a reply that spent all of it thinking."""
 _RETRY_STATUSES = frozenset({429, 500, 502, 503})
 _T = TypeVar("_T")
 
@@ -71,6 +75,16 @@ def normalise_host(host: str | None) -> str:
     return f"{scheme}://{name}:{split.port or default_port}{path}"
 
 
+def http_client_options() -> dict[str, Any]:
+    """httpx options for every client that carries model or probe traffic.
+
+    `trust_env=False`: HTTP(S)_PROXY / ALL_PROXY (any case) must not route prompts, document
+    text included, to a proxy. `follow_redirects=False`: a redirect from the checked endpoint
+    would take the request to a host the egress policy never saw.
+    """
+    return {"trust_env": False, "follow_redirects": False}
+
+
 def _is_transient(exc: BaseException) -> bool:
     """Only failures a retry can fix; a 400 or 404 will fail the same way again."""
     if isinstance(exc, ollama.ResponseError):
@@ -83,77 +97,6 @@ def _lacks_tool_support(exc: ollama.ResponseError) -> bool:
     # The server gives no code or type for this: it is a plain 400 whose only discriminator is
     # the message ("<model> does not support tools", server/routes.go). Keep the match here only.
     return exc.status_code == 400 and "does not support tools" in str(exc.error)
-
-
-def _parse_arguments(raw: Any) -> dict[str, Any]:
-    """Native Ollama sends an object; OpenAI-style servers a JSON string. Never raise."""
-    if isinstance(raw, dict):
-        return raw
-    if raw is None or (isinstance(raw, str) and not raw.strip()):
-        return {}
-    if isinstance(raw, str):
-        try:
-            value = json.loads(raw)
-        except json.JSONDecodeError:
-            return {INVALID_JSON_KEY: raw}
-        if isinstance(value, dict):
-            return value
-    return {INVALID_JSON_KEY: raw if isinstance(raw, str) else json.dumps(raw)}
-
-
-def _parse_tool_call(raw: dict[str, Any]) -> ToolCall:
-    fn = raw.get("function") or {}
-    return ToolCall(
-        name=fn.get("name") or "", arguments=_parse_arguments(fn.get("arguments")), id=raw.get("id")
-    )
-
-
-def _render_tool(tool: ToolDef) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": tool.name,
-            "description": tool.description,
-            "parameters": tool.parameters,
-        },
-    }
-
-
-def _render_native(message: Message) -> dict[str, Any]:
-    """One message as `/api/chat` expects it from a model with a tool template."""
-    out: dict[str, Any] = {"role": message.role, "content": message.content}
-    if message.tool_calls:
-        out["tool_calls"] = [
-            {"function": {"name": c.name, "arguments": c.arguments}} for c in message.tool_calls
-        ]
-    if message.role == "tool" and message.tool_name:
-        out["tool_name"] = message.tool_name
-    return out
-
-
-
-
-def _tool_addendum(tools: list[ToolDef]) -> str:
-    lines = [
-        "You can call exactly one of these tools per reply. Answer ONLY with a JSON object",
-        '{"tool": "<tool name>", "arguments": {...}} and nothing else.',
-        "Tools:",
-    ]
-    for tool in tools:
-        params = json.dumps(tool.parameters, separators=(",", ":"))
-        lines.append(f"- {tool.name}: {tool.description} Arguments schema: {params}")
-    return "\n".join(lines)
-
-
-def _context_length(model_info: Any) -> int | None:
-    """`<arch>.context_length` from `/api/show`'s `model_info`, if the server reports one."""
-    if not isinstance(model_info, dict):
-        model_info = dict(model_info or {})
-    arch = model_info.get("general.architecture")
-    value = model_info.get(f"{arch}.context_length") if arch else None
-    if value is None:  # older servers or odd GGUFs: any "<arch>.context_length" will do
-        value = next((v for k, v in model_info.items() if k.endswith(".context_length")), None)
-    return int(value) if isinstance(value, int | float) and value > 0 else None
 
 
 class OllamaProvider:
@@ -173,7 +116,9 @@ class OllamaProvider:
         self.host = normalise_host(host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST)
         """Normalised server URL, read by the egress policy; pass it too when injecting a client."""
         # The client's own default timeout is None (wait forever), so never leave it unset.
-        self._client = client or ollama.AsyncClient(host=self.host, timeout=timeout_s)
+        self._client = client or ollama.AsyncClient(
+            host=self.host, timeout=timeout_s, **http_client_options()
+        )
         self._owns_client = client is None
         self._timeout_s = timeout_s
         self._retry_attempts = max(1, retry_attempts)
@@ -188,7 +133,7 @@ class OllamaProvider:
             num_ctx = request.options.num_ctx or await self._context_window(request.model)
             if request.tools and self._native_tools(request):
                 try:
-                    data = await self._send(self._body(request, num_ctx, False), timeout_s)
+                    data = await self._send_chat(self._body(request, num_ctx, False), timeout_s)
                     return self._result(request, data, constrained=False)
                 except ollama.ResponseError as exc:
                     if not _lacks_tool_support(exc):
@@ -196,8 +141,13 @@ class OllamaProvider:
                     # Remember it, so the next call for this model goes straight to `format`.
                     self._no_native_tools.add(request.model)
             constrained = bool(request.tools)
-            data = await self._send(self._body(request, num_ctx, constrained), timeout_s)
+            data = await self._send_chat(self._body(request, num_ctx, constrained), timeout_s)
             return self._result(request, data, constrained=constrained)
+
+    async def context_window(self, model: str) -> int:
+        """The `num_ctx` this provider sends for an uncatalogued model (asks the server once)."""
+        with self._map_errors(model, self._timeout_s):
+            return await self._context_window(model)
 
     async def aclose(self) -> None:
         """Close the HTTP client, unless the caller passed it in (then it is theirs to close)."""
@@ -215,19 +165,26 @@ class OllamaProvider:
             options["seed"] = opts.seed
         if opts.max_tokens is not None:
             options["num_predict"] = opts.max_tokens
-        body: dict[str, Any] = {"model": request.model, "stream": False, "options": options}
+        body: dict[str, Any] = {
+            "model": request.model,
+            "stream": False,
+            "options": options,
+            # Always explicit: thinking models think by default, and their thinking tokens
+            # eat `num_predict`. Only a tier that asks for it (models.toml) thinks.
+            "think": opts.think if opts.think is not None else False,
+        }
         if constrained:
             messages = [plain_text_turn(m) for m in request.messages]
-            addendum = _tool_addendum(request.tools)
+            addendum = tool_addendum(request.tools)
             if messages and messages[0]["role"] == "system":
                 messages[0]["content"] = f"{messages[0]['content']}\n\n{addendum}".lstrip()
             else:
                 messages.insert(0, {"role": "system", "content": addendum})
             body["format"] = tool_choice_schema(request.tools)
         else:
-            messages = [_render_native(m) for m in request.messages]
+            messages = [render_native(m) for m in request.messages]
             if request.tools:  # an empty `tools` list is still "tools sent" to some servers
-                body["tools"] = [_render_tool(t) for t in request.tools]
+                body["tools"] = [render_tool(t) for t in request.tools]
         body["messages"] = messages
         return body
 
@@ -238,14 +195,47 @@ class OllamaProvider:
             calls = [parse_tool_choice(text, request.tools)]
             text = ""
         else:
-            calls = [_parse_tool_call(tc) for tc in message.get("tool_calls") or []]
+            calls = [parse_tool_call(tc) for tc in message.get("tool_calls") or []]
         usage = Usage(
             # Counts are omitted from the body when zero.
             input_tokens=data.get("prompt_eval_count") or 0,
             output_tokens=data.get("eval_count") or 0,
         )
         model = data.get("model") or request.model
-        return ChatResult(text=text, tool_calls=calls, usage=usage, model=model, provider=self.name)
+        return ChatResult(
+            text=text,
+            tool_calls=calls,
+            usage=usage,
+            model=model,
+            provider=self.name,
+            thinking=message.get("thinking") or "",
+            done_reason=data.get("done_reason"),
+        )
+
+    async def _send_chat(self, body: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        """`_send`, plus one retry with a larger output budget after a thought-out reply."""
+        data = await self._send(body, timeout_s)
+        if not thought_out(data):
+            return data
+        options, retried = body["options"], ""
+        first = options.get("num_predict")
+        if first is not None and first > 0:
+            larger = min(max(THINKING_RETRY_NUM_PREDICT, 4 * first), options["num_ctx"] // 2)
+            if larger > first:
+                retry = {**body, "options": {**options, "num_predict": larger}}
+                data = await self._send(retry, timeout_s)
+                if not thought_out(data):
+                    return data
+                retried = f", even after a retry with num_predict {larger}"
+        thought = bool((data.get("message") or {}).get("thinking"))
+        raise EmptyAnswer(
+            f"{body['model']!r} used its whole output budget ({data.get('eval_count', '?')} "
+            f"tokens{', thinking' if thought else ''}) without an answer or a tool "
+            f"call{retried}; set `think = false` for this tier in models.toml, or use a "
+            "model that does not think by default",
+            model=body["model"],
+            done_reason="length",
+        )
 
     async def _send(self, body: dict[str, Any], timeout_s: float) -> dict[str, Any]:
         """POST `/api/chat` with retries; returns the decoded JSON body."""
@@ -280,7 +270,8 @@ class OllamaProvider:
                 model_info = (await self._retry(show)).modelinfo
             except pydantic.ValidationError:  # a server too old to send `model_info` at all
                 model_info = None
-            self._num_ctx[model] = _context_length(model_info) or DEFAULT_NUM_CTX
+            window = context_length(model_info) or DEFAULT_NUM_CTX
+            self._num_ctx[model] = min(window, MAX_SERVER_NUM_CTX)
         return self._num_ctx[model]
 
     async def _retry(self, fn: Callable[[], Awaitable[_T]]) -> _T:
@@ -302,6 +293,13 @@ class OllamaProvider:
             yield
         except ollama.ResponseError as exc:
             status = exc.status_code
+            if status is not None and 300 <= status < 400:
+                raise ProviderError(
+                    f"Ollama at {self.host} answered with a redirect (HTTP {status}); model "
+                    "traffic never follows redirects, because the egress policy checked this "
+                    "endpoint only: point OLLAMA_HOST at the server itself",
+                    status=status,
+                ) from exc
             if status == 404:
                 raise ModelNotFound(
                     f"model {model!r} is not available on Ollama at {self.host}; "

@@ -43,8 +43,7 @@ async def export_github(ctx: ToolContext, args: ExportArgs) -> ToolResult:
     )
 
     session_id = ctx.require_session()
-    runtime = ctx.extras.get("runtime")
-    profile = runtime.profile if runtime is not None else None
+    profile = ctx.profile
     record = export_record(ctx.store, session_id)
     # The first export's timestamp names the branch and folder for good: re-exports update them.
     names = ExportNames.for_session(session_id, record["stamp"] or stamp_now(), args.branch,

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..config import SessionConfig
 from ..errors import InternalError, InvalidArgs, RlmError, RunError, UnknownTool
-from ..policy import PathPolicy
+from ..policy import PathPolicy, Profile
 from ..store import Store
 from ..store.sessions import require_open
 from ..types import SpanRef, ToolDef, ToolResult
@@ -51,6 +51,11 @@ class ToolContext:
     traces: bool = True
     sub_query: SubQueryRunner | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+    profile: Profile | None = None
+    """The policy profile in force (None for a bare registry: tools then act as restricted)."""
+    in_run: bool = False
+    """True for a model's call inside a query: the run's own budget counts it, not the
+    session's, so queries never drain a session (budgets belong to a query or a run)."""
 
     @property
     def config(self) -> SessionConfig:
@@ -152,7 +157,7 @@ class Registry:
             session_id = getattr(args, "session_id", None)
             if session_id and name in SESSION_WRITE_TOOLS:
                 require_open(ctx.store, session_id)  # a closed session is frozen
-            if session_id and name != BUDGET_EXEMPT:
+            if session_id and name != BUDGET_EXEMPT and not ctx.in_run:
                 ctx.store.count_tool_call(session_id)
             call_ctx = ctx if session_id in (None, ctx.session_id) else _rebind(ctx, session_id)
             result = await spec.handler(call_ctx, args)
@@ -206,7 +211,7 @@ def _validate(spec: ToolSpec, raw_args: dict[str, Any], ctx: ToolContext) -> Bas
 def _rebind(ctx: ToolContext, session_id: str) -> ToolContext:
     return ToolContext(store=ctx.store, policy=ctx.policy, session_id=session_id,
                        read_log=ctx.read_log, traces=ctx.traces, sub_query=ctx.sub_query,
-                       extras=ctx.extras)
+                       extras=ctx.extras, profile=ctx.profile, in_run=ctx.in_run)
 
 
 # Values _summarise returns unchanged; skipping the call for them halves its cost.
