@@ -158,3 +158,16 @@ async def test_a_too_large_variable_stays_live_but_is_not_persisted(execution):
     assert "big" not in view.record.state["variables"]
     again = await execution.step("print(len(big))")
     assert again.record.stdout == "600000\n"
+
+
+def test_reply_parsing_and_assigned_names():
+    from rlm_recursive.agent.repl.prompt import extract_code
+    from rlm_recursive.agent.repl.sandbox import assigned_names
+
+    assert extract_code("Sure.\n```repl\nx = 1\n```\nand\n```repl\ny = 2\n```") == ("x = 1\n", 2)
+    assert extract_code("```python\nx = 1\n```") == (None, 0)
+    code = ("import re as rx\nfrom json import dumps\na, (b, c) = 1, (2, 3)\nfor i in []: pass\n"
+            "def f(): z = 1\nclass K: pass\nif (w := 5): pass\nr = await g()")
+    assert sorted(assigned_names(code)) == sorted(
+        ["rx", "dumps", "a", "b", "c", "i", "f", "z", "K", "w", "r"])
+    assert assigned_names("x = (") == []
