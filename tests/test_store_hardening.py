@@ -80,6 +80,7 @@ def test_an_existing_world_readable_store_is_tightened_on_open(tmp_path: Path) -
     Store(data).close()
     os.chmod(data, 0o755)
     os.chmod(data / "rlm.db", 0o644)
+    (data / "traces").mkdir()
     (data / "traces" / "_global.jsonl").write_text("{}\n")
     os.chmod(data / "traces" / "_global.jsonl", 0o644)
     Store(data).close()

@@ -26,7 +26,9 @@ def new_id(prefix: str) -> str:
 
 
 def _tighten(folder: Path) -> None:
-    """Make the files directly in a data-dir folder 0600."""
+    """Make the files directly in a data-dir folder (if it exists) 0600."""
+    if not folder.is_dir():
+        return
     with os.scandir(folder) as entries:
         for entry in entries:
             if entry.is_file(follow_symlinks=False) and entry.stat().st_mode & 0o077:
@@ -66,8 +68,7 @@ class Store:
         private_dir(data_dir)
         self.db = connect(data_dir / "rlm.db")
         self.blobs = BlobStore(data_dir / "blobs")
-        for folder in ("indexes", "traces"):
-            private_dir(data_dir / folder)
+        private_dir(data_dir / "indexes")  # search indexes hold the documents' vocabulary
         _tighten(data_dir / "traces")  # stores written before files were made 0600
         self._configs: dict[str, SessionConfig] = {}
         self._traced_sessions: set[str] = set()
