@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from rlm_recursive import errors
 from rlm_recursive.config import SessionConfig
 from rlm_recursive.corpus.search import PassageIndex, split_passages
-from rlm_recursive import errors
 from rlm_recursive.store import Store
 from rlm_recursive.tools.search import search_session
 
@@ -179,7 +179,7 @@ def test_serve_and_cli_loading_one_session_index_each_document_once(tmp_path: Pa
     cli.close()
 
     _add(serve, sid, "third document about zucchini bread", "c.txt")
-    hits, total, _, docs = search_session(serve, sid, "zucchini")
+    hits, total, _, _docs = search_session(serve, sid, "zucchini")
     assert total == 2
     assert len({h.doc_id for h in hits}) == len(hits) == 2
     serve.close()
