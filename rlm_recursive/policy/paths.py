@@ -72,7 +72,8 @@ class PathPolicy:
         `protected` folders (the store's data dir) are never read.
         """
         roots = list(profile.allowed_roots)
-        if profile.read_anywhere and not confined and roots:
+        anywhere = profile.read_anywhere and not confined
+        if anywhere and roots:
             roots.append(Path(roots[0].anchor))
         return cls(
             allowed_roots=roots,
@@ -80,7 +81,10 @@ class PathPolicy:
             denylist=profile.denylist,
             max_bytes=profile.max_bytes_file,
             profile_name=profile.name,
-            allow_hardlinks=profile.allow_hardlinks,
+            # Where the operator may read anywhere, another name of a file reveals nothing
+            # more (a known secret's inode is still refused); where paths are confined, a hard
+            # link could be a way out of the roots.
+            allow_hardlinks=profile.allow_hardlinks or anywhere,
             protected=protected,
         )
 

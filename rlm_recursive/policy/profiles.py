@@ -9,11 +9,12 @@ Decisions (see also ARCHITECTURE.md, Policy):
   allowed. Roots default to the working directory; `read_anywhere` lets the CLI (where the
   operator types the path) read outside them. Device, FIFO and socket files are still rejected,
   and the denylist still applies; a personal user who needs e.g. `tokenizer.py` replaces
-  `denylist` in `[profiles.unrestricted]` (ALWAYS_DENIED stays). Hard links are allowed unless
-  they are another name of a denylisted file. No per-file cap; traces kept (local store only);
-  audit on, since an incident review after a cloud egress needs it most.
+  `denylist` in `[profiles.unrestricted]` (ALWAYS_DENIED stays). The CLI reads hard links
+  unless they are another name of a denylisted file. No per-file cap; traces kept (local store
+  only); audit on, since an incident review after a cloud egress needs it most.
 - In every profile, paths from MCP or HTTP clients stay inside `allowed_roots`
-  (`PathPolicy.from_profile(..., confined=True)`): profiles differ in egress, not confinement.
+  (`PathPolicy.from_profile(..., confined=True)`), and files with several names (hard links)
+  are refused unless `allow_hardlinks = true`: profiles differ in egress, not confinement.
 """
 
 from __future__ import annotations
@@ -85,7 +86,9 @@ class Profile(BaseModel):
     read_anywhere: bool = False
     """The CLI may read outside `allowed_roots` (never MCP or HTTP clients)."""
     allow_hardlinks: bool = False
-    """Read regular files with more than one name (a hard link to a secret is refused anyway)."""
+    """Read regular files with more than one name. Off, they are refused wherever paths are
+    confined (every profile over MCP, restricted everywhere): another name may be outside the
+    roots. A hard link to a known secret is refused either way."""
     denylist: list[str] = Field(default_factory=lambda: list(DEFAULT_DENYLIST))
     max_bytes_file: int | None = Field(default=None, gt=0)
     """Per-file cap when loading documents; None means no cap."""
@@ -110,7 +113,6 @@ _BUILTIN_FIELDS: dict[str, dict[str, Any]] = {
     "restricted": {
         "allow_absolute_paths": False,
         "read_anywhere": False,
-        "allow_hardlinks": False,
         "max_bytes_file": 16 * 1024 * 1024,
         "local_only": True,
         "allow_model_override": False,
@@ -120,7 +122,6 @@ _BUILTIN_FIELDS: dict[str, dict[str, Any]] = {
     "unrestricted": {
         "allow_absolute_paths": True,
         "read_anywhere": True,
-        "allow_hardlinks": True,
         "max_bytes_file": None,
         "local_only": False,
         "allow_model_override": False,
