@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..config import SessionConfig
-from ..errors import FileNotFound, FileTooLarge, PathDenied, RlmError, UnsupportedFile
+from ..errors import FileNotFound, FileTooLarge, RlmError, UnsupportedFile
 from ..policy import PathPolicy, compile_glob
 from ..policy.globs import split_magic
 from ..store import Document, Store
@@ -178,8 +178,8 @@ def _expand_glob(
     try:
         yield policy.resolve(pattern, expect="file", max_bytes=cap), None
         return
-    except (FileNotFound, PathDenied, UnsupportedFile):
-        pass
+    except (FileNotFound, UnsupportedFile):
+        pass  # no such file (or a folder): a pattern. PathDenied stands: the walk would be too.
     head, rest = split_magic(pattern)
     if not rest:
         raise FileNotFound(f"no file matches the glob {pattern!r} (relative to {policy.base})")
