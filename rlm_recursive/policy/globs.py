@@ -83,12 +83,10 @@ class Denylist:
                 self._absolute_sources.append(full)
             else:
                 self._relative.append((pattern, compile_glob(pattern, ignore_case=True)))
-        # One alternation for the bulk scans of SecretInodes: one regex call per candidate.
-        self._any = (
-            re.compile("|".join(f"(?:{r.pattern})" for _, r in self._relative), re.IGNORECASE)
-            if self._relative
-            else None
-        )
+        # One alternation per kind: one regex call per candidate path on the common (allowed)
+        # path; which pattern matched is looked up only after a hit.
+        self._any = _alternation(self._relative)
+        self._any_absolute = _alternation(self._absolute)
 
     def absolute_heads(self) -> list[Path]:
         """The literal part of each absolute pattern: where the secrets it names are found."""
@@ -107,12 +105,15 @@ class Denylist:
                 relative.update("/".join(parts[: i + 1]) for i in range(len(parts)))
             whole = path.parts[1:]
             absolute.update("/".join(whole[: i + 1]) for i in range(len(whole)))
-        for pattern, regex in self._absolute:
-            if any(regex.fullmatch(c) for c in absolute):
-                return pattern
-        for pattern, regex in self._relative:
-            if any(regex.fullmatch(c) for c in relative):
-                return pattern
+        for combined, each, candidates in (
+            (self._any_absolute, self._absolute, absolute),
+            (self._any, self._relative, relative),
+        ):
+            if combined is None or not any(combined.fullmatch(c) for c in candidates):
+                continue
+            for pattern, regex in each:
+                if any(regex.fullmatch(c) for c in candidates):
+                    return pattern
         return None
 
     def matches_anywhere(self, path: Path) -> bool:
@@ -126,6 +127,12 @@ class Denylist:
         ):
             return True
         return self.match([path], ()) is not None
+
+
+def _alternation(patterns: list[tuple[str, re.Pattern[str]]]) -> re.Pattern[str] | None:
+    if not patterns:
+        return None
+    return re.compile("|".join(f"(?:{r.pattern})" for _, r in patterns), re.IGNORECASE)
 
 
 def _rel_parts(path: Path, roots: Sequence[Path]) -> tuple[str, ...] | None:

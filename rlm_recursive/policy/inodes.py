@@ -32,6 +32,9 @@ class ProtectedDirs:
 
     def __init__(self) -> None:
         self.dirs: list[Path] = []
+        # Folder -> protected folder it is an alias of (or None): a walk asks about the same
+        # few parents thousands of times. Bounded; cleared when full.
+        self._parents: dict[str, Path | None] = {}
 
     def add(self, folder: str | Path) -> None:
         canon = Path(os.path.realpath(folder))
@@ -64,13 +67,9 @@ class ProtectedDirs:
         if not any(dev == st.st_dev for dev, _ in ids):
             return None  # another file system: neither an alias nor a hard link of ours
         # A bind mount or second path to the data dir somewhere above the file.
-        for parent in canon.parents:
-            try:
-                hit = ids.get(file_id(os.stat(parent)))
-            except OSError:
-                continue
-            if hit is not None:
-                return hit
+        hit = self._above(os.path.dirname(canon), ids)
+        if hit is not None:
+            return hit
         # Another name (hard link or bind mount) of a file of the data dir: rlm.db, -wal, -shm.
         if stat.S_ISREG(st.st_mode):
             for (dev, _), folder in ids.items():
@@ -83,6 +82,22 @@ class ProtectedDirs:
                 except OSError:
                     continue
         return None
+
+    def _above(self, folder: str, ids: dict[FileId, Path]) -> Path | None:
+        """The protected folder that `folder` or one above it is another name of, else None."""
+        if folder in self._parents:
+            return self._parents[folder]
+        try:
+            hit = ids.get(file_id(os.stat(folder)))
+        except OSError:
+            hit = None
+        parent = os.path.dirname(folder)
+        if hit is None and parent != folder:
+            hit = self._above(parent, ids)
+        if len(self._parents) > 4096:
+            self._parents.clear()
+        self._parents[folder] = hit
+        return hit
 
 
 class SecretInodes:

@@ -135,7 +135,9 @@ class PathPolicy:
             if not stat.S_ISREG(st.st_mode):
                 raise self._special(shown)
             # On the descriptor itself: the name may have been re-linked since the check.
-            self._check_identity(canon, st, shown)
+            if self._protected.owner(canon, st) is not None:
+                raise self._in_store(shown)
+            self._check_links(st, shown)
             if cap is not None and st.st_size > cap:
                 raise self._too_large(shown, st.st_size, cap)
             chunks: list[bytes] = []
@@ -290,7 +292,7 @@ class PathPolicy:
             raise self._special(shown)
         if expect == "dir":
             raise UnsupportedFile(f"{shown} is a file; pass a folder")
-        self._check_identity(canon, st, shown)
+        self._check_links(st, shown)
         cap = self._cap(max_bytes)
         if cap is not None and st.st_size > cap:
             raise self._too_large(shown, st.st_size, cap)
@@ -332,10 +334,8 @@ class PathPolicy:
         except OSError:
             return False
 
-    def _check_identity(self, canon: Path, st: os.stat_result, shown: str) -> None:
-        """Refuse a regular file by what it is, not what it is called: hard links, store files."""
-        if self._protected.owner(canon, st) is not None:
-            raise self._in_store(shown)
+    def _check_links(self, st: os.stat_result, shown: str) -> None:
+        """Refuse a regular file with other names (hard links) where they are not allowed."""
         if st.st_nlink <= 1:
             return
         if not self.allow_hardlinks:
