@@ -139,7 +139,10 @@ class PassageIndex:
         self._path = path
         self._lock_wait_s = lock_wait_s
         self._schema = _schema()
-        with self._process_lock():
+        # Creating an index writes meta.json: two processes doing it at once race. An existing
+        # index opens without waiting for a writer elsewhere.
+        creating = not (path / "meta.json").exists()
+        with self._process_lock() if creating else contextlib.nullcontext():
             try:
                 self._index = tantivy.Index(self._schema, path=str(path), reuse=True)
             except (OSError, ValueError) as exc:
