@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
+import uvicorn
 from mcp import Client
 
 from rlm_recursive.agent.runtime import Runtime
@@ -83,6 +86,45 @@ async def test_mcp_confines_paths_to_the_roots_in_every_profile(
         else:
             with pytest.raises(PathDenied, match="absolute"):
                 rt.policy.resolve(inside)
+    finally:
+        rt.close()
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.parametrize("profile", ["unrestricted", "restricted"])
+async def test_http_transport_confines_paths_in_every_profile(
+    profile: str, project: Path, data_dir: Path
+) -> None:
+    """The same server over real streamable HTTP (uvicorn on 127.0.0.1)."""
+    outside = project.parent / f"{project.name}-outside"
+    os.link(outside / "secret.txt", project / "linked.txt")
+    rt = Runtime(data_dir, profile)
+    port = _free_port()
+    app = build_server(rt).streamable_http_app(streamable_http_path="/mcp")
+    http = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
+    try:
+        with anyio.fail_after(60):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(http.serve)
+                while not http.started:
+                    await anyio.sleep(0.05)
+                async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+                    created = await client.call_tool("rlm_session_create", {})
+                    sid = json.loads(_text(created))["session_id"]
+                    assert len((await _load(client, sid, type="file", path="notes.txt"))[
+                        "loaded"]) == 1
+                    for path in (f"../{outside.name}/secret.txt", "escape.txt", "linked.txt",
+                                 str(outside / "secret.txt"), "/etc/passwd", "data/rlm.db"):
+                        out = await _load(client, sid, type="file", path=path)
+                        assert out["loaded"] == [], (path, out)
+                        assert out["errors"][0]["error_code"] == "path_denied", (path, out)
+                        assert SECRET not in json.dumps(out)
+                http.should_exit = True
     finally:
         rt.close()
 
