@@ -291,3 +291,20 @@ def test_a_name_with_glob_characters_loads_that_file(tmp_path: Path, data_dir: P
         assert [Path(d.source).name for d in report.loaded] == ["x1.txt"]
     finally:
         rt.close()
+
+
+def test_a_walk_past_its_bound_stops_with_an_error(tmp_path: Path, data_dir: Path) -> None:
+    for i in range(30):
+        (tmp_path / "many" / f"d{i}").mkdir(parents=True)
+        (tmp_path / "many" / f"d{i}" / "f.txt").write_text("x")
+    rt = Runtime(data_dir, "restricted")
+    rt.policy.max_walk_entries = 20
+    try:
+        sid = rt.store.create_session(None, SessionConfig())["session_id"]
+        for source in (Source(type="glob", path="many/**/*.md"),
+                       Source(type="directory", path="many", recursive=True)):
+            report = load_sources(rt.store, sid, [source], rt.policy, SessionConfig())
+            assert [e["error_code"] for e in report.errors][-1:] == ["path_denied"], report.errors
+            assert "stopped after 20 entries" in report.errors[-1]["message"]
+    finally:
+        rt.close()

@@ -194,10 +194,13 @@ def _expand_glob(
         exclude=[] if hidden_ok else ["**/.*"],
         max_bytes=cap,
     ):
-        if problem is not None and path.is_relative_to(top):
-            rel = path.relative_to(top).as_posix()
-            if rel != "." and not anchored.fullmatch(rel):
-                continue  # a denied entry the pattern does not name: not the caller's concern
+        if (
+            problem is not None
+            and "limit" not in problem.details
+            and path.is_relative_to(top)
+            and not anchored.fullmatch(path.relative_to(top).as_posix())
+        ):
+            continue  # a denied entry the pattern does not name: not the caller's concern
         found = True
         yield path, problem
     if not found:

@@ -197,7 +197,8 @@ class PathPolicy:
                 # Bounded: a huge tree (or a trick to hang the server) ends with an error.
                 yield folder, PathDenied(
                     f"the walk under {_show(str(root_dir))} stopped after "
-                    f"{self.max_walk_entries} entries; load a narrower folder or pattern"
+                    f"{self.max_walk_entries} entries; load a narrower folder or pattern",
+                    limit="max_walk_entries",
                 )
                 return
             for entry in entries:
