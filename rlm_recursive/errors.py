@@ -23,6 +23,7 @@
         │                         whole output budget thinking)
         ├── ProviderError         provider_error
         │   └── ModelNotFound     model_not_found
+        ├── Conflict              conflict (another process holds a lock; retryable)
         └── InternalError         internal_error
 
 Inside the agent loop, ModelError and UserError raised by a tool go back to the model;
@@ -37,6 +38,7 @@ __all__ = [
     "ERROR_CODES",
     "BudgetExceeded",
     "ConfigError",
+    "Conflict",
     "ContextOverflow",
     "EgressDenied",
     "EmptyAnswer",
@@ -173,6 +175,13 @@ class ProviderError(RunError):
 
 class ModelNotFound(ProviderError):
     code = "model_not_found"
+
+
+class Conflict(RunError):
+    """Another process holds a lock we waited for (e.g. the search index writer): retry later."""
+
+    code = "conflict"
+    default_retryable = True
 
 
 class InternalError(RunError):

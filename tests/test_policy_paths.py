@@ -19,6 +19,7 @@ from rlm_recursive.errors import (
     UnsupportedFile,
 )
 from rlm_recursive.policy import PathPolicy, Profile, compile_glob, load_profile
+from rlm_recursive.policy.profiles import ALWAYS_DENIED
 
 
 @pytest.fixture
@@ -261,7 +262,8 @@ def test_load_profile_name_precedence_and_overrides(tree):
     # The hospital minimum survives a denylist override; extra patterns are added.
     assert "**/.env" in p.denylist and "*.key" in p.denylist
     u = load_profile("unrestricted", {"denylist": []}, env={})
-    assert u.denylist == []
+    # Emptying the list drops the SDD patterns (e.g. for tokenizer.py), never the secrets.
+    assert u.denylist == list(ALWAYS_DENIED)
     assert Profile(name="x").query_max_bytes(10**9) == 262144
     assert Profile(name="x").query_max_bytes(100) == 100
 

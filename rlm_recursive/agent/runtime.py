@@ -31,14 +31,28 @@ class Runtime:
         self.catalog = catalog or load_catalog()
         name = profile or os.environ.get(PROFILE_ENV) or DEFAULT_PROFILE
         self.profile: Profile = load_profile(name, self.catalog.profiles.get(name))
-        self.policy = PathPolicy.from_profile(self.profile)
         self.egress = EgressPolicy(self.profile)
         self.store = Store(resolve_data_dir(data_dir))
+        self.confined = False
+        """True once a surface whose paths come from clients (MCP, HTTP) has called confine()."""
+        # The data dir is protected: a load that reached rlm.db would corrupt the store.
+        self.policy = PathPolicy.from_profile(self.profile, protected=[self.store.data_dir])
         self.executions = ExecutionService(self)
         """Runtime-mode REPL executions (rlm_execution_create, rlm_step_run, …)."""
         self.registry = registry or full_registry(self.executions)
         self.audit = AuditLog(self.store.data_dir / "audit.jsonl", profile=self.profile.name,
                               enabled=self.profile.audit)
+
+    def confine(self) -> None:
+        """Keep every path inside the profile's allowed roots, in every profile.
+
+        For surfaces where a client, not the operator, names the paths (MCP over stdio or
+        HTTP): no `..`, symlink or absolute escapes. Profiles differ in egress, not here.
+        """
+        self.policy = PathPolicy.from_profile(
+            self.profile, confined=True, protected=[self.store.data_dir]
+        )
+        self.confined = True
 
     def context(self, session_id: str | None = None, **extras: Any) -> ToolContext:
         return ToolContext(store=self.store, policy=self.policy, session_id=session_id,

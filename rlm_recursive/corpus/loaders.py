@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import glob as globlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,7 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..config import SessionConfig
 from ..errors import FileNotFound, FileTooLarge, RlmError, UnsupportedFile
-from ..policy import PathPolicy
+from ..policy import PathPolicy, compile_glob
+from ..policy.globs import split_magic
 from ..store import Document, Store
 
 __all__ = ["LoadReport", "Source", "load_sources"]
@@ -82,6 +82,9 @@ def load_sources(
 ) -> LoadReport:
     """Load every source; a bad file becomes a per-source error and the batch goes on."""
     report, budget = LoadReport(), _LoadBudget(config.max_load_bytes)
+    # Whoever built the policy: the store's own files are never a source (they would be
+    # corrupted, see policy.inodes).
+    policy.protect(store.data_dir)
     for source in sources:
         if source.type == "inline":
             label = f"inline:{source.name or len(report.loaded)}"
@@ -165,17 +168,43 @@ def _expand(
 def _expand_glob(
     pattern: str, policy: PathPolicy, cap: int
 ) -> Iterator[tuple[Path, RlmError | None]]:
-    base = policy.base
-    matches = sorted(globlib.glob(pattern, root_dir=base, recursive=True))
-    # A glob names files: folders it happens to match (`docs/*`) are skipped, not errors.
-    files = [m for m in matches if not (base / m).is_dir()]
-    if not files:
-        raise FileNotFound(f"no file matches the glob {pattern!r} (relative to {base})")
-    for match in files:
-        try:
-            yield policy.resolve(match, expect="file", max_bytes=cap), None
-        except RlmError as exc:
-            yield Path(match), exc
+    """The files a glob matches, through the policy's bounded, confined folder walk.
+
+    A name that exists as written (`x[1].txt`) is that file, not a pattern. The walk starts at
+    the pattern's literal folder, which the policy checks first: a pattern aimed outside the
+    roots (`/root/.*`) fails there, before any name is listed. Wildcards skip hidden names
+    unless the pattern spells a leading dot, as in the shell.
+    """
+    try:
+        yield policy.resolve(pattern, expect="file", max_bytes=cap), None
+        return
+    except (FileNotFound, UnsupportedFile):
+        pass  # no such file (or a folder): a pattern. PathDenied stands: the walk would be too.
+    head, rest = split_magic(pattern)
+    if not rest:
+        raise FileNotFound(f"no file matches the glob {pattern!r} (relative to {policy.base})")
+    top = policy.resolve(head or ".", expect="dir")
+    anchored = compile_glob("/" + rest)
+    hidden_ok = any(part.startswith(".") for part in rest.split("/"))
+    found = False
+    for path, problem in policy.iter_files(
+        top,
+        recursive="/" in rest or "**" in rest,
+        include=["/" + rest],
+        exclude=[] if hidden_ok else ["**/.*"],
+        max_bytes=cap,
+    ):
+        if (
+            problem is not None
+            and "limit" not in problem.details
+            and path.is_relative_to(top)
+            and not anchored.fullmatch(path.relative_to(top).as_posix())
+        ):
+            continue  # a denied entry the pattern does not name: not the caller's concern
+        found = True
+        yield path, problem
+    if not found:
+        raise FileNotFound(f"no file matches the glob {pattern!r} (relative to {policy.base})")
 
 
 def _load_file(

@@ -6,14 +6,24 @@ indices into the document text, so `text[hit.start:hit.end]` is the passage or t
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import math
+import os
 import re
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import tantivy
+from tenacity import (
+    RetryError,
+    Retrying,
+    retry_if_exception_type,
+    stop_after_delay,
+    wait_exponential,
+)
 
 from rlm_recursive import errors
 
@@ -23,6 +33,11 @@ __all__ = ["Hit", "PassageIndex", "split_passages"]
 # while the whole process stays far under 200 MB. Two threads match the 2-core target box.
 _WRITER_HEAP = 64_000_000
 _WRITER_THREADS = 2
+# How long a process waits for another one's index write before answering `conflict`.
+_LOCK_WAIT_S = 30.0
+# Our cross-process lock, taken before tantivy's own: tantivy fails at once when its writer
+# lock is busy, and opening a new index from two processes races on meta.json.
+_LOCK_FILE = ".rlm-index.lock"
 # Highlights longer than this are narrowed to the query-term hits inside them, so a caller
 # centring a ±200-char context on the highlight still sees what matched.
 _MAX_HIGHLIGHT = 400
@@ -113,15 +128,26 @@ class PassageIndex:
     serialised, searches use one cached searcher that is swapped after each add.
     """
 
-    def __init__(self, path: Path) -> None:
-        """Open the index at path, creating it (and its folder) if absent."""
+    def __init__(self, path: Path, *, lock_wait_s: float = _LOCK_WAIT_S) -> None:
+        """Open the index at path, creating it (and its folder) if absent.
+
+        Another process writing the same index is waited for up to `lock_wait_s`, then
+        Conflict (retryable) is raised.
+        """
         path = Path(path)
-        path.mkdir(parents=True, exist_ok=True)
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self._path = path
+        self._lock_wait_s = lock_wait_s
         self._schema = _schema()
-        try:
-            self._index = tantivy.Index(self._schema, path=str(path), reuse=True)
-        except (OSError, ValueError) as exc:
-            raise errors.InternalError(f"cannot open search index at {path}: {exc}") from exc
+        # Creating an index writes meta.json: two processes doing it at once race. An existing
+        # index opens without waiting for a writer elsewhere.
+        creating = not (path / "meta.json").exists()
+        with self._process_lock() if creating else contextlib.nullcontext():
+            try:
+                self._index = tantivy.Index(self._schema, path=str(path), reuse=True)
+            except (OSError, ValueError) as exc:
+                raise errors.InternalError(f"cannot open search index at {path}: {exc}") from exc
+            _private_files(path)
         # Manual reload: no file-watcher thread; we reload ourselves after our own commits.
         self._index.config_reader(reload_policy="Manual")
         self._analyzer = _query_analyzer()
@@ -143,7 +169,10 @@ class PassageIndex:
         Ids already in the index are skipped (documents are immutable). An empty text is
         recorded as one empty passage so its id still counts as indexed.
         """
-        with self._lock:
+        with self._lock, self._process_lock():
+            # Another process may have indexed some of these since our searcher was made:
+            # only the index as it is now, under the lock, says what is missing.
+            self._refresh()
             known = self.indexed_doc_ids()
             writer: tantivy.IndexWriter | None = None
             added = 0
@@ -174,14 +203,44 @@ class PassageIndex:
                 if writer is not None:
                     writer.wait_merging_threads()  # also releases the directory lock
             if writer is not None:
-                self._index.reload()
-                self._searcher = self._index.searcher()
+                _private_files(self._path)
+                self._refresh()
             return added
+
+    def _refresh(self) -> None:
+        self._live_searcher()  # raises if closed
+        self._index.reload()
+        self._searcher = self._index.searcher()
+
+    @contextlib.contextmanager
+    def _process_lock(self) -> Iterator[None]:
+        """Hold the index's cross-process write lock, waiting a bounded time for it."""
+        fd = os.open(
+            self._path / _LOCK_FILE, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600
+        )
+        try:
+            try:
+                for attempt in Retrying(
+                    retry=retry_if_exception_type(BlockingIOError),
+                    stop=stop_after_delay(self._lock_wait_s),
+                    wait=wait_exponential(multiplier=0.01, max=0.25),
+                ):
+                    with attempt:
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except RetryError:
+                raise errors.Conflict(
+                    f"another process has been writing the search index for over "
+                    f"{self._lock_wait_s:g}s; try again when it has finished",
+                    retryable=True,
+                ) from None
+            yield
+        finally:
+            os.close(fd)  # releases the lock
 
     def _writer(self) -> tantivy.IndexWriter:
         try:
             return self._index.writer(heap_size=_WRITER_HEAP, num_threads=_WRITER_THREADS)
-        except ValueError as exc:  # e.g. another process holds the index's writer lock
+        except ValueError as exc:  # every process takes _process_lock first, so not busy
             raise errors.InternalError(f"cannot write to the search index: {exc}") from exc
 
     def search(
@@ -264,6 +323,15 @@ class PassageIndex:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _private_files(folder: Path) -> None:
+    """Index files hold the documents' vocabulary: make them 0600 (tantivy uses the umask)."""
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            with contextlib.suppress(FileNotFoundError):  # a merge may delete one meanwhile
+                if entry.is_file(follow_symlinks=False) and entry.stat().st_mode & 0o077:
+                    os.chmod(entry.path, 0o600)
 
 
 def _term_hits(passage: str, weights: dict[str, float]) -> list[tuple[int, int, str]]:

@@ -140,6 +140,7 @@ def build_server(
     `providers`, when given, is shared by every `rlm_query` (tests inject fakes through it);
     otherwise each query opens and closes its own.
     """
+    runtime.confine()  # clients name the paths here: allowed roots only, in every profile
     tools = [
         _tool(
             spec.name,

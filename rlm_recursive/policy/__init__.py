@@ -3,9 +3,17 @@
 from .audit import AUDIT_FIELDS, AuditEntry, AuditLog, audited, new_correlation_id
 from .egress import EgressPolicy, is_loopback_url
 from .paths import Expect, PathPolicy, compile_glob
-from .profiles import BUILTIN_PROFILES, DEFAULT_DENYLIST, PROFILE_ENV, Profile, load_profile
+from .profiles import (
+    ALWAYS_DENIED,
+    BUILTIN_PROFILES,
+    DEFAULT_DENYLIST,
+    PROFILE_ENV,
+    Profile,
+    load_profile,
+)
 
 __all__ = [
+    "ALWAYS_DENIED",
     "AUDIT_FIELDS",
     "BUILTIN_PROFILES",
     "DEFAULT_DENYLIST",

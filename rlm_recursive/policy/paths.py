@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Literal
 
 from ..errors import FileNotFound, FileTooLarge, PathDenied, RlmError, UnsupportedFile
-from .profiles import DEFAULT_DENYLIST, Profile
+from .globs import Denylist, compile_glob
+from .inodes import ProtectedDirs, SecretInodes
+from .profiles import ALWAYS_DENIED, DEFAULT_DENYLIST, Profile
 
 __all__ = ["Expect", "PathPolicy", "compile_glob"]
 
@@ -25,39 +26,8 @@ Expect = Literal["file", "dir", "any"]
 _SHOWN_MAX = 200
 _MAX_REALPATH_ROUNDS = 8
 _NOT_FOUND_ERRNOS = {errno.ENOENT, errno.ENOTDIR, errno.ENAMETOOLONG}
-
-
-def compile_glob(pattern: str, *, ignore_case: bool = False) -> re.Pattern[str]:
-    """Compile a gitignore-style glob for `fullmatch` against a `/`-joined relative path.
-
-    `*` and `?` stay inside one segment, `**/` spans folders, and a pattern without `/`
-    matches a name at any depth (`*.pem` means `**/*.pem`).
-    """
-    pat = pattern.strip().lstrip("/") if "/" in pattern.strip() else "**/" + pattern.strip()
-    out: list[str] = []
-    i, n = 0, len(pat)
-    while i < n:
-        if pat.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pat.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pat[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pat[i] == "?":
-            out.append("[^/]")
-            i += 1
-        elif pat[i] == "[" and (close := pat.find("]", i + 2)) != -1:
-            body = pat[i + 1 : close]
-            body = "^" + body[1:] if body.startswith("!") else body
-            out.append("[" + body.replace("\\", "\\\\") + "]")
-            i = close + 1
-        else:
-            out.append(re.escape(pat[i]))
-            i += 1
-    return re.compile("".join(out), re.IGNORECASE if ignore_case else 0)
+_MAX_WALK_ENTRIES = 200_000
+"""A walk (folder load or glob) stops with an error after this many entries."""
 
 
 class PathPolicy:
@@ -71,28 +41,56 @@ class PathPolicy:
         denylist: Iterable[str] = DEFAULT_DENYLIST,
         max_bytes: int | None = None,
         profile_name: str = "custom",
+        allow_hardlinks: bool = True,
+        protected: Sequence[str | Path] = (),
+        max_walk_entries: int = _MAX_WALK_ENTRIES,
     ) -> None:
         roots = [_realpath_fixed(r) or Path(r) for r in allowed_roots] or [Path(os.getcwd())]
         self.roots: tuple[Path, ...] = tuple(roots)
         self.base = roots[0]
         self.allow_absolute_paths = allow_absolute_paths
-        self.denylist: tuple[str, ...] = tuple(denylist)
-        # Case-insensitive: `.ENV` or `API_TOKEN.txt` are just as secret, and macOS is
-        # case-insensitive anyway.
-        self._deny = [(p, compile_glob(p, ignore_case=True)) for p in self.denylist]
+        given = list(denylist)
+        self.denylist: tuple[str, ...] = (*given, *(p for p in ALWAYS_DENIED if p not in given))
+        self._deny = Denylist(self.denylist)
         self.max_bytes = max_bytes
         self.profile_name = profile_name
+        self.allow_hardlinks = allow_hardlinks
+        self.max_walk_entries = max_walk_entries
+        self._protected = ProtectedDirs()
+        for folder in protected:
+            self.protect(folder)
+        self._secrets = SecretInodes(self._deny, self.roots)
 
     @classmethod
-    def from_profile(cls, profile: Profile) -> PathPolicy:
-        """The path rules of a profile; `max_bytes` defaults to its per-file cap."""
+    def from_profile(
+        cls, profile: Profile, *, confined: bool = False, protected: Sequence[str | Path] = ()
+    ) -> PathPolicy:
+        """The path rules of a profile; `max_bytes` defaults to its per-file cap.
+
+        `confined` is for paths from MCP and HTTP clients: they stay inside `allowed_roots`
+        in every profile. Otherwise (the CLI) a profile with `read_anywhere` reads anywhere.
+        `protected` folders (the store's data dir) are never read.
+        """
+        roots = list(profile.allowed_roots)
+        anywhere = profile.read_anywhere and not confined
+        if anywhere and roots:
+            roots.append(Path(roots[0].anchor))
         return cls(
-            allowed_roots=profile.allowed_roots,
+            allowed_roots=roots,
             allow_absolute_paths=profile.allow_absolute_paths,
             denylist=profile.denylist,
             max_bytes=profile.max_bytes_file,
             profile_name=profile.name,
+            # Where the operator may read anywhere, another name of a file reveals nothing
+            # more (a known secret's inode is still refused); where paths are confined, a hard
+            # link could be a way out of the roots.
+            allow_hardlinks=profile.allow_hardlinks or anywhere,
+            protected=protected,
         )
+
+    def protect(self, folder: str | Path) -> None:
+        """Never read anything inside `folder` (under any name): the store's data dir."""
+        self._protected.add(folder)
 
     # -- public API -------------------------------------------------------------------------
 
@@ -136,6 +134,10 @@ class PathPolicy:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
                 raise self._special(shown)
+            # On the descriptor itself: the name may have been re-linked since the check.
+            if self._protected.owner(canon, st) is not None:
+                raise self._in_store(shown)
+            self._check_links(st, shown)
             if cap is not None and st.st_size > cap:
                 raise self._too_large(shown, st.st_size, cap)
             chunks: list[bytes] = []
@@ -180,6 +182,7 @@ class PathPolicy:
         # remembered by their canonical one, so a symlink cycle is entered at most once.
         visited: set[Path] = {top}
         stack = [top]
+        budget = self.max_walk_entries
         while stack:
             folder = stack.pop()
             try:
@@ -189,6 +192,15 @@ class PathPolicy:
                 yield folder, self._os_error(err, _show(str(folder)))
                 continue
             subdirs: list[Path] = []
+            budget -= len(entries)
+            if budget < 0:
+                # Bounded: a huge tree (or a trick to hang the server) ends with an error.
+                yield folder, PathDenied(
+                    f"the walk under {_show(str(root_dir))} stopped after "
+                    f"{self.max_walk_entries} entries; load a narrower folder or pattern",
+                    limit="max_walk_entries",
+                )
+                return
             for entry in entries:
                 walked = Path(entry.path)
                 rel = walked.relative_to(top).as_posix()
@@ -206,6 +218,8 @@ class PathPolicy:
                     if canon is None or not self._inside(canon):
                         yield walked, self._outside(_show(rel))
                         continue
+                    if self._is_store(canon):
+                        continue  # the store's data dir: skipped silently (see ProtectedDirs)
                     denied = self._denied(canon, walked, "")
                     if denied is not None:
                         yield walked, denied
@@ -266,6 +280,9 @@ class PathPolicy:
             st = os.stat(canon)
         except OSError as exc:
             raise self._os_error(exc, shown) from None
+        # Before anything is opened: see ProtectedDirs for why the store's files never are.
+        if self._protected.owner(canon, st) is not None:
+            raise self._in_store(shown)
         if stat.S_ISDIR(st.st_mode):
             if expect == "file":
                 raise UnsupportedFile(
@@ -276,6 +293,7 @@ class PathPolicy:
             raise self._special(shown)
         if expect == "dir":
             raise UnsupportedFile(f"{shown} is a file; pass a folder")
+        self._check_links(st, shown)
         cap = self._cap(max_bytes)
         if cap is not None and st.st_size > cap:
             raise self._too_large(shown, st.st_size, cap)
@@ -296,36 +314,51 @@ class PathPolicy:
     def _inside(self, canon: Path) -> bool:
         return any(canon.is_relative_to(root) for root in self.roots)
 
-    def _rel_parts(self, path: Path) -> tuple[str, ...] | None:
-        """The path's segments below the most specific root containing it, else None."""
-        # Only segments below the root are matched, so a root such as ~/tokens-project does not
-        # deny every file inside it.
-        best = max(
-            (r for r in self.roots if path.is_relative_to(r)),
-            key=lambda r: len(r.parts),
-            default=None,
-        )
-        return None if best is None else path.relative_to(best).parts
-
     def _denied(self, canon: Path, lexical: Path, name: str) -> PathDenied | None:
         """A PathDenied if the path, a folder above it, or the name given matches the denylist."""
-        if self._rel_parts(canon) == ():
+        if canon in self.roots:
             return None  # an allowed root itself is the operator's choice, whatever its name
-        candidates: set[str] = {name} if name else set()
-        for path in (canon, lexical):
-            parts = self._rel_parts(path)
-            if parts:
-                candidates.update("/".join(parts[: i + 1]) for i in range(len(parts)))
-        for pattern, regex in self._deny:
-            if any(regex.fullmatch(c) for c in candidates):
-                return PathDenied(
-                    f"{_show(name or str(lexical))} matches the denylist pattern {pattern!r}; "
-                    f"files that may hold secrets are never read. If it is safe, copy it under "
-                    f"another name, or edit denylist in [profiles.{self.profile_name}]",
-                    pattern=pattern,
-                    profile=self.profile_name,
-                )
-        return None
+        pattern = self._deny.match((canon, lexical), self.roots, name)
+        if pattern is None:
+            return None
+        return PathDenied(
+            f"{_show(name or str(lexical))} matches the denylist pattern {pattern!r}; "
+            f"files that may hold secrets are never read. If it is safe, copy it under "
+            f"another name, or edit denylist in [profiles.{self.profile_name}]",
+            pattern=pattern,
+            profile=self.profile_name,
+        )
+
+    def _is_store(self, folder: Path) -> bool:
+        try:
+            return self._protected.owner(folder, os.stat(folder)) is not None
+        except OSError:
+            return False
+
+    def _check_links(self, st: os.stat_result, shown: str) -> None:
+        """Refuse a regular file with other names (hard links) where they are not allowed."""
+        if st.st_nlink <= 1:
+            return
+        if not self.allow_hardlinks:
+            raise PathDenied(
+                f"{shown} has {st.st_nlink} names (hard links), and another name may be a file "
+                f"outside the roots or a secret; copy it, or set allow_hardlinks = true in "
+                f"[profiles.{self.profile_name}]",
+                profile=self.profile_name,
+            )
+        if self._secrets.contains(st):
+            raise PathDenied(
+                f"{shown} is another name (a hard link) of a file on the denylist; "
+                f"files that may hold secrets are never read",
+                profile=self.profile_name,
+            )
+
+    def _in_store(self, shown: str) -> PathDenied:
+        return PathDenied(
+            f"{shown} is inside this program's own data dir, which is never loaded as a "
+            f"source: reading the live database can corrupt it",
+            profile=self.profile_name,
+        )
 
     def _outside(self, shown: str) -> PathDenied:
         roots = ", ".join(str(r) for r in self.roots)

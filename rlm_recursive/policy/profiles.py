@@ -6,11 +6,15 @@ Decisions (see also ARCHITECTURE.md, Policy):
   working directory, the SDD's minimum denylist can be extended but never removed, 16 MiB per
   loaded file, traces off, audit on.
 - `unrestricted`: cloud providers allowed, model override only when enabled, absolute paths
-  allowed anywhere (roots are the working directory, used for relative paths, plus `/`).
-  Device, FIFO and socket files are still rejected, and the denylist still applies; a personal
-  user who needs e.g. `tokenizer.py` replaces `denylist` in `[profiles.unrestricted]`. No
-  per-file cap; traces kept (local store only); audit on, since an incident review after a
-  cloud egress needs it most.
+  allowed. Roots default to the working directory; `read_anywhere` lets the CLI (where the
+  operator types the path) read outside them. Device, FIFO and socket files are still rejected,
+  and the denylist still applies; a personal user who needs e.g. `tokenizer.py` replaces
+  `denylist` in `[profiles.unrestricted]` (ALWAYS_DENIED stays). The CLI reads hard links
+  unless they are another name of a denylisted file. No per-file cap; traces kept (local store
+  only); audit on, since an incident review after a cloud egress needs it most.
+- In every profile, paths from MCP or HTTP clients stay inside `allowed_roots`
+  (`PathPolicy.from_profile(..., confined=True)`), and files with several names (hard links)
+  are refused unless `allow_hardlinks = true`: profiles differ in egress, not confinement.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ..errors import ConfigError
 
 __all__ = [
+    "ALWAYS_DENIED",
     "BUILTIN_PROFILES",
     "DEFAULT_DENYLIST",
     "DEFAULT_PROFILE",
@@ -33,14 +38,36 @@ __all__ = [
     "load_profile",
 ]
 
+ALWAYS_DENIED: tuple[str, ...] = (
+    "/etc/shadow",
+    "/etc/gshadow",
+    "/etc/sudoers*",
+    "~/.ssh/*",
+    "**/*.key",
+    "**/*.p12",
+    "**/.netrc",
+    "**/.pgpass",
+    "**/.git-credentials",
+    "**/.aws/credentials",
+    "**/.config/gcloud",
+    "**/.kube/config",
+    "**/.env.*",
+)
+"""System and user secrets, denied in every profile whatever `denylist` says.
+
+A pattern starting with `/` or `~/` matches the whole canonical path (`~` is the home
+folder); the others match below an allowed root, like every denylist entry.
+"""
+
 DEFAULT_DENYLIST: tuple[str, ...] = (
     "**/.env",
     "**/*.pem",
     "**/id_rsa*",
     "**/*credential*",
     "**/*token*",
+    *ALWAYS_DENIED,
 )
-"""The SDD's minimum denylist (section 7.1 item 4)."""
+"""The SDD's minimum denylist (section 7.1 item 4) plus ALWAYS_DENIED."""
 
 PROFILE_ENV = "RLM_PROFILE"
 DEFAULT_PROFILE = "unrestricted"
@@ -56,6 +83,12 @@ class Profile(BaseModel):
     allowed_roots: list[Path] = Field(default_factory=list)
     """Canonical roots; the first is the base for relative paths. Empty means the cwd."""
     allow_absolute_paths: bool = False
+    read_anywhere: bool = False
+    """The CLI may read outside `allowed_roots` (never MCP or HTTP clients)."""
+    allow_hardlinks: bool = False
+    """Read regular files with more than one name. Off, they are refused wherever paths are
+    confined (every profile over MCP, restricted everywhere): another name may be outside the
+    roots. A hard link to a known secret is refused either way."""
     denylist: list[str] = Field(default_factory=lambda: list(DEFAULT_DENYLIST))
     max_bytes_file: int | None = Field(default=None, gt=0)
     """Per-file cap when loading documents; None means no cap."""
@@ -79,6 +112,7 @@ class Profile(BaseModel):
 _BUILTIN_FIELDS: dict[str, dict[str, Any]] = {
     "restricted": {
         "allow_absolute_paths": False,
+        "read_anywhere": False,
         "max_bytes_file": 16 * 1024 * 1024,
         "local_only": True,
         "allow_model_override": False,
@@ -87,6 +121,7 @@ _BUILTIN_FIELDS: dict[str, dict[str, Any]] = {
     },
     "unrestricted": {
         "allow_absolute_paths": True,
+        "read_anywhere": True,
         "max_bytes_file": None,
         "local_only": False,
         "allow_model_override": False,
@@ -135,9 +170,6 @@ def load_profile(
     fields.update(overrides)
     if "allowed_roots" in overrides:
         fields["allowed_roots"] = _roots(overrides["allowed_roots"], base_dir, chosen)
-    elif chosen == "unrestricted":
-        # The cwd comes first so relative paths keep meaning "relative to where I am".
-        fields["allowed_roots"] = [base_dir, Path(base_dir.anchor)]
     if not fields.get("allowed_roots"):
         fields["allowed_roots"] = [base_dir]
     if chosen == "restricted" and "denylist" in overrides:
@@ -147,6 +179,10 @@ def load_profile(
             fields["denylist"] = list(DEFAULT_DENYLIST) + [
                 p for p in extra if p not in DEFAULT_DENYLIST
             ]
+    elif isinstance(fields.get("denylist"), list):
+        # System and user secrets stay denied whatever the operator's list says.
+        extra = fields["denylist"]
+        fields["denylist"] = list(extra) + [p for p in ALWAYS_DENIED if p not in extra]
     try:
         return Profile(name=chosen, **fields)
     except ValidationError as exc:

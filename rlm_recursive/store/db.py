@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["connect", "utcnow"]
+__all__ = ["PRIVATE_DIR", "PRIVATE_FILE", "connect", "private_dir", "utcnow"]
+
+PRIVATE_FILE = 0o600
+"""Mode of every file in the data dir: documents, their vocabulary and traces are private."""
+PRIVATE_DIR = 0o700
+
+
+def private_dir(path: Path) -> None:
+    """Create a data-dir folder 0700, or take group and other access away from an existing one."""
+    path.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+    if os.stat(path).st_mode & 0o077:
+        os.chmod(path, PRIVATE_DIR)
 
 
 def utcnow() -> str:
@@ -16,15 +29,36 @@ def utcnow() -> str:
 
 def connect(path: Path) -> sqlite3.Connection:
     """Open the database in WAL mode and bring its schema up to date."""
+    _private_file(path)
     conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
     conn.row_factory = sqlite3.Row
+    # First, so the journal-mode switch and the migrations of a second process starting at
+    # the same moment wait for the lock instead of failing with "database is locked".
+    conn.execute("PRAGMA busy_timeout=5000")
     conn.execute("PRAGMA journal_mode=WAL")
     # NORMAL is durable across application crashes in WAL mode and avoids an fsync per call.
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
-    conn.execute("PRAGMA busy_timeout=5000")
     _migrate(conn)
+    # SQLite gives -wal and -shm the database's mode; older stores made them 0644.
+    for suffix in ("-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(f"{path}{suffix}", PRIVATE_FILE)
     return conn
+
+
+def _private_file(path: Path) -> None:
+    """Create the database file 0600 (SQLite would use 0644), or tighten an existing one."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        # Created empty; SQLite writes the header on first use. The descriptor is closed at
+        # once, before SQLite opens the file: closing it later would drop SQLite's locks.
+        os.close(os.open(path, flags, PRIVATE_FILE))
+        return
+    if st.st_mode & 0o077:
+        os.chmod(path, PRIVATE_FILE)
 
 
 def _migrations() -> list[tuple[int, str]]:
@@ -37,16 +71,42 @@ def _migrations() -> list[tuple[int, str]]:
 
 
 def _migrate(conn: sqlite3.Connection) -> None:
-    conn.execute(
-        "CREATE TABLE IF NOT EXISTS schema_migrations "
-        "(version INTEGER PRIMARY KEY, applied_at TEXT)"
-    )
-    applied = {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
+    """Apply missing migrations, each atomic across processes.
+
+    BEGIN IMMEDIATE takes the write lock before the version check, so two processes starting
+    on a fresh data dir cannot both see "not applied" and both run `CREATE TABLE`.
+    """
     for version, script in _migrations():
-        if version in applied:
-            continue
-        # executescript commits first; wrap the script so a failure leaves nothing half-applied.
-        conn.executescript(
-            f"BEGIN;\n{script}\nINSERT INTO schema_migrations VALUES ({version}, '{utcnow()}');\n"
-            "COMMIT;"
-        )
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations "
+                "(version INTEGER PRIMARY KEY, applied_at TEXT)"
+            )
+            applied = conn.execute(
+                "SELECT 1 FROM schema_migrations WHERE version = ?", (version,)
+            ).fetchone()
+            if applied is None:
+                for statement in _statements(script):
+                    conn.execute(statement)
+                conn.execute(
+                    "INSERT INTO schema_migrations VALUES (?, ?)", (version, utcnow())
+                )
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration into statements (executescript would commit our transaction)."""
+    statements, pending = [], ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            statements.append(pending)
+            pending = ""
+    if pending.strip() and not pending.strip().startswith("--"):
+        statements.append(pending)
+    return statements

@@ -15,7 +15,7 @@ from ..config import SessionConfig
 from ..errors import BudgetExceeded, InvalidArgs, NotFound
 from ..types import SpanRef, sha256_hex
 from .blobs import BlobStore
-from .db import connect, utcnow
+from .db import PRIVATE_FILE, connect, private_dir, utcnow
 
 __all__ = ["Document", "Span", "Store", "new_id"]
 
@@ -23,6 +23,16 @@ __all__ = ["Document", "Span", "Store", "new_id"]
 def new_id(prefix: str) -> str:
     """Short random ids: small models copy 12 hex digits far more reliably than a UUID."""
     return f"{prefix}_{secrets.token_hex(6)}"
+
+
+def _tighten(folder: Path) -> None:
+    """Make the files directly in a data-dir folder (if it exists) 0600."""
+    if not folder.is_dir():
+        return
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.is_file(follow_symlinks=False) and entry.stat().st_mode & 0o077:
+                os.chmod(entry.path, PRIVATE_FILE)
 
 
 @dataclass(frozen=True)
@@ -55,9 +65,11 @@ class Store:
 
     def __init__(self, data_dir: Path) -> None:
         self.data_dir = data_dir
-        data_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(data_dir)
         self.db = connect(data_dir / "rlm.db")
         self.blobs = BlobStore(data_dir / "blobs")
+        private_dir(data_dir / "indexes")  # search indexes hold the documents' vocabulary
+        _tighten(data_dir / "traces")  # stores written before files were made 0600
         self._configs: dict[str, SessionConfig] = {}
         self._traced_sessions: set[str] = set()
         """Session ids the trace files may be named after (sessions are never deleted)."""
@@ -364,10 +376,10 @@ class Store:
         # os-level append: a third of the cost of open(path, "a"), one write per record.
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
         try:
-            fd = os.open(path, flags, 0o666)
+            fd = os.open(path, flags, PRIVATE_FILE)  # traces may hold document text
         except FileNotFoundError:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            fd = os.open(path, flags, 0o666)
+            os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+            fd = os.open(path, flags, PRIVATE_FILE)
         try:
             data = memoryview((line + "\n").encode("utf-8"))
             while data:
