@@ -11,8 +11,17 @@ from rich.tree import Tree
 from ..agent.query import QueryOptions, QueryResult, run_query
 from ..agent.recursion import TierPlan
 from ..agent.runtime import Runtime
+from ..agent.strategies import Strategy
 from ..catalog import load_catalog
-from .common import CliState, console, print_json, run
+from .common import (
+    CliState,
+    ProviderChoice,
+    console,
+    known_preset,
+    positive_seconds,
+    print_json,
+    run,
+)
 from .corpus import load_paths
 
 __all__ = ["register"]
@@ -50,15 +59,17 @@ def register(app: typer.Typer) -> None:
         paths: Annotated[list[str] | None, typer.Argument(help="Files or folders to load.")
                          ] = None,
         session: Annotated[str | None, typer.Option("--session", "-s")] = None,
-        preset: Annotated[str | None, typer.Option(help="A preset from models.toml.")] = None,
-        provider: Annotated[str | None, typer.Option(
+        preset: Annotated[str | None, typer.Option(
+            help="A preset from models.toml.", callback=known_preset)] = None,
+        provider: Annotated[ProviderChoice | None, typer.Option(
             help="auto (default), ollama, claude or embedded.")] = None,
         model: Annotated[str | None, typer.Option(help="Model for the root.")] = None,
         max_depth: Annotated[int, typer.Option(min=0, max=5)] = 1,
         max_iterations: Annotated[int, typer.Option(min=1)] = 20,
-        strategy: Annotated[str, typer.Option(
+        strategy: Annotated[Strategy, typer.Option(
             help="agent, search, map-reduce or auto.")] = "auto",
-        timeout: Annotated[float | None, typer.Option(help="Seconds for the whole run.")] = None,
+        timeout: Annotated[float | None, typer.Option(
+            help="Seconds for the whole run.", parser=positive_seconds)] = None,
         json_out: Annotated[bool, typer.Option("--json")] = False,
     ) -> None:
         """Answer a question over loaded documents (loading PATHs first if given)."""
@@ -89,7 +100,8 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def models(
         ctx: typer.Context,
-        preset: Annotated[str | None, typer.Option(help="Show one preset.")] = None,
+        preset: Annotated[str | None, typer.Option(
+            help="Show one preset.", callback=known_preset)] = None,
         json_out: Annotated[bool, typer.Option("--json")] = False,
     ) -> None:
         """Show the model tier per depth for each preset (or one)."""
