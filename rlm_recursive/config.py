@@ -8,7 +8,7 @@ from pathlib import Path
 from platformdirs import user_data_dir
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["SessionConfig", "resolve_data_dir"]
+__all__ = ["MAX_CHARS_LIMIT", "MAX_TOOL_CALLS_LIMIT", "SessionConfig", "resolve_data_dir"]
 
 APP_NAME = "rlm-recursive"
 
@@ -21,15 +21,23 @@ def resolve_data_dir(explicit: str | Path | None = None) -> Path:
     return path
 
 
+MAX_TOOL_CALLS_LIMIT = 1_000_000
+"""Upper bound of a session's tool budget. Every limit has one: SQLite stores at most 2**63 - 1,
+and a larger value (a client sending 1e30) would break every later call on the session."""
+MAX_CHARS_LIMIT = 100_000_000
+"""Upper bound of the per-response and per-peek character caps."""
+_MAX_BYTES_LIMIT = 1 << 40
+
+
 class SessionConfig(BaseModel):
     """Limits fixed when a session is created (seed 000 §4.3)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    max_tool_calls: int = Field(500, ge=1)
-    max_chars_per_response: int = Field(50_000, ge=100)
-    max_chars_per_peek: int = Field(10_000, ge=100)
+    max_tool_calls: int = Field(500, ge=1, le=MAX_TOOL_CALLS_LIMIT)
+    max_chars_per_response: int = Field(50_000, ge=100, le=MAX_CHARS_LIMIT)
+    max_chars_per_peek: int = Field(10_000, ge=100, le=MAX_CHARS_LIMIT)
     chunk_cache_enabled: bool = True
-    max_file_bytes: int = Field(64 * 1024 * 1024, ge=1)
-    max_load_bytes: int = Field(2 * 1024 * 1024 * 1024, ge=1)
+    max_file_bytes: int = Field(64 * 1024 * 1024, ge=1, le=_MAX_BYTES_LIMIT)
+    max_load_bytes: int = Field(2 * 1024 * 1024 * 1024, ge=1, le=_MAX_BYTES_LIMIT)
     model_hints: dict[str, str] | None = None
