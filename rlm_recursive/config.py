@@ -8,6 +8,8 @@ from pathlib import Path
 from platformdirs import user_data_dir
 from pydantic import BaseModel, ConfigDict, Field
 
+from .errors import ConfigError
+
 __all__ = ["MAX_CHARS_LIMIT", "MAX_TOOL_CALLS_LIMIT", "SessionConfig", "resolve_data_dir"]
 
 APP_NAME = "rlm-recursive"
@@ -17,7 +19,12 @@ def resolve_data_dir(explicit: str | Path | None = None) -> Path:
     """`--data-dir` > `RLM_DATA_DIR` > the XDG data dir (`~/.local/share/rlm-recursive`)."""
     chosen = explicit or os.environ.get("RLM_DATA_DIR") or user_data_dir(APP_NAME, appauthor=False)
     path = Path(chosen).expanduser()
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except (OSError, ValueError) as exc:  # a file in the way, no permission, a NUL byte
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ConfigError(f"cannot use data dir {str(path)[:300]!r}: {reason}",
+                          key="data_dir") from None
     return path
 
 

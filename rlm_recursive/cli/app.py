@@ -7,11 +7,12 @@ from collections.abc import Sequence
 from typing import Annotated, Any
 
 import typer
+from pydantic import ValidationError
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
 from .. import __version__
-from ..errors import InternalError
+from ..errors import InternalError, InvalidArgs
 from . import corpus, query, serve
 from .bench import bench_app
 from .common import CliState, err_console, fail
@@ -44,6 +45,11 @@ class _CodedErrors(TyperGroup):
             err_console.print(f"error[invalid_args]: {exc.format_message()}", markup=False,
                               highlight=False, soft_wrap=True)
             sys.exit(exc.exit_code)
+        except ValidationError as exc:  # options checked by a model after parsing
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
+                                 for e in exc.errors(include_url=False))
+            fail(InvalidArgs(f"invalid options: {problems}"), False)
+            sys.exit(2)
         except typer.Abort:
             err_console.print("Aborted!", markup=False)
             sys.exit(1)

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TransferSpeedColumn
 from rich.table import Table
+from rich.text import Text
 
 from ..agent.runtime import Runtime
 from ..tools.chunks import ChunkArgs
@@ -169,8 +170,8 @@ def register(app: typer.Typer) -> None:
             return
         table = Table("span_id", "start", "end", "preview")
         for s in out["spans"]:
-            table.add_row(s["span_id"], str(s["span"]["start"]), str(s["span"]["end"]),
-                          s["preview"][:60].replace("\n", " "))
+            table.add_row(s["span_id"], str(s["span"]["start"]), str(s["span"]["end"]), Text(
+                          s["preview"][:60].replace("\n", " ")))
         console.print(table)
         console.print(f"{out['total_spans']} spans{' (cached)' if out['cached'] else ''}")
         if out["next_offset"] is not None:
@@ -191,6 +192,7 @@ def register(app: typer.Typer) -> None:
             return
         table = Table("session_id", "name", "status", "documents", "chars", "created_at")
         for s in out:
-            table.add_row(s["session_id"], s["name"] or "", s["status"], str(s["documents"]),
+            # Text cells: a session name such as `[/]` is not Rich markup.
+            table.add_row(s["session_id"], Text(s["name"] or ""), s["status"], str(s["documents"]),
                           f"{s['total_chars']:,}", s["created_at"])
         console.print(table)

@@ -65,7 +65,7 @@ def register(app: typer.Typer) -> None:
             help="auto (default), ollama, claude or embedded.")] = None,
         model: Annotated[str | None, typer.Option(help="Model for the root.")] = None,
         max_depth: Annotated[int, typer.Option(min=0, max=5)] = 1,
-        max_iterations: Annotated[int, typer.Option(min=1)] = 20,
+        max_iterations: Annotated[int, typer.Option(min=1, max=200)] = 20,
         strategy: Annotated[Strategy, typer.Option(
             help="agent, search, map-reduce or auto.")] = "auto",
         timeout: Annotated[float | None, typer.Option(

@@ -54,7 +54,7 @@ class GetArgs(BaseModel):
 
 async def store(ctx: ToolContext, args: StoreArgs) -> ToolResult:
     session_id = ctx.require_session()
-    span_id = args.span_id
+    span_id = args.span_id or None  # "" means no span, as clients send for "not set"
     if span_id:
         ctx.store.span(session_id, span_id)
     elif args.doc_id:

@@ -30,7 +30,7 @@ class ListArgs(BaseModel):
 
     session_id: str
     limit: int = Field(100, ge=1, le=10_000)
-    offset: int = Field(0, ge=0)
+    offset: int = Field(0, ge=0, le=2**62)  # SQLite's OFFSET is a signed 64-bit integer
 
 
 class PeekArgs(BaseModel):
