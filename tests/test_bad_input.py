@@ -80,14 +80,14 @@ def _bad_values(param: Any) -> list[str]:
     if getattr(param, "is_flag", False):
         return ["maybe"]  # a flag given a value: `--json=maybe`
     if kind is int:
-        return ["abc", "1.5", "-1", "1e30", "99999999999999999999999", "nan"]
+        return ["abc", "-1", "1e30", "99999999999999999999999"]
     if kind is float:
-        return ["abc", "-1", "0", "nan", "inf"]
+        return ["abc", "-1", "nan", "inf"]
     if typing.get_origin(kind) is typing.Literal or (
         isinstance(kind, type) and issubclass(kind, enum.Enum)
     ):
         return ["bogus", ""]
-    return ["", "[/]", "[bold]x[/]", LONG_NAME, DEEP_PATH, "x[1].txt", "-", "nul\x00byte"]
+    return ["", "[/]", LONG_NAME, DEEP_PATH, "nul\x00byte"]
 
 
 def _base(path: tuple[str, ...], sid: str, doc: str) -> list[str]:

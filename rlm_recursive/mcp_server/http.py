@@ -18,6 +18,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from ..agent.runtime import Runtime
 from ..errors import RlmError
+from ..policy import is_loopback_url
 from .server import DEFAULT_HOST, DEFAULT_PORT, HTTP_PATH, build_server
 
 __all__ = [
@@ -54,13 +55,8 @@ def normalise_host(host: str) -> str:
 
 
 def _is_loopback_host(host: str) -> bool:
-    normal = normalise_host(host)
-    if normal == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(normal).is_loopback
-    except ValueError:
-        return False  # any other name needs DNS, and DNS can point anywhere
+    # The egress policy's rule: `localhost` or a loopback IP literal; any other name needs DNS.
+    return is_loopback_url(f"http://{_host_header(normalise_host(host))}")
 
 
 def check_bind_host(host: str, *, allow_remote: bool) -> bool:
