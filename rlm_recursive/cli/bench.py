@@ -20,12 +20,12 @@ __all__ = ["bench_app"]
 bench_app = typer.Typer(help="Benchmarks.", no_args_is_help=True)
 
 
-class Method(StrEnum):
+class _Method(StrEnum):
     direct = "direct"
     runner = "runner"
 
 
-MAX_LENGTH = 100_000_000
+_MAX_LENGTH = 100_000_000
 """Characters per haystack: the generator holds it in memory."""
 
 
@@ -39,13 +39,13 @@ def _lengths(raw: str) -> list[int]:
 
 
 def _check_lengths(raw: str) -> str:
-    """Option callback: every size parses and lies in 1..MAX_LENGTH (a usage error if not)."""
+    """Option callback: every size parses and lies in 1.._MAX_LENGTH (a usage error if not)."""
     try:
         sizes = _lengths(raw)
     except (ValueError, OverflowError):
         raise typer.BadParameter(f"{raw!r}: give sizes such as 8k,32k,1m") from None
-    if not all(0 < size <= MAX_LENGTH for size in sizes):
-        raise typer.BadParameter(f"{raw!r}: each size must be 1..{MAX_LENGTH:,} characters")
+    if not all(0 < size <= _MAX_LENGTH for size in sizes):
+        raise typer.BadParameter(f"{raw!r}: each size must be 1..{_MAX_LENGTH:,} characters")
     return raw
 
 
@@ -56,7 +56,7 @@ def sniah(
     tasks: Annotated[int, typer.Option("--tasks", "-n", help="Tasks per length.",
                                        min=1, max=10_000)] = 10,
     seed: int = 0,
-    method: Annotated[list[Method] | None, typer.Option(help="direct and/or runner.")] = None,
+    method: Annotated[list[_Method] | None, typer.Option(help="direct and/or runner.")] = None,
     strategy: Annotated[Strategy, typer.Option(help="Runner strategy.")] = "auto",
     provider: ProviderChoice | None = None, model: str | None = None,
     preset: Annotated[str | None, typer.Option(callback=known_preset)] = None,

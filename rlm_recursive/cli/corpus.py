@@ -24,9 +24,9 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print the tool's output o
 SessionOpt = Annotated[str, typer.Option("--session", "-s", help="Session id.")]
 
 
-SearchMethod = SearchArgs.model_fields["method"].annotation
+_SearchMethod = SearchArgs.model_fields["method"].annotation
 """The tool's own Literal, so the CLI offers exactly the values the tool accepts."""
-ChunkStrategy = ChunkArgs.model_fields["strategy"].annotation
+_ChunkStrategy = ChunkArgs.model_fields["strategy"].annotation
 
 
 def _kind(raw: str) -> str:
@@ -119,7 +119,7 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def search(
         ctx: typer.Context, query: str, session: SessionOpt,
-        method: Annotated[SearchMethod, typer.Option(help="bm25, regex or literal.")] = "bm25",
+        method: Annotated[_SearchMethod, typer.Option(help="bm25, regex or literal.")] = "bm25",
         limit: int = 10, context_chars: int = 200, json_out: JsonOpt = False,
     ) -> None:
         """Search a session's documents."""
@@ -152,7 +152,7 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def chunk(
         ctx: typer.Context, doc_id: str, session: SessionOpt,
-        strategy: Annotated[ChunkStrategy, typer.Option(
+        strategy: Annotated[_ChunkStrategy, typer.Option(
             help="fixed, lines, delimiter or paragraphs.")],
         chunk_size: int | None = None, line_count: int | None = None,
         delimiter: str | None = None, regex: bool = False, overlap: int = 0,
