@@ -19,6 +19,7 @@ from .common import CliState, err_console, fail
 
 __all__ = ["app", "main"]
 
+
 class _CodedErrors(TyperGroup):
     """Every way out is a coded `error[CODE]: message` line on stderr, never a traceback.
 
@@ -36,7 +37,7 @@ class _CodedErrors(TyperGroup):
             status = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except TyperException as exc:  # Click's usage errors and file errors
             ctx = getattr(exc, "ctx", None)
-            if type(exc).__name__ == "NoArgsIsHelpError":
+            if type(exc).__name__ == "NoArgsIsHelpError":  # as Typer tells it (not exported)
                 sys.exit(exc.exit_code)  # the help text was already printed
             if ctx is not None:
                 err_console.print(ctx.get_usage(), markup=False, highlight=False)
