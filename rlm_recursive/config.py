@@ -8,7 +8,9 @@ from pathlib import Path
 from platformdirs import user_data_dir
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["SessionConfig", "resolve_data_dir"]
+from .errors import ConfigError
+
+__all__ = ["MAX_CHARS_LIMIT", "MAX_TOOL_CALLS_LIMIT", "SessionConfig", "resolve_data_dir"]
 
 APP_NAME = "rlm-recursive"
 
@@ -17,8 +19,21 @@ def resolve_data_dir(explicit: str | Path | None = None) -> Path:
     """`--data-dir` > `RLM_DATA_DIR` > the XDG data dir (`~/.local/share/rlm-recursive`)."""
     chosen = explicit or os.environ.get("RLM_DATA_DIR") or user_data_dir(APP_NAME, appauthor=False)
     path = Path(chosen).expanduser()
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except (OSError, ValueError) as exc:  # a file in the way, no permission, a NUL byte
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ConfigError(f"cannot use data dir {str(path)[:300]!r}: {reason}",
+                          key="data_dir") from None
     return path
+
+
+MAX_TOOL_CALLS_LIMIT = 1_000_000
+"""Upper bound of a session's tool budget. Every limit has one: SQLite stores at most 2**63 - 1,
+and a larger value (a client sending 1e30) would break every later call on the session."""
+MAX_CHARS_LIMIT = 100_000_000
+"""Upper bound of the per-response and per-peek character caps."""
+_MAX_BYTES_LIMIT = 1 << 40
 
 
 class SessionConfig(BaseModel):
@@ -26,10 +41,10 @@ class SessionConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    max_tool_calls: int = Field(500, ge=1)
-    max_chars_per_response: int = Field(50_000, ge=100)
-    max_chars_per_peek: int = Field(10_000, ge=100)
+    max_tool_calls: int = Field(500, ge=1, le=MAX_TOOL_CALLS_LIMIT)
+    max_chars_per_response: int = Field(50_000, ge=100, le=MAX_CHARS_LIMIT)
+    max_chars_per_peek: int = Field(10_000, ge=100, le=MAX_CHARS_LIMIT)
     chunk_cache_enabled: bool = True
-    max_file_bytes: int = Field(64 * 1024 * 1024, ge=1)
-    max_load_bytes: int = Field(2 * 1024 * 1024 * 1024, ge=1)
+    max_file_bytes: int = Field(64 * 1024 * 1024, ge=1, le=_MAX_BYTES_LIMIT)
+    max_load_bytes: int = Field(2 * 1024 * 1024 * 1024, ge=1, le=_MAX_BYTES_LIMIT)
     model_hints: dict[str, str] | None = None

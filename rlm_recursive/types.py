@@ -28,6 +28,11 @@ class ToolResult(BaseModel):
     output: dict[str, Any]
     read_spans: list[SpanRef] = []
     is_error: bool = False
+    bytes_read: int | None = None
+    """For the audit record: bytes taken in when that is not the spans shown (a load)."""
+    model_used: str | None = None
+    """For the audit record: the model a tool called (sub-queries)."""
+    cost_usd: float | None = None
 
 
 def sha256_hex(data: bytes) -> str:

@@ -27,7 +27,7 @@ NON_ASCII_CRLF = (
     "Emoji 😀 line; Ωmega ≠ omega.\r\n"
     "Zeile mit ß und œ.\r\n"
     "  \r\n"
-    "Last paragraph: 🚀 launches at T-10. Fin.\r\n"
+    "Last paragraph: 🚀 launches at T-09. Fin.\r\n"
     "\r\n"
     "Tail without newline ✓"
 )

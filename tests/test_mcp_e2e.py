@@ -5,10 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +13,10 @@ from typing import Any
 import anyio
 import pytest
 from helpers import CANONICAL_TOOLS
+from http_server import HttpServer, authed_client
+from http_server import http_server as start_http_server
 from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
 
 NOTES = (
     "Pump room notes. Filters are backwashed every Tuesday.\n"
@@ -184,65 +184,20 @@ async def test_stdio_rlm_query_with_the_embedded_model(workdir, data_dir):
     assert meta["trace_included"] is False
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture
-def http_server(workdir: Path, data_dir: Path, tmp_path: Path) -> Iterator[str]:
+def http_server(workdir: Path, data_dir: Path, tmp_path: Path) -> Iterator[HttpServer]:
     """`rlm-recursive serve --transport http` on a free loopback port; killed afterwards."""
-    port = _free_port()
-    log = (tmp_path / "server.log").open("wb")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "rlm_recursive",
-            "--data-dir",
-            str(data_dir),
-            "serve",
-            "--transport",
-            "http",
-            "--port",
-            str(port),
-        ],
-        cwd=workdir,
-        env=_env(),
-        stdin=subprocess.DEVNULL,
-        stdout=log,
-        stderr=log,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(
-                    f"server exited ({proc.returncode}): "
-                    f"{(tmp_path / 'server.log').read_text(errors='replace')}"
-                )
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail("server did not listen within 30 s")
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-        log.close()
+    with start_http_server(workdir, data_dir, tmp_path / "server.log") as server:
+        yield server
 
 
 async def test_http_session_flow(http_server):
     with anyio.fail_after(60):
-        async with Client(http_server, read_timeout_seconds=30) as client:
+        async with (
+            authed_client(http_server.token) as http,
+            Client(streamable_http_client(http_server.url, http_client=http),
+                   read_timeout_seconds=30) as client,
+        ):
             await _session_flow(client)
             missing = await client.call_tool("rlm_session_info", {"session_id": "ses_missing"})
             assert _code(missing) == "not_found"

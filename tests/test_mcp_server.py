@@ -391,11 +391,19 @@ async def test_audit_has_one_content_free_record_per_query(server, data_dir, tmp
 # -- restricted profile: egress -----------------------------------------------------------
 
 
+REMOTE_OLLAMA = "http://gpu-box.invalid:11434"
+"""A "remote" Ollama: `.invalid` never resolves, and the conftest guard refuses to try."""
+
+
 @pytest.fixture
 def connects(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """Every address a socket tries to connect to (the conftest guard still refuses)."""
+    """Every address a socket tries to reach and every name looked up (the guard still refuses).
+
+    Installed over the conftest guard, so each attempt is recorded and then refused by it.
+    """
     seen: list[Any] = []
     inner, inner_ex = socket.socket.connect, socket.socket.connect_ex
+    inner_resolve = socket.getaddrinfo
 
     def connect(self: socket.socket, address: Any) -> Any:
         seen.append(address)
@@ -405,8 +413,13 @@ def connects(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
         seen.append(address)
         return inner_ex(self, address)
 
+    def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append((host.decode() if isinstance(host, bytes) else host, "resolve"))
+        return inner_resolve(host, *args, **kwargs)
+
     monkeypatch.setattr(socket.socket, "connect", connect)
     monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
     return seen
 
 
@@ -414,7 +427,9 @@ def _non_loopback(addresses: list[Any]) -> list[Any]:
     return [
         a
         for a in addresses
-        if isinstance(a, tuple) and not str(a[0]).startswith(("127.", "::1", "localhost"))
+        if isinstance(a, tuple)
+        and a[0] is not None
+        and not str(a[0]).startswith(("127.", "::1", "localhost"))
     ]
 
 
@@ -423,12 +438,12 @@ async def test_restricted_refuses_a_remote_ollama_before_connecting(
     connects,
     monkeypatch,
 ):
-    monkeypatch.setenv("OLLAMA_HOST", "http://10.1.2.3:11434")
+    monkeypatch.setenv("OLLAMA_HOST", REMOTE_OLLAMA)
     async with Client(restricted) as client:
         result = await _query(client, context=CONTEXT, preset="fully-local")
     body = _error(result)
     assert body["meta"]["error_code"] == "egress_denied"
-    assert "10.1.2.3" in body["error"] and "loopback" in body["error"]
+    assert "gpu-box.invalid" in body["error"] and "loopback" in body["error"]
     assert _non_loopback(connects) == []
 
 
@@ -436,7 +451,7 @@ async def test_restricted_refuses_a_remote_ollama_before_connecting(
 async def test_restricted_does_not_probe_a_remote_ollama_for_auto_detection(
     restricted, connects, monkeypatch, tool
 ):
-    monkeypatch.setenv("OLLAMA_HOST", "http://10.1.2.3:11434")
+    monkeypatch.setenv("OLLAMA_HOST", REMOTE_OLLAMA)
     async with Client(restricted) as client:
         if tool == "rlm_query":
             result = await _query(client, context=CONTEXT)
@@ -455,12 +470,16 @@ async def test_the_guard_sees_the_attempt_when_the_profile_allows_it(
     connects,
     monkeypatch,
 ):
-    """Control for the test above: unrestricted lets the same call reach for 10.1.2.3."""
-    monkeypatch.setenv("OLLAMA_HOST", "http://10.1.2.3:11434")
+    """Control for the tests above: unrestricted lets the same call try the remote name.
+
+    The recorder sees the lookup of gpu-box.invalid; the conftest guard refuses it, so nothing
+    leaves the machine either way.
+    """
+    monkeypatch.setenv("OLLAMA_HOST", REMOTE_OLLAMA)
     async with Client(server) as client:
         result = await _query(client, context=CONTEXT, preset="fully-local", timeout_s=3)
     assert _code(result) != "egress_denied"
-    assert any(a[0] == "10.1.2.3" for a in _non_loopback(connects))
+    assert any(a[0] == "gpu-box.invalid" for a in _non_loopback(connects))
 
 
 async def test_restricted_refuses_a_cloud_preset(restricted, connects, data_dir):
@@ -493,9 +512,9 @@ def test_loopback_hosts_are_served(host):
     assert check_bind_host(host, allow_remote=False) is True
 
 
-@pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.5", "::", "example.org"])
+@pytest.mark.parametrize("host", ["0.0.0.0", "lan-host.invalid", "::", "example.org"])
 def test_other_hosts_need_allow_remote(host):
-    with pytest.raises(RemoteBindRefused, match="no authentication"):
+    with pytest.raises(RemoteBindRefused, match="not a loopback address"):
         check_bind_host(host, allow_remote=False)
     assert check_bind_host(host, allow_remote=True) is False
 

@@ -26,7 +26,7 @@ def test_restricted_denies_claude(restricted):
 @pytest.mark.parametrize(
     "endpoint",
     [
-        "http://10.0.0.5:11434",
+        "http://gpu-box.invalid:11434",
         "http://localhost.evil.com",
         "http://localhost.evil.com:11434",
         "http://127.0.0.1.nip.io:11434",
@@ -37,7 +37,7 @@ def test_restricted_denies_claude(restricted):
         "http://127.1:11434",
         "ftp://127.0.0.1:11434",
         "http://127.0.0.1:notaport",
-        "10.0.0.5:11434",
+        "gpu-box.invalid:11434",
     ],
 )
 def test_restricted_denies_remote_ollama(restricted, endpoint):
@@ -48,7 +48,7 @@ def test_restricted_denies_remote_ollama(restricted, endpoint):
 
 def test_denial_never_echoes_endpoint_credentials(restricted):
     with pytest.raises(EgressDenied) as info:
-        restricted.check("ollama", endpoint="http://user:hunter2@10.0.0.5:11434", model="m")
+        restricted.check("ollama", endpoint="http://user:hunter2@gpu-box.invalid:11434", model="m")
     assert "hunter2" not in str(info.value)
     assert "hunter2" not in str(info.value.to_dict())
 
@@ -117,7 +117,7 @@ def test_model_override_rule(restricted, unrestricted):
 
 def test_unrestricted_allows_claude_and_remote_ollama(unrestricted):
     unrestricted.check("claude", endpoint=None, model="claude-sonnet-4-5")
-    unrestricted.check("ollama", endpoint="http://10.0.0.5:11434", model="qwen3:8b")
+    unrestricted.check("ollama", endpoint="http://gpu-box.invalid:11434", model="qwen3:8b")
 
 
 def test_is_loopback_url_directly():

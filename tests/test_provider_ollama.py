@@ -455,8 +455,8 @@ def test_normalise_host_matches_ollama(given, expected):
 
 
 def test_host_precedence(monkeypatch):
-    monkeypatch.setenv("OLLAMA_HOST", "10.0.0.5:9999")
-    assert OllamaProvider().host == "http://10.0.0.5:9999"
+    monkeypatch.setenv("OLLAMA_HOST", "gpu-box.invalid:9999")
+    assert OllamaProvider().host == "http://gpu-box.invalid:9999"
     assert OllamaProvider("localhost:1").host == "http://localhost:1"
     monkeypatch.delenv("OLLAMA_HOST")
     assert OllamaProvider().host == "http://127.0.0.1:11434"

@@ -69,7 +69,9 @@ class Runtime:
             result = await self.registry.invoke(name, args, ctx)
             if result.is_error:
                 record.error_code = result.output["meta"]["error_code"]
-            record.bytes_read = sum(s.end - s.start for s in result.read_spans)
+            record.bytes_read = (result.bytes_read if result.bytes_read is not None
+                                 else sum(s.end - s.start for s in result.read_spans))
+            record.model_used, record.cost = result.model_used, result.cost_usd
             return result
 
     def close(self) -> None:

@@ -2,20 +2,67 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import sys
+from collections.abc import Sequence
+from typing import Annotated, Any
 
 import typer
+from pydantic import ValidationError
+from typer.core import TyperGroup
+from typer.exceptions import TyperException
 
 from .. import __version__
+from ..errors import InternalError, InvalidArgs
 from . import corpus, export, query, serve
 from .bench import bench_app
-from .common import CliState
+from .common import CliState, err_console, fail
 from .skill import skill_app
 
 __all__ = ["app", "main"]
 
+
+class _CodedErrors(TyperGroup):
+    """Every way out is a coded `error[CODE]: message` line on stderr, never a traceback.
+
+    Usage errors (a bad option value, an unknown command) keep Click's exit status 2 and are
+    `invalid_args`; the commands themselves render their errors with `fail` (status 1).
+    """
+
+    def main(
+        self, args: Sequence[str] | None = None, prog_name: str | None = None,
+        complete_var: str | None = None, standalone_mode: bool = True, **extra: Any,
+    ) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            status = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except TyperException as exc:  # Click's usage errors and file errors
+            ctx = getattr(exc, "ctx", None)
+            if type(exc).__name__ == "NoArgsIsHelpError":  # as Typer tells it (not exported)
+                sys.exit(exc.exit_code)  # the help text was already printed
+            if ctx is not None:
+                err_console.print(ctx.get_usage(), markup=False, highlight=False)
+                err_console.print(f"Try '{ctx.command_path} --help' for help.", markup=False,
+                                  highlight=False)
+            err_console.print(f"error[invalid_args]: {exc.format_message()}", markup=False,
+                              highlight=False, soft_wrap=True)
+            sys.exit(exc.exit_code)
+        except ValidationError as exc:  # options checked by a model after parsing
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
+                                 for e in exc.errors(include_url=False))
+            fail(InvalidArgs(f"invalid options: {problems}"), False)
+            sys.exit(2)
+        except typer.Abort:
+            err_console.print("Aborted!", markup=False)
+            sys.exit(1)
+        except Exception as exc:  # a bug outside any command's own handling
+            fail(InternalError(f"{type(exc).__name__}: {exc}"), False)
+            sys.exit(1)
+        sys.exit(status if isinstance(status, int) else 0)
+
+
 app = typer.Typer(
-    name="rlm-recursive", no_args_is_help=True, add_completion=False,
+    name="rlm-recursive", no_args_is_help=True, add_completion=False, cls=_CodedErrors,
     help="Answer questions over corpora larger than any model window.",
     pretty_exceptions_enable=False,
 )

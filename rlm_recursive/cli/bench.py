@@ -3,19 +3,30 @@
 from __future__ import annotations
 
 import asyncio
+from enum import StrEnum
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
 from ..agent.query import QueryOptions
+from ..agent.strategies import Strategy
 from ..bench.sniah import run_sniah
 from ..errors import RlmError
-from .common import CliState, console, fail, print_json
+from .common import CliState, ProviderChoice, console, fail, known_preset, print_json
 
 __all__ = ["bench_app"]
 
 bench_app = typer.Typer(help="Benchmarks.", no_args_is_help=True)
+
+
+class _Method(StrEnum):
+    direct = "direct"
+    runner = "runner"
+
+
+_MAX_LENGTH = 100_000_000
+"""Characters per haystack: the generator holds it in memory."""
 
 
 def _lengths(raw: str) -> list[int]:
@@ -27,16 +38,29 @@ def _lengths(raw: str) -> list[int]:
     return sizes
 
 
+def _check_lengths(raw: str) -> str:
+    """Option callback: every size parses and lies in 1.._MAX_LENGTH (a usage error if not)."""
+    try:
+        sizes = _lengths(raw)
+    except (ValueError, OverflowError):
+        raise typer.BadParameter(f"{raw!r}: give sizes such as 8k,32k,1m") from None
+    if not all(0 < size <= _MAX_LENGTH for size in sizes):
+        raise typer.BadParameter(f"{raw!r}: each size must be 1..{_MAX_LENGTH:,} characters")
+    return raw
+
+
 @bench_app.command()
 def sniah(
     ctx: typer.Context,
-    lengths: Annotated[str, typer.Option(help="Haystack sizes in characters.")
-                       ] = "8k,32k,128k,1m",
-    tasks: Annotated[int, typer.Option("--tasks", "-n", help="Tasks per length.")] = 10,
+    lengths: Annotated[str, typer.Option(help="Haystack sizes in characters.",
+                                         callback=_check_lengths)] = "8k,32k,128k,1m",
+    tasks: Annotated[int, typer.Option("--tasks", "-n", help="Tasks per length.",
+                                       min=1, max=10_000)] = 10,
     seed: int = 0,
-    method: Annotated[list[str] | None, typer.Option(help="direct and/or runner.")] = None,
-    strategy: Annotated[str, typer.Option(help="Runner strategy.")] = "auto",
-    provider: str | None = None, model: str | None = None, preset: str | None = None,
+    method: Annotated[list[_Method] | None, typer.Option(help="direct and/or runner.")] = None,
+    strategy: Annotated[Strategy, typer.Option(help="Runner strategy.")] = "auto",
+    provider: ProviderChoice | None = None, model: str | None = None,
+    preset: Annotated[str | None, typer.Option(callback=known_preset)] = None,
     json_out: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Single needle in a haystack at several lengths: accuracy, time, calls, tokens."""

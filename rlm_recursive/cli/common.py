@@ -4,22 +4,30 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import typer
 from rich.console import Console
 
 from ..agent.runtime import Runtime
+from ..catalog import load_catalog
 from ..errors import InternalError, RlmError
 
-__all__ = ["CliState", "console", "fail", "print_json", "run", "tool_output"]
+__all__ = [
+    "CliState", "ProviderChoice", "ResultError", "console", "err_console", "fail", "known_preset",
+    "positive_seconds",
+    "print_json", "run", "tool_output",
+]
 
 console = Console()
 err_console = Console(stderr=True)
 T = TypeVar("T")
+ProviderChoice = Literal["auto", "ollama", "claude", "embedded"]
+"""The providers a person can name on the command line."""
 
 
 @dataclass
@@ -31,6 +39,27 @@ class CliState:
         return Runtime(self.data_dir, self.profile)
 
 
+def known_preset(value: str | None) -> str | None:
+    """An option callback: the preset must exist in the catalog (a usage error otherwise)."""
+    if value is not None:
+        try:
+            load_catalog().preset(value)
+        except RlmError as exc:
+            raise typer.BadParameter(exc.message) from None
+    return value
+
+
+def positive_seconds(value: str) -> float:
+    """An option parser: a finite number of seconds above zero (not nan, inf or 0)."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise typer.BadParameter(f"{value!r} is not a number of seconds") from None
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise typer.BadParameter(f"{value!r} is not a positive, finite number of seconds")
+    return seconds
+
+
 def print_json(value: Any) -> None:
     sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2, default=str) + "\n")
 
@@ -39,7 +68,8 @@ def fail(error: RlmError, json_out: bool) -> typer.Exit:
     """Render an error the same way everywhere; exit status 1 (2 is Typer's usage error)."""
     if json_out:
         print_json(error.to_dict())
-    err_console.print(f"error[{error.code}]: {error.message}", markup=False, highlight=False)
+    err_console.print(f"error[{error.code}]: {error.message}", markup=False, highlight=False,
+                      soft_wrap=True)
     return typer.Exit(1)
 
 
@@ -68,11 +98,13 @@ async def tool_output(runtime: Runtime, name: str, args: dict[str, Any], **extra
     result = await runtime.call(name, args, runtime.context(**extras))
     if result.is_error:
         meta = result.output["meta"]
-        raise _ResultError(result.output["error"], meta["error_code"], meta["retryable"])
+        raise ResultError(result.output["error"], meta["error_code"], meta["retryable"])
     return result.output
 
 
-class _ResultError(RlmError):
-    def __init__(self, message: str, code: str, retryable: bool) -> None:
-        super().__init__(message, retryable=retryable)
+class ResultError(RlmError):
+    """An error a tool returned as its result, raised again with the same code."""
+
+    def __init__(self, message: str, code: str, retryable: bool, **details: Any) -> None:
+        super().__init__(message, retryable=retryable, **details)
         self.code = code  # type: ignore[misc]

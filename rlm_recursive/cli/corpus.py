@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -9,9 +11,12 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TransferSpeedColumn
 from rich.table import Table
+from rich.text import Text
 
 from ..agent.runtime import Runtime
-from .common import CliState, console, print_json, run, tool_output
+from ..tools.chunks import ChunkArgs
+from ..tools.search import SearchArgs
+from .common import CliState, ResultError, console, print_json, run, tool_output
 
 __all__ = ["register"]
 
@@ -19,12 +24,27 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print the tool's output o
 SessionOpt = Annotated[str, typer.Option("--session", "-s", help="Session id.")]
 
 
+_SearchMethod = SearchArgs.model_fields["method"].annotation
+"""The tool's own Literal, so the CLI offers exactly the values the tool accepts."""
+_ChunkStrategy = ChunkArgs.model_fields["strategy"].annotation
+
+
+def _kind(raw: str) -> str:
+    """An existing name is what it names, even with `[`/`*` in it; else a wildcard is a glob."""
+    try:
+        mode = os.stat(raw).st_mode
+    except (OSError, ValueError):  # missing, too long, NUL byte: the loader reports it
+        mode = None
+    if mode is not None:
+        return "directory" if stat.S_ISDIR(mode) else "file"
+    return "glob" if any(c in raw for c in "*?[") else "file"
+
+
 def sources_for(paths: list[str], include: str | None, exclude: str | None) -> list[dict]:
     """CLI paths as loader sources: folders recursive, anything with a wildcard a glob."""
     sources = []
     for raw in paths:
-        kind = "glob" if any(c in raw for c in "*?[") else (
-            "directory" if Path(raw).is_dir() else "file")
+        kind = _kind(raw)
         source: dict[str, Any] = {"type": kind, "path": raw}
         if kind == "directory":
             source.update(recursive=True, include_pattern=include, exclude_pattern=exclude)
@@ -36,12 +56,28 @@ async def load_paths(
     runtime: Runtime, paths: list[str], session: str | None, name: str | None,
     include: str | None, exclude: str | None, show_progress: bool,
 ) -> dict:
-    """Create a session if needed and load paths into it; the output carries `session_id`."""
+    """Create a session if needed and load paths into it; the output carries `session_id`.
+
+    Raises when nothing at all was loaded, with the first source's code: a load (or a query)
+    must not carry on as a success over an empty input.
+    """
     if session is None:
         session = (await tool_output(runtime, "rlm_session_create", {"name": name}))["session_id"]
     args = {"session_id": session, "sources": sources_for(paths, include, exclude)}
+    output = await _load(runtime, args, show_progress)
+    if not output["loaded"]:
+        first = output["errors"][0] if output["errors"] else None
+        raise ResultError(
+            f"nothing was loaded: {first['source']}: {first['message']}" if first
+            else "nothing was loaded: no files found",
+            first["error_code"] if first else "file_not_found", False,
+            session_id=session, errors=output["errors"])
+    return {"session_id": session, **output}
+
+
+async def _load(runtime: Runtime, args: dict[str, Any], show_progress: bool) -> dict:
     if not (show_progress and console.is_terminal):
-        return {"session_id": session, **await tool_output(runtime, "rlm_docs_load", args)}
+        return await tool_output(runtime, "rlm_docs_load", args)
     with Progress(TextColumn("[bold]loading"), BarColumn(), TextColumn("{task.completed:,} chars"),
                   TransferSpeedColumn(), TextColumn("{task.description}"),
                   console=console, transient=True) as bar:
@@ -50,8 +86,7 @@ async def load_paths(
         def advance(chars: int, label: str) -> None:
             bar.update(task, advance=chars, description=Path(label).name)
 
-        output = await tool_output(runtime, "rlm_docs_load", args, progress=advance)
-    return {"session_id": session, **output}
+        return await tool_output(runtime, "rlm_docs_load", args, progress=advance)
 
 
 def register(app: typer.Typer) -> None:
@@ -72,16 +107,19 @@ def register(app: typer.Typer) -> None:
         if json_out:
             print_json(out)
             return
-        console.print(f"session [bold]{out['session_id']}[/]: {len(out['loaded'])} documents, "
-                      f"{out['total_chars']:,} chars (~{out['total_tokens_est']:,} tokens)")
+        # Names and messages are printed as they are: markup off, or `[/]` in a name would
+        # be read as a Rich tag.
+        console.print(f"session {out['session_id']}: {len(out['loaded'])} documents, "
+                      f"{out['total_chars']:,} chars (~{out['total_tokens_est']:,} tokens)",
+                      markup=False, highlight=False)
         for err in out["errors"]:
-            console.print(f"  [yellow]skipped[/] {err['source']}: {err['error_code']}: "
-                          f"{err['message']}", markup=True, highlight=False)
+            console.print(f"  skipped {err['source']}: {err['error_code']}: {err['message']}",
+                          markup=False, highlight=False, style="yellow")
 
     @app.command()
     def search(
         ctx: typer.Context, query: str, session: SessionOpt,
-        method: Annotated[str, typer.Option(help="bm25, regex or literal.")] = "bm25",
+        method: Annotated[_SearchMethod, typer.Option(help="bm25, regex or literal.")] = "bm25",
         limit: int = 10, context_chars: int = 200, json_out: JsonOpt = False,
     ) -> None:
         """Search a session's documents."""
@@ -114,7 +152,8 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def chunk(
         ctx: typer.Context, doc_id: str, session: SessionOpt,
-        strategy: Annotated[str, typer.Option(help="fixed, lines, delimiter or paragraphs.")],
+        strategy: Annotated[_ChunkStrategy, typer.Option(
+            help="fixed, lines, delimiter or paragraphs.")],
         chunk_size: int | None = None, line_count: int | None = None,
         delimiter: str | None = None, regex: bool = False, overlap: int = 0,
         max_chunks: int | None = None,
@@ -131,8 +170,8 @@ def register(app: typer.Typer) -> None:
             return
         table = Table("span_id", "start", "end", "preview")
         for s in out["spans"]:
-            table.add_row(s["span_id"], str(s["span"]["start"]), str(s["span"]["end"]),
-                          s["preview"][:60].replace("\n", " "))
+            table.add_row(s["span_id"], str(s["span"]["start"]), str(s["span"]["end"]), Text(
+                          s["preview"][:60].replace("\n", " ")))
         console.print(table)
         console.print(f"{out['total_spans']} spans{' (cached)' if out['cached'] else ''}")
         if out["next_offset"] is not None:
@@ -153,6 +192,7 @@ def register(app: typer.Typer) -> None:
             return
         table = Table("session_id", "name", "status", "documents", "chars", "created_at")
         for s in out:
-            table.add_row(s["session_id"], s["name"] or "", s["status"], str(s["documents"]),
+            # Text cells: a session name such as `[/]` is not Rich markup.
+            table.add_row(s["session_id"], Text(s["name"] or ""), s["status"], str(s["documents"]),
                           f"{s['total_chars']:,}", s["created_at"])
         console.print(table)

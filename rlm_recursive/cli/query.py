@@ -11,9 +11,19 @@ from rich.tree import Tree
 from ..agent.query import QueryOptions, QueryResult, run_query
 from ..agent.recursion import TierPlan
 from ..agent.runtime import Runtime
+from ..agent.strategies import Strategy
 from ..catalog import MAX_SERVER_NUM_CTX, load_catalog
 from ..errors import ERROR_CODES, InvalidArgs
-from .common import CliState, console, err_console, print_json, run
+from .common import (
+    CliState,
+    ProviderChoice,
+    console,
+    err_console,
+    known_preset,
+    positive_seconds,
+    print_json,
+    run,
+)
 from .corpus import load_paths
 
 __all__ = ["register"]
@@ -97,15 +107,17 @@ def register(app: typer.Typer) -> None:
         paths: Annotated[list[str] | None, typer.Argument(help="Files or folders to load.")
                          ] = None,
         session: Annotated[str | None, typer.Option("--session", "-s")] = None,
-        preset: Annotated[str | None, typer.Option(help="A preset from models.toml.")] = None,
-        provider: Annotated[str | None, typer.Option(
+        preset: Annotated[str | None, typer.Option(
+            help="A preset from models.toml.", callback=known_preset)] = None,
+        provider: Annotated[ProviderChoice | None, typer.Option(
             help="auto (default), ollama, claude or embedded.")] = None,
         model: Annotated[str | None, typer.Option(help="Model for the root.")] = None,
         max_depth: Annotated[int, typer.Option(min=0, max=5)] = 1,
-        max_iterations: Annotated[int, typer.Option(min=1)] = 20,
-        strategy: Annotated[str, typer.Option(
+        max_iterations: Annotated[int, typer.Option(min=1, max=200)] = 20,
+        strategy: Annotated[Strategy, typer.Option(
             help="agent, search, map-reduce, repl or auto.")] = "auto",
-        timeout: Annotated[float | None, typer.Option(help="Seconds for the whole run.")] = None,
+        timeout: Annotated[float | None, typer.Option(
+            help="Seconds for the whole run.", parser=positive_seconds)] = None,
         max_tool_calls: Annotated[int, typer.Option(
             min=1, help="Tool calls the run may make (all depths).")] = 200,
         max_sub_calls: Annotated[int, typer.Option(
@@ -155,7 +167,8 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def models(
         ctx: typer.Context,
-        preset: Annotated[str | None, typer.Option(help="Show one preset.")] = None,
+        preset: Annotated[str | None, typer.Option(
+            help="Show one preset.", callback=known_preset)] = None,
         json_out: Annotated[bool, typer.Option("--json")] = False,
     ) -> None:
         """Show the model tier per depth for each preset (or one)."""

@@ -35,21 +35,54 @@ def register(app: typer.Typer) -> None:
             bool,
             typer.Option(
                 "--allow-remote",
-                help="HTTP only: allow a non-loopback --host. The transport has "
-                "no authentication or TLS.",
+                help="HTTP only: allow a non-loopback --host (needs --allowed-origin). There "
+                "is no TLS: put a TLS proxy in front.",
+            ),
+        ] = False,
+        allowed_origin: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--allowed-origin",
+                help="HTTP only: an Origin (scheme://host[:port]) allowed to call, besides "
+                "loopback ones; repeatable; required with --allow-remote.",
+            ),
+        ] = None,
+        no_auth: Annotated[
+            bool,
+            typer.Option(
+                "--no-auth",
+                help="HTTP only: serve without the bearer token (a single-user machine only).",
             ),
         ] = False,
     ) -> None:
-        """Serve the RLM tools and rlm_query over MCP (logs go to stderr)."""
+        """Serve the RLM tools and rlm_query over MCP (logs go to stderr).
+
+        Over HTTP a bearer token is generated at start and printed once to stderr, with the
+        `claude mcp add` line that passes it.
+        """
         # Imported here: the MCP SDK is only needed by this command.
-        from ..mcp_server import check_bind_host, serve_http, serve_stdio
+        from ..mcp_server import (
+            RemoteBindRefused,
+            check_bind_host,
+            check_origin,
+            new_token,
+            serve_http,
+            serve_stdio,
+        )
 
         state: CliState = ctx.obj
         try:
+            origins = [check_origin(o) for o in allowed_origin or []]
             if transport is Transport.http and not check_bind_host(host, allow_remote=allow_remote):
+                if not origins:
+                    raise RemoteBindRefused(
+                        "--allow-remote needs at least one --allowed-origin (the origin remote "
+                        "clients use, e.g. --allowed-origin https://rlm.example.org): Host and "
+                        "Origin are checked on every bind"
+                    )
                 typer.echo(
-                    f"rlm-recursive: WARNING: serving on non-loopback {host!r} without "
-                    f"authentication or TLS (--allow-remote)",
+                    f"rlm-recursive: WARNING: serving on non-loopback {host!r} without TLS "
+                    f"(--allow-remote)",
                     err=True,
                 )
             runtime = state.runtime()
@@ -59,7 +92,8 @@ def register(app: typer.Typer) -> None:
             if transport is Transport.stdio:
                 serve_stdio(runtime)
             else:
-                serve_http(runtime, host=host, port=port)
+                serve_http(runtime, host=host, port=port,
+                           token=None if no_auth else new_token(), allowed_origins=origins)
         except KeyboardInterrupt:
             pass
         except RlmError as exc:

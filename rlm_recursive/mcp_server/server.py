@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import contextlib
 import json
-import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
+from mcp.server.auth.provider import TokenVerifier
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
@@ -25,8 +26,8 @@ from mcp.types import CallToolResult, TextContent
 from .. import __version__
 from ..agent.pool import ProviderPool
 from ..agent.runtime import Runtime
-from ..errors import RlmError
-from ..policy import is_loopback_url, new_correlation_id
+from ..errors import RlmError, UnknownTool
+from ..policy import new_correlation_id
 from ..tools import tool_def
 from ..tools.names import check_tool_names
 from .query_tool import (
@@ -41,11 +42,8 @@ __all__ = [
     "DEFAULT_HOST",
     "DEFAULT_PORT",
     "HTTP_PATH",
-    "RemoteBindRefused",
     "build_server",
-    "check_bind_host",
     "envelope_result",
-    "serve_http",
     "serve_stdio",
 ]
 
@@ -131,14 +129,35 @@ def _error_result(error: RlmError) -> CallToolResult:
     return envelope_result(error.to_dict(), is_error=True)
 
 
+class _EnvelopeServer(MCPServer):
+    """An MCPServer whose unknown-tool answer is our envelope, not the SDK's bare text."""
+
+    def __init__(self, *args: Any, tools: list[Tool], **kwargs: Any) -> None:
+        super().__init__(*args, tools=tools, **kwargs)
+        self._names = [t.name for t in tools]
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context | None = None
+    ) -> Any:
+        if name not in self._names:
+            return _error_result(UnknownTool(
+                f"unknown tool {name[:200]!r}; available: {', '.join(self._names)}"))
+        return await super().call_tool(name, arguments, context)
+
+
 def build_server(
-    runtime: Runtime, *, providers: ProviderPool | None = None,
+    runtime: Runtime,
+    *,
+    providers: ProviderPool | None = None,
+    auth: AuthSettings | None = None,
+    token_verifier: TokenVerifier | None = None,
     allow_noncanonical_tool_names: bool | None = None,
 ) -> MCPServer:
     """An MCPServer bound to one runtime: the registry's tools plus `rlm_query`.
 
     `providers`, when given, is shared by every `rlm_query` (tests inject fakes through it);
-    otherwise each query opens and closes its own.
+    otherwise each query opens and closes its own. `auth` and `token_verifier` go to the SDK
+    as they are: its HTTP app then demands a bearer token (stdio ignores them).
     """
     runtime.confine()  # clients name the paths here: allowed roots only, in every profile
     tools = [
@@ -160,12 +179,14 @@ def build_server(
     )
     # Strict by default: a tool name that drifts from the pinned list stops the start-up.
     check_tool_names([t.name for t in tools], allow_noncanonical=allow_noncanonical_tool_names)
-    return MCPServer(
+    return _EnvelopeServer(
         "rlm-recursive",
         version=__version__,
         instructions=INSTRUCTIONS,
         tools=tools,
         log_level="WARNING",
+        auth=auth,
+        token_verifier=token_verifier,
     )
 
 
@@ -202,45 +223,7 @@ def _query_call(runtime: Runtime, providers: ProviderPool | None) -> ToolCall:
     return call
 
 
-class RemoteBindRefused(RlmError):
-    """`serve --host` named a non-loopback address without `--allow-remote`."""
-
-    code = "invalid_args"
-
-
-def check_bind_host(host: str, *, allow_remote: bool) -> bool:
-    """True if `host` is loopback; raise RemoteBindRefused for any other host unless allowed."""
-    literal = f"[{host}]" if ":" in host and not host.startswith("[") else host
-    if is_loopback_url(f"http://{literal}:{DEFAULT_PORT}"):
-        return True
-    if allow_remote:
-        return False
-    raise RemoteBindRefused(
-        f"refusing to serve on {host!r}, which is not a loopback address: the HTTP transport "
-        f"has no authentication and no TLS, so anyone who can reach the port could read every "
-        f"file the path policy allows and spend the model budget. Bind to 127.0.0.1 (the "
-        f"default) and tunnel to it, or pass --allow-remote if a trusted network and a proxy "
-        f"with authentication are in front of it",
-    )
-
-
 def serve_stdio(runtime: Runtime) -> None:
     """Serve over stdin/stdout until the client closes; stdout carries the protocol only."""
     server = build_server(runtime)
     anyio.run(server.run_stdio_async)
-
-
-def serve_http(runtime: Runtime, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> None:
-    """Serve streamable HTTP at http://HOST:PORT/mcp until interrupted."""
-    server = build_server(runtime)
-    shown = f"[{host}]" if ":" in host else host
-    print(
-        f"rlm-recursive: MCP over streamable HTTP at http://{shown}:{port}{HTTP_PATH} "
-        f"(profile {runtime.profile.name}, data {runtime.store.data_dir})",
-        file=sys.stderr,
-    )
-
-    async def main() -> None:
-        await server.run_streamable_http_async(host=host, port=port, streamable_http_path=HTTP_PATH)
-
-    anyio.run(main)

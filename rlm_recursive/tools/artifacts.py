@@ -54,7 +54,7 @@ class GetArgs(BaseModel):
 
 async def store(ctx: ToolContext, args: StoreArgs) -> ToolResult:
     session_id = ctx.require_session()
-    span_id = args.span_id
+    span_id = args.span_id or None  # "" means no span, as clients send for "not set"
     if span_id:
         ctx.store.span(session_id, span_id)
     elif args.doc_id:
@@ -77,15 +77,28 @@ async def get(ctx: ToolContext, args: GetArgs) -> ToolResult:
     session_id = ctx.require_session()
     row = ctx.store.artifact(session_id, args.artifact_id)
     span = ctx.store.span(session_id, row["span_id"]) if row["span_id"] else None
+    content, truncated = _capped(json.loads(row["content"]), ctx.config.max_chars_per_response)
     return ToolResult(output={
         "artifact_id": row["id"],
         "span_id": row["span_id"],
         "span": span_dict(span.doc_id, span.start, span.end) if span else None,
         "type": row["type"],
-        "content": json.loads(row["content"]),
+        "content": content,
+        "truncated": truncated,
         "provenance": json.loads(row["provenance"]),
         "created_at": row["created_at"],
     })
+
+
+def _capped(content: Any, limit: int) -> tuple[Any, bool]:
+    """The session's per-response cap: long text is cut; a long JSON value comes back as its
+    JSON text, cut (a partial object cannot be represented)."""
+    if isinstance(content, str):
+        return content[:limit], len(content) > limit
+    text = json.dumps(content, ensure_ascii=False)
+    if len(text) <= limit:
+        return content, False
+    return text[:limit], True
 
 
 ARTIFACT_TOOLS = [

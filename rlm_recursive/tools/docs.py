@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..corpus.loaders import Source, load_sources
-from ..errors import InvalidArgs
+from ..corpus.loaders import LoadReport, Source, load_sources
+from ..errors import FileTooLarge, InvalidArgs
 from ..types import SpanRef, ToolResult, sha256_hex, text_checksum
 from .spec import ToolContext, ToolSpec
 
@@ -28,7 +30,7 @@ class ListArgs(BaseModel):
 
     session_id: str
     limit: int = Field(100, ge=1, le=10_000)
-    offset: int = Field(0, ge=0)
+    offset: int = Field(0, ge=0, le=2**62)  # SQLite's OFFSET is a signed 64-bit integer
 
 
 class PeekArgs(BaseModel):
@@ -40,12 +42,42 @@ class PeekArgs(BaseModel):
     end: int = Field(-1, ge=-1, description="End offset (exclusive); -1 for the end")
 
 
+def _bytes_read(ctx: ToolContext, report: LoadReport) -> int:
+    """Bytes of every document this load stored: its blob holds exactly the bytes read."""
+    total = 0
+    for doc in report.loaded:
+        with contextlib.suppress(OSError):
+            total += ctx.store.blobs.path_for(doc.content_hash).stat().st_size
+    return total
+
+
+def _check_inline(sources: list[Source], cap: int) -> None:
+    """Inline text obeys the per-file cap a file would: the client sent it, not a disk."""
+    for i, source in enumerate(sources):
+        if source.type != "inline" or not source.content:
+            continue
+        # Characters bound bytes from below, so most oversized texts need no encoding pass.
+        size = len(source.content)
+        if size <= cap:
+            size = len(source.content.encode("utf-8", "surrogatepass"))
+        if size > cap:
+            raise FileTooLarge(
+                f"inline source {i} ({source.name or 'unnamed'}) is over the {cap:,}-byte "
+                f"per-document limit of this profile and session; load it from a file or "
+                f"split it", max_bytes=cap)
+
+
 async def load(ctx: ToolContext, args: LoadArgs) -> ToolResult:
     session_id = ctx.require_session()
     ctx.store.session(session_id)
-    report = load_sources(ctx.store, session_id, args.sources, ctx.policy, ctx.config,
+    config = ctx.config
+    cap = config.max_file_bytes if ctx.policy.max_bytes is None else min(
+        config.max_file_bytes, ctx.policy.max_bytes)
+    _check_inline(args.sources, cap)
+    report = load_sources(ctx.store, session_id, args.sources, ctx.policy, config,
                           progress=ctx.extras.get("progress"))
-    return ToolResult(output=report.to_dict())
+    output = report.to_dict()
+    return ToolResult(output=output, bytes_read=_bytes_read(ctx, report))
 
 
 async def list_docs(ctx: ToolContext, args: ListArgs) -> ToolResult:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..config import SessionConfig
+from ..config import MAX_CHARS_LIMIT, MAX_TOOL_CALLS_LIMIT, SessionConfig
 from ..errors import InvalidArgs
 from ..store.sessions import close_session
 from ..types import ToolResult
@@ -28,9 +28,9 @@ class NestedConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    max_tool_calls: int | None = Field(None, ge=1)
-    max_chars_per_response: int | None = Field(None, ge=100)
-    max_chars_per_peek: int | None = Field(None, ge=100)
+    max_tool_calls: int | None = Field(None, ge=1, le=MAX_TOOL_CALLS_LIMIT)
+    max_chars_per_response: int | None = Field(None, ge=100, le=MAX_CHARS_LIMIT)
+    max_chars_per_peek: int | None = Field(None, ge=100, le=MAX_CHARS_LIMIT)
     chunk_cache_enabled: bool | None = None
     model_hints: ModelHints | None = None
 
@@ -39,9 +39,9 @@ class CreateArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str | None = Field(None, description="Human-readable session name")
-    max_tool_calls: int = Field(500, ge=1)
-    max_chars_per_response: int = Field(50_000, ge=100)
-    max_chars_per_peek: int = Field(10_000, ge=100)
+    max_tool_calls: int = Field(500, ge=1, le=MAX_TOOL_CALLS_LIMIT)
+    max_chars_per_response: int = Field(50_000, ge=100, le=MAX_CHARS_LIMIT)
+    max_chars_per_peek: int = Field(10_000, ge=100, le=MAX_CHARS_LIMIT)
     chunk_cache_enabled: bool = True
     config: NestedConfig | None = Field(
         None, description="The same limits nested as in the seed: {max_tool_calls, …, "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..errors import InvalidArgs
@@ -62,12 +64,40 @@ def _runner(ctx: ToolContext):
     return ctx.sub_query
 
 
+def _cap(answer: dict[str, Any], limit: int) -> None:
+    """A sub-model's response obeys the session's per-response cap, flagged when cut."""
+    response = answer.get("response")
+    if isinstance(response, str):
+        answer["truncated"] = len(response) > limit
+        if answer["truncated"]:
+            answer["response"] = response[:limit]
+            answer["response_chars"] = len(response)
+
+
+def _cost(answer: dict[str, Any]) -> float | None:
+    cost = (answer.get("usage") or {}).get("cost_usd")
+    return cost if isinstance(cost, int | float) else None
+
+
 async def _single(ctx: ToolContext, args: SubQueryArgs) -> ToolResult:
-    return await _runner(ctx).run(ctx, args)
+    result = await _runner(ctx).run(ctx, args)
+    _cap(result.output, ctx.config.max_chars_per_response)
+    return result.model_copy(update={"model_used": result.output.get("model"),
+                                     "cost_usd": _cost(result.output)})
 
 
 async def _batch(ctx: ToolContext, args: SubQueryBatchArgs) -> ToolResult:
-    return await _runner(ctx).run_batch(ctx, args)
+    result = await _runner(ctx).run_batch(ctx, args)
+    answers = [a for a in result.output.get("results", []) if isinstance(a, dict)]
+    limit = ctx.config.max_chars_per_response
+    for answer in answers:
+        _cap(answer, limit)
+    # One audit record per call: the model when every answer used the same one, the cost summed.
+    models = {a["model"] for a in answers if a.get("model")}
+    costs = [c for c in map(_cost, answers) if c is not None]
+    return result.model_copy(update={
+        "model_used": models.pop() if len(models) == 1 else None,
+        "cost_usd": round(sum(costs), 6) if costs else None})
 
 
 SUBQUERY_TOOLS = [
