@@ -9,8 +9,8 @@ import pytest
 from mcp import Client
 
 from rlm_recursive.agent.pool import ProviderPool
+from rlm_recursive.agent.query import ClientSubQueries
 from rlm_recursive.agent.runtime import Runtime
-from rlm_recursive.agent.subcalls import ClientSubQueries
 from rlm_recursive.mcp_server import build_server
 from rlm_recursive.providers.fake import FakeProvider, reply
 

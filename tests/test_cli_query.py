@@ -91,7 +91,7 @@ def test_a_query_whose_only_input_was_refused_does_not_answer(tmp_path):
                     "--json")
     assert proc.returncode == 1, proc.stdout
     assert json.loads(proc.stdout)["meta"]["error_code"] == "path_denied"
-    assert "nothing to answer from" in proc.stderr
+    assert "nothing was loaded" in proc.stderr
     assert server.bodies("/api/chat") == []  # no model saw an empty session
 
 

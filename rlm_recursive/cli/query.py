@@ -13,7 +13,6 @@ from ..agent.recursion import TierPlan
 from ..agent.runtime import Runtime
 from ..agent.strategies import Strategy
 from ..catalog import MAX_SERVER_NUM_CTX, load_catalog
-from ..errors import ERROR_CODES, InvalidArgs
 from .common import (
     CliState,
     ProviderChoice,
@@ -88,17 +87,6 @@ def _window(tier: dict) -> str:
     return str(tier["num_ctx"])
 
 
-def _refuse_if_nothing_loaded(loaded: dict) -> None:
-    """A query whose every input was refused must not answer: say why, with its code."""
-    if loaded["loaded"] or not loaded.get("errors"):
-        return
-    problem = loaded["errors"][0]
-    cls = ERROR_CODES.get(problem.get("error_code", ""), InvalidArgs)
-    more = len(loaded["errors"]) - 1
-    raise cls(f"nothing was loaded, so there is nothing to answer from: {problem['message']}"
-              + (f" (and {more} more)" if more else ""))
-
-
 def register(app: typer.Typer) -> None:
     @app.command()
     def query(
@@ -146,7 +134,6 @@ def register(app: typer.Typer) -> None:
                 loaded = await load_paths(rt, paths, session, None, None, None,
                                           show_progress=not json_out)
                 sid = loaded["session_id"]
-                _refuse_if_nothing_loaded(loaded)
             live = _show_step if err_console.is_terminal and not json_out else None
             result = await run_query(rt, sid or "", question, options, progress=live)
             if json_out and result.execution_id:
