@@ -18,6 +18,7 @@
         ├── Timeout               timeout
         ├── ProviderError         provider_error
         │   └── ModelNotFound     model_not_found
+        ├── Conflict              conflict (another process holds a lock; retryable)
         └── InternalError         internal_error
 
 Inside the agent loop, ModelError and UserError raised by a tool go back to the model;
@@ -32,6 +33,7 @@ __all__ = [
     "ERROR_CODES",
     "BudgetExceeded",
     "ConfigError",
+    "Conflict",
     "ContextOverflow",
     "EgressDenied",
     "FileNotFound",
@@ -142,6 +144,13 @@ class ProviderError(RunError):
 
 class ModelNotFound(ProviderError):
     code = "model_not_found"
+
+
+class Conflict(RunError):
+    """Another process holds a lock we waited for (e.g. the search index writer): retry later."""
+
+    code = "conflict"
+    default_retryable = True
 
 
 class InternalError(RunError):

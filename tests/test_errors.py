@@ -10,6 +10,7 @@ from rlm_recursive.errors import ERROR_CODES, RlmError
 # Renaming or dropping a code breaks clients that branch on it: change this on purpose only.
 PINNED_CODES = {
     "budget_exceeded",
+    "conflict",
     "context_overflow",
     "egress_denied",
     "file_not_found",
@@ -62,6 +63,7 @@ def test_every_class_code_is_in_the_table_and_every_owner_has_its_code() -> None
         (errors.Timeout, "timeout"),
         (errors.ProviderError, "provider_error"),
         (errors.ModelNotFound, "model_not_found"),
+        (errors.Conflict, "conflict"),
     ],
 )
 def test_single_owner_codes_map_to_their_class(cls: type[RlmError], code: str) -> None:
@@ -93,12 +95,21 @@ def test_shared_codes() -> None:
         (errors.Timeout, errors.RunError),
         (errors.ProviderError, errors.RunError),
         (errors.ModelNotFound, errors.ProviderError),
+        (errors.Conflict, errors.RunError),
         (errors.InternalError, errors.RunError),
     ],
 )
 def test_groups(cls: type[RlmError], group: type[RlmError]) -> None:
     # The loop sends ModelError/UserError back to the model and ends the run on RunError.
     assert issubclass(cls, group)
+
+
+def test_conflict_is_retryable_by_default() -> None:
+    # A lock held by another process goes away: the client should try again.
+    assert errors.Conflict("index busy").to_dict()["meta"] == {
+        "error_code": "conflict",
+        "retryable": True,
+    }
 
 
 def test_to_dict_shape_without_details() -> None:
@@ -122,5 +133,5 @@ def test_retryable_defaults() -> None:
     assert errors.Timeout("slow").retryable is True
     assert errors.Timeout("slow", retryable=False).retryable is False
     for cls in _all_error_classes():
-        if cls is not errors.Timeout:
+        if cls not in (errors.Timeout, errors.Conflict):
             assert cls("x").retryable is False, cls
