@@ -69,6 +69,8 @@ class Catalog(BaseModel):
     models: dict[str, ModelInfo] = {}
     presets: dict[str, Preset] = {}
     profiles: dict[str, dict[str, Any]] = {}
+    lcm: dict[str, Any] = {}
+    """The `[lcm]` table: lossless context management knobs (validated by `lcm.LcmConfig`)."""
 
     def model(self, name: str, provider: str | None = None) -> ModelInfo:
         """A catalogued model, or a default entry for an uncatalogued one on a known provider."""
