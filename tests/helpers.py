@@ -24,6 +24,9 @@ CANONICAL_TOOLS = {
     "rlm_sub_query_batch",
     "rlm_citation_verify",
     "rlm_query",
+    "lcm_describe",
+    "lcm_grep",
+    "lcm_expand",
 }
 
 

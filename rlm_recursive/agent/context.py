@@ -13,6 +13,7 @@ from ..tools import Registry, ToolContext
 from ..tools.spec import SubQueryRunner
 from .budget import Budget
 from .citations import CitationLog
+from .memory import ConversationMemory
 from .pool import ProviderPool
 from .recursion import RecursionState, Tier, TierPlan
 
@@ -66,6 +67,8 @@ class RunContext:
     settings: RunSettings = field(default_factory=RunSettings)
     sub_queries: SubQueryFactory | None = None
     """Set by the query layer, so the loop does not import the sub-query module (a circle)."""
+    memory: ConversationMemory | None = None
+    """The conversation this run continues (LCM); the root loop assembles its window from it."""
 
     @property
     def store(self) -> Store:

@@ -8,8 +8,10 @@ from typing import Any
 
 from ..errors import InvalidArgs, RlmError, RunError, UnknownTool
 from ..providers.base import Message, ToolCall
+from ..tools.lcm import LCM_TOOL_NAMES, bind_conversation
 from ..types import ToolDef
 from .context import AgentAnswer, RunContext
+from .memory import ConversationMemory
 from .model_call import call_model
 from .recursion import RecursionState
 
@@ -28,9 +30,18 @@ RECURSIVE_TOOLS = ["rlm_sub_query", "rlm_sub_query_batch"]
 
 
 def tools_for(rc: RunContext, state: RecursionState) -> list[ToolDef]:
-    """The tools a model at this depth may call: sub-queries only while it may recurse."""
+    """The tools a model at this depth may call: sub-queries only while it may recurse, the
+    look-back tools only in a conversation that has a past."""
     names = MODEL_TOOLS + (RECURSIVE_TOOLS if state.can_recurse() else [])
+    memory = _memory(rc, state)
+    if memory is not None and memory.has_history():
+        names = names + LCM_TOOL_NAMES
     return [*rc.registry.tool_defs(for_model=True, names=names), FINAL_ANSWER]
+
+
+def _memory(rc: RunContext, state: RecursionState) -> ConversationMemory | None:
+    """Only the root run writes to the conversation; sub-calls keep short private lists."""
+    return rc.memory if state.depth == 0 else None
 
 
 async def run_tool(rc: RunContext, state: RecursionState, call: ToolCall) -> str:
@@ -43,6 +54,10 @@ async def run_tool(rc: RunContext, state: RecursionState, call: ToolCall) -> str
         rc.budget.charge_tool_call()
         sub_query = rc.sub_queries(rc, state) if rc.sub_queries is not None else None
         ctx = replace(rc.tool_ctx, read_log=rc.citations, sub_query=sub_query)
+        memory = _memory(rc, state)
+        if memory is not None:
+            ctx = replace(ctx, extras=bind_conversation(ctx.extras, memory.lcm,
+                                                        memory.conversation_id, memory.answerer))
         result = await rc.registry.invoke(call.name, call.arguments, ctx)
         return json.dumps(result.output, ensure_ascii=False)
     except RunError:
@@ -57,7 +72,19 @@ async def run_agent(
     """Iterate until a final answer, a plain-text reply, or `max_iterations`."""
     tier = rc.tier(state.depth)
     tools = tools_for(rc, state)
+    memory = _memory(rc, state)
     messages = [Message(role="system", content=system), Message(role="user", content=question)]
+    if memory is not None:  # the question is already the conversation's newest message
+        messages = await memory.window(tier, system, tools, question)
+
+    async def add(new: list[Message]) -> None:
+        nonlocal messages
+        if memory is None:
+            messages.extend(new)
+            return
+        for message in new:
+            memory.record(message)
+        messages = await memory.window(tier, system, tools, question)
 
     answered: list[str] = []
 
@@ -73,8 +100,8 @@ async def run_agent(
         if not result.tool_calls:
             text = answered[-1] if answered else result.text
             return AgentAnswer(text.strip(), tier, iteration)
-        messages.append(Message(role="assistant", content=result.text,
-                                tool_calls=result.tool_calls))
+        exchange = [Message(role="assistant", content=result.text,
+                            tool_calls=result.tool_calls)]
         for call in result.tool_calls:
             if call.name == FINAL_ANSWER.name:
                 answer = call.arguments.get("answer")
@@ -84,10 +111,11 @@ async def run_agent(
                                                 "'answer' string").to_dict())
             else:
                 output = await run_tool(rc, state, call)
-            messages.append(Message(role="tool", content=output, tool_name=call.name))
+            exchange.append(Message(role="tool", content=output, tool_name=call.name))
+        await add(exchange)
     # Out of steps: one last call without tools, so the run still ends with an answer.
-    messages.append(Message(role="user", content="You are out of tool calls. Give your best "
-                                                 "final answer now, from what you have read."))
+    await add([Message(role="user", content="You are out of tool calls. Give your best "
+                                            "final answer now, from what you have read.")])
     result = await call_model(rc, tier, messages, [])
     return AgentAnswer(result.text.strip(), tier, rc.settings.max_iterations,
                        stopped="max_iterations")

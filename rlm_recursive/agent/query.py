@@ -14,13 +14,16 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..catalog import Catalog
 from ..errors import EgressDenied, Timeout
+from ..lcm import LcmConfig
 from ..policy import EgressPolicy, Profile, load_profile
+from ..providers.base import Message
 from ..tools.spec import ToolContext
 from ..tools.subquery import SubQueryArgs, SubQueryBatchArgs
 from ..types import ToolResult
 from .budget import Budget, BudgetLimits
 from .citations import Citation
 from .context import RunContext, RunSettings
+from .conversation import open_conversation
 from .pool import ProviderPool
 from .recursion import MAX_DEPTH_CAP, RecursionState, TierPlan
 from .strategies import Strategy, choose_strategy, run_strategy
@@ -51,6 +54,8 @@ class QueryOptions(BaseModel):
     budget_usd: float | None = Field(None, ge=0)
     max_sub_calls: int = Field(64, ge=0)
     max_tool_calls: int = Field(200, ge=1)
+    conversation_id: int | None = Field(None, ge=1)
+    """Continue this conversation (LCM); None starts a new one when LCM is enabled."""
     client_override: bool = False
     """True when a client (an MCP caller), not the operator, chose the model: the profile's
     `allow_model_override` decides. CLI flags are the operator's own configuration."""
@@ -68,6 +73,7 @@ class QueryResult(BaseModel):
     usage: dict[str, Any]
     plan: list[dict[str, Any]]
     stopped: str
+    conversation_id: int | None = None
 
 
 async def resolve_plan(
@@ -146,6 +152,7 @@ async def run_query(
     runtime.store.session(session_id)
     own_pool = providers is None
     providers = providers or ProviderPool()
+    rc: RunContext | None = None
     try:
         plan, reason = await resolve_plan(runtime.catalog, runtime.profile, options)
         rc = build_run(runtime, session_id, plan, options, providers)
@@ -154,11 +161,17 @@ async def run_query(
         print(f"rlm-recursive: {root.provider}/{root.model} ({reason}), strategy {strategy}",
               file=sys.stderr)
         state = RecursionState(depth=0, max_depth=options.max_depth)
+        lcm_config = LcmConfig.load(runtime.catalog.lcm)
+        if lcm_config.enabled:
+            rc.memory = memory = open_conversation(rc, lcm_config, options.conversation_id,
+                                                   question)
         try:
             async with asyncio.timeout(options.timeout_s):
                 answer = await run_strategy(rc, state, strategy, question)
         except TimeoutError:
             raise Timeout(f"the query did not finish within {options.timeout_s} s") from None
+        if rc.memory is not None:
+            memory.record(Message(role="assistant", content=answer.text))
         return QueryResult(
             answer=answer.text, session_id=session_id, strategy=strategy,
             provider=root.provider, model=root.model, provider_reason=reason,
@@ -166,8 +179,11 @@ async def run_query(
             recursion={"max_depth": state.max_depth, "final_depth": state.final_depth,
                        "call_trace": state.call_trace},
             usage=rc.budget.summary(), plan=plan.describe(), stopped=answer.stopped,
+            conversation_id=memory.conversation_id if rc.memory is not None else None,
         )
     finally:
+        if rc is not None and rc.memory is not None:
+            rc.memory.lcm.close()
         if own_pool:
             await providers.aclose()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..tools import CORE_TOOLS, Registry
+from ..tools.lcm import LCM_TOOLS
 from ..tools.subquery import SUBQUERY_TOOLS
 from .citations import CITATION_TOOLS
 
@@ -10,4 +11,4 @@ __all__ = ["full_registry"]
 
 
 def full_registry() -> Registry:
-    return Registry([*CORE_TOOLS, *SUBQUERY_TOOLS, *CITATION_TOOLS])
+    return Registry([*CORE_TOOLS, *SUBQUERY_TOOLS, *CITATION_TOOLS, *LCM_TOOLS])

@@ -11,7 +11,7 @@ from .files import LargeFileService
 from .integrity import IntegrityChecker, IntegrityReport
 from .records import PART_TYPES, ContextItem, MessageRecord, SummaryRecord
 from .retrieval import RetrievalEngine
-from .service import Lcm
+from .service import Lcm, lcm_for
 from .store import ConversationStore, SqliteConversationStore
 from .tokens import TokenEstimator
 
@@ -35,4 +35,5 @@ __all__ = [
     "SummaryRecord",
     "TokenEstimator",
     "extractive_summary",
+    "lcm_for",
 ]

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import weakref
 from pathlib import Path
 from typing import Any
 
+from ..store import Store
 from ..store.blobs import BlobStore
 from .assembler import ContextAssembler
 from .compaction import CompactionEngine, Summariser
@@ -16,7 +18,7 @@ from .retrieval import RetrievalEngine
 from .store import SqliteConversationStore
 from .tokens import TokenEstimator
 
-__all__ = ["Lcm"]
+__all__ = ["Lcm", "lcm_for"]
 
 
 class Lcm:
@@ -52,3 +54,18 @@ class Lcm:
                           "metadata": {"file_id": record.file_id}})
         return self.store.append_message(conversation_id, role, content,
                                          self.estimator.message(content), parts)
+
+
+_BY_STORE: weakref.WeakKeyDictionary[Store, Lcm] = weakref.WeakKeyDictionary()
+
+
+def lcm_for(store: Store, config: LcmConfig | None = None) -> Lcm:
+    """The one `Lcm` of a project store (its own connection to the same database)."""
+    lcm = _BY_STORE.get(store)
+    if lcm is None:
+        if config is None:
+            from ..catalog import load_catalog
+
+            config = LcmConfig.load(load_catalog().lcm)
+        lcm = _BY_STORE[store] = Lcm(store.data_dir, config, blobs=store.blobs)
+    return lcm

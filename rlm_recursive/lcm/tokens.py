@@ -8,8 +8,9 @@ from typing import Any
 
 __all__ = ["MESSAGE_OVERHEAD_TOKENS", "TokenEstimator"]
 
-MESSAGE_OVERHEAD_TOKENS = 4
-"""Role markers and separators a chat template adds around each message."""
+MESSAGE_OVERHEAD_TOKENS = 6
+"""Role markers and separators a chat template adds around each message (rounded up, so an
+assembled window never exceeds what `fit_messages` measures: 16 characters a message)."""
 
 
 class TokenEstimator:
