@@ -91,19 +91,31 @@ class ConversationMemory:
         Compacts first when the active context no longer fits (or, with autocompact on, when
         it passes the threshold); what still does not fit stays searchable, never lost.
         """
-        budget = prompt_budget(tier, tools)
+        return [Message(role="system", content=system),
+                *await self.assemble(prompt_budget(tier, tools), system, query)]
+
+    async def history(self, budget_tokens: int, query: str = "") -> list[Message]:
+        """Earlier turns (without the newest message, the question) within a budget, for
+        strategies that build their own final prompt."""
+        return await self.assemble(budget_tokens, "", query, skip_newest=True)
+
+    async def assemble(self, budget: int, system: str, query: str, *,
+                       skip_newest: bool = False) -> list[Message]:
         config = self.lcm.config
         decision = self.lcm.compaction.evaluate(self.conversation_id, budget)
         must = decision.context_tokens + self.lcm.estimator.message(system) > budget
         if must or (decision.should_compact and not config.autocompact_disabled):
             await self.lcm.compaction.compact(self.conversation_id, reason="threshold",
                                               budget_tokens=budget)
-        assembled = self.lcm.assembler.assemble(self.conversation_id, budget, system=system,
-                                                query=query)
+        items = self.lcm.store.get_context_items(self.conversation_id)
+        if skip_newest:
+            items = items[:-1]
+        assembled = self.lcm.assembler.select(items, budget, system=system, query=query)
         self.last = assembled
-        return [Message(role="system", content=system),
-                *(self._message(i) for i in assembled.items)]
+        return [self._message(i) for i in assembled.items]
 
-    def has_history(self) -> bool:
-        """True once the conversation has anything a look-back tool could find."""
-        return self.lcm.store.conversation(self.conversation_id).message_count > 1
+    def needs_lookback(self, budget_tokens: int) -> bool:
+        """True once part of the conversation is out of sight: summarised, or over budget."""
+        items = self.lcm.store.get_context_items(self.conversation_id)
+        return (any(i.item_type == "summary" for i in items)
+                or sum(i.token_count for i in items) > budget_tokens)
