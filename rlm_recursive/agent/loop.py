@@ -40,7 +40,9 @@ def tools_for(rc: RunContext, state: RecursionState, used: frozenset[str] = froz
     """The tools this turn can use, tersely: the document list only when the overview could
     not list every document, span reads and batches once spans exist, sub-queries while the
     model may recurse, the look-back tools once the conversation outgrew the window."""
-    names = ["rlm_search_query", "rlm_docs_peek", "rlm_chunk_create", "rlm_artifact_store"]
+    names = ["rlm_search_query", "rlm_docs_peek", "rlm_chunk_create"]
+    if not lookback:  # in a conversation past its window every read is kept already
+        names.append("rlm_artifact_store")
     if rc.store.session_stats(rc.session_id)["documents"] > OVERVIEW_LIMIT:
         names.insert(0, "rlm_docs_list")
     chunked = "rlm_chunk_create" in used

@@ -107,15 +107,16 @@ class ConversationMemory:
         if must or (decision.should_compact and not config.autocompact_disabled):
             await self.lcm.compaction.compact(self.conversation_id, reason="threshold",
                                               budget_tokens=budget)
-        items = self.lcm.store.get_context_items(self.conversation_id)
+        items = self.lcm.store.get_context_items(self.conversation_id, with_content=False)
         if skip_newest:
             items = items[:-1]
-        assembled = self.lcm.assembler.select(items, budget, system=system, query=query)
+        assembled = self.lcm.assembler.with_contents(
+            self.lcm.assembler.select(items, budget, system=system, query=query))
         self.last = assembled
         return [self._message(i) for i in assembled.items]
 
     def needs_lookback(self, budget_tokens: int) -> bool:
         """True once part of the conversation is out of sight: summarised, or over budget."""
-        items = self.lcm.store.get_context_items(self.conversation_id)
+        items = self.lcm.store.get_context_items(self.conversation_id, with_content=False)
         return (any(i.item_type == "summary" for i in items)
                 or sum(i.token_count for i in items) > budget_tokens)

@@ -19,7 +19,8 @@ _MODEL_ARGS: dict[str, tuple[str, ...]] = {
     "rlm_artifact_store": ("type", "content", "span_id"),
     "rlm_search_query": ("query", "method", "doc_ids", "limit"),
     "rlm_docs_list": ("offset",),
-    "lcm_expand": ("summary_id", "depth", "question"),
+    "lcm_grep": ("query", "mode"),
+    "lcm_expand": ("summary_id", "question"),
 }
 _BOUNDS = ("minimum", "maximum", "minLength", "minItems", "maxLength")
 

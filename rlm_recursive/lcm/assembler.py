@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .records import ContextItem
 from .store import ConversationStore
@@ -38,8 +38,8 @@ class AssembledContext:
     token_estimate: int
     system_tokens: int
     budget_tokens: int
-    omitted: list[str] = field(default_factory=list)
-    """Refs of active items left out for the budget (still searchable and expandable)."""
+    omitted: list[int] = field(default_factory=list)
+    """Ordinals of active items left out for the budget (still searchable, expandable)."""
 
     @property
     def fits(self) -> bool:
@@ -63,8 +63,17 @@ class ContextAssembler:
         The newest message is always kept, even over budget (then `fits` is False and the
         caller decides: compact, or refuse with context_overflow).
         """
-        items = self.store.get_context_items(conversation_id)
-        return self.select(items, budget_tokens, system=system, query=query)
+        items = self.store.get_context_items(conversation_id, with_content=False)
+        return self.with_contents(self.select(items, budget_tokens, system=system, query=query))
+
+    def with_contents(self, assembled: AssembledContext) -> AssembledContext:
+        """Fill in the texts of the chosen messages (read only for what is sent)."""
+        missing = [i.message_id for i in assembled.items
+                   if i.item_type == "message" and i.message_id and not i.content]
+        texts = self.store.message_contents(missing)
+        items = [i._replace(content=texts[i.message_id]) if i.message_id in texts else i
+                 for i in assembled.items]
+        return replace(assembled, items=items)
 
     def select(self, items: list[ContextItem], budget_tokens: int, *, system: str = "",
                query: str = "") -> AssembledContext:
@@ -84,7 +93,7 @@ class ContextAssembler:
                 used += cost
                 chosen.add(item.ordinal)
         ordered = [i for i in items if i.ordinal in chosen]
-        omitted = [i.ref for i in items if i.ordinal not in chosen]
+        omitted = [i.ordinal for i in items if i.ordinal not in chosen]
         return AssembledContext(ordered, used, system_tokens, budget_tokens, omitted)
 
     @staticmethod

@@ -85,7 +85,7 @@ class CompactionEngine:
     def evaluate(self, conversation_id: int, budget_tokens: int,
                  max_active_messages: int | None = None) -> CompactionDecision:
         """Is the active context past the threshold (or past a message cap)?"""
-        items = self.store.get_context_items(conversation_id)
+        items = self.store.get_context_items(conversation_id, with_content=False)
         tokens = sum(item_tokens(i) for i in items)
         active = sum(1 for i in items if i.item_type == "message")
         threshold = int(self.config.context_threshold * budget_tokens)

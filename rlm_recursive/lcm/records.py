@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 __all__ = [
     "PART_COLUMNS",
@@ -67,9 +67,12 @@ class SummaryRecord:
     file_ids: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class ContextItem:
-    """One active context entry with what the assembler needs of its target row."""
+class ContextItem(NamedTuple):
+    """One active context entry with what the assembler needs of its target row.
+
+    A named tuple: a turn builds one per active item, and tuples build several times faster
+    than dataclasses (the 1,000-message assembly budget is 5 ms).
+    """
 
     ordinal: int
     item_type: Literal["message", "summary"]

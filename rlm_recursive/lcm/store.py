@@ -45,7 +45,9 @@ class ConversationStore(Protocol):
     def message_parts(self, message_id: int) -> list[dict[str, Any]]: ...
     def messages(self, conversation_id: int, ids: list[int] | None = None
                  ) -> list[MessageRecord]: ...
-    def get_context_items(self, conversation_id: int) -> list[ContextItem]: ...
+    def get_context_items(self, conversation_id: int, *, with_content: bool = True
+                          ) -> list[ContextItem]: ...
+    def message_contents(self, message_ids: list[int]) -> dict[int, str]: ...
     def commit_compaction(self, batch: CompactionBatch) -> SummaryRecord: ...
     def get_summary(self, summary_id: str) -> SummaryRecord | None: ...
     def get_summary_children(self, summary_id: str) -> list[SummaryRecord]: ...
@@ -60,18 +62,18 @@ class ConversationStore(Protocol):
     def release_lock(self, conversation_id: int, owner: str) -> None: ...
     def insert_file(self, record: FileRecord) -> None: ...
     def get_file(self, file_id: str) -> FileRecord | None: ...
-    def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]: ...
+    def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]: ...
 
 
 _MESSAGE_COLS = "message_id, conversation_id, seq, role, content, token_count, created_at"
 _SUMMARY_COLS = "summary_id, conversation_id, kind, content, token_count, created_at, file_ids"
 
 
-def _message(row: sqlite3.Row) -> MessageRecord:
+def _message(row: Any) -> MessageRecord:
     return MessageRecord(*row)
 
 
-def _summary(row: sqlite3.Row) -> SummaryRecord:
+def _summary(row: Any) -> SummaryRecord:
     return SummaryRecord(*row[:6], file_ids=json.loads(row[6]))
 
 
@@ -89,6 +91,7 @@ class SqliteConversationStore:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.db = connect(path)
+        self.db.row_factory = None  # plain tuples: the assembler's hot path reads 1,000s
         self._lock = threading.RLock()
 
     def close(self) -> None:
@@ -106,7 +109,7 @@ class SqliteConversationStore:
                 raise
             self.db.execute("COMMIT")
 
-    def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
+    def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
         with self._lock:
             return self.db.execute(sql, params).fetchall()
 
@@ -191,11 +194,14 @@ class SqliteConversationStore:
                  *values))
 
     def message_parts(self, message_id: int) -> list[dict[str, Any]]:
-        rows = self.query("SELECT * FROM message_parts WHERE message_id = ? ORDER BY ordinal",
-                          (message_id,))
+        with self._lock:
+            cursor = self.db.execute("SELECT * FROM message_parts WHERE message_id = ? "
+                                     "ORDER BY ordinal", (message_id,))
+            names = [d[0] for d in cursor.description]
+            rows = cursor.fetchall()
         parts = []
         for row in rows:
-            part = {k: v for k, v in dict(row).items() if v is not None}
+            part = {k: v for k, v in zip(names, row, strict=True) if v is not None}
             for key in ("tool_input", "patch_files", "metadata"):
                 if key in part:
                     part[key] = json.loads(part[key])
@@ -214,15 +220,26 @@ class SqliteConversationStore:
                               (conversation_id, *ids))
         return [_message(r) for r in rows]
 
-    def get_context_items(self, conversation_id: int) -> list[ContextItem]:
+    def get_context_items(self, conversation_id: int, *, with_content: bool = True
+                          ) -> list[ContextItem]:
+        """Active items in order; without content, message texts are left empty (summaries
+        keep theirs) so a turn reads only the texts it will send (`message_contents`)."""
+        text = "COALESCE(m.content, s.content, '')" if with_content else "COALESCE(s.content, '')"
         rows = self.query(
-            "SELECT ci.ordinal, ci.item_type, ci.message_id, ci.summary_id, "
-            "COALESCE(m.content, s.content, ''), COALESCE(m.token_count, s.token_count, 0), "
+            f"SELECT ci.ordinal, ci.item_type, ci.message_id, ci.summary_id, {text}, "
+            "COALESCE(m.token_count, s.token_count, 0), "
             "m.role, m.seq, s.kind FROM context_items ci "
             "LEFT JOIN messages m ON m.message_id = ci.message_id "
             "LEFT JOIN summaries s ON s.summary_id = ci.summary_id "
             "WHERE ci.conversation_id = ? ORDER BY ci.ordinal", (conversation_id,))
-        return [ContextItem(*r) for r in rows]
+        return list(map(ContextItem._make, rows))
+
+    def message_contents(self, message_ids: list[int]) -> dict[int, str]:
+        if not message_ids:
+            return {}
+        marks = ",".join("?" * len(message_ids))
+        return dict(self.query(f"SELECT message_id, content FROM messages WHERE message_id IN "
+                               f"({marks})", tuple(message_ids)))
 
     # summaries and lineage
     def commit_compaction(self, batch: CompactionBatch) -> SummaryRecord:

@@ -39,7 +39,7 @@ class ExpandArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     summary_id: str
-    depth: int = Field(1, ge=1, le=5)
+    depth: int = Field(2, ge=1, le=5)
     include_raw: bool = True
     token_cap: int | None = Field(None, ge=64)
     question: str | None = Field(None, description="Get a short answer, not the text")
@@ -91,11 +91,9 @@ LCM_TOOLS = [
     ToolSpec("lcm_describe", "What an id from earlier in this conversation is: a summary "
              "(lineage, message range), a stored file, or a message.", DescribeArgs, describe,
              model_facing=True),
-    ToolSpec("lcm_grep", "Search this conversation's full history, including compacted parts: "
-             "words (full_text) or a regex, in messages, summaries or both.", GrepArgs, grep,
-             model_facing=True),
-    ToolSpec("lcm_expand", "Show the original messages behind a summary id (sum_…). With "
-             "question, a helper reads them and returns a short answer with cited ids.",
-             ExpandArgs, expand, model_facing=True),
+    ToolSpec("lcm_grep", "Search this conversation's whole history, compacted parts too: "
+             "words, or a regex (mode).", GrepArgs, grep, model_facing=True),
+    ToolSpec("lcm_expand", "The original messages behind a summary id (sum_…); with question, "
+             "a short answer citing message ids.", ExpandArgs, expand, model_facing=True),
 ]
 LCM_TOOL_NAMES = [t.name for t in LCM_TOOLS]
