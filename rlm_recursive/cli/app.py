@@ -7,9 +7,10 @@ from typing import Annotated
 import typer
 
 from .. import __version__
-from . import corpus, query, serve
+from . import chat, corpus, query, serve
 from .bench import bench_app
 from .common import CliState
+from .lcm import lcm_app
 
 __all__ = ["app", "main"]
 
@@ -43,6 +44,8 @@ corpus.register(app)
 query.register(app)
 serve.register(app)
 app.add_typer(bench_app, name="bench")
+chat.register(app)
+app.add_typer(lcm_app, name="lcm")
 
 
 def main() -> None:

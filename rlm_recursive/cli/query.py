@@ -15,10 +15,11 @@ from ..catalog import load_catalog
 from .common import CliState, console, print_json, run
 from .corpus import load_paths
 
-__all__ = ["register"]
+__all__ = ["register", "render_result"]
 
 
-def _render(result: QueryResult) -> None:
+def render_result(result: QueryResult) -> None:
+    """The answer, its citations and one line of provenance (and the call tree on a tty)."""
     console.print(result.answer, markup=False, highlight=False)
     console.print()
     if result.citations:
@@ -29,7 +30,9 @@ def _render(result: QueryResult) -> None:
     usage = result.usage
     console.print(f"[dim]{result.provider}/{result.model} · strategy {result.strategy} · "
                   f"{usage['model_calls']} model calls · {usage['wall_s']} s · "
-                  f"session {result.session_id}[/]")
+                  f"session {result.session_id}"
+                  + (f" · conversation {result.conversation_id}" if result.conversation_id
+                     else "") + "[/]")
     trace = result.recursion["call_trace"]
     if trace and console.is_terminal:
         tree = Tree(f"depth 0: {result.provider}/{result.model}")
@@ -50,6 +53,8 @@ def register(app: typer.Typer) -> None:
         paths: Annotated[list[str] | None, typer.Argument(help="Files or folders to load.")
                          ] = None,
         session: Annotated[str | None, typer.Option("--session", "-s")] = None,
+        conversation: Annotated[int | None, typer.Option(
+            "--conversation", help="Continue this conversation (see `lcm list`).")] = None,
         preset: Annotated[str | None, typer.Option(help="A preset from models.toml.")] = None,
         provider: Annotated[str | None, typer.Option(
             help="auto (default), ollama, claude or embedded.")] = None,
@@ -70,7 +75,8 @@ def register(app: typer.Typer) -> None:
             state.profile = load_catalog().preset(preset).profile
         options = QueryOptions(
             preset=preset, provider=provider, model=model, max_depth=max_depth,
-            max_iterations=max_iterations, strategy=strategy, timeout_s=timeout)
+            max_iterations=max_iterations, strategy=strategy, timeout_s=timeout,
+            conversation_id=conversation)
 
         async def body(rt: Runtime) -> QueryResult:
             sid = session
@@ -84,7 +90,7 @@ def register(app: typer.Typer) -> None:
         if json_out:
             print_json(result.model_dump())
         else:
-            _render(result)
+            render_result(result)
 
     @app.command()
     def models(
