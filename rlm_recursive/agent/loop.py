@@ -80,8 +80,11 @@ async def run_tool(rc: RunContext, state: RecursionState, call: ToolCall) -> str
         ctx = replace(rc.tool_ctx, read_log=rc.citations, sub_query=sub_query)
         memory = _memory(rc, state)
         if memory is not None:
+            # An expansion may take a sixth of the window: it must fit beside the history.
+            cap = max(256, rc.tier(state.depth).num_ctx // 6)
             ctx = replace(ctx, extras=bind_conversation(ctx.extras, memory.lcm,
-                                                        memory.conversation_id, memory.answerer))
+                                                        memory.conversation_id, memory.answerer,
+                                                        cap))
         result = await rc.registry.invoke(call.name, call.arguments, ctx)
         return json.dumps(result.output, ensure_ascii=False)
     except RunError:

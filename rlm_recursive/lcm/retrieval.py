@@ -148,8 +148,12 @@ class RetrievalEngine:
         out = []
         for s, snip in found:
             sources = self.source_messages(s.summary_id)
+            refs = [m.ref for m in sources]
+            # A condensed summary may cover hundreds of messages: the ends and a count.
+            shown = refs if len(refs) <= 8 else [*refs[:4], f"… {len(refs) - 8} more",
+                                                 *refs[-4:]]
             out.append({"kind": "summary", "id": s.summary_id, "summary_kind": s.kind,
-                        "snippet": snip, "source_ids": [m.ref for m in sources]})
+                        "snippet": snip, "source_ids": shown, "source_count": len(refs)})
         return out
 
     def expand(self, summary_id: str, *, depth: int = 1, include_raw: bool = True,

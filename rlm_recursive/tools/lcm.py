@@ -47,9 +47,11 @@ class ExpandArgs(BaseModel):
 
 
 def bind_conversation(extras: dict[str, Any], lcm: Lcm, conversation_id: int,
-                      answerer: Any = None) -> dict[str, Any]:
-    """Tool-context extras that bind the LCM tools to one conversation (and a sub-model)."""
-    return {**extras, "lcm": lcm, "conversation_id": conversation_id, "lcm_answerer": answerer}
+                      answerer: Any = None, token_cap: int | None = None) -> dict[str, Any]:
+    """Tool-context extras that bind the LCM tools to one conversation (and a sub-model);
+    `token_cap` bounds an expansion so its result fits the calling model's window."""
+    return {**extras, "lcm": lcm, "conversation_id": conversation_id, "lcm_answerer": answerer,
+            "lcm_token_cap": token_cap}
 
 
 def _lcm(ctx: ToolContext) -> Lcm:
@@ -76,6 +78,9 @@ async def grep(ctx: ToolContext, args: GrepArgs) -> ToolResult:
 
 async def expand(ctx: ToolContext, args: ExpandArgs) -> ToolResult:
     retrieval = _lcm(ctx).retrieval
+    bound = ctx.extras.get("lcm_token_cap")
+    if bound:
+        args = args.model_copy(update={"token_cap": min(args.token_cap or bound, bound)})
     if args.question:
         answerer = ctx.extras.get("lcm_answerer")
         if answerer is None:
