@@ -28,6 +28,7 @@ class Lcm:
                  estimator: TokenEstimator | None = None, summariser: Summariser | None = None,
                  blobs: BlobStore | None = None) -> None:
         self.config = config or LcmConfig.load()
+        data_dir.mkdir(parents=True, exist_ok=True)
         self.store = SqliteConversationStore(data_dir / "rlm.db")
         self.estimator = estimator or TokenEstimator()
         self.assembler = ContextAssembler(self.store, self.estimator)
