@@ -61,6 +61,8 @@ class Preset(BaseModel):
     description: str = ""
     profile: str | None = None
     tiers: list[TierSpec] = Field(min_length=1)
+    summary_tier: int | None = Field(None, ge=0)
+    """The depth whose model writes conversation summaries (LCM); default: the deepest."""
 
 
 class Catalog(BaseModel):

@@ -16,7 +16,7 @@ import respx
 from rlm_recursive.agent.pool import ProviderPool
 from rlm_recursive.agent.query import QueryOptions, QueryResult, run_query
 from rlm_recursive.agent.runtime import Runtime
-from rlm_recursive.catalog import ModelInfo
+from rlm_recursive.catalog import ModelInfo, Preset, TierSpec
 from rlm_recursive.config import SessionConfig
 from rlm_recursive.lcm import lcm_for
 from rlm_recursive.providers.base import ChatRequest, ChatResult, ToolCall
@@ -195,3 +195,27 @@ async def test_forty_turns_against_ollama_over_http(rt) -> None:
     assert _overflows_without_lcm(runtime, result.conversation_id or 0)
     turn40 = [p for p in prompts if "What was my locker code?" in p]
     _check_turn40(runtime, result, turn40[0])
+
+
+@pytest.mark.parametrize(("summary_tier", "writer"), [(None, "small4k"), (0, "big4k")])
+async def test_the_preset_names_the_tier_that_writes_summaries(
+    rt, summary_tier: int | None, writer: str,
+) -> None:
+    runtime, sid = rt
+    for name in ("big4k", "small4k"):
+        runtime.catalog.models[name] = ModelInfo(name=name, provider="fake", num_ctx=NUM_CTX,
+                                                 params_b=8)
+    runtime.catalog.presets["two"] = Preset(tiers=[TierSpec(model="big4k"),
+                                                   TierSpec(model="small4k")],
+                                            summary_tier=summary_tier)
+    seen: list[int] = []
+    fake = _fake(seen, [])
+    options = QueryOptions(preset="two", strategy="agent", max_depth=0)
+    for turn in range(1, 21):
+        result = await run_query(runtime, sid, question(turn), options,
+                                 ProviderPool({"fake": fake}))
+        options = options.model_copy(update={"conversation_id": result.conversation_id})
+    summarisers = {r.model for r in fake.requests
+                   if not r.tools and r.messages[0].content.startswith("Summarise")}
+    assert summarisers == {writer}
+    assert all(_fits(c) for c in seen)

@@ -19,9 +19,9 @@ EXPAND_SYSTEM = ("Answer the question from the conversation excerpt only. Cite t
                  "[sum_…] ids you used, in brackets. Say NOT FOUND if it is not there.")
 
 
-def _summariser(rc: RunContext) -> Summariser:
-    """The deepest tier writes summaries (the cheapest model in every preset)."""
-    tier = rc.plan.tiers[-1]
+def _summariser(rc: RunContext, depth: int | None) -> Summariser:
+    """The preset's summary tier writes summaries; by default the deepest (the cheapest)."""
+    tier = rc.plan.at(len(rc.plan.tiers) - 1 if depth is None else depth)
 
     async def summarise(texts: list[str], target: int, kind: str) -> str:
         body = "\n\n".join(texts)
@@ -51,10 +51,11 @@ def _answerer(rc: RunContext):
 
 
 def open_conversation(rc: RunContext, config: LcmConfig, conversation_id: int | None,
-                      question: str) -> ConversationMemory:
+                      question: str, summary_tier: int | None = None) -> ConversationMemory:
     """Continue `conversation_id` (it must belong to the run's session) or start one; the
     question becomes its newest message."""
-    lcm = Lcm(rc.store.data_dir, config, summariser=_summariser(rc), blobs=rc.store.blobs)
+    lcm = Lcm(rc.store.data_dir, config, summariser=_summariser(rc, summary_tier),
+              blobs=rc.store.blobs)
     try:
         if conversation_id is None:
             conversation_id = lcm.store.create_conversation(

@@ -163,8 +163,10 @@ async def run_query(
         state = RecursionState(depth=0, max_depth=options.max_depth)
         lcm_config = LcmConfig.load(runtime.catalog.lcm)
         if lcm_config.enabled:
+            summary_tier = (runtime.catalog.preset(options.preset).summary_tier
+                            if options.preset else None)
             rc.memory = memory = open_conversation(rc, lcm_config, options.conversation_id,
-                                                   question)
+                                                   question, summary_tier)
         try:
             async with asyncio.timeout(options.timeout_s):
                 answer = await run_strategy(rc, state, strategy, question)

@@ -11,7 +11,7 @@ from .files import LargeFileService
 from .integrity import IntegrityChecker, IntegrityReport
 from .records import PART_TYPES, ContextItem, MessageRecord, SummaryRecord
 from .retrieval import RetrievalEngine
-from .service import Lcm, lcm_for
+from .service import Lcm, lcm_for, release_lcm
 from .store import ConversationStore, SqliteConversationStore
 from .tokens import TokenEstimator
 
@@ -36,4 +36,5 @@ __all__ = [
     "TokenEstimator",
     "extractive_summary",
     "lcm_for",
+    "release_lcm",
 ]

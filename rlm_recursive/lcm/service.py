@@ -18,7 +18,7 @@ from .retrieval import RetrievalEngine
 from .store import SqliteConversationStore
 from .tokens import TokenEstimator
 
-__all__ = ["Lcm", "lcm_for"]
+__all__ = ["Lcm", "lcm_for", "release_lcm"]
 
 
 class Lcm:
@@ -70,3 +70,10 @@ def lcm_for(store: Store, config: LcmConfig | None = None) -> Lcm:
             config = LcmConfig.load(load_catalog().lcm)
         lcm = _BY_STORE[store] = Lcm(store.data_dir, config, blobs=store.blobs)
     return lcm
+
+
+def release_lcm(store: Store) -> None:
+    """Close the `Lcm` of a store that is closing (its connection is its own)."""
+    lcm = _BY_STORE.pop(store, None)
+    if lcm is not None:
+        lcm.close()
