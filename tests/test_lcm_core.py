@@ -257,3 +257,23 @@ def test_detects_a_deleted_part_and_broken_lineage(
     found = _kinds(lcm, cid)
     assert found[4] == {"canonical_part_missing", "canonical_message_missing"}
     assert found[1] == {"lineage_to_missing_message"}
+
+
+async def test_sub_agent_expansion_returns_a_distilled_answer_with_cited_ids(
+    tmp_path: Path,
+) -> None:
+    lcm, cid, _ = build_conversation(tmp_path, 60)
+    await lcm.compaction.compact(cid)
+    sid = lcm.retrieval.grep(cid, "Rotterdam", scope="summaries")["matches"][0]["id"]
+    shown: list[str] = []
+
+    async def answerer(question: str, text: str) -> str:
+        shown.append(text)
+        line = next(line for line in text.splitlines() if "Rotterdam" in line)
+        return f"{line.split('] ', 1)[1].split('.')[0]} {line.split(']')[0]}]"
+
+    out = await lcm.retrieval.ask([sid], "Which container?", answerer, token_cap=300)
+    assert "MSCU-4471902" in out["answer"] and "[msg_3]" in out["answer"]
+    assert sid in out["cited_ids"] and "msg_3" in out["cited_ids"]
+    # Bounded: the sub-agent saw at most the cap, the caller only the distilled answer.
+    assert len(shown[0]) <= 300 * 3 + 200 and "answer" in out and "messages" not in out

@@ -114,6 +114,10 @@ async def _converse(rt: Runtime, sid: str, options: QueryOptions, pool: Provider
 
 
 def _fake(seen: list[int], prompts: list[str]) -> FakeProvider:
+    return FakeProvider(script=_scripted(seen, prompts))
+
+
+def _scripted(seen: list[int], prompts: list[str]) -> Callable[[ChatRequest], ChatResult]:
     def script(request: ChatRequest) -> ChatResult:
         chars = sum(len(m.content) + 16 + sum(len(json.dumps(c.arguments)) + len(c.name)
                                               for c in m.tool_calls) for m in request.messages)
@@ -131,7 +135,7 @@ def _fake(seen: list[int], prompts: list[str]) -> FakeProvider:
         return ChatResult(tool_calls=[ToolCall(name="rlm_final_answer",
                                                arguments={"answer": value})],
                           model=request.model, provider="fake")
-    return FakeProvider(script=script)
+    return script
 
 
 async def test_forty_turns_with_the_fake_provider(rt) -> None:
@@ -219,3 +223,54 @@ async def test_the_preset_names_the_tier_that_writes_summaries(
                    if not r.tools and r.messages[0].content.startswith("Summarise")}
     assert summarisers == {writer}
     assert all(_fits(c) for c in seen)
+
+
+async def test_lcm_expand_with_a_question_runs_a_bounded_sub_agent(rt) -> None:
+    runtime, sid = rt
+    runtime.catalog.models["tiny4k"] = ModelInfo(name="tiny4k", provider="fake",
+                                                 num_ctx=NUM_CTX, params_b=8)
+    base = _scripted([], [])
+
+    def script(request: ChatRequest) -> ChatResult:
+        system = request.messages[0].content
+        if not request.tools and system.startswith("Answer the question from the conversation"):
+            found = re.search(r"\[(msg_\d+)\] user: .*locker code is (\S+?)\.",
+                              request.messages[-1].content)
+            return reply(f"{found.group(2)} [{found.group(1)}]" if found else "NOT FOUND")
+        asked = [m for m in request.messages if m.role == "user"
+                 and not m.content.startswith("[Summary")][-1].content
+        results = [m for m in request.messages if m.role == "tool"]
+        if "locker code?" in asked and request.tools:
+            if not results:
+                summaries = re.findall(r"\[Summary (sum_\w+)", "\n".join(
+                    m.content for m in request.messages))
+                return ChatResult(tool_calls=[ToolCall(name="lcm_expand", arguments={
+                    "summary_id": summaries[0], "question": "What is the locker code?"})],
+                    model=request.model, provider="fake")
+            distilled = json.loads(results[-1].content)
+            return ChatResult(tool_calls=[ToolCall(name="rlm_final_answer", arguments={
+                "answer": f"{distilled['answer']} (via {distilled['cited_ids'][0]})"})],
+                model=request.model, provider="fake")
+        raise AssertionError("unexpected request")
+
+    def combined(request: ChatRequest) -> ChatResult:
+        system = request.messages[0].content
+        asked = [m for m in request.messages if m.role == "user"
+                 and not m.content.startswith("[Summary")]
+        if system.startswith("Answer the question from the conversation") or (
+                asked and "locker code?" in asked[-1].content and request.tools):
+            return script(request)
+        return base(request)
+
+    fake = FakeProvider(script=combined)
+    options = QueryOptions(provider="fake", model="tiny4k", strategy="agent", max_depth=0)
+    result = None
+    for turn in [*range(1, 31), 40]:
+        result = await run_query(runtime, sid, question(turn), options,
+                                 ProviderPool({"fake": fake}))
+        options = options.model_copy(update={"conversation_id": result.conversation_id})
+    assert result is not None
+    assert result.answer.startswith(f"{CODE} [msg_3]") and "(via sum_" in result.answer
+    sub = [r for r in fake.requests if r.messages[0].content.startswith("Answer the question")]
+    assert len(sub) == 1 and not sub[0].tools
+    assert len(sub[0].messages[-1].content) <= NUM_CTX // 6 * 3 + 400  # the bounded expansion
