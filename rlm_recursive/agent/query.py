@@ -165,15 +165,15 @@ async def run_query(
         if lcm_config.enabled:
             summary_tier = (runtime.catalog.preset(options.preset).summary_tier
                             if options.preset else None)
-            rc.memory = memory = open_conversation(rc, lcm_config, options.conversation_id,
-                                                   question, summary_tier)
+            rc.memory = open_conversation(rc, lcm_config, options.conversation_id, question,
+                                          summary_tier)
         try:
             async with asyncio.timeout(options.timeout_s):
                 answer = await run_strategy(rc, state, strategy, question)
         except TimeoutError:
             raise Timeout(f"the query did not finish within {options.timeout_s} s") from None
         if rc.memory is not None:
-            memory.record(Message(role="assistant", content=answer.text))
+            rc.memory.record(Message(role="assistant", content=answer.text))
         return QueryResult(
             answer=answer.text, session_id=session_id, strategy=strategy,
             provider=root.provider, model=root.model, provider_reason=reason,
@@ -181,7 +181,7 @@ async def run_query(
             recursion={"max_depth": state.max_depth, "final_depth": state.final_depth,
                        "call_trace": state.call_trace},
             usage=rc.budget.summary(), plan=plan.describe(), stopped=answer.stopped,
-            conversation_id=memory.conversation_id if rc.memory is not None else None,
+            conversation_id=rc.memory.conversation_id if rc.memory is not None else None,
         )
     finally:
         if rc is not None and rc.memory is not None:
