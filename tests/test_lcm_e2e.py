@@ -274,3 +274,24 @@ async def test_lcm_expand_with_a_question_runs_a_bounded_sub_agent(rt) -> None:
     sub = [r for r in fake.requests if r.messages[0].content.startswith("Answer the question")]
     assert len(sub) == 1 and not sub[0].tools
     assert len(sub[0].messages[-1].content) <= NUM_CTX // 6 * 3 + 400  # the bounded expansion
+
+
+async def test_a_turn_goes_on_while_another_process_compacts(rt) -> None:
+    """Lock contention is not the turn's failure: it sends what fits and compacts later."""
+    runtime, sid = rt
+    runtime.catalog.models["tiny4k"] = ModelInfo(name="tiny4k", provider="fake",
+                                                 num_ctx=NUM_CTX, params_b=8)
+    seen: list[int] = []
+    fake = _fake(seen, [])
+    options = QueryOptions(provider="fake", model="tiny4k", strategy="agent", max_depth=0)
+    result = await run_query(runtime, sid, question(1), options, ProviderPool({"fake": fake}))
+    cid = result.conversation_id or 0
+    options = options.model_copy(update={"conversation_id": cid})
+    lcm = lcm_for(runtime.store)
+    lcm.store.acquire_lock(cid, "other-process", ttl_s=600)
+    for turn in range(2, 26):
+        await run_query(runtime, sid, question(turn), options, ProviderPool({"fake": fake}))
+    assert not lcm.store.summaries(cid) and all(_fits(c) for c in seen)
+    lcm.store.release_lock(cid, "other-process")
+    await run_query(runtime, sid, question(26), options, ProviderPool({"fake": fake}))
+    assert lcm.store.summaries(cid)

@@ -3,9 +3,11 @@ window instead of a trimmed list (nothing is dropped; old turns become summaries
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import Conflict
 from ..lcm import AssembledContext, ContextItem, Lcm
 from ..lcm.assembler import render_item
 from ..providers.base import Message, ToolCall
@@ -105,8 +107,10 @@ class ConversationMemory:
         decision = self.lcm.compaction.evaluate(self.conversation_id, budget)
         must = decision.context_tokens + self.lcm.estimator.message(system) > budget
         if must or (decision.should_compact and not config.autocompact_disabled):
-            await self.lcm.compaction.compact(self.conversation_id, reason="threshold",
-                                              budget_tokens=budget)
+            # Another process compacting it is no failure: this turn sends what fits now.
+            with contextlib.suppress(Conflict):
+                await self.lcm.compaction.compact(self.conversation_id, reason="threshold",
+                                                  budget_tokens=budget)
         items = self.lcm.store.get_context_items(self.conversation_id, with_content=False)
         if skip_newest:
             items = items[:-1]
