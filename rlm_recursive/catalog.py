@@ -73,6 +73,8 @@ class Preset(BaseModel):
     description: str = ""
     profile: str | None = None
     tiers: list[TierSpec] = Field(min_length=1)
+    summary_tier: int | None = Field(None, ge=0)
+    """The depth whose model writes conversation summaries (LCM); default: the deepest."""
 
 
 class Catalog(BaseModel):
@@ -81,6 +83,8 @@ class Catalog(BaseModel):
     models: dict[str, ModelInfo] = {}
     presets: dict[str, Preset] = {}
     profiles: dict[str, dict[str, Any]] = {}
+    lcm: dict[str, Any] = {}
+    """The `[lcm]` table: lossless context management knobs (validated by `lcm.LcmConfig`)."""
 
     def model(self, name: str, provider: str | None = None) -> ModelInfo:
         """A catalogued model, or a default entry for an uncatalogued one on a known provider."""

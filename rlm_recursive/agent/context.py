@@ -14,6 +14,7 @@ from ..tools import Registry, ToolContext
 from ..tools.spec import SubQueryRunner
 from .budget import Budget
 from .citations import CitationLog
+from .memory import ConversationMemory
 from .pool import ProviderPool
 from .recursion import RecursionState, Tier, TierPlan
 
@@ -75,6 +76,8 @@ class RunContext:
     """Live events for a surface (a REPL step ran); never required."""
     sub_queries: SubQueryFactory | None = None
     """Set by the query layer, so the loop does not import the sub-query module (a circle)."""
+    memory: ConversationMemory | None = None
+    """The conversation this run continues (LCM); the root loop assembles its window from it."""
 
     @property
     def store(self) -> Store:

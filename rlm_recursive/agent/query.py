@@ -15,7 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..catalog import Catalog
 from ..errors import EgressDenied, EmptyAnswer, InvalidArgs, Timeout
+from ..lcm import LcmConfig
 from ..policy import AuditEntry, EgressPolicy, Profile, audited, load_profile
+from ..providers.base import Message
 from ..store.executions import ExecutionStore
 from ..tools.spec import ToolContext
 from ..tools.subquery import SubQueryArgs, SubQueryBatchArgs
@@ -23,6 +25,7 @@ from ..types import ToolResult
 from .budget import Budget, BudgetLimits
 from .citations import Citation
 from .context import RunContext, RunSettings
+from .conversation import open_conversation
 from .pool import ProviderPool
 from .recursion import MAX_DEPTH_CAP, RecursionState, Tier, TierPlan
 from .strategies import Strategy, choose_strategy, run_strategy
@@ -57,6 +60,8 @@ class QueryOptions(BaseModel):
     """Sub-calls in flight at once (map-reduce, llm_query_batched)."""
     output_mode: Literal["ANSWER", "CONTEXTS"] = "ANSWER"
     """repl strategy: CONTEXTS returns the passages the model tagged, not an answer."""
+    conversation_id: int | None = Field(None, ge=1)
+    """Continue this conversation (LCM); None starts a new one when LCM is enabled."""
     client_override: bool = False
     """True when a client (an MCP caller), not the operator, chose the model: the profile's
     `allow_model_override` decides. CLI flags are the operator's own configuration."""
@@ -79,6 +84,7 @@ class QueryResult(BaseModel):
     contexts: list[dict[str, Any]] | None = None
     uncited: bool = False
     """True when the answer rests on nothing the run read: no citation can back it."""
+    conversation_id: int | None = None
 
 
 async def resolve_plan(
@@ -194,6 +200,7 @@ async def _run(
                           "answer from; load files into it first")
     own_pool = providers is None
     providers = providers or ProviderPool()
+    rc: RunContext | None = None
     try:
         plan, reason = await resolve_plan(runtime.catalog, runtime.profile, options)
         rc = build_run(runtime, session_id, plan, options, providers).derive(progress=progress)
@@ -205,6 +212,12 @@ async def _run(
         print(f"rlm-recursive: {root.provider}/{root.model} ({reason}), strategy {strategy}",
               file=sys.stderr)
         state = RecursionState(depth=0, max_depth=options.max_depth)
+        lcm_config = LcmConfig.load(runtime.catalog.lcm)
+        if lcm_config.enabled:
+            summary_tier = (runtime.catalog.preset(options.preset).summary_tier
+                            if options.preset else None)
+            rc.memory = open_conversation(rc, lcm_config, options.conversation_id, question,
+                                          summary_tier)
         try:
             async with asyncio.timeout(options.timeout_s):
                 answer = await run_strategy(rc, state, strategy, question)
@@ -215,6 +228,8 @@ async def _run(
                               f"(stopped: {answer.stopped}); an empty reply is not an answer",
                               model=root.model)
         citations = rc.citations.citations(runtime.store, session_id)
+        if rc.memory is not None:
+            rc.memory.record(Message(role="assistant", content=answer.text))
         return QueryResult(
             answer=answer.text, session_id=session_id, strategy=strategy,
             provider=root.provider, model=root.model, provider_reason=reason,
@@ -224,8 +239,11 @@ async def _run(
             usage=rc.budget.summary(), plan=plan.describe(), stopped=answer.stopped,
             execution_id=answer.extra.get("execution_id"), contexts=answer.extra.get("contexts"),
             uncited=not citations,
+            conversation_id=rc.memory.conversation_id if rc.memory is not None else None,
         )
     finally:
+        if rc is not None and rc.memory is not None:
+            rc.memory.lcm.close()
         if own_pool:
             await providers.aclose()
 

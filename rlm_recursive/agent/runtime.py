@@ -75,4 +75,7 @@ class Runtime:
             return result
 
     def close(self) -> None:
+        from ..lcm import release_lcm
+
+        release_lcm(self.store)
         self.store.close()

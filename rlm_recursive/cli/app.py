@@ -13,9 +13,10 @@ from typer.exceptions import TyperException
 
 from .. import __version__
 from ..errors import InternalError, InvalidArgs
-from . import corpus, export, query, serve
+from . import chat, corpus, export, query, serve
 from .bench import bench_app
 from .common import CliState, err_console, fail
+from .lcm import lcm_app
 from .skill import skill_app
 
 __all__ = ["app", "main"]
@@ -93,6 +94,8 @@ serve.register(app)
 app.add_typer(bench_app, name="bench")
 export.register(app)
 app.add_typer(skill_app, name="skill")
+chat.register(app)
+app.add_typer(lcm_app, name="lcm")
 
 
 def main() -> None:

@@ -25,10 +25,11 @@ from .common import (
 )
 from .corpus import load_paths
 
-__all__ = ["register"]
+__all__ = ["register", "render_result"]
 
 
-def _render(result: QueryResult) -> None:
+def render_result(result: QueryResult) -> None:
+    """The answer, its citations and one line of provenance (and the call tree on a tty)."""
     console.print(result.answer, markup=False, highlight=False)
     console.print()
     if result.citations:
@@ -40,7 +41,9 @@ def _render(result: QueryResult) -> None:
     console.print(f"[dim]{result.provider}/{result.model} · num_ctx {result.plan[0]['num_ctx']} · "
                   f"strategy {result.strategy} · "
                   f"{usage['model_calls']} model calls · {usage['wall_s']} s · "
-                  f"session {result.session_id}[/]")
+                  f"session {result.session_id}"
+                  + (f" · conversation {result.conversation_id}" if result.conversation_id
+                     else "") + "[/]")
     trace = result.recursion["call_trace"]
     if trace and console.is_terminal:
         tree = Tree(f"depth 0: {result.provider}/{result.model}")
@@ -95,6 +98,8 @@ def register(app: typer.Typer) -> None:
         paths: Annotated[list[str] | None, typer.Argument(help="Files or folders to load.")
                          ] = None,
         session: Annotated[str | None, typer.Option("--session", "-s")] = None,
+        conversation: Annotated[int | None, typer.Option(
+            "--conversation", help="Continue this conversation (see `lcm list`).")] = None,
         preset: Annotated[str | None, typer.Option(
             help="A preset from models.toml.", callback=known_preset)] = None,
         provider: Annotated[ProviderChoice | None, typer.Option(
@@ -124,7 +129,8 @@ def register(app: typer.Typer) -> None:
         options = QueryOptions(
             preset=preset, provider=provider, model=model, max_depth=max_depth,
             max_iterations=max_iterations, strategy=strategy, timeout_s=timeout,
-            max_tool_calls=max_tool_calls, max_sub_calls=max_sub_calls, budget_usd=max_usd)
+            max_tool_calls=max_tool_calls, max_sub_calls=max_sub_calls, budget_usd=max_usd,
+            conversation_id=conversation)
 
         execution: dict = {}
 
@@ -149,7 +155,7 @@ def register(app: typer.Typer) -> None:
             print_json({**result.model_dump(), **({"execution": execution} if execution
                                                   else {})})
         else:
-            _render(result)
+            render_result(result)
 
     @app.command()
     def models(

@@ -17,6 +17,7 @@ from ..agent.pool import ProviderPool
 from ..agent.query import QueryOptions, QueryResult, run_query
 from ..agent.runtime import Runtime
 from ..errors import InternalError, InvalidArgs, RlmError, UnsupportedFile
+from ..lcm import lcm_for
 from ..policy import audited
 
 __all__ = [
@@ -34,7 +35,9 @@ RLM_QUERY_DESCRIPTION = (
     "a local or configured model answers with citations (spans with sha256 checksums). Returns "
     "{data: {answer, session_id, budget_summary, citations}, meta} or {error, meta: "
     "{error_code, retryable}}. Use the returned session_id with rlm_docs_peek or "
-    "rlm_citation_verify to check the answer."
+    "rlm_citation_verify to check the answer. Pass the returned conversation_id to ask a "
+    "follow-up: earlier questions and answers are remembered (lcm_grep/lcm_expand search "
+    "them)."
 )
 
 _SOURCES = ("path", "context")
@@ -80,6 +83,10 @@ class RlmQueryArgs(BaseModel):
     )
     provider: Literal["auto", "ollama", "claude", "embedded"] = Field(
         "auto", description="auto: Ollama if it answers, else the embedded model"
+    )
+    conversation_id: int | None = Field(
+        None, ge=1, description="Continue this conversation (a previous answer's "
+        "conversation_id); the text joins that conversation's session"
     )
 
     @model_validator(mode="before")
@@ -135,7 +142,8 @@ async def run_rlm_query(
             args = _parse(arguments)
             text, source = _read_source(runtime, args)
             record.bytes_read = source["bytes_read"]
-            session_id = await _load(runtime, text, args.path or "context")
+            session_id = await _load(runtime, text, args.path or "context",
+                                     _conversation_session(runtime, args.conversation_id))
             question = args.task
             if args.language:
                 question += f"\n\n(The text is {args.language}.)"
@@ -202,12 +210,21 @@ def _read_source(runtime: Runtime, args: RlmQueryArgs) -> tuple[str, dict[str, A
     return text, {"type": "path", "path": args.path, "bytes_read": len(data), "truncated": False}
 
 
-async def _load(runtime: Runtime, text: str, label: str) -> str:
-    """A fresh session holding the text as one document; its id."""
+def _conversation_session(runtime: Runtime, conversation_id: int | None) -> str | None:
+    """The session a continued conversation lives in (its texts stay readable there)."""
+    if conversation_id is None:
+        return None
+    return lcm_for(runtime.store).store.conversation(conversation_id).session_id
+
+
+async def _load(runtime: Runtime, text: str, label: str, session_id: str | None = None) -> str:
+    """The text as one document in `session_id`, or in a fresh session; the session's id."""
     ctx = runtime.context()
-    created = await runtime.registry.invoke("rlm_session_create", {"name": RLM_QUERY_NAME}, ctx)
-    _raise_if_error(created.output, created.is_error)
-    session_id = created.output["session_id"]
+    if session_id is None:
+        created = await runtime.registry.invoke("rlm_session_create",
+                                                {"name": RLM_QUERY_NAME}, ctx)
+        _raise_if_error(created.output, created.is_error)
+        session_id = created.output["session_id"]
     loaded = await runtime.registry.invoke(
         "rlm_docs_load",
         {
@@ -241,6 +258,7 @@ def _options(args: RlmQueryArgs) -> QueryOptions:
         timeout_s=float(args.timeout_s),
         budget_usd=args.budget_usd,
         max_iterations=args.max_turns,
+        conversation_id=args.conversation_id,
         client_override=True,
     )
 
@@ -251,6 +269,7 @@ def _success(result: QueryResult, source: dict[str, Any]) -> dict[str, Any]:
         "data": {
             "answer": result.answer,
             "session_id": result.session_id,
+            "conversation_id": result.conversation_id,
             "budget_summary": {"total_cost_usd": usage.get("cost_usd") or 0.0, **usage},
             "citations": [c.model_dump() for c in result.citations],
         },

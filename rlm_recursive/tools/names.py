@@ -47,6 +47,9 @@ PINNED_TOOLS: tuple[str, ...] = (
     "rlm_step_run",
     "rlm_execution_get",
     "rlm_query",
+    "lcm_describe",
+    "lcm_grep",
+    "lcm_expand",
 )
 
 SESSION_WRITE_TOOLS = frozenset({"rlm_docs_load", "rlm_artifact_store"})

@@ -78,13 +78,18 @@ class ToolSpec:
     model_facing: bool = False
 
 
+_BOUND = ("session_id", "conversation_id")
+"""Arguments a run binds for its model (MCP clients give them)."""
+
+
 def tool_def(spec: ToolSpec, *, for_model: bool) -> ToolDef:
     """The neutral definition; a model bound to a session is never asked for `session_id`."""
     schema = spec.args_model.model_json_schema()
     schema.pop("title", None)
     if for_model:
-        schema["properties"].pop("session_id", None)
-        schema["required"] = [r for r in schema.get("required", []) if r != "session_id"]
+        for bound in _BOUND:
+            schema["properties"].pop(bound, None)
+        schema["required"] = [r for r in schema.get("required", []) if r not in _BOUND]
         schema["properties"] = {k: _flat(v) for k, v in schema["properties"].items()}
         schema.pop("additionalProperties", None)
     if not schema.get("required"):

@@ -9,13 +9,10 @@ from ..recursion import RecursionState
 __all__ = ["ROOT_SYSTEM", "overview", "run"]
 
 ROOT_SYSTEM = """You answer a question about a document collection that is too large to read \
-at once. It is stored outside your context; reach it only through the tools:
-- rlm_search_query finds passages by keywords (bm25) or exact text (literal, regex);
-- rlm_docs_peek reads a character range of a document; rlm_docs_list lists documents;
-- rlm_chunk_create and rlm_span_get cut a document into spans and read them;
-- rlm_sub_query hands a long span to a helper model with a question.
-Search first, read around the best matches, and call rlm_final_answer with a short, exact \
-answer as soon as you know it. Quote values exactly as they appear.
+at once. It is stored outside your context; reach it only through the tools (each says what \
+it does). Search first, read around the best matches, hand long spans to rlm_sub_query if \
+offered, and call rlm_final_answer with a short, exact answer as soon as you know it. Quote \
+values exactly as they appear.
 
 The collection: {overview}"""
 

@@ -53,7 +53,11 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
     for ref in refs:
         rc.citations.add(ref)
     body = "\n\n".join(f"[Excerpt {i + 1}]\n{e}" for i, e in enumerate(excerpts))
-    messages = [Message(role="system", content=ANSWER_SYSTEM),
+    # In a conversation, earlier turns come first (a small share: the excerpts matter most).
+    room = (window_chars(tier, 1024) - len(body) - len(question) - 600) // 3
+    history = (await rc.memory.history(min(max(room // 2, 0), 1500), question)
+               if rc.memory is not None and state.depth == 0 else [])
+    messages = [Message(role="system", content=ANSWER_SYSTEM), *history,
                 Message(role="user", content=f"{body or '(no matching text found)'}\n\n"
                                              f"Question: {question}\nAnswer:")]
     result = await call_model(rc, tier, messages, [])
