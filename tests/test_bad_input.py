@@ -104,6 +104,13 @@ def _base(path: tuple[str, ...], sid: str, doc: str) -> list[str]:
         ("bench", "sniah"): ["bench", "sniah", "--lengths", "1k", "-n", "1"],
         ("export",): ["export", "ses_missing", "--repo", "."],
         ("skill", "install"): ["skill", "install"],
+        ("chat",): ["chat", "missing.txt"],
+        ("lcm", "list"): ["lcm", "list", "-s", "ses_missing"],
+        ("lcm", "describe"): ["lcm", "describe", "sum_missing"],
+        ("lcm", "grep"): ["lcm", "grep", "q", "--conversation", "999999"],
+        ("lcm", "expand"): ["lcm", "expand", "sum_missing"],
+        ("lcm", "check"): ["lcm", "check", "--conversation", "999999"],
+        ("lcm", "compact"): ["lcm", "compact", "--conversation", "999999"],
     }[path]
 
 

@@ -60,7 +60,7 @@ class QueryOptions(BaseModel):
     """Sub-calls in flight at once (map-reduce, llm_query_batched)."""
     output_mode: Literal["ANSWER", "CONTEXTS"] = "ANSWER"
     """repl strategy: CONTEXTS returns the passages the model tagged, not an answer."""
-    conversation_id: int | None = Field(None, ge=1)
+    conversation_id: int | None = Field(None, ge=1, le=2**63 - 1)
     """Continue this conversation (LCM); None starts a new one when LCM is enabled."""
     client_override: bool = False
     """True when a client (an MCP caller), not the operator, chose the model: the profile's

@@ -16,10 +16,19 @@ import typer
 from ..agent.pool import ProviderPool
 from ..agent.query import QueryOptions, run_query
 from ..agent.runtime import Runtime
+from ..agent.strategies import Strategy
 from ..catalog import load_catalog
 from ..errors import RlmError
 from ..lcm import LcmConfig, lcm_for
-from .common import CliState, console, print_json, run, tool_output
+from .common import (
+    CliState,
+    ProviderChoice,
+    console,
+    known_preset,
+    print_json,
+    run,
+    tool_output,
+)
 from .corpus import load_paths
 from .query import render_result
 
@@ -70,13 +79,15 @@ def register(app: typer.Typer) -> None:
         session: Annotated[str | None, typer.Option("--session", "-s")] = None,
         conversation: Annotated[int | None, typer.Option(
             "--conversation", help="Continue this conversation.")] = None,
-        preset: Annotated[str | None, typer.Option(help="A preset from models.toml.")] = None,
-        provider: Annotated[str | None, typer.Option(help="auto, ollama, claude, embedded.")
+        preset: Annotated[str | None, typer.Option(
+            help="A preset from models.toml.", callback=known_preset)] = None,
+        provider: Annotated[ProviderChoice | None, typer.Option(
+            help="auto, ollama, claude, embedded.")
                             ] = None,
         model: Annotated[str | None, typer.Option(help="Model for the root.")] = None,
-        strategy: Annotated[str, typer.Option(help="agent, search, map-reduce or auto.")
+        strategy: Annotated[Strategy, typer.Option(help="A strategy, or auto.")
                             ] = "auto",
-        max_iterations: Annotated[int, typer.Option(min=1)] = 20,
+        max_iterations: Annotated[int, typer.Option(min=1, max=200)] = 20,
         json_out: Annotated[bool, typer.Option("--json", help="One JSON object per turn.")
                             ] = False,
     ) -> None:

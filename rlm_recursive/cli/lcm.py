@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from ..agent.runtime import Runtime
@@ -15,7 +16,8 @@ __all__ = ["lcm_app"]
 
 lcm_app = typer.Typer(no_args_is_help=True, help="Conversation memory: look back, check, compact.")
 JsonOpt = Annotated[bool, typer.Option("--json")]
-ConvOpt = Annotated[int, typer.Option("--conversation", "-c", help="Conversation id.")]
+ConvOpt = Annotated[int, typer.Option("--conversation", "-c", help="Conversation id.",
+                                       min=1, max=2**63 - 1)]
 
 
 def _lcm(rt: Runtime) -> Any:
@@ -35,6 +37,8 @@ def list_(ctx: typer.Context, session: Annotated[str | None, typer.Option("--ses
     """List conversations (of one session)."""
 
     async def body(rt: Runtime) -> list[dict[str, Any]]:
+        if session is not None:
+            rt.store.session(session)  # an unknown session is not_found, not an empty list
         return [vars(c) for c in _lcm(rt).store.conversations(session)]
 
     rows = run(ctx.obj, json_out, body)
@@ -59,8 +63,10 @@ def describe(ctx: typer.Context, id: Annotated[str, typer.Argument(help="sum_…
 @lcm_app.command()
 def grep(
     ctx: typer.Context, query: str, conversation: ConvOpt,
-    mode: Annotated[str, typer.Option(help="full_text or regex")] = "full_text",
-    scope: Annotated[str, typer.Option(help="messages, summaries or both")] = "both",
+    mode: Annotated[Literal["full_text", "regex"], typer.Option(
+        help="full_text or regex")] = "full_text",
+    scope: Annotated[Literal["messages", "summaries", "both"], typer.Option(
+        help="messages, summaries or both")] = "both",
     limit: int = 10, json_out: JsonOpt = False,
 ) -> None:
     """Search a conversation's whole history, compacted parts included."""
@@ -72,7 +78,7 @@ def grep(
         return
     for m in out["matches"]:
         lineage = m.get("summarised_by") or m.get("source_ids") or []
-        console.print(f"[bold]{m['id']}[/] ({m['kind']}) {m['snippet']}", highlight=False)
+        console.print(f"[bold]{m['id']}[/] ({m['kind']}) {escape(m['snippet'])}", highlight=False)
         if lineage:
             console.print(f"  [dim]↳ {', '.join(lineage[:8])}[/]")
 
@@ -93,11 +99,12 @@ def expand(
     if json_out:
         print_json(out)
         return
-    console.print(f"[bold]{summary_id}[/] ({out['kind']}): {out['summary']}", highlight=False)
+    console.print(f"[bold]{escape(summary_id)}[/] ({out['kind']}): {escape(out['summary'])}",
+                  highlight=False)
     for c in out["children"]:
-        console.print(f"  [bold]{c['id']}[/] {c['content']}", highlight=False)
+        console.print(f"  [bold]{c['id']}[/] {escape(c['content'])}", highlight=False)
     for m in out["messages"]:
-        console.print(f"  [bold]{m['id']}[/] #{m['seq']} {m['role']}: {m['content']}",
+        console.print(f"  [bold]{m['id']}[/] #{m['seq']} {m['role']}: {escape(m['content'])}",
                       markup=False, highlight=False)
     if out["truncated"]:
         console.print("[yellow]truncated at the token cap[/]")
@@ -106,13 +113,17 @@ def expand(
 @lcm_app.command()
 def check(
     ctx: typer.Context,
-    conversation: Annotated[int | None, typer.Option("--conversation", "-c")] = None,
+    conversation: Annotated[int | None, typer.Option("--conversation", "-c", min=1,
+                                                     max=2**63 - 1)] = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Verify the four lineage invariants; print violations and a repair plan (exit 1 if any)."""
 
     async def body(rt: Runtime) -> dict[str, Any]:
-        checker = _lcm(rt).integrity
+        lcm = _lcm(rt)
+        if conversation is not None:
+            lcm.store.conversation(conversation)  # unknown: not_found, not a clean report
+        checker = lcm.integrity
         report = checker.run(conversation)
         return {**report.to_dict(), "repair_plan": checker.plan_repairs(report)}
 
@@ -135,7 +146,9 @@ def compact(ctx: typer.Context, conversation: ConvOpt, json_out: JsonOpt = False
     """Compact a conversation now (model-free extractive summaries; canonical rows stay)."""
 
     async def body(rt: Runtime) -> dict[str, Any]:
-        result = await _lcm(rt).compaction.compact(conversation)
+        lcm = _lcm(rt)
+        lcm.store.conversation(conversation)  # unknown: not_found, not an empty compaction
+        result = await lcm.compaction.compact(conversation)
         return {"compaction_id": result.compaction_id, "conversation_id": conversation,
                 "tokens_before": result.tokens_before, "tokens_after": result.tokens_after,
                 "leaf_ids": result.leaf_ids, "condensed_ids": result.condensed_ids}

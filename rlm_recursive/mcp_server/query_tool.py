@@ -85,7 +85,7 @@ class RlmQueryArgs(BaseModel):
         "auto", description="auto: Ollama if it answers, else the embedded model"
     )
     conversation_id: int | None = Field(
-        None, ge=1, description="Continue this conversation (a previous answer's "
+        None, ge=1, le=2**63 - 1, description="Continue this conversation (a previous answer's "
         "conversation_id); the text joins that conversation's session"
     )
 

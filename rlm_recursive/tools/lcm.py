@@ -6,7 +6,7 @@ A model inside a conversation is bound to it (`conversation_id` comes from the c
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -18,11 +18,15 @@ from .spec import ToolContext, ToolSpec
 __all__ = ["LCM_TOOLS", "LCM_TOOL_NAMES", "bind_conversation"]
 
 
+ConversationId = Annotated[int, Field(ge=1, le=2**63 - 1)]
+"""A conversation's row id: SQLite integers are 64-bit, so larger ids are refused up front."""
+
+
 class DescribeArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str = Field(description="sum_…, file_… or msg_…")
-    conversation_id: int | None = None
+    conversation_id: ConversationId | None = None
 
 
 class GrepArgs(BaseModel):
@@ -32,7 +36,7 @@ class GrepArgs(BaseModel):
     mode: Literal["full_text", "regex"] = "full_text"
     scope: Literal["messages", "summaries", "both"] = "both"
     limit: int = Field(10, ge=1, le=50)
-    conversation_id: int | None = None
+    conversation_id: ConversationId | None = None
 
 
 class ExpandArgs(BaseModel):
@@ -43,7 +47,7 @@ class ExpandArgs(BaseModel):
     include_raw: bool = True
     token_cap: int | None = Field(None, ge=64)
     question: str | None = Field(None, description="Get a short answer, not the text")
-    conversation_id: int | None = None
+    conversation_id: ConversationId | None = None
 
 
 def bind_conversation(extras: dict[str, Any], lcm: Lcm, conversation_id: int,
