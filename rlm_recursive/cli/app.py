@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from .. import __version__
-from . import corpus, query, serve
+from . import corpus, doctor, query, serve, verify
 from .bench import bench_app
 from .common import CliState
 
@@ -42,6 +42,8 @@ def _global(
 corpus.register(app)
 query.register(app)
 serve.register(app)
+doctor.register(app)
+verify.register(app)
 app.add_typer(bench_app, name="bench")
 
 
