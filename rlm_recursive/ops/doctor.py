@@ -32,6 +32,8 @@ _DEFAULT_PRESET = {"ollama": "fully-local", "embedded": "embedded"}
 _CREDENTIAL_ENV = ("ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN")
 _PROXY_ENV = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 _LOW_SPACE = 1 << 30
+_CLAUDE_INSTALL = ("pip install 'rlm-recursive[claude]'   # bundles the CLI; or: "
+                   "npm install -g @anthropic-ai/claude-code")
 
 
 class Check(BaseModel):
@@ -212,8 +214,7 @@ def _claude_checks(profile: Profile, needed: bool) -> list[Check]:
     cli = _claude_cli()
     checks.append(Check(area="claude", name="cli", status="ok" if cli else fail,
                         blocking=needed and not cli, detail=cli or "Claude Code CLI not found",
-                        fix=None if cli else "pip install 'rlm-recursive[claude]'   # bundles "
-                                             "the CLI; or: npm install -g @anthropic-ai/claude-code"))
+                        fix=None if cli else _CLAUDE_INSTALL))
     # Only where credentials are, never what they are.
     source = next((name for name in _CREDENTIAL_ENV if os.environ.get(name)), None)
     config_dir = Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
