@@ -7,6 +7,7 @@ import json
 import math
 from typing import Any
 
+from .. import trajectory
 from ..errors import ContextOverflow
 from ..providers.base import ChatOptions, ChatRequest, ChatResult, Message
 from ..types import ToolDef
@@ -97,10 +98,13 @@ async def call_model(
         prompt = json.dumps([m.model_dump() for m in messages], sort_keys=True)
         key = "|".join([tier.provider, tier.model, options.model_dump_json(),
                         hashlib.sha256(prompt.encode()).hexdigest()])
-        if key in rc.providers.cache:
+    with trajectory.model_call(tier, messages, tools) as record:
+        if key is not None and key in rc.providers.cache:
+            record.reply(rc.providers.cache[key], cache_hit=True)
             return rc.providers.cache[key]
-    rc.budget.charge_prompt(prompt_chars)
-    result = await rc.providers.get(tier).chat(request)
+        rc.budget.charge_prompt(prompt_chars)
+        result = await rc.providers.get(tier).chat(request)
+        record.reply(result)
     usage = result.usage
     cost = usage.cost_usd if usage.cost_usd is not None else tier.info.cost(
         usage.input_tokens, usage.output_tokens)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .. import trajectory
 from ..catalog import Catalog
 from ..errors import EgressDenied, Timeout
 from ..policy import EgressPolicy, Profile, load_profile
@@ -68,6 +69,8 @@ class QueryResult(BaseModel):
     usage: dict[str, Any]
     plan: list[dict[str, Any]]
     stopped: str
+    run_id: str | None = None
+    """The recorded trajectory (`rlm-recursive trace RUN_ID`); None when traces are off."""
 
 
 async def resolve_plan(
@@ -144,6 +147,25 @@ async def run_query(
 ) -> QueryResult:
     """Answer `question` over the session; the answer carries verifiable citations."""
     runtime.store.session(session_id)
+    mode = trajectory.trajectory_mode(runtime.profile,
+                                      runtime.catalog.profiles.get(runtime.profile.name))
+    async with trajectory.recording(runtime.store, session_id, question, mode) as recorder:
+        result = await _answer(runtime, session_id, question, options, providers)
+        if recorder is not None:
+            result.run_id = recorder.run["id"]
+            trajectory.describe(
+                recorder, answer=result.answer, answer_chars=len(result.answer),
+                citations=[c.model_dump() for c in result.citations], usage=result.usage,
+                cost_usd=result.usage.get("cost_usd"), limits=options.model_dump(include={
+                    "max_depth", "max_iterations", "max_sub_calls", "max_tool_calls",
+                    "timeout_s", "budget_usd"}))
+        return result
+
+
+async def _answer(
+    runtime: Runtime, session_id: str, question: str, options: QueryOptions,
+    providers: ProviderPool | None,
+) -> QueryResult:
     own_pool = providers is None
     providers = providers or ProviderPool()
     try:
@@ -151,6 +173,8 @@ async def run_query(
         rc = build_run(runtime, session_id, plan, options, providers)
         root = plan.at(0)
         strategy = choose_strategy(options.strategy, root)
+        trajectory.describe(trajectory.active(), strategy=strategy, provider=root.provider,
+                            model=root.model, plan=plan.describe())
         print(f"rlm-recursive: {root.provider}/{root.model} ({reason}), strategy {strategy}",
               file=sys.stderr)
         state = RecursionState(depth=0, max_depth=options.max_depth)

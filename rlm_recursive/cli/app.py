@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from .. import __version__
-from . import corpus, doctor, query, serve, verify
+from . import corpus, doctor, query, serve, trace, verify
 from .bench import bench_app
 from .common import CliState
 
@@ -44,6 +44,7 @@ query.register(app)
 serve.register(app)
 doctor.register(app)
 verify.register(app)
+trace.register(app)
 app.add_typer(bench_app, name="bench")
 
 

@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
+from .. import trajectory
 from ..config import SessionConfig
 from ..errors import InternalError, InvalidArgs, RlmError, RunError, UnknownTool
 from ..policy import PathPolicy
@@ -142,6 +143,12 @@ class Registry:
 
     async def invoke(self, name: str, raw_args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Run one call. Model and user errors come back as error results; run errors raise."""
+        with trajectory.tool_call(name, raw_args) as record:
+            result = await self._invoke(name, raw_args, ctx)
+            record.result(result.output, is_error=result.is_error)
+            return result
+
+    async def _invoke(self, name: str, raw_args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         started = time.perf_counter()
         args_for_trace = raw_args
         try:
