@@ -126,8 +126,11 @@ def _tree(events: list[dict[str, Any]], full: bool) -> str:
         group.sort(key=lambda e: e["started_at"])
 
     def render(event: dict[str, Any]) -> str:
-        inner = "".join(render(child) for child in children.get(event["id"], []))
-        open_attr = " open" if event["kind"] in ("sub",) or event["depth"] == 0 else ""
+        kids = children.get(event["id"], [])
+        inner = "".join(render(child) for child in kids)
+        # Open the path through the tree: model turns at the root and whatever has children.
+        opened = kids or (event["kind"] == "model" and event["depth"] == 0)
+        open_attr = " open" if opened or event["status"] == "error" else ""
         return (f'<details class="node kind-{event["kind"]} status-{event["status"]}" '
                 f'id="node-{escape(event["id"])}"{open_attr}><summary>{_summary(event)}'
                 f"</summary>{_body(event, full)}{inner}</details>")
@@ -167,8 +170,8 @@ def _body(event: dict[str, Any], full: bool) -> str:
         parts.append(f'<details><summary class="label">prompt ({len(data_in or [])} '
                      f"messages)</summary>{messages}</details>")
         reply = data_out or {}
-        parts.append(f'<div class="label">reply</div><pre>{escape(reply.get("text") or "")}'
-                     "</pre>")
+        if reply.get("text"):
+            parts.append(f'<div class="label">reply</div><pre>{escape(reply["text"])}</pre>')
         for call in reply.get("tool_calls") or []:
             parts.append(f'<div class="label">tool call {escape(call["name"])}</div>'
                          f"<pre>{escape(json.dumps(call['arguments'], indent=1))}</pre>")
@@ -179,7 +182,10 @@ def _body(event: dict[str, Any], full: bool) -> str:
     else:
         label = "arguments" if kind == "tool" else "sub-query"
         parts.append(f'<div class="label">{label}</div><pre>{escape(_pretty(data_in))}</pre>')
-        parts.append(f'<div class="label">result</div><pre>{escape(_pretty(data_out))}</pre>')
+        result = _pretty(data_out)
+        parts.append(f'<details{" open" if kind == "sub" else ""}><summary class="label">'
+                     f"result ({len(result)} chars)</summary><pre>{escape(result)}</pre>"
+                     "</details>")
     return "".join(parts)
 
 
