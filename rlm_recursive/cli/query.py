@@ -14,6 +14,7 @@ from ..agent.runtime import Runtime
 from ..catalog import load_catalog
 from .common import CliState, console, print_json, run
 from .corpus import load_paths
+from .live import live_progress
 
 __all__ = ["register"]
 
@@ -29,7 +30,8 @@ def _render(result: QueryResult) -> None:
     usage = result.usage
     console.print(f"[dim]{result.provider}/{result.model} · strategy {result.strategy} · "
                   f"{usage['model_calls']} model calls · {usage['wall_s']} s · "
-                  f"session {result.session_id}[/]")
+                  f"session {result.session_id}"
+                  + (f" · run {result.run_id}" if result.run_id else "") + "[/]")
     trace = result.recursion["call_trace"]
     if trace and console.is_terminal:
         tree = Tree(f"depth 0: {result.provider}/{result.model}")
@@ -78,7 +80,11 @@ def register(app: typer.Typer) -> None:
                 loaded = await load_paths(rt, paths, session, None, None, None,
                                           show_progress=not json_out)
                 sid = loaded["session_id"]
-            return await run_query(rt, sid or "", question, options)
+            if json_out:
+                return await run_query(rt, sid or "", question, options)
+            limits = options.model_dump(include={"max_tool_calls", "max_sub_calls", "timeout_s"})
+            with live_progress(console, question, limits):
+                return await run_query(rt, sid or "", question, options)
 
         result = run(state, json_out, body)
         if json_out:

@@ -12,6 +12,7 @@ from .recorder import (
     active,
     listening,
     model_call,
+    progress,
     repl_step,
     sub_call,
     tool_call,
@@ -20,4 +21,5 @@ from .recorder import (
 from .run import describe, recording
 
 __all__ = ["Listener", "Mode", "Node", "Recorder", "active", "describe", "listening",
-           "model_call", "recording", "repl_step", "sub_call", "tool_call", "trajectory_mode"]
+           "model_call", "progress", "recording", "repl_step", "sub_call", "tool_call",
+           "trajectory_mode"]

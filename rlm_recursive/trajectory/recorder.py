@@ -7,10 +7,11 @@ one `with` each and concurrent sub-calls (separate asyncio tasks) keep their own
 - a tool call or REPL step hangs under the model call that asked for it;
 - a sub-call hangs under the tool call or REPL step that started it.
 
-Consumers are plain callables `listener(event, node)`, event in run_start / start / end /
-run_end (node is None for the run events; read `recorder.run`). Listeners run on the event
-loop and must be quick; the store listener only queues (encoding happens on the writer
-thread).
+Consumers are plain callables `listener(event, payload)`, event in run_start / start / end /
+progress / run_end (the payload is the Node for start / end, `{task, done, total}` for
+progress, None for the run events). Listeners run where the event happens (the event loop, or
+the worker thread of a blocking tool) and must be quick; the store listener only queues
+(encoding happens on the writer thread).
 """
 
 from __future__ import annotations
@@ -26,11 +27,12 @@ from ..errors import RlmError
 from ..store.db import utcnow
 
 __all__ = ["Listener", "Mode", "Node", "Recorder", "active", "listening", "model_call",
-           "repl_step", "sub_call", "tool_call", "trajectory_mode"]
+           "progress", "repl_step", "sub_call", "tool_call", "trajectory_mode"]
 
 Mode = Literal["full", "metadata", "off"]
 Kind = Literal["model", "tool", "repl", "sub"]
-Listener = Callable[[str, "Node | None"], None]
+Listener = Callable[[str, Any], None]
+"""`listener(event, payload)`: a Node for start / end, a dict for progress, else None."""
 
 _ACTIVE: ContextVar[Recorder | None] = ContextVar("rlm_recorder", default=None)
 _SCOPE: ContextVar[str | None] = ContextVar("rlm_scope", default=None)
@@ -117,9 +119,9 @@ class Recorder:
         self.nodes: dict[str, Node] = {}
         self._counts: dict[str, int] = {}
 
-    def emit(self, event: str, node: Node | None = None) -> None:
+    def emit(self, event: str, payload: Any = None) -> None:
         for listener in self.listeners:
-            listener(event, node)
+            listener(event, payload)
 
     def _new(self, kind: Kind, name: str, parent: str | None, depth: int) -> Node:
         prefix = kind[0]
@@ -183,6 +185,13 @@ def listening(*listeners: Listener) -> Iterator[None]:
         yield
     finally:
         _LISTENERS.reset(token)
+
+
+def progress(task: str, done: int, total: int) -> None:
+    """Report progress of a long step of the current run (e.g. the first index build)."""
+    recorder = _ACTIVE.get()
+    if recorder is not None and recorder.listeners:
+        recorder.emit("progress", {"task": task, "done": done, "total": total})
 
 
 def current_listeners() -> tuple[Listener, ...]:

@@ -39,11 +39,11 @@ class StoreSink:
         self.recorder = recorder
         self.full = recorder.mode == "full"
 
-    def __call__(self, event: str, node: Node | None) -> None:
+    def __call__(self, event: str, node: Any) -> None:
         if event == "run_start":
             row = self._run_fields(dict(self.recorder.run))
             self.store.writer.submit(lambda _conn: ([run_insert(row)], []))
-        elif event == "end" and node is not None:
+        elif event == "end" and isinstance(node, Node):
             self.store.writer.submit(self._event(node))
         elif event == "run_end":
             fields = self._run_fields(dict(self.recorder.run))
