@@ -64,3 +64,16 @@ async def test_flush_then_traces_are_private(runtime: Runtime) -> None:
     runtime.store.flush()
     path = runtime.store.data_dir / "traces" / f"{out.output['session_id']}.jsonl"
     assert path.stat().st_mode & 0o077 == 0
+
+
+async def test_restricted_audit_stays_synchronous(data_dir: Path) -> None:
+    rt = Runtime(data_dir, "restricted")
+    try:
+        rt.store.writer.interval_s = 60
+        await rt.call("rlm_session_create", {"name": "audited"})
+        # No flush: the audit record is on disk when the call returns.
+        lines = (data_dir / "audit.jsonl").read_text("utf-8").splitlines()
+        assert json.loads(lines[-1])["tool"] == "rlm_session_create"
+        assert rt.store.writer._thread is None  # restricted writes no tool traces at all
+    finally:
+        rt.close()
