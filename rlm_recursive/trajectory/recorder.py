@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -76,8 +76,11 @@ class Node:
     def reply(self, result: Any, *, cache_hit: bool = False) -> None:
         """A model call's reply: text, tool calls and usage (a `ChatResult`)."""
         usage = result.usage
-        self.input_tokens, self.output_tokens = usage.input_tokens, usage.output_tokens
-        self.cost_usd, self.cache_hit = usage.cost_usd, cache_hit
+        # A cached reply spent nothing: its tokens were counted by the call that made it.
+        self.input_tokens = 0 if cache_hit else usage.input_tokens
+        self.output_tokens = 0 if cache_hit else usage.output_tokens
+        self.cost_usd = None if cache_hit else usage.cost_usd
+        self.cache_hit = cache_hit
         self.meta["tool_calls"] = [c.name for c in result.tool_calls]
         self.output = {"text": result.text,
                        "tool_calls": [{"name": c.name, "arguments": c.arguments}
@@ -103,6 +106,8 @@ class _Null:
 
 
 _NULL = _Null()
+_OFF = nullcontext(_NULL)
+"""Reusable: outside a recorded run a hook costs one context-variable read."""
 
 
 class Recorder:
@@ -198,37 +203,34 @@ def current_listeners() -> tuple[Listener, ...]:
     return _LISTENERS.get()
 
 
-@contextmanager
-def _hook(kind: Kind, name: str, **kwargs: Any) -> Iterator[Node | _Null]:
-    recorder = _ACTIVE.get()
-    if recorder is None:
-        yield _NULL
-        return
-    with recorder.node(kind, name, **kwargs) as node:
-        yield node
-
-
 def model_call(tier: Any, messages: list[Any], tools: list[Any]) -> Any:
     """`with model_call(tier, messages, tools) as rec: …; rec.reply(result, cache_hit=…)`."""
-    if _ACTIVE.get() is None:
-        return _hook("model", "")
+    recorder = _ACTIVE.get()
+    if recorder is None:
+        return _OFF
     # A snapshot: the loop trims and appends to the same list on later turns.
-    return _hook("model", f"{tier.provider}/{tier.model}", input_=list(messages),
-                 meta={"tools": [t.name for t in tools], "messages": len(messages),
-                       "num_ctx": tier.num_ctx})
+    return recorder.node("model", f"{tier.provider}/{tier.model}", input_=list(messages),
+                         meta={"tools": [t.name for t in tools], "messages": len(messages),
+                               "num_ctx": tier.num_ctx})
 
 
 def tool_call(name: str, args: Any) -> Any:
     """`with tool_call(name, args) as rec: …; rec.result(output, is_error=…)`."""
-    return _hook("tool", name, input_=args)
+    recorder = _ACTIVE.get()
+    return _OFF if recorder is None else recorder.node("tool", name, input_=args)
 
 
 def repl_step(index: int, code: str) -> Any:
     """`with repl_step(i, code) as rec: …; rec.result({"stdout": …, …})`."""
-    return _hook("repl", f"step {index}", input_={"code": code})
+    recorder = _ACTIVE.get()
+    return _OFF if recorder is None else recorder.node("repl", f"step {index}",
+                                                       input_={"code": code})
 
 
 def sub_call(call_id: str, depth: int, tier: Any, query: str, span: dict[str, Any]) -> Any:
     """`with sub_call(...) as rec: …; rec.result({"response": …})`: a sub-model over a span."""
-    return _hook("sub", call_id, depth=depth, input_={"query": query},
-                 meta={"span": span, "tier": f"{tier.provider}/{tier.model}"})
+    recorder = _ACTIVE.get()
+    if recorder is None:
+        return _OFF
+    return recorder.node("sub", call_id, depth=depth, input_={"query": query},
+                         meta={"span": span, "tier": f"{tier.provider}/{tier.model}"})
