@@ -137,6 +137,7 @@ async def test_restricted_never_contacts_a_remote_ollama(monkeypatch):
     proxies = _by(report, "policy", "proxies")
     assert "ignored for model traffic" in proxies.detail and "HTTPS_PROXY" in proxies.detail
     assert _by(report, "claude", "allowed").status == "info"
+    assert "run trajectories metadata only" in _by(report, "policy", "profile").detail
 
 
 async def test_embedded_absent_blocks_the_embedded_preset(monkeypatch):

@@ -46,7 +46,7 @@ def _print(report: DoctorReport) -> None:
 def _line(check: Check) -> None:
     console.print(f"  {_MARK[check.status]} {check.name}: ", end="")
     console.print(check.detail, markup=False, highlight=False)
-    if check.fix and check.status != "ok":
+    if check.fix and check.status in ("fail", "warn"):
         console.print("      fix: ", style="dim", end="")
         console.print(check.fix, markup=False, highlight=False)
 

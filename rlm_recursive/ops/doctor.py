@@ -23,6 +23,7 @@ from pydantic import BaseModel
 from ..catalog import Catalog
 from ..policy import Profile, is_loopback_url
 from ..providers.ollama import DEFAULT_HOST, _context_length, normalise_host
+from ..trajectory import trajectory_mode
 
 __all__ = ["Check", "DoctorReport", "run_doctor"]
 
@@ -90,7 +91,8 @@ async def run_doctor(
     checks.append(await _embedded_check(gguf, load_embedded, "embedded" in used))
     checks += _claude_checks(profile, "claude" in used)
     checks += _storage_checks(data_dir)
-    checks += _policy_checks(profile, host)
+    checks += _policy_checks(profile, host, trajectory_mode(
+        profile, catalog.profiles.get(profile.name)))
     return DoctorReport(preset=preset, profile=profile.name, checks=checks,
                         ok=not any(c.blocking and c.status == "fail" for c in checks))
 
@@ -254,12 +256,13 @@ def _storage_checks(data_dir: Path) -> list[Check]:
     return checks
 
 
-def _policy_checks(profile: Profile, ollama_host: str) -> list[Check]:
+def _policy_checks(profile: Profile, ollama_host: str, trace_mode: str) -> list[Check]:
     roots = ", ".join(str(r) for r in profile.allowed_roots)
+    recorded = {"full": "full", "metadata": "metadata only (no content)", "off": "off"}
     checks = [Check(area="policy", name="profile", status="info",
-                    detail=f"{profile.name}: allowed roots {roots}; traces "
-                           f"{'on' if profile.traces else 'off'}; audit "
-                           f"{'on' if profile.audit else 'off'}")]
+                    detail=f"{profile.name}: allowed roots {roots}; tool traces "
+                           f"{'on' if profile.traces else 'off'}; run trajectories "
+                           f"{recorded[trace_mode]}; audit {'on' if profile.audit else 'off'}")]
     if not profile.local_only:
         return checks
     endpoints = {"OLLAMA_HOST": ollama_host}
