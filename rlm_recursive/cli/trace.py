@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 from rich.tree import Tree
 
 from ..agent.runtime import Runtime
@@ -63,7 +62,7 @@ def register(app: typer.Typer) -> None:
         limit: Annotated[int, typer.Option(min=1)] = 20,
         json_out: Annotated[bool, typer.Option("--json")] = False,
     ) -> None:
-        """List recent runs: id, question, strategy, status, time, cost."""
+        """List recent runs: id, start, strategy, status, time, cost and question."""
         state: CliState = ctx.obj
 
         async def body(rt: Runtime) -> list[dict[str, Any]]:
@@ -76,17 +75,17 @@ def register(app: typer.Typer) -> None:
         if json_out:
             print_json(rows)
             return
-        table = Table()
-        table.add_column("run", no_wrap=True)
-        table.add_column("question", overflow="ellipsis", no_wrap=True, ratio=1)
-        for name in ("strategy", "status", "started", "time", "cost"):
-            table.add_column(name, no_wrap=name != "status")
+        # One line per run, the question last: it is the only part that may be cut short.
         for r in rows:
             question = r["question"] if r["question"] is not None else (
                 f"({r['question_chars']} chars, not recorded)")
-            table.add_row(r["id"], question[:60], r["strategy"] or "", r["status"]
-                          + (f" ({r['error_code']})" if r["error_code"] else ""),
-                          r["started_at"][:19].replace("T", " "),
-                          f"{(r['duration_ms'] or 0) / 1000:.1f} s",
-                          f"${r['cost_usd'] or 0:.4f}")
-        console.print(table)
+            status = r["status"] + (f" ({r['error_code']})" if r["error_code"] else "")
+            head = (f"{r['id']}  {r['started_at'][:16].replace('T', ' ')}  "
+                    f"{r['strategy'] or '?':<10} {status:<8} "
+                    f"{(r['duration_ms'] or 0) / 1000:>6.1f} s  ${r['cost_usd'] or 0:.4f}  ")
+            room = max(console.width - len(head), 20)
+            shown = question if len(question) <= room else question[: room - 1] + "…"
+            console.print(head + shown.replace("\n", " "), markup=False, highlight=False,
+                          no_wrap=True, overflow="ignore")
+        if not rows:
+            console.print("no runs recorded yet")
