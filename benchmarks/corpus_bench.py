@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import resource
 import statistics
@@ -30,9 +31,9 @@ from _corpus import Plant, generate, scan_plants
 
 from rlm_recursive.agent.runtime import Runtime
 
-TARGETS = {  # figure: (limit, "max" | "min")
-    "bm25_p50_ms": (0.8, "max"),
-    "peek_p50_ms": (0.3, "max"),
+TARGETS = {  # figure: (limit, "max" | "min"); issue 14's targets, at 50M chars with traces on
+    "bm25_p50_ms": (0.6, "max"),
+    "peek_p50_ms": (0.2, "max"),
     "first_search_s": (3.0, "max"),
     "peak_rss_mb": (200.0, "max"),
     "accuracy": (0.99, "min"),
@@ -129,7 +130,9 @@ async def run(
     out, ms = await bench.call("rlm_search_query", {**search, "query": queries[0]})
     if not out["index_built_this_call"]:
         raise SystemExit("the first search did not build the index (is --data-dir fresh?)")
-    figures.update(first_search_s=ms / 1000, rss_after_index_mb=round(current_rss_mb(), 1))
+    # CPU time covers tantivy's writer threads too: the figure a loaded machine cannot skew.
+    figures.update(first_search_s=ms / 1000, first_search_cpu_s=bench.last_cpu_ms / 1000,
+                   rss_after_index_mb=round(current_rss_mb(), 1))
 
     lat, cpu = [], []
     for query in (queries * (args.n // len(queries) + 1))[: args.n]:
@@ -178,7 +181,12 @@ async def run(
     )
 
     cache = bench.runtime.store.blobs._cache  # reported, not changed
+    t = time.perf_counter()
+    bench.runtime.store.flush()  # every queued trace record is written before the run ends
     figures.update(
+        trace_flush_ms=(time.perf_counter() - t) * 1000,
+        trace_rows=bench.runtime.store.db.execute("SELECT COUNT(*) FROM traces").fetchone()[0],
+        load_average=list(os.getloadavg()),
         blob_cache_chars=cache.currsize,
         rss_end_mb=round(current_rss_mb(), 1),
         peak_rss_mb=peak_rss_mb(),
@@ -208,6 +216,8 @@ def print_table(figures: dict[str, Any]) -> None:
             f"{figures['first_search_s']:.2f} s",
             "first_search_s",
         ),
+        ("first BM25 search, CPU time (all threads)", f"{figures['first_search_cpu_s']:.2f} s",
+         None),
         (
             f"BM25 search p50 ({figures['bm25_queries']} queries)",
             f"{figures['bm25_p50_ms']:.3f} ms",
@@ -243,6 +253,10 @@ def print_table(figures: dict[str, Any]) -> None:
             None,
         ),
         ("blob cache", f"{figures['blob_cache_chars'] / 1e6:.1f}M chars", None),
+        (f"trace rows written ({figures['trace_rows']})", f"{figures['trace_flush_ms']:.1f} ms",
+         None),
+        ("load average (1, 5, 15 min) at the end",
+         " ".join(f"{x:.2f}" for x in figures["load_average"]), None),
     ]
     for label, value, key in rows:
         target = ""

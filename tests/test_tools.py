@@ -706,6 +706,7 @@ async def test_context_binds_the_session(runtime: Runtime, session: str, corpus)
 
 
 def _trace_lines(runtime: Runtime, sid: str) -> list[dict[str, Any]]:
+    runtime.store.flush()  # trace writes are batched on a writer thread
     path = runtime.store.data_dir / "traces" / f"{sid}.jsonl"
     return [json.loads(line) for line in path.read_text("utf-8").splitlines()]
 
@@ -752,6 +753,7 @@ async def test_trace_records_budget_failure(runtime: Runtime) -> None:
 async def test_unknown_session_ids_never_name_trace_files(runtime: Runtime, tmp_path) -> None:
     await _call(runtime, "rlm_session_info", session_id="../../escaped")
     await _call(runtime, "rlm_session_info", session_id="ses_000000000000")
+    runtime.store.flush()
     traces = runtime.store.data_dir / "traces"
     assert sorted(p.name for p in traces.iterdir()) == ["_global.jsonl"]
     assert not list(tmp_path.rglob("escaped*"))
@@ -763,6 +765,7 @@ async def test_restricted_profile_writes_no_traces(data_dir) -> None:
     try:
         sid = await _create(rt)
         await _load_inline(rt, sid, {"a": "text"})
+        rt.store.flush()
         assert not (data_dir / "traces").exists()
         assert rt.store.db.execute("SELECT COUNT(*) FROM traces").fetchone()[0] == 0
     finally:

@@ -8,6 +8,7 @@ import json
 import math
 from typing import Any
 
+from .. import trajectory
 from ..errors import ContextOverflow
 from ..providers.base import ChatOptions, ChatRequest, ChatResult, Message
 from ..types import ToolDef
@@ -93,13 +94,16 @@ async def call_model(
                           max_turns=rc.settings.max_iterations)
     request = ChatRequest(model=tier.model, messages=messages, tools=tools, options=options,
                           tool_runner=tool_runner)
-    key = None
+    key = cached = None
     if cacheable and tier.temperature == 0 and not tools:
         key, cached = await _cached(rc, tier, options, messages)
+    with trajectory.model_call(tier, messages, tools) as record:
         if cached is not None:
+            record.reply(cached, cache_hit=True)
             return cached
-    rc.budget.charge_prompt(prompt_chars)
-    result = await rc.providers.get(tier).chat(request)
+        rc.budget.charge_prompt(prompt_chars)
+        result = await rc.providers.get(tier).chat(request)
+        record.reply(result)
     usage = result.usage
     cost = usage.cost_usd if usage.cost_usd is not None else tier.info.cost(
         usage.input_tokens, usage.output_tokens)

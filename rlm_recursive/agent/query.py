@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .. import trajectory
 from ..catalog import Catalog
 from ..errors import EgressDenied, EmptyAnswer, InvalidArgs, Timeout
 from ..lcm import LcmConfig
@@ -85,6 +86,8 @@ class QueryResult(BaseModel):
     uncited: bool = False
     """True when the answer rests on nothing the run read: no citation can back it."""
     conversation_id: int | None = None
+    run_id: str | None = None
+    """The recorded trajectory (`rlm-recursive trace RUN_ID`); None when traces are off."""
 
 
 async def resolve_plan(
@@ -198,6 +201,27 @@ async def _run(
         # Nothing to read (e.g. the only input was refused): any answer would be made up.
         raise InvalidArgs(f"session {session_id} holds no documents, so there is nothing to "
                           "answer from; load files into it first")
+    mode = trajectory.trajectory_mode(runtime.profile,
+                                      runtime.catalog.profiles.get(runtime.profile.name))
+    async with trajectory.recording(runtime.store, session_id, question, mode) as recorder:
+        result = await _answer(runtime, session_id, question, options, providers, progress,
+                               audit)
+        if recorder is not None:
+            result.run_id = recorder.run["id"]
+            trajectory.describe(
+                recorder, answer=result.answer, answer_chars=len(result.answer),
+                citations=[c.model_dump() for c in result.citations], usage=result.usage,
+                cost_usd=result.usage.get("cost_usd"), limits=options.model_dump(include={
+                    "max_depth", "max_iterations", "max_sub_calls", "max_tool_calls",
+                    "timeout_s", "budget_usd"}))
+        return result
+
+
+async def _answer(
+    runtime: Runtime, session_id: str, question: str, options: QueryOptions,
+    providers: ProviderPool | None, progress: Callable[[dict[str, Any]], None] | None,
+    audit: AuditEntry,
+) -> QueryResult:
     own_pool = providers is None
     providers = providers or ProviderPool()
     rc: RunContext | None = None
@@ -209,6 +233,8 @@ async def _run(
         root = plan.at(0)
         audit.model_used = root.model
         strategy = choose_strategy(options.strategy, root, question)
+        trajectory.describe(trajectory.active(), strategy=strategy, provider=root.provider,
+                            model=root.model, plan=plan.describe())
         print(f"rlm-recursive: {root.provider}/{root.model} ({reason}), strategy {strategy}",
               file=sys.stderr)
         state = RecursionState(depth=0, max_depth=options.max_depth)

@@ -6,6 +6,7 @@ import asyncio
 import time
 from typing import Any
 
+from .. import trajectory
 from ..errors import InvalidArgs, RlmError, RunError
 from ..providers.base import Message
 from ..tools.spec import ToolContext
@@ -117,17 +118,19 @@ class SubQueryCaller:
             "query": query[:200], "span": ref.model_dump()}
         trace.append(entry)
         started = time.monotonic()
-        doc = ctx.store.document(ctx.require_session(), ref.doc_id)
-        text = ctx.store.text(doc)[ref.start : ref.end]
-        if child.can_recurse():
-            question = (f"{query}\n\nYour span: doc_id {ref.doc_id}, characters "
-                        f"{ref.start}-{ref.end} ({len(text)} chars). Its start:\n"
-                        f"{text[: tier.num_ctx]}")
-            response = (await run_agent(rc, child, AGENT_SYSTEM, question)).text
-        else:
-            messages = [Message(role="system", content=PLAIN_SYSTEM),
-                        Message(role="user", content=f"Context:\n{text}\n\nQuestion: {query}")]
-            response = (await call_model(rc, tier, messages, [], cacheable=True)).text.strip()
+        with trajectory.sub_call(call_id, child.depth, tier, query, ref.model_dump()) as record:
+            doc = ctx.store.document(ctx.require_session(), ref.doc_id)
+            text = ctx.store.text(doc)[ref.start : ref.end]
+            if child.can_recurse():
+                question = (f"{query}\n\nYour span: doc_id {ref.doc_id}, characters "
+                            f"{ref.start}-{ref.end} ({len(text)} chars). Its start:\n"
+                            f"{text[: tier.num_ctx]}")
+                response = (await run_agent(rc, child, AGENT_SYSTEM, question)).text
+            else:
+                messages = [Message(role="system", content=PLAIN_SYSTEM),
+                            Message(role="user", content=f"Context:\n{text}\n\nQuestion: {query}")]
+                response = (await call_model(rc, tier, messages, [], cacheable=True)).text.strip()
+            record.result({"response": response})
         entry["duration_ms"] = round((time.monotonic() - started) * 1000, 1)
         usage = rc.budget.summary()
         return {

@@ -13,7 +13,7 @@ from typer.exceptions import TyperException
 
 from .. import __version__
 from ..errors import InternalError, InvalidArgs
-from . import chat, corpus, export, query, serve
+from . import chat, corpus, doctor, export, query, serve, trace, verify
 from .bench import bench_app
 from .common import CliState, err_console, fail
 from .lcm import lcm_app
@@ -91,6 +91,9 @@ def _global(
 corpus.register(app)
 query.register(app)
 serve.register(app)
+doctor.register(app)
+verify.register(app)
+trace.register(app)
 app.add_typer(bench_app, name="bench")
 export.register(app)
 app.add_typer(skill_app, name="skill")

@@ -24,6 +24,7 @@ from .common import (
     run,
 )
 from .corpus import load_paths
+from .live import live_progress
 
 __all__ = ["register", "render_result"]
 
@@ -43,7 +44,8 @@ def render_result(result: QueryResult) -> None:
                   f"{usage['model_calls']} model calls · {usage['wall_s']} s · "
                   f"session {result.session_id}"
                   + (f" · conversation {result.conversation_id}" if result.conversation_id
-                     else "") + "[/]")
+                     else "")
+                  + (f" · run {result.run_id}" if result.run_id else "") + "[/]")
     trace = result.recursion["call_trace"]
     if trace and console.is_terminal:
         tree = Tree(f"depth 0: {result.provider}/{result.model}")
@@ -140,11 +142,15 @@ def register(app: typer.Typer) -> None:
                 loaded = await load_paths(rt, paths, session, None, None, None,
                                           show_progress=not json_out)
                 sid = loaded["session_id"]
-            live = _show_step if err_console.is_terminal and not json_out else None
-            result = await run_query(rt, sid or "", question, options, progress=live)
-            if json_out and result.execution_id:
-                execution.update(await rt.executions.get(result.execution_id, True))
-            return result
+            if json_out:
+                result = await run_query(rt, sid or "", question, options)
+                if result.execution_id:
+                    execution.update(await rt.executions.get(result.execution_id, True))
+                return result
+            limits = options.model_dump(include={"max_tool_calls", "max_sub_calls", "timeout_s"})
+            steps = _show_step if err_console.is_terminal else None
+            with live_progress(console, question, limits):
+                return await run_query(rt, sid or "", question, options, progress=steps)
 
         result = run(state, json_out, body)
         if result.uncited:

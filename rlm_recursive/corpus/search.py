@@ -345,30 +345,34 @@ def _term_hits(passage: str, weights: dict[str, float]) -> list[tuple[int, int, 
             if term in weights:
                 found.append((m.start(), m.end(), term))
         return found
-    n = len(low)
+    n, find = len(low), low.find
     for term in weights:
-        i = low.find(term)
+        size = len(term)
+        i = find(term)
         while i >= 0:
-            j = i + len(term)
+            j = i + size
             # Whole words only, as the tokenizer splits on any non-alphanumeric char.
             if (i == 0 or not low[i - 1].isalnum()) and (j == n or not low[j].isalnum()):
                 found.append((i, j, term))
-            i = low.find(term, j)
-    found.sort()
+            i = find(term, j)
+    if len(weights) > 1:
+        found.sort()
     return found
 
 
-def _window(passage: str, i: int) -> tuple[int, int]:
+def _window(passage: str, i: int, stops: tuple[str, ...]) -> tuple[int, int]:
     """Bounds of the sentence/line around position i (str.find: much faster than re here)."""
-    stops = _ASCII_STOPS if passage.isascii() else _STOPS  # isascii() is O(1)
-    floor, ceiling = max(0, i - _MAX_HIGHLIGHT), min(len(passage), i + _MAX_HIGHLIGHT)
+    floor = i - _MAX_HIGHLIGHT if i > _MAX_HIGHLIGHT else 0  # cheaper than max()/min() calls
+    size = len(passage)
+    ceiling = i + _MAX_HIGHLIGHT if i + _MAX_HIGHLIGHT < size else size
     lo, hi = floor, ceiling  # a window this long is narrowed to its hits anyway
+    rfind, find = passage.rfind, passage.find
     for stop in stops:
-        k = passage.rfind(stop, floor, i)
+        k = rfind(stop, floor, i)
         if k >= 0 and k + len(stop) > lo:
             lo = k + len(stop)
-        k = passage.find(stop, i, ceiling)
-        if 0 <= k < hi:
+        k = find(stop, i, hi)  # only a stop before the nearest one found so far matters
+        if k >= 0:
             hi = k + 1
     return lo, hi
 
@@ -378,25 +382,26 @@ def _highlight(passage: str, weights: dict[str, float]) -> tuple[int, int] | Non
     found = _term_hits(passage, weights)
     if not found:
         return None
-    best: tuple[float, int, int, int, int] | None = None  # score, lo, hi, first, last
+    stops = _ASCII_STOPS if passage.isascii() else _STOPS  # isascii() is O(1)
+    best, best_score = (0, 0, 0, 0), -1.0  # lo, hi, first, last of the best window
     lo = hi = -1
     terms: set[str] = set()
     count = first = last = 0
-    for start, end, term in [*found, (len(passage) + 1, 0, "")]:
+    found.append((len(passage) + 1, 0, ""))
+    for start, end, term in found:
         if not lo <= start < hi:  # a new window begins: score the one just finished
             if terms:
                 score = sum(weights[t] for t in terms) + 0.01 * count
-                if best is None or score > best[0]:
-                    best = (score, lo, hi, first, last)
+                if score > best_score:
+                    best, best_score = (lo, hi, first, last), score
             if not term:
                 break
-            lo, hi = _window(passage, start)
+            lo, hi = _window(passage, start, stops)
             terms, count, first = set(), 0, start
         terms.add(term)
         count += 1
         last = end
-    assert best is not None
-    _, lo, hi, first, last = best
+    lo, hi, first, last = best
     while lo < hi and passage[lo].isspace():
         lo += 1
     while hi > lo and passage[hi - 1].isspace():

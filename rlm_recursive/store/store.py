@@ -16,6 +16,7 @@ from ..errors import BudgetExceeded, InvalidArgs, NotFound
 from ..types import SpanRef, sha256_hex
 from .blobs import BlobStore
 from .db import PRIVATE_FILE, connect, private_dir, utcnow
+from .tracewriter import TraceWriter, tool_trace
 
 __all__ = ["Document", "Span", "Store", "new_id"]
 
@@ -70,6 +71,8 @@ class Store:
         self.blobs = BlobStore(data_dir / "blobs")
         private_dir(data_dir / "indexes")  # search indexes hold the documents' vocabulary
         _tighten(data_dir / "traces")  # stores written before files were made 0600
+        self.writer = TraceWriter(data_dir / "rlm.db")
+        """Batched trace and trajectory writes, on a thread of their own."""
         self._configs: dict[str, SessionConfig] = {}
         self._traced_sessions: set[str] = set()
         """Session ids the trace files may be named after (sessions are never deleted)."""
@@ -80,6 +83,7 @@ class Store:
         for index in self.indexes.values():
             index.close()
         self.indexes.clear()
+        self.writer.close()
         self.db.close()
 
     # sessions
@@ -350,39 +354,13 @@ class Store:
         output: dict[str, Any],
         duration_ms: float,
     ) -> None:
-        """Append one trace record to the table and to the session's JSONL file."""
-        ts = utcnow()
-        input_json = json.dumps(input_, default=str)
-        output_json = json.dumps(output, default=str)
-        # Byte for byte json.dumps({"ts", "op", "input", "output", "duration_ms"}), without
-        # encoding input and output a second time (traces run on every tool call).
-        line = (
-            f'{{"ts": {json.dumps(ts)}, "op": {json.dumps(op)}, "input": {input_json}, '
-            f'"output": {output_json}, "duration_ms": {json.dumps(round(duration_ms, 3))}}}'
-        )
-        self.db.execute(
-            "INSERT INTO traces (session_id, ts, op, input, output, duration_ms) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (session_id, ts, op, input_json, output_json, duration_ms),
-        )
-        # Only a real session names a file: an id from a client could be `../../x`.
-        known = session_id in self._traced_sessions or (
-            session_id is not None
-            and self.db.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone()
-        )
-        if known:
-            self._traced_sessions.add(session_id)  # type: ignore[arg-type]
-        path = os.path.join(self.data_dir, "traces", f"{session_id if known else '_global'}.jsonl")
-        # os-level append: a third of the cost of open(path, "a"), one write per record.
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
-        try:
-            fd = os.open(path, flags, PRIVATE_FILE)  # traces may hold document text
-        except FileNotFoundError:
-            os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-            fd = os.open(path, flags, PRIVATE_FILE)
-        try:
-            data = memoryview((line + "\n").encode("utf-8"))
-            while data:
-                data = data[os.write(fd, data) :]
-        finally:
-            os.close(fd)
+        """Queue one trace record (a table row and a line in the session's JSONL file).
+
+        The writer thread summarises and encodes it: a tool call only pays for the queueing.
+        """
+        self.writer.submit(tool_trace(self.data_dir, self._traced_sessions, session_id, op,
+                                      utcnow(), input_, output, duration_ms))
+
+    def flush(self) -> None:
+        """Wait until every queued trace and trajectory record is written."""
+        self.writer.flush()

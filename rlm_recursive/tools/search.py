@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .. import trajectory
 from ..corpus.scan import literal_search, regex_search
 from ..corpus.search import Hit, PassageIndex
 from ..errors import InvalidArgs, Timeout
@@ -56,9 +58,18 @@ def _session_index(store: Store, session_id: str) -> tuple[SessionIndex, bool]:
     missing = [d for d in docs if d.id not in indexed]
     if missing:
         # A generator: one document's text in memory at a time.
-        entry.index.add_documents((d.id, store.text(d)) for d in missing)
+        entry.index.add_documents(_with_progress(store, missing))
     entry.version = version
     return entry, bool(missing)
+
+
+def _with_progress(store: Store, docs: list[Document]) -> Iterator[tuple[str, str]]:
+    """(doc_id, text) pairs, reporting characters indexed to a live view if one listens."""
+    total, done = sum(d.length_chars for d in docs), 0
+    for doc in docs:
+        yield doc.id, store.text(doc)
+        done += doc.length_chars
+        trajectory.progress("index", done, total)
 
 
 def search_session(

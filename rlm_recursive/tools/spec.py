@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
+from .. import trajectory
 from ..config import SessionConfig
 from ..errors import InternalError, InvalidArgs, RlmError, RunError, UnknownTool
 from ..policy import PathPolicy, Profile
@@ -154,6 +155,12 @@ class Registry:
 
     async def invoke(self, name: str, raw_args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Run one call. Model and user errors come back as error results; run errors raise."""
+        with trajectory.tool_call(name, raw_args) as record:
+            result = await self._invoke(name, raw_args, ctx)
+            record.result(result.output, is_error=result.is_error)
+            return result
+
+    async def _invoke(self, name: str, raw_args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         started = time.perf_counter()
         args_for_trace = raw_args
         try:
@@ -193,7 +200,7 @@ class Registry:
         session_id = given or ctx.session_id or output.get("session_id")
         with contextlib.suppress(Exception):
             ctx.store.trace(session_id if isinstance(session_id, str) else None, name,
-                            _summarise(args), _summarise(output),
+                            args, output,
                             (time.perf_counter() - started) * 1000)
 
 
@@ -217,19 +224,3 @@ def _rebind(ctx: ToolContext, session_id: str) -> ToolContext:
     return ToolContext(store=ctx.store, policy=ctx.policy, session_id=session_id,
                        read_log=ctx.read_log, traces=ctx.traces, sub_query=ctx.sub_query,
                        extras=ctx.extras, profile=ctx.profile, in_run=ctx.in_run)
-
-
-# Values _summarise returns unchanged; skipping the call for them halves its cost.
-_ATOMS = frozenset({int, float, bool, type(None)})
-
-
-def _summarise(value: Any, limit: int = 200) -> Any:
-    """Traces keep the shape of inputs and outputs, not whole documents."""
-    if isinstance(value, str):
-        return value if len(value) <= limit else f"{value[:limit]}… ({len(value)} chars)"
-    if isinstance(value, dict):
-        return {k: v if type(v) in _ATOMS else _summarise(v, limit) for k, v in value.items()}
-    if isinstance(value, list):
-        items = [v if type(v) in _ATOMS else _summarise(v, limit) for v in value[:20]]
-        return items + ([f"… {len(value) - 20} more"] if len(value) > 20 else [])
-    return value

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+from ... import trajectory
 from ...errors import RlmError, RunError
 from ...providers.base import Message
 from ..context import AgentAnswer, RunContext
@@ -85,7 +86,9 @@ async def _loop(
                 return AgentAnswer(reply.strip(), tier, execution.turn, stopped="no_code")
             messages.append(Message(role="user", content=CORRECTIVE))
             continue
-        view = await execution.step(code)
+        with trajectory.repl_step(execution.turn, code) as recorded:
+            view = await execution.step(code)
+            recorded.result({"stdout": view.record.stdout, "error": view.record.error})
         _report(rc, view)
         final = view.record.final
         if final is not None and final.get("answer"):

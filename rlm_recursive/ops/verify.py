@@ -1,0 +1,80 @@
+"""`verify`: re-check the citations of an answer against the store.
+
+Each citation's checksum is recomputed by the one verification routine the
+`rlm_citation_verify` tool uses (`agent.citations.verify_citation`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ValidationError
+
+from ..agent.citations import Citation, verify_citation
+from ..errors import InternalError, InvalidArgs, NotFound
+from ..store import Store
+
+__all__ = ["CitationCheck", "load_citations", "verify_citations"]
+
+Verdict = Literal["valid", "changed", "missing"]
+
+
+class CitationCheck(BaseModel):
+    citation: Citation
+    status: Verdict
+    detail: str
+    text: str | None = None
+    """The cited text as stored now (None when the document or its blob is gone)."""
+
+
+def load_citations(raw: str) -> tuple[list[Citation], str | None]:
+    """Citations and the session id from a whole `--json` answer, or a bare citations array."""
+    try:
+        data: Any = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise InvalidArgs(f"citations input is not JSON: {exc}") from None
+    session_id = None
+    if isinstance(data, dict):
+        session_id = data.get("session_id") if isinstance(data.get("session_id"), str) else None
+        data = data.get("citations")
+    if not isinstance(data, list):
+        raise InvalidArgs("expected a JSON array of citations, or an answer with 'citations'")
+    try:
+        return [Citation.model_validate(c) for c in data], session_id
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise InvalidArgs(f"citation {where}: {err['msg']}") from None
+
+
+def _session_of(store: Store, doc_id: str) -> str | None:
+    # doc ids are unique store-wide, so a bare citations array still finds its session.
+    row = store.db.execute("SELECT session_id FROM documents WHERE id = ?", (doc_id,)).fetchone()
+    return row[0] if row else None
+
+
+def verify_citations(
+    store: Store, citations: list[Citation], session_id: str | None = None,
+) -> list[CitationCheck]:
+    """One verdict per citation: valid, changed (text differs) or missing (doc or blob gone)."""
+    checks = []
+    for citation in citations:
+        session = session_id or _session_of(store, citation.doc_id)
+        try:
+            if session is None:
+                raise NotFound(f"unknown doc_id {citation.doc_id!r}", kind="document")
+            result = verify_citation(store, session, citation)
+        except NotFound as exc:
+            checks.append(CitationCheck(citation=citation, status="missing", detail=exc.message))
+        except InternalError as exc:  # the blob file itself is gone
+            checks.append(CitationCheck(citation=citation, status="missing", detail=exc.message))
+        except InvalidArgs as exc:  # the range no longer fits the document
+            checks.append(CitationCheck(citation=citation, status="changed", detail=exc.message))
+        else:
+            valid = bool(result["valid"])
+            checks.append(CitationCheck(
+                citation=citation, status="valid" if valid else "changed",
+                text=str(result["text"]),
+                detail="checksum matches" if valid else "the cited text has changed"))
+    return checks

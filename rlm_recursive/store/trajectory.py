@@ -1,0 +1,78 @@
+"""Rows of the trajectory tables (`runs`, `run_events`): queued writes, plain reads."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from .tracewriter import SqlRecord
+
+__all__ = ["EVENT_COLUMNS", "RUN_COLUMNS", "event_insert", "list_runs", "load_events",
+           "load_run", "run_finish", "run_insert"]
+
+RUN_COLUMNS = ("id", "session_id", "mode", "question", "question_chars", "strategy",
+               "provider", "model", "status", "error_code", "started_at", "ended_at",
+               "duration_ms", "cost_usd", "usage", "limits", "plan", "answer", "answer_chars",
+               "citations")
+EVENT_COLUMNS = ("run_id", "id", "parent_id", "seq", "kind", "depth", "name", "status",
+                 "error_code", "started_at", "duration_ms", "input_tokens", "output_tokens",
+                 "cost_usd", "cache_hit", "input_chars", "output_chars", "meta", "input",
+                 "output")
+_JSON_RUN = ("usage", "limits", "plan", "citations")
+_JSON_EVENT = ("meta", "input", "output")
+"""Decoded on load; the writer hands them over already encoded (it measured their size)."""
+_FINISH = ("status", "error_code", "ended_at", "duration_ms", "cost_usd", "usage", "answer",
+           "answer_chars", "citations", "strategy", "provider", "model", "plan", "limits")
+
+
+def _encode(row: dict[str, Any], json_columns: tuple[str, ...]) -> dict[str, Any]:
+    return {k: json.dumps(v, ensure_ascii=False, default=str)
+            if k in json_columns and v is not None else v for k, v in row.items()}
+
+
+def run_insert(row: dict[str, Any]) -> SqlRecord:
+    row = _encode(row, _JSON_RUN)
+    return (f"INSERT INTO runs ({', '.join(RUN_COLUMNS)}) "
+            f"VALUES ({', '.join('?' * len(RUN_COLUMNS))})",
+            tuple(row.get(c) for c in RUN_COLUMNS))
+
+
+def run_finish(run_id: str, fields: dict[str, Any]) -> SqlRecord:
+    fields = _encode({k: v for k, v in fields.items() if k in _FINISH}, _JSON_RUN)
+    return (f"UPDATE runs SET {', '.join(f'{k} = ?' for k in fields)} WHERE id = ?",
+            (*fields.values(), run_id))
+
+
+def event_insert(row: dict[str, Any]) -> SqlRecord:
+    return (f"INSERT OR REPLACE INTO run_events ({', '.join(EVENT_COLUMNS)}) "
+            f"VALUES ({', '.join('?' * len(EVENT_COLUMNS))})",
+            tuple(row.get(c) for c in EVENT_COLUMNS))
+
+
+def _decode(row: sqlite3.Row, json_columns: tuple[str, ...]) -> dict[str, Any]:
+    out = dict(row)
+    for key in json_columns:
+        if out.get(key) is not None:
+            out[key] = json.loads(out[key])
+    return out
+
+
+def list_runs(db: sqlite3.Connection, session_id: str | None = None,
+              limit: int = 20) -> list[dict[str, Any]]:
+    """Recent runs, newest first."""
+    where, params = ("WHERE session_id = ?", [session_id]) if session_id else ("", [])
+    rows = db.execute(f"SELECT * FROM runs {where} ORDER BY started_at DESC, rowid DESC "
+                      "LIMIT ?", [*params, limit]).fetchall()
+    return [_decode(r, _JSON_RUN) for r in rows]
+
+
+def load_run(db: sqlite3.Connection, run_id: str) -> dict[str, Any] | None:
+    row = db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+    return None if row is None else _decode(row, _JSON_RUN)
+
+
+def load_events(db: sqlite3.Connection, run_id: str) -> list[dict[str, Any]]:
+    rows = db.execute("SELECT * FROM run_events WHERE run_id = ? ORDER BY seq",
+                      (run_id,)).fetchall()
+    return [_decode(r, _JSON_EVENT) for r in rows]
