@@ -137,8 +137,12 @@ def test_chat_remembers_and_looks_back(data_dir: Path, tmp_path: Path,
     notes.write_text("The pump pressure is 4 bar. " * 20, encoding="utf-8")
     script = ("What is the pump pressure?\n/grep pump pressure\n/compact\n"
               "Say it again?\n/expand sum_missing\n/quit\n")
-    result = CliRunner().invoke(app, ["chat", str(notes), "--provider", "fake", "--model",
-                                      "echo", "--strategy", "search", "--json"], input=script)
+    # The CLI names only real providers; the scripted model is catalogued for "fake".
+    models = tmp_path / "models.toml"
+    models.write_text('[models.echo]\nprovider = "fake"\nnum_ctx = 8192\ntools = false\n')
+    monkeypatch.setenv("RLM_MODELS", str(models))
+    result = CliRunner().invoke(app, ["chat", str(notes), "--model", "echo", "--strategy",
+                                      "search", "--json"], input=script)
     assert result.exit_code == 0, result.output
     turns = _objects(result.stdout)
     first, grep, compact, second, missing = turns

@@ -57,6 +57,7 @@ def test_data_dir_is_0700_and_every_store_file_0600(tmp_path: Path) -> None:
         sid = store.create_session("s", SessionConfig())["session_id"]
         _add(store, sid, "alpha beta gamma")
         store.trace(sid, "op", {"q": "document text"}, {"a": 1}, 1.0)
+        store.flush()  # trace writes are batched on a writer thread
         hits, *_ = search_session(store, sid, "beta")
         assert hits
     finally:

@@ -222,6 +222,8 @@ def test_a_failed_run_is_recorded_with_its_code(tmp_path, monkeypatch, failing):
     rt = _runtime(tmp_path, monkeypatch, "unrestricted")
     try:
         sid = rt.store.create_session("t", SessionConfig())["session_id"]
+        rt.store.add_document(sid, TEXT.encode(), length_chars=len(TEXT), source="vault.txt",
+                              source_type="inline")  # a run over nothing stops before the model
         with pytest.raises(Exception) as caught:
             asyncio.run(run_query(
                 rt, sid, "q?", QueryOptions(preset="fake-tiers", strategy="agent"),

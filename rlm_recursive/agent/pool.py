@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from ..providers.base import ChatResult, Provider
@@ -31,9 +30,9 @@ class ProviderPool:
         provider = self._providers.get(provider_name)
         host: Any = getattr(provider, "host", None)
         if host is None and provider_name == "ollama":
-            from ..providers.ollama import DEFAULT_HOST, normalise_host
+            from ..providers.ollama import ollama_host
 
-            host = normalise_host(os.environ.get("OLLAMA_HOST") or DEFAULT_HOST)
+            host = ollama_host()
         return host
 
     async def aclose(self) -> None:

@@ -6,7 +6,6 @@ Also the entry point for sub-queries a surface calls directly (`ClientSubQueries
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
@@ -124,9 +123,9 @@ async def resolve_plan(
 def _refuse_remote_probe(profile: Profile) -> None:
     """Auto-detection probes OLLAMA_HOST: a local-only profile must not reach a remote one."""
     from ..policy import is_loopback_url
-    from ..providers.ollama import DEFAULT_HOST, normalise_host
+    from ..providers.ollama import ollama_host
 
-    host = normalise_host(os.environ.get("OLLAMA_HOST") or DEFAULT_HOST)
+    host = ollama_host()
     if profile.local_only and not is_loopback_url(host):
         name = profile.name
         raise EgressDenied(
@@ -197,10 +196,6 @@ async def _run(
     audit: AuditEntry,
 ) -> QueryResult:
     runtime.store.session(session_id)
-    if runtime.store.session_stats(session_id)["documents"] == 0:
-        # Nothing to read (e.g. the only input was refused): any answer would be made up.
-        raise InvalidArgs(f"session {session_id} holds no documents, so there is nothing to "
-                          "answer from; load files into it first")
     mode = trajectory.trajectory_mode(runtime.profile,
                                       runtime.catalog.profiles.get(runtime.profile.name))
     async with trajectory.recording(runtime.store, session_id, question, mode) as recorder:
@@ -222,6 +217,10 @@ async def _answer(
     providers: ProviderPool | None, progress: Callable[[dict[str, Any]], None] | None,
     audit: AuditEntry,
 ) -> QueryResult:
+    if runtime.store.session_stats(session_id)["documents"] == 0:
+        # Nothing to read (e.g. the only input was refused): any answer would be made up.
+        raise InvalidArgs(f"session {session_id} holds no documents, so there is nothing to "
+                          "answer from; load files into it first")
     own_pool = providers is None
     providers = providers or ProviderPool()
     rc: RunContext | None = None

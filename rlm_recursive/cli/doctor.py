@@ -15,7 +15,7 @@ from ..errors import RlmError
 from ..ops.doctor import Check, DoctorReport, run_doctor
 from ..policy import load_profile
 from ..policy.profiles import PROFILE_ENV
-from .common import CliState, console, fail, print_json
+from .common import CliState, console, fail, known_preset, print_json
 
 __all__ = ["register"]
 
@@ -56,7 +56,8 @@ def register(app: typer.Typer) -> None:
     def doctor(
         ctx: typer.Context,
         preset: Annotated[str | None, typer.Option(
-            help="Check this preset (default: the one `query` would pick).")] = None,
+            help="Check this preset (default: the one `query` would pick).",
+            callback=known_preset)] = None,
         load: Annotated[bool, typer.Option(
             "--load/--no-load", help="Load the embedded model to prove it works.")] = True,
         json_out: Annotated[bool, typer.Option("--json")] = False,

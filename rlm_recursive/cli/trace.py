@@ -59,13 +59,15 @@ def register(app: typer.Typer) -> None:
     def runs(
         ctx: typer.Context,
         session: Annotated[str | None, typer.Option("--session", "-s")] = None,
-        limit: Annotated[int, typer.Option(min=1)] = 20,
+        limit: Annotated[int, typer.Option(min=1, max=10_000)] = 20,
         json_out: Annotated[bool, typer.Option("--json")] = False,
     ) -> None:
         """List recent runs: id, start, strategy, status, time, cost and question."""
         state: CliState = ctx.obj
 
         async def body(rt: Runtime) -> list[dict[str, Any]]:
+            if session is not None:
+                rt.store.session(session)  # an unknown session is not_found, not "no runs"
             rt.store.flush()
             keep = ("id", "session_id", "question", "question_chars", "strategy", "status",
                     "error_code", "started_at", "duration_ms", "cost_usd", "mode")

@@ -24,8 +24,9 @@ def _read(source: str) -> str:
         return sys.stdin.read()
     try:
         return Path(source).read_text("utf-8")
-    except OSError as exc:
-        raise InvalidArgs(f"cannot read {source}: {exc.strerror or exc}") from None
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the name
+        raise InvalidArgs(f"cannot read {source!r}: {getattr(exc, 'strerror', None) or exc}"
+                          ) from None
 
 
 def _print(checks: list[CitationCheck], verbose: bool) -> None:

@@ -72,6 +72,7 @@ def render_session(
 ) -> dict[str, str]:
     """Relative path inside the export folder → file content, manifest last."""
     row = store.session(session_id)
+    store.flush()  # trace writes are batched: the export must hold every one made so far
     files: dict[str, str] = {}
     documents = []
     for doc in store.documents(session_id):

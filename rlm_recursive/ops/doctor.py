@@ -22,7 +22,8 @@ from pydantic import BaseModel
 
 from ..catalog import Catalog
 from ..policy import Profile, is_loopback_url
-from ..providers.ollama import DEFAULT_HOST, _context_length, normalise_host
+from ..providers.ollama import http_client_options, ollama_host
+from ..providers.ollama_wire import context_length
 from ..trajectory import trajectory_mode
 
 __all__ = ["Check", "DoctorReport", "run_doctor"]
@@ -69,7 +70,7 @@ async def run_doctor(
 ) -> DoctorReport:
     """Run every check; `preset` None means the one `query` would choose."""
     checks: list[Check] = []
-    host = normalise_host(os.environ.get("OLLAMA_HOST") or DEFAULT_HOST)
+    host = ollama_host()
     remote_refused = profile.local_only and not is_loopback_url(host)
     server = _Ollama(host=host) if remote_refused else await _probe(host, timeout_s)
     if preset is None:
@@ -102,7 +103,7 @@ async def _probe(host: str, timeout_s: float) -> _Ollama:
     found = _Ollama(host=host)
     try:
         async with httpx.AsyncClient(base_url=host, timeout=timeout_s,
-                                     trust_env=False) as client:
+                                     **http_client_options()) as client:
             version = (await client.get("/api/version")).raise_for_status().json()
             found.version = str(version.get("version") or "unknown")
             tags = (await client.get("/api/tags")).raise_for_status().json()
@@ -147,13 +148,13 @@ async def _model_check(
                      detail="not pulled", fix=f"ollama pull {model}")
     try:
         async with httpx.AsyncClient(base_url=server.host, timeout=timeout_s,
-                                     trust_env=False) as client:
+                                     **http_client_options()) as client:
             shown = (await client.post("/api/show", json={"model": model})
                      ).raise_for_status().json()
     except (httpx.HTTPError, ValueError) as exc:
         return Check(area="models", name=name, status="warn",
                      detail=f"pulled, but /api/show failed: {exc}")
-    maximum = _context_length(shown.get("model_info") or {})
+    maximum = context_length(shown.get("model_info") or {})
     capabilities = shown.get("capabilities") or []
     problems, fixes = [], []
     if maximum is not None and num_ctx > maximum:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import importlib.util
-import os
 import sys
 from typing import Any
 
 import httpx
 
 from ..errors import ModelNotFound, ProviderError
-from .ollama import DEFAULT_HOST, http_client_options, normalise_host
+from .ollama import http_client_options
+from .ollama import ollama_host as ollama_host_url
 
 __all__ = ["detect_provider", "embedded_available"]
 
@@ -62,7 +62,7 @@ async def detect_provider(
     pulled: a server without it would fail the run. Then the embedded model is used when
     installed, and the reason carries the `ollama pull` line; otherwise `model_not_found`.
     """
-    host = normalise_host(ollama_host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST)
+    host = ollama_host_url(ollama_host)
     # Probe traffic follows the same rules as model traffic: no proxies, no redirects.
     async with httpx.AsyncClient(timeout=timeout_s, **http_client_options()) as client:
         version_body = await _get_json(client, f"{host}/api/version")

@@ -75,6 +75,11 @@ def normalise_host(host: str | None) -> str:
     return f"{scheme}://{name}:{split.port or default_port}{path}"
 
 
+def ollama_host(explicit: str | None = None) -> str:
+    """The Ollama endpoint: `explicit`, else `$OLLAMA_HOST`, else loopback (one place reads it)."""
+    return normalise_host(explicit or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST)
+
+
 def http_client_options() -> dict[str, Any]:
     """httpx options for every client that carries model or probe traffic.
 
@@ -113,7 +118,7 @@ class OllamaProvider:
         retry_attempts: int = 4,
         retry_wait: wait_base | None = None,
     ) -> None:
-        self.host = normalise_host(host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST)
+        self.host = ollama_host(host)
         """Normalised server URL, read by the egress policy; pass it too when injecting a client."""
         # The client's own default timeout is None (wait forever), so never leave it unset.
         self._client = client or ollama.AsyncClient(
