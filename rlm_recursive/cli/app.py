@@ -7,9 +7,10 @@ from typing import Annotated
 import typer
 
 from .. import __version__
-from . import corpus, export, query, serve
+from . import api, corpus, export, query, serve
 from .bench import bench_app
 from .common import CliState
+from .keys import keys_app
 from .skill import skill_app
 
 __all__ = ["app", "main"]
@@ -46,6 +47,8 @@ serve.register(app)
 app.add_typer(bench_app, name="bench")
 export.register(app)
 app.add_typer(skill_app, name="skill")
+api.register(app)
+app.add_typer(keys_app, name="keys")
 
 
 def main() -> None:
