@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any, TypeVar
 
 from limits import RateLimitItemPerMinute
@@ -57,9 +58,11 @@ class ApiState:
         self.tenants = TenantStore(runtime.store.db)
         self.executions = ExecutionService(runtime, self.providers)
         profile = runtime.profile
-        # Paths from HTTP clients are always confined to the roots, whatever the profile says
-        # about absolute paths (only the CLI operator may read anywhere).
-        self.paths = PathPolicy(allowed_roots=profile.allowed_roots, allow_absolute_paths=False,
+        # Paths from HTTP clients are always confined, whatever the profile says about absolute
+        # paths: relative input only, and never under a filesystem root (`unrestricted` adds
+        # `/` so the CLI operator may read anywhere; a client may not).
+        roots = [r for r in profile.allowed_roots if Path(r) != Path(Path(r).anchor)]
+        self.paths = PathPolicy(allowed_roots=roots, allow_absolute_paths=False,
                                 denylist=profile.denylist, max_bytes=profile.max_bytes_file,
                                 profile_name=profile.name)
         # One thread does all of this server's SQLite, tantivy and file work: the event loop
