@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import httpx
 import pytest
 from api_support import auth, live_api, new_key
@@ -98,7 +100,12 @@ def test_a_session_still_loading_answers_409(served, write):
                                                        "directory"}]})
     assert made.status_code == 201
     sid = made.json()["session_id"]
-    # Loading from paths runs in the background; until READY an execution is refused.
+    deadline = time.monotonic() + 20
+    while client.get(f"/v1/sessions/{sid}").json()["status"] == "CREATING":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    # Loading from paths runs in the background; until READY an execution is refused (the
+    # state is set by hand: a real load may finish before the next request).
     runtime.store.db.execute("UPDATE sessions SET readiness = 'CREATING' WHERE id = ?", (sid,))
     got = client.post(f"/v1/sessions/{sid}/executions", json={"question": "q"})
     error = _envelope(got, 409, "session_not_ready")

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import socket
 import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import uvicorn
 
@@ -10,7 +16,7 @@ from ..agent.runtime import Runtime
 from .app import create_app
 from .state import ApiSettings
 
-__all__ = ["serve_api"]
+__all__ = ["background_server", "serve_api"]
 
 
 def serve_api(runtime: Runtime, *, host: str, port: int,
@@ -21,3 +27,28 @@ def serve_api(runtime: Runtime, *, host: str, port: int,
     print(f"rlm-recursive: HTTP API at http://{shown}:{port}/v1 (docs /docs, profile "
           f"{runtime.profile.name}, data {runtime.store.data_dir})", file=sys.stderr)
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+
+
+@contextmanager
+def background_server(app: Any, host: str = "127.0.0.1") -> Iterator[str]:
+    """Serve `app` on a free port in a thread (tests, benchmarks); yields the base URL."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False,
+                                           lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            sock.close()
+            raise RuntimeError("the API server did not start")
+        time.sleep(0.01)
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=15)
+        sock.close()

@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 import functools
 import math
+import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
@@ -82,6 +83,11 @@ class ApiState:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._worker, functools.partial(fn, *args, **kwargs))
 
+    def background(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> None:
+        """Queue store work nobody waits for (the audit record); a failure is reported."""
+        future = self._worker.submit(functools.partial(fn, *args, **kwargs))
+        future.add_done_callback(_report)
+
     def should_touch(self, key_id: str) -> bool:
         """last_used_at is written at most once a minute per key (not a write per request)."""
         now = time.monotonic()
@@ -132,6 +138,12 @@ class ApiState:
         await asyncio.gather(*self.tasks.values(), *self.loads, return_exceptions=True)
         await self.executions.aclose()  # closes the pool it was given too
         self._worker.shutdown(wait=True)
+
+
+def _report(future: Future[Any]) -> None:
+    exc = future.exception()
+    if exc is not None:
+        print(f"rlm-recursive: API background store work failed: {exc}", file=sys.stderr)
 
 
 def _to_midnight() -> int:
