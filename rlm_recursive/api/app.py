@@ -11,6 +11,7 @@ from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.applications import Starlette
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -20,6 +21,7 @@ from ..agent.pool import ProviderPool
 from ..agent.runtime import Runtime
 from ..errors import InternalError, InvalidArgs, NotFound, RlmError
 from .errors import error_response, request_id_from
+from .mcp_mount import mcp_route
 from .routes import citations, executions, sessions, system
 from .routes import runtime as runtime_mode
 from .runner import ExecutionRunner
@@ -29,14 +31,22 @@ __all__ = ["create_app"]
 
 
 def create_app(runtime: Runtime, settings: ApiSettings | None = None,
-               providers: ProviderPool | None = None) -> FastAPI:
-    """The /v1 API over `runtime`; `providers` overrides the model backends (tests, benches)."""
+               providers: ProviderPool | None = None, mcp_app: Starlette | None = None,
+               ) -> FastAPI:
+    """The /v1 API over `runtime`; `providers` overrides the model backends (tests, benches).
+
+    `mcp_app` (the MCP server's streamable HTTP app) is served at /mcp for admin keys.
+    """
     state = ApiState(runtime, settings or ApiSettings(), providers)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         try:
-            yield
+            if mcp_app is None:
+                yield
+            else:
+                async with mcp_app.router.lifespan_context(mcp_app):
+                    yield
         finally:
             await state.aclose()
 
@@ -46,6 +56,8 @@ def create_app(runtime: Runtime, settings: ApiSettings | None = None,
     app.state.runner = ExecutionRunner(state)
     for module in (sessions, executions, runtime_mode, citations, system):
         app.include_router(module.router)
+    if mcp_app is not None:
+        app.router.routes.append(mcp_route(mcp_app, state))
     _handlers(app)
     app.add_middleware(_Around, state=state)
     return app

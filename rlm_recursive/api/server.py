@@ -20,11 +20,17 @@ __all__ = ["background_server", "serve_api"]
 
 
 def serve_api(runtime: Runtime, *, host: str, port: int,
-              settings: ApiSettings | None = None) -> None:
-    """Serve /v1 until interrupted; logs go to stderr."""
-    app = create_app(runtime, settings)
+              settings: ApiSettings | None = None, with_mcp: bool = False) -> None:
+    """Serve /v1 (and MCP at /mcp for admin keys, if asked) until interrupted."""
+    mcp_app = None
+    if with_mcp:
+        from ..mcp_server import build_server
+
+        mcp_app = build_server(runtime).streamable_http_app(host=host)
+    app = create_app(runtime, settings, mcp_app=mcp_app)
     shown = f"[{host}]" if ":" in host else host
-    print(f"rlm-recursive: HTTP API at http://{shown}:{port}/v1 (docs /docs, profile "
+    also = f", MCP at http://{shown}:{port}/mcp for admin keys" if with_mcp else ""
+    print(f"rlm-recursive: HTTP API at http://{shown}:{port}/v1 (docs /docs{also}, profile "
           f"{runtime.profile.name}, data {runtime.store.data_dir})", file=sys.stderr)
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
 

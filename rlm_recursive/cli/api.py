@@ -25,6 +25,9 @@ def register(app: typer.Typer) -> None:
             min=1, help="Per key; a tenant gets twice this.")] = 600,
         concurrent_executions: Annotated[int, typer.Option(
             min=1, help="Executions a tenant may run at once.")] = 4,
+        mcp: Annotated[bool, typer.Option(
+            "--mcp", help="Also serve MCP over streamable HTTP at /mcp (admin keys only).")
+        ] = False,
     ) -> None:
         """Serve the HTTP API (/v1, docs at /docs); clients need a key from `keys create`."""
         # Imported here: FastAPI and uvicorn are only needed by this command.
@@ -45,7 +48,7 @@ def register(app: typer.Typer) -> None:
         except RlmError as exc:
             raise fail(exc, False) from None
         try:
-            serve_api(runtime, host=host, port=port, settings=settings)
+            serve_api(runtime, host=host, port=port, settings=settings, with_mcp=mcp)
         except KeyboardInterrupt:
             pass
         except RlmError as exc:
