@@ -159,3 +159,28 @@ def test_paths_load_in_the_background_until_ready_and_delete_hides_the_session(r
         assert c.get(f"/v1/sessions/{sid}").status_code == 404
         assert c.delete(f"/v1/sessions/{sid}").status_code == 404
         assert c.get("/v1/sessions").json()["sessions"] == []
+
+
+def test_runtime_mode_tools_resolve_answers_sub_calls_and_searches(rt):
+    def sub(request: ChatRequest):
+        assert request.model == "qwen3:1.7b"  # the sub-call tier of fully-local
+        return reply(f"summary of: {request.messages[-1].content[:12]}")
+
+    with live_api(rt, providers=ProviderPool({"ollama": FakeProvider(script=sub)})) as base, \
+            httpx.Client(base_url=base, headers=auth(new_key(rt, "acme")), timeout=30) as c:
+        sid = _session(c, [{"text": LOG, "source_name": "app.log"}])
+        eid = c.post(f"/v1/sessions/{sid}/executions/runtime",
+                     json={"preset": "fully-local"}).json()["execution_id"]
+        got = c.post(f"/v1/executions/{eid}/tools/resolve", json={"tool_requests": {
+            "llm": [{"key": "k1", "prompt": "ERROR svc=auth token expired"}],
+            "search": [{"key": "s1", "query": "auth token expired", "k": 2}]}})
+        assert got.status_code == 200, got.text
+        out = got.json()
+        assert out["statuses"] == {"k1": "resolved", "s1": "resolved"}
+        assert out["tool_results"]["llm"]["k1"]["text"] == "summary of: ERROR svc=au"
+        assert out["tool_results"]["llm"]["k1"]["meta"]["model"] == "qwen3:1.7b"
+        hits = out["tool_results"]["search"]["s1"]["hits"]
+        assert 1 <= len(hits) <= 2
+        for hit in hits:
+            assert hit["snippet"] == LOG[hit["start"]:hit["end"]] and hit["doc_index"] == 0
+        assert any("auth" in hit["snippet"] for hit in hits)

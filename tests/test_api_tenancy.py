@@ -32,6 +32,8 @@ CALLS = {
     ("POST", "/v1/executions/{execution_id}/steps"): {"json": {"code": "print(1)"}},
     ("POST", "/v1/executions/{execution_id}/wait"): {"json": {"timeout_seconds": 0}},
     ("POST", "/v1/executions/{execution_id}/cancel"): {},
+    ("POST", "/v1/executions/{execution_id}/tools/resolve"): {"json": {"tool_requests": {
+        "search": [{"key": "k", "query": "alpha"}]}}},
 }
 
 

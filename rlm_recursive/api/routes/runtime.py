@@ -45,6 +45,48 @@ class StepIn(BaseModel):
     options: StepOptions = Field(default_factory=StepOptions)
 
 
+class LlmRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    key: str = Field(min_length=1, max_length=200)
+    prompt: str = Field(min_length=1, max_length=500_000)
+    model_hint: str = "sub"
+    max_tokens: int | None = Field(None, ge=1)
+    temperature: float = Field(0, ge=0, le=2)
+
+
+class SearchRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    key: str = Field(min_length=1, max_length=200)
+    query: str = Field(min_length=1, max_length=2000)
+    k: int = Field(10, ge=1, le=100)
+
+
+class ToolRequests(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    llm: list[LlmRequest] = Field(default_factory=list, max_length=100)
+    search: list[SearchRequest] = Field(default_factory=list, max_length=100)
+
+
+class ResolveIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    tool_requests: ToolRequests
+
+
+async def _runtime_execution(request: Request, who: Principal, execution_id: str) -> None:
+    """The caller's own runtime-mode execution, still RUNNING (NotFound/InvalidArgs else)."""
+    state = api_state(request)
+    record = await state.db(state.tenants.owned_execution, who.tenant_id, execution_id)
+    if record["mode"] != "runtime":
+        raise InvalidArgs(f"execution {execution_id} is not a runtime-mode execution")
+    if record["status"] != "RUNNING":
+        raise InvalidArgs(f"execution {execution_id} has ended ({record['status']})")
+    request.state.audit["execution_id"] = execution_id
+
+
 @router.post("/sessions/{session_id}/executions/runtime", status_code=201)
 async def create_runtime(session_id: str, request: Request,
                          who: Annotated[Principal, Depends(require("run"))],
@@ -66,16 +108,20 @@ async def create_runtime(session_id: str, request: Request,
 @router.post("/executions/{execution_id}/steps")
 async def run_step(execution_id: str, body: StepIn, request: Request,
                    who: Annotated[Principal, Depends(require("run"))]) -> dict[str, Any]:
-    state = api_state(request)
-    record = await state.db(state.tenants.owned_execution, who.tenant_id, execution_id)
-    if record["mode"] != "runtime":
-        raise InvalidArgs(f"execution {execution_id} is not a runtime-mode execution")
-    if record["status"] != "RUNNING":
-        raise InvalidArgs(f"execution {execution_id} has ended ({record['status']})")
+    await _runtime_execution(request, who, execution_id)
     code = extract_code(body.code)[0] or body.code
-    request.state.audit["execution_id"] = execution_id
-    out = await state.executions.step(execution_id, code, body.tool_results,
+    out = await api_state(request).executions.step(execution_id, code, body.tool_results,
                                       body.options.resolve_tools)
     return {key: out[key] for key in ("execution_id", "turn_index", "success", "stdout",
                                       "state", "span_log", "tool_requests", "final", "error",
                                       "checksum")}
+
+
+@router.post("/executions/{execution_id}/tools/resolve")
+async def resolve_tools(execution_id: str, body: ResolveIn, request: Request,
+                        who: Annotated[Principal, Depends(require("run"))]) -> dict[str, Any]:
+    """Answer sub-calls and searches for the client, with the execution's models and budget."""
+    await _runtime_execution(request, who, execution_id)
+    requests = body.tool_requests.model_dump()
+    results, statuses = await api_state(request).executions.resolve(execution_id, requests)
+    return {"tool_results": results, "statuses": statuses}
