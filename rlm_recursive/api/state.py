@@ -54,7 +54,6 @@ class ApiState:
         self.runtime = runtime
         self.settings = settings
         self.providers = providers or ProviderPool()
-        self.own_providers = providers is None
         self.keys = KeyStore(runtime.store.db, runtime.store.data_dir)
         self.tenants = TenantStore(runtime.store.db)
         self.executions = ExecutionService(runtime, self.providers)
