@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import socket
 import statistics
@@ -61,6 +62,7 @@ async def _client(client: httpx.AsyncClient, url: str, n: int, latencies: list[f
 
 
 async def load(base: str, key: str, clients: int, requests: int) -> None:
+    """Client-side latencies: they include queueing in this process and on the server."""
     headers = {"Authorization": f"Bearer {key}"}
     async with httpx.AsyncClient(base_url=base, headers=headers, timeout=30) as client:
         sid = (await client.post("/v1/sessions", json={"docs": [
@@ -91,6 +93,14 @@ async def load(base: str, key: str, clients: int, requests: int) -> None:
     print(f"  errors {len(errors)} ({100 * len(errors) / total:.2f} %)"
           f"{' ' + str(sorted(set(errors))) if errors else ''}")
     print(f"  throughput {total / wall:.0f} requests/s over {wall:.2f} s")
+
+
+def _server_side(audit: Path) -> None:
+    """Time inside the server (request in to response out), from its audit records."""
+    route = "GET /v1/executions/{execution_id}"
+    seconds = [r["duration_ms"] / 1000 for r in map(json.loads, audit.read_text().splitlines())
+               if r["route"] == route]
+    print("  server side (audit):   " + _summary(seconds))
 
 
 def _summary(seconds: list[float]) -> str:
@@ -139,6 +149,7 @@ def main() -> None:
         finally:
             server.terminate()
             server.wait(timeout=15)
+        _server_side(data_dir / "audit.jsonl")
 
 
 if __name__ == "__main__":
