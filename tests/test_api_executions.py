@@ -184,3 +184,24 @@ def test_runtime_mode_tools_resolve_answers_sub_calls_and_searches(rt):
         for hit in hits:
             assert hit["snippet"] == LOG[hit["start"]:hit["end"]] and hit["doc_index"] == 0
         assert any("auth" in hit["snippet"] for hit in hits)
+
+
+def test_deleting_a_session_stops_its_running_executions(rt):
+    async def hang(request: ChatRequest):
+        await asyncio.sleep(60)
+
+    fake = FakeProvider(script=hang)
+    with live_api(rt, providers=ProviderPool({"ollama": fake})) as base, \
+            httpx.Client(base_url=base, headers=auth(new_key(rt, "acme")), timeout=30) as c:
+        sid = _session(c, [{"text": LOG}])
+        eid = c.post(f"/v1/sessions/{sid}/executions", json={
+            "question": "q", "preset": "fully-local",
+            "options": {"strategy": "search"}}).json()["execution_id"]
+        deadline = time.monotonic() + 10
+        while not fake.requests and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert c.delete(f"/v1/sessions/{sid}").status_code == 200
+        row = rt.store.db.execute("SELECT status, error FROM executions WHERE id = ?",
+                                  (eid,)).fetchone()
+        assert row[0] == "FAILED" and "cancelled" in row[1]
+        assert c.get(f"/v1/executions/{eid}").status_code == 404  # gone with its session

@@ -98,6 +98,13 @@ def test_session_execution_wait_answer_citations_verify(rt):
             assert steps.status_code == 200 and steps.json()["steps"] == []  # search: no REPL
 
             metrics = client.get("/v1/metrics").text
+            for name in ("rlm_api_requests_total", "rlm_api_latency_seconds_bucket",
+                         "rlm_execution_total", "rlm_execution_duration_seconds_bucket",
+                         "rlm_execution_turns_bucket", "rlm_execution_subcalls_bucket",
+                         "rlm_execution_spans_total", "rlm_llm_requests_total",
+                         "rlm_llm_tokens_total", "rlm_llm_errors_total"):
+                assert f"\n{name}" in metrics, name  # seed §19.1, dots as underscores
+            assert 'rlm_llm_tokens_total{model="qwen3:8b",type="input"} 169.0' in metrics
             assert 'rlm_execution_total{mode="answerer",status="COMPLETED"} 1.0' in metrics
             assert 'rlm_api_requests_total{endpoint="/v1/sessions",status="201"}' in metrics
 

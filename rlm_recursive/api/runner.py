@@ -39,6 +39,8 @@ class ExecutionRunner:
 
     def __init__(self, state: ApiState) -> None:
         self.state = state
+        self._sessions: dict[str, str] = {}
+        """The session of each running execution."""
 
     async def start(self, who: Principal, session_id: str, question: str,
                     options: QueryOptions, extra: dict[str, Any]) -> str:
@@ -67,7 +69,13 @@ class ExecutionRunner:
             raise
         task = asyncio.create_task(self._run(who, session_id, execution_id, question, options))
         state.tasks[execution_id] = task
-        task.add_done_callback(lambda _: state.tasks.pop(execution_id, None))
+        self._sessions[execution_id] = session_id
+
+        def forget(_: asyncio.Task[None]) -> None:
+            state.tasks.pop(execution_id, None)
+            self._sessions.pop(execution_id, None)
+
+        task.add_done_callback(forget)
         return execution_id
 
     async def _run(self, who: Principal, session_id: str, execution_id: str, question: str,
@@ -112,6 +120,15 @@ class ExecutionRunner:
         task = self.state.tasks.get(execution_id)
         if task is not None:
             await asyncio.wait({task}, timeout=timeout_s)
+
+    async def cancel_session(self, session_id: str) -> None:
+        """Stop every running execution over a session (it is being deleted)."""
+        tasks = [self.state.tasks[e] for e, s in list(self._sessions.items())
+                 if s == session_id and e in self.state.tasks]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=_CANCEL_GRACE_S)
 
     async def cancel(self, execution: dict[str, Any]) -> None:
         """Stop a RUNNING execution; it ends FAILED (cancelled). Idempotent."""

@@ -148,7 +148,8 @@ async def get_session(session_id: str, request: Request,
 @router.delete("/sessions/{session_id}")
 async def delete_session(session_id: str, request: Request,
                          who: Annotated[Principal, Depends(require("run"))]) -> dict[str, Any]:
-    """The session is frozen and hidden from its tenant; blobs stay (they are shared)."""
+    """The session is frozen and hidden from its tenant, its running executions stop; blobs
+    stay (they are shared)."""
     state = api_state(request)
     store = state.runtime.store
 
@@ -158,6 +159,7 @@ async def delete_session(session_id: str, request: Request,
         state.tenants.set_readiness(session_id, "DELETED")
 
     await state.db(delete)
+    await request.app.state.runner.cancel_session(session_id)
     return {"session_id": session_id, "status": "DELETED"}
 
 
