@@ -15,7 +15,11 @@
     │   ├── EgressDenied          egress_denied
     │   ├── SecretsFound          secrets_found (an export would publish secrets)
     │   ├── GitError              git_error (git missing, not a repository, a git step failed)
-    │   └── ConfigError           invalid_args (bad models.toml, unknown preset or model)
+    │   ├── ConfigError           invalid_args (bad models.toml, unknown preset or model)
+    │   ├── Unauthorized          unauthorized (HTTP API: missing, malformed or revoked key)
+    │   ├── Forbidden             forbidden (HTTP API: the key lacks the scope)
+    │   ├── RateLimited           rate_limited (HTTP API: over a rate or concurrency limit)
+    │   └── SessionNotReady       session_not_ready (HTTP API: documents still loading)
     └── RunError                  the run cannot go on: ends it with its code
         ├── BudgetExceeded        budget_exceeded
         ├── Timeout               timeout
@@ -44,6 +48,7 @@ __all__ = [
     "EmptyAnswer",
     "FileNotFound",
     "FileTooLarge",
+    "Forbidden",
     "GitError",
     "InternalError",
     "InvalidArgs",
@@ -52,11 +57,14 @@ __all__ = [
     "NotFound",
     "PathDenied",
     "ProviderError",
+    "RateLimited",
     "RlmError",
     "RunError",
     "SecretsFound",
     "SessionClosed",
+    "SessionNotReady",
     "Timeout",
+    "Unauthorized",
     "UnknownTool",
     "UnsupportedFile",
     "UserError",
@@ -148,6 +156,26 @@ class GitError(UserError):
 
 class ConfigError(UserError):
     code = "invalid_args"
+
+
+class Unauthorized(UserError):
+    code = "unauthorized"
+
+
+class Forbidden(UserError):
+    code = "forbidden"
+
+
+class RateLimited(UserError):
+    """Over a rate or concurrency limit; `details.retry_after_s` says when to retry."""
+
+    code = "rate_limited"
+    default_retryable = True
+
+
+class SessionNotReady(UserError):
+    code = "session_not_ready"
+    default_retryable = True
 
 
 class RunError(RlmError):

@@ -16,6 +16,7 @@ PINNED_CODES = {
     "empty_answer",
     "file_not_found",
     "file_too_large",
+    "forbidden",
     "git_error",
     "internal_error",
     "invalid_args",
@@ -23,9 +24,12 @@ PINNED_CODES = {
     "not_found",
     "path_denied",
     "provider_error",
+    "rate_limited",
     "secrets_found",
     "session_closed",
+    "session_not_ready",
     "timeout",
+    "unauthorized",
     "unknown_tool",
     "unsupported_file",
 }
@@ -143,6 +147,10 @@ def test_to_dict_carries_details_and_retryable() -> None:
 def test_retryable_defaults() -> None:
     assert errors.Timeout("slow").retryable is True
     assert errors.Timeout("slow", retryable=False).retryable is False
+    # Waiting is the fix for these two (HTTP API: 429 Retry-After, a session still loading).
+    retry_later = (errors.Timeout, errors.Conflict, errors.RateLimited, errors.SessionNotReady)
+    for cls in retry_later:
+        assert cls("x").retryable is True, cls
     for cls in _all_error_classes():
-        if cls not in (errors.Timeout, errors.Conflict):
+        if cls not in retry_later:
             assert cls("x").retryable is False, cls

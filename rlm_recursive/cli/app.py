@@ -13,9 +13,10 @@ from typer.exceptions import TyperException
 
 from .. import __version__
 from ..errors import InternalError, InvalidArgs
-from . import chat, corpus, doctor, export, query, serve, trace, verify
+from . import api, chat, corpus, doctor, export, query, serve, trace, verify
 from .bench import bench_app
 from .common import CliState, err_console, fail
+from .keys import keys_app
 from .lcm import lcm_app
 from .skill import skill_app
 
@@ -99,6 +100,8 @@ export.register(app)
 app.add_typer(skill_app, name="skill")
 chat.register(app)
 app.add_typer(lcm_app, name="lcm")
+api.register(app)
+app.add_typer(keys_app, name="keys")
 
 
 def main() -> None:

@@ -33,6 +33,13 @@ AUDIT_FIELDS: tuple[str, ...] = (
     "model_used",
     "cost",
     "error_code",
+    # HTTP API requests (issue 12); null for tool calls from the CLI and MCP.
+    "tenant_id",
+    "key_id",
+    "route",
+    "status",
+    "execution_id",
+    "tokens",
 )
 """Every key of an audit record, and nothing else (SDD 7.2)."""
 
@@ -42,6 +49,8 @@ _REDACTED = "<redacted>"
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:\-]{0,127}")
 _MODEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/@+\-]{0,199}")
 _CODE = re.compile(r"[a-z][a-z_]{0,63}")
+_ROUTE = re.compile(r"[A-Z]{3,7} /[A-Za-z0-9_/{}.\-]{0,200}")
+"""A method and a route template (`GET /v1/executions/{execution_id}`), never a filled path."""
 
 
 def new_correlation_id() -> str:
@@ -80,6 +89,12 @@ class AuditLog:
         model_used: str | None = None,
         cost: float | None = None,
         error_code: str | None = None,
+        tenant_id: str | None = None,
+        key_id: str | None = None,
+        route: str | None = None,
+        status: int | None = None,
+        execution_id: str | None = None,
+        tokens: int | None = None,
     ) -> None:
         """Append one record; raises InternalError if the log cannot be written (fail closed)."""
         if not self.enabled:
@@ -95,6 +110,12 @@ class AuditLog:
                 "model_used": _text(model_used, _MODEL),
                 "cost": _number(cost, integer=False),
                 "error_code": _text(error_code, _CODE),
+                "tenant_id": _text(tenant_id, _ID),
+                "key_id": _text(key_id, _ID),
+                "route": _text(route, _ROUTE),
+                "status": None if status is None else _number(status, integer=True),
+                "execution_id": _text(execution_id, _ID),
+                "tokens": None if tokens is None else _number(tokens, integer=True),
             },
             ensure_ascii=True,
         )

@@ -104,6 +104,14 @@ class ExecutionService:
                     "final": final or {"is_final": False, "answer": None},
                     "error": record.error, "checksum": record.checksum}
 
+    async def resolve(self, execution_id: str, requests: dict[str, list[dict[str, Any]]]
+                      ) -> tuple[dict[str, Any], dict[str, str]]:
+        """Seed 003 §16.4 tools/resolve: answer tool requests without running a step."""
+        lock = self._locks.setdefault(execution_id, asyncio.Lock())
+        async with lock:
+            execution = await self._execution(execution_id)
+            return await execution.host.resolve_queued(requests)
+
     async def _drop(self, execution_id: str) -> None:
         execution = self._live.pop(execution_id, None)
         if execution is not None:

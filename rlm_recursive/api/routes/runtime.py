@@ -1,0 +1,127 @@
+"""Runtime mode (seed 003 §16.4): the client drives the REPL steps of an execution."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel, ConfigDict, Field
+
+from ...agent.query import QueryOptions
+from ...agent.recursion import MAX_DEPTH_CAP
+from ...agent.repl.prompt import extract_code
+from ...errors import InvalidArgs, SessionNotReady
+from ..deps import Principal, api_state, require
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/v1", tags=["runtime"])
+
+
+class RuntimeIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    preset: str | None = Field(None, description="Preset whose tiers answer queued sub-calls")
+    provider: str | None = None
+    model: str | None = Field(None, description="Model that answers queued sub-calls")
+    max_depth: int = Field(1, ge=0, le=MAX_DEPTH_CAP)
+    max_sub_calls: int = Field(64, ge=0)
+
+
+class StepOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    resolve_tools: bool = True
+
+
+class StepIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    code: str = Field(min_length=1, max_length=200_000,
+                      description="Python for the sandbox; a ```repl fence is optional")
+    state: dict[str, Any] | None = Field(None, description="Ignored: the server keeps state")
+    tool_results: dict[str, str] | None = Field(
+        None, description="Answers to queued sub-calls the client resolved itself")
+    options: StepOptions = Field(default_factory=StepOptions)
+
+
+class LlmRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    key: str = Field(min_length=1, max_length=200)
+    prompt: str = Field(min_length=1, max_length=500_000)
+    model_hint: str = "sub"
+    max_tokens: int | None = Field(None, ge=1)
+    temperature: float = Field(0, ge=0, le=2)
+
+
+class SearchRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    key: str = Field(min_length=1, max_length=200)
+    query: str = Field(min_length=1, max_length=2000)
+    k: int = Field(10, ge=1, le=100)
+
+
+class ToolRequests(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    llm: list[LlmRequest] = Field(default_factory=list, max_length=100)
+    search: list[SearchRequest] = Field(default_factory=list, max_length=100)
+
+
+class ResolveIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    tool_requests: ToolRequests
+
+
+async def _runtime_execution(request: Request, who: Principal, execution_id: str) -> None:
+    """The caller's own runtime-mode execution, still RUNNING (NotFound/InvalidArgs else)."""
+    state = api_state(request)
+    record = await state.db(state.tenants.owned_execution, who.tenant_id, execution_id)
+    if record["mode"] != "runtime":
+        raise InvalidArgs(f"execution {execution_id} is not a runtime-mode execution")
+    if record["status"] != "RUNNING":
+        raise InvalidArgs(f"execution {execution_id} has ended ({record['status']})")
+    request.state.audit["execution_id"] = execution_id
+
+
+@router.post("/sessions/{session_id}/executions/runtime", status_code=201)
+async def create_runtime(session_id: str, request: Request,
+                         who: Annotated[Principal, Depends(require("run"))],
+                         body: RuntimeIn | None = None) -> dict[str, Any]:
+    state = api_state(request)
+    body = body or RuntimeIn()
+    session = await state.db(state.tenants.owned_session, who.tenant_id, session_id)
+    if session["readiness"] != "READY":
+        raise SessionNotReady(f"session {session_id} is {session['readiness']}, not READY",
+                              retry_after_s=1, session_id=session_id)
+    options = QueryOptions(preset=body.preset, provider=body.provider, model=body.model,
+                           max_depth=body.max_depth, max_sub_calls=body.max_sub_calls,
+                           strategy="repl", client_override=True)
+    created = await state.executions.create(session_id, options)
+    request.state.audit["execution_id"] = created["execution_id"]
+    return {"execution_id": created["execution_id"], "status": created["status"]}
+
+
+@router.post("/executions/{execution_id}/steps")
+async def run_step(execution_id: str, body: StepIn, request: Request,
+                   who: Annotated[Principal, Depends(require("run"))]) -> dict[str, Any]:
+    await _runtime_execution(request, who, execution_id)
+    code = extract_code(body.code)[0] or body.code
+    out = await api_state(request).executions.step(execution_id, code, body.tool_results,
+                                      body.options.resolve_tools)
+    return {key: out[key] for key in ("execution_id", "turn_index", "success", "stdout",
+                                      "state", "span_log", "tool_requests", "final", "error",
+                                      "checksum")}
+
+
+@router.post("/executions/{execution_id}/tools/resolve")
+async def resolve_tools(execution_id: str, body: ResolveIn, request: Request,
+                        who: Annotated[Principal, Depends(require("run"))]) -> dict[str, Any]:
+    """Answer sub-calls and searches for the client, with the execution's models and budget."""
+    await _runtime_execution(request, who, execution_id)
+    requests = body.tool_requests.model_dump()
+    results, statuses = await api_state(request).executions.resolve(execution_id, requests)
+    return {"tool_results": results, "statuses": statuses}

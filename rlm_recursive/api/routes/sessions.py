@@ -1,0 +1,194 @@
+"""Sessions (seed 003 §16.2): paths under the server's roots or inline text; READY once loaded
+and indexed. Also the span reader, which needs a session."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Query, Request
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ...config import SessionConfig
+from ...corpus.loaders import Source, load_sources
+from ...errors import InvalidArgs, RlmError
+from ...store.sessions import close_session
+from ...tools.search import search_session
+from ...types import text_checksum
+from ..deps import Principal, api_state, require
+from ..state import ApiState
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/v1", tags=["sessions"])
+_MAX_SPAN_CHARS = 200_000
+
+
+class DocIn(BaseModel):
+    """A path under the server's allowed roots, or inline text."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str | None = Field(None, description="Relative to the server's allowed root")
+    type: Literal["file", "directory", "glob"] = "file"
+    text: str | None = None
+    source_name: str | None = Field(None, description="A label for inline text")
+
+    @model_validator(mode="after")
+    def _one(self) -> DocIn:
+        if (self.path is None) == (self.text is None):
+            raise ValueError("give exactly one of path and text")
+        return self
+
+    def source(self) -> Source:
+        if self.text is not None:
+            return Source(type="inline", content=self.text, name=self.source_name)
+        return Source(type=self.type, path=self.path, recursive=self.type == "directory")
+
+
+class SessionIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(None, max_length=200)
+    docs: list[DocIn] = Field(min_length=1, max_length=1000)
+    max_tool_calls: int = Field(500, ge=1)
+
+
+async def _load(state: ApiState, session_id: str, sources: list[Source]) -> None:
+    """Load, then build the BM25 index; the session is READY, or FAILED with the errors."""
+    store = state.runtime.store
+
+    def work() -> tuple[int, list[dict[str, Any]]]:
+        report = load_sources(store, session_id, sources, state.paths,
+                              store.session_config(session_id))
+        if report.loaded:
+            # A search builds the session's persisted index (tantivy) as a side effect.
+            search_session(store, session_id, "index", limit=1)
+        return len(report.loaded), report.to_dict().get("errors", [])
+
+    try:
+        loaded, errors = await state.db(work)
+    except RlmError as exc:
+        loaded, errors = 0, [{"code": exc.code, "message": exc.message}]
+    readiness = "READY" if loaded else "FAILED"
+    await state.db(state.tenants.set_readiness, session_id, readiness,
+                   {"errors": errors} if errors else None)
+
+
+def _check_paths(state: ApiState, docs: list[DocIn]) -> None:
+    """Refuse a denied or missing path before a session exists (403/422, not a FAILED load)."""
+    for doc in docs:
+        if doc.path is not None and doc.type != "glob":
+            state.paths.resolve(doc.path, expect="file" if doc.type == "file" else "dir")
+
+
+@router.post("/sessions", status_code=201)
+async def create_session(body: SessionIn, request: Request,
+                         who: Annotated[Principal, Depends(require("run"))]) -> dict[str, Any]:
+    state = api_state(request)
+    await state.db(_check_paths, state, body.docs)
+    store = state.runtime.store
+
+    def create() -> str:
+        sid = store.create_session(body.name, SessionConfig(
+            max_tool_calls=body.max_tool_calls))["session_id"]
+        state.tenants.claim_session(sid, who.tenant_id, "CREATING")
+        return sid
+
+    session_id = await state.db(create)
+    sources = [d.source() for d in body.docs]
+    inline = sum(len(d.text.encode("utf-8")) for d in body.docs if d.text is not None)
+    if all(d.text is not None for d in body.docs) and inline <= state.settings.inline_sync_bytes:
+        await _load(state, session_id, sources)
+    else:
+        task = asyncio.create_task(_load(state, session_id, sources))
+        state.loads.add(task)
+        task.add_done_callback(state.loads.discard)
+    return await _view(state, who, session_id)
+
+
+async def _view(state: ApiState, who: Principal, session_id: str) -> dict[str, Any]:
+    store = state.runtime.store
+
+    def read() -> tuple[sqlite3.Row, list[Any]]:
+        return state.tenants.owned_session(who.tenant_id, session_id), store.documents(session_id)
+
+    row, docs = await state.db(read)
+    status = row["readiness"]
+    return {
+        "session_id": row["id"], "name": row["name"], "status": status,
+        "readiness": {"parsed_ready": status == "READY", "search_ready": status == "READY",
+                      "ready": status == "READY"},
+        "created_at": row["created_at"], "closed_at": row["closed_at"],
+        "errors": (json.loads(row["load_error"]) or {}).get("errors", [])
+        if row["load_error"] else [],
+        "docs": [{"doc_id": d.id, "doc_index": i, "source_name": d.source,
+                  "length_chars": d.length_chars, "content_hash": d.content_hash,
+                  "ingest_status": "PARSED"} for i, d in enumerate(docs)],
+    }
+
+
+@router.get("/sessions")
+async def list_sessions(request: Request,
+                        who: Annotated[Principal, Depends(require("read"))]) -> dict[str, Any]:
+    state = api_state(request)
+    rows = await state.db(state.tenants.sessions, who.tenant_id)
+    return {"sessions": [{"session_id": r["id"], "name": r["name"], "status": r["readiness"],
+                          "created_at": r["created_at"]} for r in rows]}
+
+
+@router.get("/sessions/{session_id}")
+async def get_session(session_id: str, request: Request,
+                      who: Annotated[Principal, Depends(require("read"))]) -> dict[str, Any]:
+    return await _view(api_state(request), who, session_id)
+
+
+@router.delete("/sessions/{session_id}")
+async def delete_session(session_id: str, request: Request,
+                         who: Annotated[Principal, Depends(require("run"))]) -> dict[str, Any]:
+    """The session is frozen and hidden from its tenant, its running executions stop; blobs
+    stay (they are shared)."""
+    state = api_state(request)
+    store = state.runtime.store
+
+    def delete() -> None:
+        state.tenants.owned_session(who.tenant_id, session_id)
+        close_session(store, session_id)
+        state.tenants.set_readiness(session_id, "DELETED")
+
+    await state.db(delete)
+    await request.app.state.runner.cancel_session(session_id)
+    return {"session_id": session_id, "status": "DELETED"}
+
+
+@router.get("/sessions/{session_id}/spans")
+async def get_span(
+    session_id: str, request: Request, who: Annotated[Principal, Depends(require("read"))],
+    doc_index: Annotated[int, Query(ge=0)], start: Annotated[int, Query(ge=0)] = 0,
+    end: Annotated[int | None, Query(ge=0)] = None,
+) -> dict[str, Any]:
+    """The text of doc[start:end] with a verifiable SpanRef."""
+    state = api_state(request)
+    store = state.runtime.store
+
+    def read() -> dict[str, Any]:
+        state.tenants.owned_session(who.tenant_id, session_id)
+        docs = store.documents(session_id)
+        if doc_index >= len(docs):
+            raise InvalidArgs(f"doc_index {doc_index} is out of range ({len(docs)} documents)")
+        doc = docs[doc_index]
+        stop = doc.length_chars if end is None else end
+        if not start <= stop <= doc.length_chars:
+            raise InvalidArgs(f"span [{start}, {stop}) is outside the document "
+                              f"(length {doc.length_chars})")
+        if stop - start > _MAX_SPAN_CHARS:
+            raise InvalidArgs(f"a span is at most {_MAX_SPAN_CHARS} characters")
+        text = store.text(doc)[start:stop]
+        return {"text": text, "source_name": doc.source, "ref": {
+            "tenant_id": who.tenant_id, "session_id": session_id, "doc_id": doc.id,
+            "doc_index": doc_index, "start_char": start, "end_char": stop,
+            "checksum": text_checksum(text)}}
+
+    return await state.db(read)

@@ -1,0 +1,29 @@
+"""Health and Prometheus metrics; neither needs a key (no tenant data in either)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from ... import __version__
+from ..deps import api_state
+from ..metrics import CONTENT_TYPE
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/v1", tags=["system"])
+
+
+@router.get("/health")
+async def health(request: Request) -> dict[str, Any]:
+    state = api_state(request)
+    await state.db(state.runtime.store.db.execute, "SELECT 1")  # the store answers
+    return {"status": "ok", "version": __version__,
+            "running_executions": len(state.tasks)}
+
+
+@router.get("/metrics")
+async def metrics(request: Request) -> Response:
+    return Response(api_state(request).metrics.render(), media_type=CONTENT_TYPE)

@@ -1,0 +1,165 @@
+"""Answerer-mode executions: started in the background, awaited, cancelled, summed per tenant.
+
+The API's execution row is created before the run starts, so its id can be returned at once;
+a `repl` run persists its steps under an execution of its own, linked from the result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from typing import Any
+
+from ..agent.query import QueryOptions, QueryResult, run_query
+from ..agent.repl.execution import status_for
+from ..errors import InternalError, ProviderError, RlmError, SessionNotReady
+from ..store import new_id
+from ..store.executions import ExecutionStore
+from .deps import Principal
+from .state import ApiState
+
+__all__ = ["ExecutionRunner", "spanref"]
+
+_CANCEL_GRACE_S = 10.0
+
+
+def spanref(tenant_id: str, citation: dict[str, Any]) -> dict[str, Any]:
+    """A citation in the seed's SpanRef shape (003 §9.1), with its source name."""
+    return {"tenant_id": tenant_id, "session_id": citation.get("session_id"),
+            "doc_id": citation["doc_id"], "doc_index": citation.get("doc_index"),
+            "start_char": citation.get("start_char", citation.get("start")),
+            "end_char": citation.get("end_char", citation.get("end")),
+            "checksum": citation["checksum"],
+            "source_name": citation.get("source") or citation.get("source_name")}
+
+
+class ExecutionRunner:
+    """Owns the asyncio task of every answerer execution this server runs."""
+
+    def __init__(self, state: ApiState) -> None:
+        self.state = state
+        self._sessions: dict[str, str] = {}
+        """The session of each running execution."""
+
+    async def start(self, who: Principal, session_id: str, question: str,
+                    options: QueryOptions, extra: dict[str, Any]) -> str:
+        state = self.state
+        session = await state.db(state.tenants.owned_session, who.tenant_id, session_id)
+        if session["readiness"] != "READY":
+            raise SessionNotReady(f"session {session_id} is {session['readiness']}, not READY",
+                                  retry_after_s=1, session_id=session_id)
+        left = state.check_budget(await state.db(state.tenants.usage_today, who.tenant_id))
+        # A run may not spend more than what is left of the tenant's day.
+        if left["sub_calls"] is not None:
+            options = options.model_copy(
+                update={"max_sub_calls": min(options.max_sub_calls, int(left["sub_calls"]))})
+        if left["usd"] is not None:
+            usd = left["usd"] if options.budget_usd is None else min(options.budget_usd,
+                                                                     left["usd"])
+            options = options.model_copy(update={"budget_usd": usd})
+        state.acquire_execution(who.tenant_id)
+        try:
+            execution_id = new_id("exec")
+            stored = {**options.model_dump(exclude_none=True), **extra}
+            await state.db(ExecutionStore(state.runtime.store.db).create, execution_id,
+                           session_id, "answerer", question, stored)
+        except BaseException:
+            state.release_execution(who.tenant_id)
+            raise
+        task = asyncio.create_task(self._run(who, session_id, execution_id, question, options))
+        state.tasks[execution_id] = task
+        self._sessions[execution_id] = session_id
+
+        def forget(_: asyncio.Task[None]) -> None:
+            state.tasks.pop(execution_id, None)
+            self._sessions.pop(execution_id, None)
+
+        task.add_done_callback(forget)
+        return execution_id
+
+    async def _run(self, who: Principal, session_id: str, execution_id: str, question: str,
+                   options: QueryOptions) -> None:
+        state, started = self.state, time.monotonic()
+        store = ExecutionStore(state.runtime.store.db)
+        status, usage, model, spans = "FAILED", {}, None, 0
+        try:
+            result = await run_query(state.runtime, session_id, question, options,
+                                     providers=state.providers)
+            status = "MAX_TURNS_EXCEEDED" if result.stopped == "max_iterations" else "COMPLETED"
+            usage, model, spans = result.usage, result.model, len(result.citations)
+            await state.db(state.tenants.save_result, execution_id,
+                           _result(who.tenant_id, result))
+            await state.db(store.finish, execution_id, status, answer=result.answer,
+                           usage=usage)
+        except asyncio.CancelledError:
+            status = "FAILED"
+            error = {"code": "cancelled", "message": "the execution was cancelled"}
+            await asyncio.shield(state.db(store.finish, execution_id, status, error=error))
+            raise
+        except Exception as exc:
+            err = exc if isinstance(exc, RlmError) else InternalError(
+                f"{type(exc).__name__}: {exc}")
+            status = status_for(err)
+            if isinstance(err, ProviderError):
+                state.metrics.llm_errors.inc()
+            error = {"code": err.code, "message": err.message, "retryable": err.retryable}
+            await state.db(store.finish, execution_id, status, error=error)
+        finally:
+            state.release_execution(who.tenant_id)
+            state.metrics.execution(status, "answerer", time.monotonic() - started, usage,
+                                    model, spans)
+            tokens = int((usage.get("input_tokens") or 0) + (usage.get("output_tokens") or 0))
+            with contextlib.suppress(Exception):  # spend is recorded even for a failed run
+                await asyncio.shield(state.db(
+                    state.tenants.add_usage, who.tenant_id, executions=1,
+                    sub_calls=int(usage.get("sub_calls") or 0), tokens=tokens,
+                    usd=float(usage.get("cost_usd") or 0.0)))
+
+    async def wait(self, execution_id: str, timeout_s: float) -> None:
+        task = self.state.tasks.get(execution_id)
+        if task is not None:
+            await asyncio.wait({task}, timeout=timeout_s)
+
+    async def cancel_session(self, session_id: str) -> None:
+        """Stop every running execution over a session (it is being deleted)."""
+        tasks = [self.state.tasks[e] for e, s in list(self._sessions.items())
+                 if s == session_id and e in self.state.tasks]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=_CANCEL_GRACE_S)
+
+    async def cancel(self, execution: dict[str, Any]) -> None:
+        """Stop a RUNNING execution; it ends FAILED (cancelled). Idempotent."""
+        if execution["status"] != "RUNNING":
+            return
+        task = self.state.tasks.get(execution["id"])
+        if task is not None:
+            task.cancel()
+            await asyncio.wait({task}, timeout=_CANCEL_GRACE_S)
+            return
+        # Not running in this server (a runtime-mode execution, or one orphaned by a restart).
+        error = {"code": "cancelled", "message": "the execution was cancelled"}
+        await self.state.db(ExecutionStore(self.state.runtime.store.db).finish,
+                            execution["id"], "FAILED", error=error)
+
+
+def _result(tenant_id: str, result: QueryResult) -> dict[str, Any]:
+    citations = [spanref(tenant_id, c.model_dump()) for c in result.citations]
+    contexts = None
+    if result.contexts is not None:
+        contexts = [_context(tenant_id, i, c) for i, c in enumerate(result.contexts)]
+    return {"citations": citations, "contexts": contexts, "strategy": result.strategy,
+            "provider": result.provider, "model": result.model, "plan": result.plan,
+            "stopped": result.stopped, "repl_execution_id": result.execution_id}
+
+
+def _context(tenant_id: str, index: int, item: dict[str, Any]) -> dict[str, Any]:
+    """A CONTEXTS item in the seed's shape (003 §16.3.1)."""
+    text = item.get("text", "")
+    return {"sequence_index": index, "turn_index": item.get("turn_index"),
+            "span_index": item.get("span_index"), "tag": item.get("tag"), "text": text,
+            "text_char_length": len(text), "source_name": item.get("source_name"),
+            "ref": spanref(tenant_id, {**item, "start": item.get("start_char"),
+                                       "end": item.get("end_char")})}

@@ -1,0 +1,151 @@
+"""What one API server holds: the runtime, the store worker, limits, metrics, live tasks."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import math
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, TypeVar
+
+from limits import RateLimitItemPerMinute
+from limits.storage import MemoryStorage
+from limits.strategies import MovingWindowRateLimiter
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..agent.pool import ProviderPool
+from ..agent.repl.service import ExecutionService
+from ..agent.runtime import Runtime
+from ..errors import BudgetExceeded, RateLimited
+from ..policy import PathPolicy
+from ..store.tenancy import KeyStore, TenantStore
+from .metrics import Metrics
+
+__all__ = ["ApiSettings", "ApiState"]
+
+T = TypeVar("T")
+
+
+class ApiSettings(BaseModel):
+    """Limits of one server (defaults suit a small team on one GPU box)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    key_requests_per_minute: int = Field(600, ge=1)
+    tenant_requests_per_minute: int = Field(1200, ge=1)
+    tenant_concurrent_executions: int = Field(4, ge=1)
+    daily_sub_calls: int | None = Field(None, ge=0)
+    daily_tokens: int | None = Field(None, ge=0)
+    daily_usd: float | None = Field(None, ge=0)
+    inline_sync_bytes: int = Field(1_000_000, ge=0)
+    """Inline-only sessions up to this size load before POST /v1/sessions answers."""
+
+
+class ApiState:
+    """Shared by every request of one app."""
+
+    def __init__(self, runtime: Runtime, settings: ApiSettings,
+                 providers: ProviderPool | None = None) -> None:
+        self.runtime = runtime
+        self.settings = settings
+        self.providers = providers or ProviderPool()
+        self.keys = KeyStore(runtime.store.db, runtime.store.data_dir)
+        self.tenants = TenantStore(runtime.store.db)
+        self.executions = ExecutionService(runtime, self.providers)
+        profile = runtime.profile
+        # Paths from HTTP clients are always confined, whatever the profile says about absolute
+        # paths: relative input only, and never under a filesystem root (`unrestricted` adds
+        # `/` so the CLI operator may read anywhere; a client may not).
+        roots = [r for r in profile.allowed_roots if Path(r) != Path(Path(r).anchor)]
+        self.paths = PathPolicy(allowed_roots=roots, allow_absolute_paths=False,
+                                denylist=profile.denylist, max_bytes=profile.max_bytes_file,
+                                profile_name=profile.name)
+        # One thread does all of this server's SQLite, tantivy and file work: the event loop
+        # never blocks on it, and there is one writer.
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rlm-api-store")
+        self.metrics = Metrics()
+        self._limiter = MovingWindowRateLimiter(MemoryStorage())
+        self._per_key = RateLimitItemPerMinute(settings.key_requests_per_minute)
+        self._per_tenant = RateLimitItemPerMinute(settings.tenant_requests_per_minute)
+        self._running: dict[str, int] = {}
+        self._touched: dict[str, float] = {}
+        self.tasks: dict[str, asyncio.Task[None]] = {}
+        self.loads: set[asyncio.Task[None]] = set()
+
+    async def db(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+        """Run blocking store work on the store thread."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._worker, functools.partial(fn, *args, **kwargs))
+
+    def background(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> None:
+        """Queue store work nobody waits for (the audit record); a failure is reported."""
+        future = self._worker.submit(functools.partial(fn, *args, **kwargs))
+        future.add_done_callback(_report)
+
+    def should_touch(self, key_id: str) -> bool:
+        """last_used_at is written at most once a minute per key (not a write per request)."""
+        now = time.monotonic()
+        if now - self._touched.get(key_id, -math.inf) < 60:
+            return False
+        self._touched[key_id] = now
+        return True
+
+    # limits
+    def hit(self, key_id: str, tenant_id: str) -> None:
+        """Count one request against the key's and the tenant's per-minute limits."""
+        for item, scope, ident in ((self._per_key, "key", key_id),
+                                   (self._per_tenant, "tenant", tenant_id)):
+            if not self._limiter.hit(item, scope, ident):
+                stats = self._limiter.get_window_stats(item, scope, ident)
+                retry = max(1, math.ceil(stats.reset_time - time.time()))
+                raise RateLimited(f"over the {scope}'s limit of {item.amount} requests a minute",
+                                  retry_after_s=retry, limit=f"{scope}_requests_per_minute")
+
+    def acquire_execution(self, tenant_id: str) -> None:
+        running = self._running.get(tenant_id, 0)
+        if running >= self.settings.tenant_concurrent_executions:
+            raise RateLimited(f"the tenant already runs {running} executions at once",
+                              retry_after_s=1, limit="tenant_concurrent_executions")
+        self._running[tenant_id] = running + 1
+
+    def release_execution(self, tenant_id: str) -> None:
+        self._running[tenant_id] = max(0, self._running.get(tenant_id, 1) - 1)
+
+    def check_budget(self, usage: dict[str, float]) -> dict[str, float | None]:
+        """Raise when a daily cap is spent; else what is left of each (None: no cap)."""
+        s = self.settings
+        caps = {"sub_calls": s.daily_sub_calls, "tokens": s.daily_tokens, "usd": s.daily_usd}
+        left: dict[str, float | None] = {}
+        for name, cap in caps.items():
+            if cap is None:
+                left[name] = None
+                continue
+            left[name] = cap - usage[name]
+            if left[name] <= 0:
+                raise BudgetExceeded(f"the tenant's daily {name} budget ({cap}) is spent",
+                                     limit=f"daily_{name}", retry_after_s=_to_midnight())
+        return left
+
+    async def aclose(self) -> None:
+        for task in [*self.tasks.values(), *self.loads]:
+            task.cancel()
+        await asyncio.gather(*self.tasks.values(), *self.loads, return_exceptions=True)
+        await self.executions.aclose()  # closes the pool it was given too
+        self._worker.shutdown(wait=True)
+
+
+def _report(future: Future[Any]) -> None:
+    exc = future.exception()
+    if exc is not None:
+        print(f"rlm-recursive: API background store work failed: {exc}", file=sys.stderr)
+
+
+def _to_midnight() -> int:
+    now = datetime.now(UTC)
+    midnight = (now + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
+    return math.ceil((midnight - now).total_seconds())

@@ -1,0 +1,59 @@
+"""`api`: the tenant-isolated HTTP API /v1 on uvicorn."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ..errors import InternalError, RlmError
+from .common import CliState, fail
+
+__all__ = ["register"]
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def api(
+        ctx: typer.Context,
+        host: Annotated[str, typer.Option(help="The address to bind.")] = "127.0.0.1",
+        port: Annotated[int, typer.Option(min=1, max=65535, help="The port.")] = 8780,
+        allow_remote: Annotated[bool, typer.Option(
+            "--allow-remote", help="Allow a non-loopback --host (put TLS in front of it).")
+        ] = False,
+        requests_per_minute: Annotated[int, typer.Option(
+            min=1, help="Per key; a tenant gets twice this.")] = 600,
+        concurrent_executions: Annotated[int, typer.Option(
+            min=1, help="Executions a tenant may run at once.")] = 4,
+        mcp: Annotated[bool, typer.Option(
+            "--mcp", help="Also serve MCP over streamable HTTP at /mcp (admin keys only).")
+        ] = False,
+    ) -> None:
+        """Serve the HTTP API (/v1, docs at /docs); clients need a key from `keys create`."""
+        # Imported here: FastAPI and uvicorn are only needed by this command.
+        from ..api import ApiSettings, serve_api
+        from ..mcp_server import check_bind_host
+
+        state: CliState = ctx.obj
+        try:
+            if not check_bind_host(host, allow_remote=allow_remote):
+                typer.echo(
+                    f"rlm-recursive: WARNING: serving on non-loopback {host!r} over plain "
+                    "HTTP: API keys and documents cross the network in clear text; put a "
+                    "TLS-terminating proxy in front of it (--allow-remote)", err=True)
+            settings = ApiSettings(key_requests_per_minute=requests_per_minute,
+                                   tenant_requests_per_minute=2 * requests_per_minute,
+                                   tenant_concurrent_executions=concurrent_executions)
+            runtime = state.runtime()
+        except RlmError as exc:
+            raise fail(exc, False) from None
+        try:
+            serve_api(runtime, host=host, port=port, settings=settings, with_mcp=mcp)
+        except KeyboardInterrupt:
+            pass
+        except RlmError as exc:
+            raise fail(exc, False) from None
+        except Exception as exc:
+            raise fail(InternalError(f"{type(exc).__name__}: {exc}"), False) from exc
+        finally:
+            runtime.close()
