@@ -93,8 +93,10 @@ async def call_model(
     request = ChatRequest(model=tier.model, messages=messages, tools=tools, options=options,
                           tool_runner=tool_runner)
     key = None
-    if cacheable and tier.temperature == 0 and not tools:
-        prompt = json.dumps([m.model_dump() for m in messages], sort_keys=True)
+    # A constrained-JSON call (tools, no runner) is as pure as a plain one; a runner has effects.
+    if cacheable and tier.temperature == 0 and tool_runner is None:
+        prompt = json.dumps([[m.model_dump() for m in messages],
+                             [t.model_dump() for t in tools]], sort_keys=True)
         key = "|".join([tier.provider, tier.model, options.model_dump_json(),
                         hashlib.sha256(prompt.encode()).hexdigest()])
         if key in rc.providers.cache:

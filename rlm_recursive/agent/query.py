@@ -23,7 +23,7 @@ from .citations import Citation
 from .context import RunContext, RunSettings
 from .pool import ProviderPool
 from .recursion import MAX_DEPTH_CAP, RecursionState, TierPlan
-from .strategies import Strategy, choose_strategy, run_strategy
+from .strategies import Strategy, pick_strategy, run_strategy
 from .subcalls import SubQueryCaller
 
 if TYPE_CHECKING:  # the runtime builds on this module, not the other way round
@@ -150,7 +150,7 @@ async def run_query(
         plan, reason = await resolve_plan(runtime.catalog, runtime.profile, options)
         rc = build_run(runtime, session_id, plan, options, providers)
         root = plan.at(0)
-        strategy = choose_strategy(options.strategy, root)
+        strategy = await pick_strategy(rc, options.strategy, root, question)
         print(f"rlm-recursive: {root.provider}/{root.model} ({reason}), strategy {strategy}",
               file=sys.stderr)
         state = RecursionState(depth=0, max_depth=options.max_depth)
