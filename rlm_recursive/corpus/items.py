@@ -49,7 +49,7 @@ def detect_item_kind(text: str) -> tuple[ItemKind, str | None]:
         return "records", None
     breaks = len(_BLANK_BREAK.findall(text))
     # Paragraphs hold several lines each; a blank line between every line is still lines.
-    if breaks and len(lines) >= 2 * (breaks + 1) * 0.75:
+    if breaks and len(lines) >= 2 * (breaks + 1):
         return "paragraphs", None
     return "lines", None
 

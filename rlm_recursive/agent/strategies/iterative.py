@@ -53,20 +53,21 @@ def candidates(text: str, known: list[str]) -> list[str]:
             if n not in _COMMON and n.lower() not in lowered]
 
 
-def _sentence_with(text: str, start: int, end: int) -> tuple[int, int]:
-    """The hit widened to its sentence, within `_AROUND` characters either side."""
-    left = max(start - _AROUND, 0)
-    right = min(end + _AROUND, len(text))
-    cut = max(text.rfind(". ", left, start), text.rfind("\n", left, start))
-    left = cut + 2 if cut >= left else left
-    stop = min((i for i in (text.find(". ", end, right), text.find("\n", end, right))
+def _sentence_with(text: str, at: int) -> tuple[int, int]:
+    """The sentence (or line) holding offset `at`, within `_AROUND` characters either side."""
+    left = max(at - _AROUND, 0)
+    right = min(at + _AROUND, len(text))
+    cut = max(text.rfind(". ", left, at), text.rfind("\n", left, at))
+    left = cut + 2 if cut >= left and text[cut] == "." else (cut + 1 if cut >= left else left)
+    stop = min((i for i in (text.find(". ", at, right), text.find("\n", at, right))
                 if i >= 0), default=right - 1)
     return left, min(stop + 1, len(text))
 
 
-def _gather(rc: RunContext, query: str, entity: str | None, seen: set[tuple[str, int]]
-            ) -> list[tuple[SpanRef, str]]:
-    """Short excerpts: the entity's literal hits first (best by BM25 overlap), then BM25."""
+def _gather(rc: RunContext, query: str, entity: str | None) -> list[tuple[SpanRef, str]]:
+    """Short excerpts: the entity's literal hits first (most words shared with the query),
+    then BM25 hits; an excerpt shown at an earlier hop may be shown again."""
+    seen: set[tuple[str, int]] = set()
     store, sid = rc.store, rc.session_id
     hits, _, _, docs = search_session(store, sid, query, "bm25", limit=8)
     if entity:
@@ -75,14 +76,14 @@ def _gather(rc: RunContext, query: str, entity: str | None, seen: set[tuple[str,
         texts = {h.doc_id: store.text(docs[h.doc_id]) for h in literal}
 
         def overlap(hit: Hit) -> int:
-            s, e = _sentence_with(texts[hit.doc_id], hit.start, hit.end)
+            s, e = _sentence_with(texts[hit.doc_id], hit.start)
             return -len(words & {w.lower() for w in re.findall(r"\w{3,}",
                                                                  texts[hit.doc_id][s:e])})
         hits = sorted(literal, key=overlap) + hits
     out: list[tuple[SpanRef, str]] = []
     for hit in hits:
         text = store.text(docs[hit.doc_id])
-        start, end = _sentence_with(text, hit.highlight_start, hit.highlight_end)
+        start, end = _sentence_with(text, hit.highlight_start)
         if (hit.doc_id, start) in seen:
             continue
         seen.add((hit.doc_id, start))
@@ -99,14 +100,13 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
     entity = known[0] if known else None
     facts: list[str] = []
     shown: list[str] = []
-    seen: set[tuple[str, int]] = set()
     calls = 0
     for hop in range(1, MAX_HOPS + 1):
         query = f"{entity} {question}" if entity and hop > 1 else question
-        excerpts = _gather(rc, query, entity, seen)
+        excerpts = _gather(rc, query, entity)
         for ref, _ in excerpts:
             rc.citations.add(ref)
-        shown.extend(text for _, text in excerpts)
+        shown.extend(t for _, t in excerpts if t not in shown)
         near = " ".join(t for _, t in excerpts if entity and entity.lower() in t.lower())
         names = candidates(near or " ".join(t for _, t in excerpts), known)
         body = "\n".join(f"[{i + 1}] {t}" for i, (_, t) in enumerate(excerpts))
