@@ -10,7 +10,7 @@ from rlm_recursive.agent.pool import ProviderPool
 from rlm_recursive.agent.query import QueryOptions, QueryResult, run_query
 from rlm_recursive.agent.runtime import Runtime
 from rlm_recursive.config import SessionConfig
-from rlm_recursive.providers.base import ChatRequest, ChatResult
+from rlm_recursive.providers.base import ChatRequest
 from rlm_recursive.providers.fake import FakeProvider
 
 SMALL = ('[models."small"]\nprovider = "fake"\nnum_ctx = {ctx}\ntools = false\n'
@@ -50,6 +50,3 @@ def tool_name(request: ChatRequest) -> str | None:
 def texts_of(runtime: Runtime, sid: str) -> dict[str, str]:
     return {d.id: runtime.store.text(d) for d in runtime.store.documents(sid)}
 
-
-def unused(_: ChatRequest) -> ChatResult:
-    raise AssertionError("no model call expected")
