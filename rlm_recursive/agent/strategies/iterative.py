@@ -116,9 +116,12 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
             break
         if step.get("fact"):
             facts.append(str(step["fact"])[:200])
-        answer = str(step.get("answer") or "").strip()
+        answer = str(step.get("answer") or "").strip().rstrip(".")
+        # The answer must come from an excerpt about the entity just looked up: a value
+        # copied from a distractor beside it does not end the chain.
+        about = [t for _, t in excerpts if entity and entity.lower() in t.lower()]
         if (step.get("can_answer") and hop >= need and answer
-                and any(answer.lower() in t.lower() for t in shown)):
+                and any(answer.lower() in t.lower() for t in about or shown)):
             return AgentAnswer(answer, tier, calls, extra={"hops": hop})
         nxt = str(step.get("next_lookup") or "")
         if nxt in ("", _NONE) or nxt.lower() in {k.lower() for k in known}:
@@ -151,8 +154,8 @@ async def _step(rc: RunContext, tier: Tier, question: str, facts: list[str], bod
 def _final_prompt(question: str, facts: list[str], shown: list[str], entity: str | None
                   ) -> str:
     """The excerpts about the last entity first: the chain ends there."""
-    if entity:
-        shown = sorted(shown, key=lambda t: entity.lower() not in t.lower())
+    about = [t for t in shown if entity and entity.lower() in t.lower()]
+    shown = about or shown  # the chain ends at the last entity: its excerpts, not the rest
     excerpts = "\n".join(f"[{i + 1}] {t}" for i, t in enumerate(shown[:6]))
     known = "".join(f"- {f}\n" for f in facts)
     return (f"Facts found:\n{known or '- (none)'}\nExcerpts:\n{excerpts}\n\n"
