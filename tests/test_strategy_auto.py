@@ -27,6 +27,8 @@ def rt(tmp_path, monkeypatch):
     ("What is the alarm code of the office that runs the Halcyon project?", ["iterative"]),
     ("Summarise the main themes of the report.", ["map-reduce"]),
     ("What is the special magic number for ledger-7?", ["search", "iterative"]),
+    ("Who wrote the report?", ["search", "iterative"]),
+    ("Which office runs the Halcyon project?", ["search", "iterative"]),
 ])
 def test_question_shape(question, shape):
     assert question_shape(question) == shape

@@ -40,7 +40,6 @@ class StrategyModule(Protocol):
 _COUNT_CUE = re.compile(r"\b(how many|number of|how often|count)\b"
                         r"|\b(most|least)\s+(frequent|common|often)\b"
                         r"|\bwhich\b.*\b(most|least|fewest)\b", re.IGNORECASE)
-_CHAIN_CUE = re.compile(r"\b(that|which|who|whose)\s+(?!is\b|are\b)\w+", re.IGNORECASE)
 _SUMMARY_CUE = re.compile(r"\b(summari[sz]e|summary|overview|main (themes|points|topics))\b",
                           re.IGNORECASE)
 _PICK_SYSTEM = ("Choose how to answer a question about a large text. search: look up one "
@@ -56,10 +55,12 @@ def question_shape(question: str) -> list[str]:
     marks nothing to count), a relative clause → iterative, "summarise" → map-reduce,
     otherwise a single look-up (search or iterative).
     """
+    from .iterative import expected_hops
+
     shape = []
     if _COUNT_CUE.search(question):
         shape.append("count")
-    if _CHAIN_CUE.search(question.split("?")[0]) and not shape:
+    if expected_hops(question) > 1 and not shape:
         shape.append("iterative")
     if _SUMMARY_CUE.search(question):
         shape.append("map-reduce")
@@ -84,7 +85,7 @@ async def pick_strategy(rc: RunContext, requested: str, tier: Tier, question: st
 
     shape = question_shape(question)
     if "count" in shape:
-        counted = "count" if countable(rc, question) else "classify"
+        counted = "count" if await countable(rc, question) else "classify"
         shape = [counted if s == "count" else s for s in shape]
     if len(shape) == 1:
         return shape[0]

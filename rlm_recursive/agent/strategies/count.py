@@ -16,8 +16,14 @@ import re
 from collections import Counter
 from typing import Any
 
-from ...corpus.counting import CountPlan, FieldFilter, count_plan, field_values, group_by
-from ...corpus.counting import ground_filters as _ground
+from ...corpus.counting import (
+    CountPlan,
+    FieldFilter,
+    count_plan,
+    field_values,
+    ground_filters,
+    group_by,
+)
 from ...types import SpanRef
 from ..context import AgentAnswer, RunContext
 from ..recursion import RecursionState
@@ -61,7 +67,7 @@ def _in_question(text: str, question: str) -> bool:
 def ground(proposal: dict[str, Any] | None, question: str,
            fields: dict[str, Counter[str]]) -> CountPlan:
     """Keep what the question supports of the model's plan; add filters it left out."""
-    grounded = {f.field: f for f in _ground(question, fields)}
+    grounded = {f.field: f for f in ground_filters(question, fields)}
     filters: dict[str, FieldFilter] = {}
     pattern, is_regex = "", False
     if proposal:
@@ -95,9 +101,10 @@ def rank_field(question: str, fields: dict[str, Counter[str]]) -> str | None:
     return best
 
 
-def countable(rc: RunContext, question: str) -> bool:
+async def countable(rc: RunContext, question: str) -> bool:
     """Whether the question names something the text marks (so code can count it)."""
-    fields = field_values(text for _, text in _docs(rc))
+    docs = _docs(rc)
+    fields = await asyncio.to_thread(field_values, (text for _, text in docs))
     return bool(ground(None, question, fields).filters or _QUOTED.search(question))
 
 
@@ -130,8 +137,8 @@ async def _rank(rc: RunContext, tier: Any, question: str, docs: list[tuple[str, 
     offered = [v for v in fields[key] if _in_question(v, question)]
     rest = plan.model_copy(update={"filters": [f for f in plan.filters if f.field != key]})
     counts = await asyncio.to_thread(group_by, docs, rest, key)
-    ranked = sorted(offered, key=lambda v: counts.get(v, 0),
-                    reverse=_RANK.search(question).group(1).lower() == "most")  # type: ignore[union-attr]
+    most = "most" in [w.lower() for w in _RANK.findall(question)]
+    ranked = sorted(offered, key=lambda v: counts.get(v, 0), reverse=most)
     for value in offered:  # cite a sample line of each value that was compared
         one = rest.model_copy(update={"filters": [*rest.filters,
                                                   FieldFilter(field=key, value=value)]})

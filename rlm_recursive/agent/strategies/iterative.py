@@ -29,7 +29,8 @@ _AROUND = 110
 """Characters either side of a hit: about one sentence, so distractors stay out of view."""
 _EXCERPTS = 5
 _NAME = re.compile(r"\b(?:[A-Z][\w-]*[a-z0-9][\w-]*|[A-Z]{2,}\d*|[\w-]*\d[\w-]*)\b")
-_RELATIVE = re.compile(r"\b(that|which|who|whose|where)\b", re.IGNORECASE)
+_RELATIVE = re.compile(r"(?<=\w )(that|which|who|whose|where)\b", re.IGNORECASE)
+"""A relative clause after a word: the question's own first word ("Which ...?") is not one."""
 _COMMON = frozenset("The A An This That These Those It Its What Which Who Whose Where When How "
                     "Our Every Each No Yes I We You He She They Question Answer".split())
 _NONE = "NONE"
@@ -43,7 +44,7 @@ _ANSWER_SYSTEM = ("Answer the question from the facts and excerpts given. Reply 
 
 def expected_hops(question: str) -> int:
     """One look-up, plus one per relative clause ("the office that runs ...")."""
-    return 1 + len(_RELATIVE.findall(question))
+    return 1 + len(_RELATIVE.findall(question.split("?")[0]))
 
 
 def candidates(text: str, known: list[str]) -> list[str]:
