@@ -154,12 +154,13 @@ async def run_bench(
     name: str, tasks: Sequence[BenchTask], *, seed: int,
     methods: Sequence[str] = (DIRECT, "auto"), options: QueryOptions | None = None,
     data_dir: Path | None = None, progress: Progress | None = None,
+    providers: ProviderPool | None = None,
 ) -> dict[str, Any]:
     """Run every task with every method ("direct" or a runner strategy name)."""
     options = options or QueryOptions()
     with tempfile.TemporaryDirectory(prefix=f"rlm-{name}-") as tmp:
         runtime = Runtime(data_dir or Path(tmp))
-        pool = ProviderPool()
+        pool = providers or ProviderPool()
         try:
             plan, reason = await resolve_plan(runtime.catalog, runtime.profile, options)
             outcomes: list[Outcome] = []
