@@ -5,7 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["batch_ranges", "tree_groups"]
+from .context import RunContext
+from .recursion import Tier
+
+__all__ = ["batch_ranges", "calls_in_flight", "tree_groups"]
+
+_ONE_AT_A_TIME = frozenset({"embedded"})
+"""Providers that run one generation at a time in this process (one llama.cpp context)."""
+
+
+def calls_in_flight(rc: RunContext, tier: Tier) -> int:
+    """How many calls to send at once: queued behind an in-process model, a call would spend
+    its own timeout waiting for the others, so those go one at a time."""
+    return 1 if tier.provider in _ONE_AT_A_TIME else rc.settings.concurrency
 
 
 def batch_ranges(sizes: Sequence[int], budget: int, overhead: int = 0,

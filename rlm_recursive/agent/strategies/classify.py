@@ -20,7 +20,7 @@ from typing import Any
 
 from ...corpus.items import Item, split_items
 from ...types import SpanRef
-from ..batching import batch_ranges
+from ..batching import batch_ranges, calls_in_flight
 from ..context import AgentAnswer, RunContext
 from ..model_call import window_chars
 from ..recursion import RecursionState, Tier
@@ -75,7 +75,7 @@ async def judge_items(
     overhead = 12 + sum(len(x) + 3 for x in labels) + 40
     ranges = batch_ranges([len(s) for s in shown], budget, overhead, MAX_BATCH)
     verdicts: list[str | None] = [None] * len(items)
-    gate = asyncio.Semaphore(rc.settings.concurrency)
+    gate = asyncio.Semaphore(calls_in_flight(rc, tier))
     calls = 0
 
     async def ask(start: int, stop: int, retry: bool) -> None:

@@ -9,7 +9,7 @@ from ...corpus.chunking import ChunkStrategy, chunk_ranges
 from ...errors import RlmError, RunError
 from ...providers.base import Message
 from ...types import SpanRef
-from ..batching import tree_groups
+from ..batching import calls_in_flight, tree_groups
 from ..context import AgentAnswer, RunContext
 from ..model_call import call_model, window_chars
 from ..recursion import RecursionState, Tier
@@ -27,7 +27,7 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
     tier = rc.tier(state.depth + 1 if state.can_recurse() else state.depth)
     store, session_id = rc.store, rc.session_id
     size = max(window_chars(tier, 1024) - len(question) - 600, 500)
-    gate = asyncio.Semaphore(rc.settings.concurrency)
+    gate = asyncio.Semaphore(calls_in_flight(rc, tier))
 
     async def ask(ref: SpanRef, text: str) -> tuple[SpanRef, str]:
         async with gate:
@@ -67,7 +67,7 @@ async def tree_reduce(rc: RunContext, tier: Tier, question: str, partials: list[
     that fit are combined (bounded concurrency), then their results, until one remains.
     """
     budget = window_chars(tier, _REPLY_TOKENS) - len(question) - len(REDUCE_SYSTEM) - 200
-    gate = asyncio.Semaphore(rc.settings.concurrency)
+    gate = asyncio.Semaphore(calls_in_flight(rc, tier))
     calls = 0
 
     async def combine(texts: list[str]) -> str:
