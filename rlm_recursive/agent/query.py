@@ -150,12 +150,13 @@ async def run_query(
         plan, reason = await resolve_plan(runtime.catalog, runtime.profile, options)
         rc = build_run(runtime, session_id, plan, options, providers)
         root = plan.at(0)
-        strategy = await pick_strategy(rc, options.strategy, root, question)
-        print(f"rlm-recursive: {root.provider}/{root.model} ({reason}), strategy {strategy}",
-              file=sys.stderr)
         state = RecursionState(depth=0, max_depth=options.max_depth)
         try:
             async with asyncio.timeout(options.timeout_s):
+                # auto may ask the model to pick: that call is part of the run's time.
+                strategy = await pick_strategy(rc, options.strategy, root, question)
+                print(f"rlm-recursive: {root.provider}/{root.model} ({reason}), "
+                      f"strategy {strategy}", file=sys.stderr)
                 answer = await run_strategy(rc, state, strategy, question)
         except TimeoutError:
             raise Timeout(f"the query did not finish within {options.timeout_s} s") from None
