@@ -123,3 +123,23 @@ def test_labels_are_offered_by_the_question_or_yes_no():
     assert labels_for("How many notes mention a fruit?") == ["yes", "no"]
     assert labels_for("Which topic is most common: billing, shipping or login?") == [
         "billing", "shipping", "login"]
+
+
+async def test_offered_labels_give_a_distribution_ranked_in_code(tmp_path, monkeypatch):
+    runtime = small_runtime(tmp_path, monkeypatch)
+    topics = ["billing"] * 13 + ["login"] * 21 + ["shipping"] * 6
+    random.Random(4).shuffle(topics)
+    sid = load(runtime, "".join(f"Ticket {i}: a question about {t}.\n"
+                                for i, t in enumerate(topics)))
+
+    def label(request: ChatRequest) -> ChatResult:
+        keys = request.tools[0].parameters["required"]
+        listing = request.messages[-1].content.split("Items:\n", 1)[1].splitlines()
+        return tool_reply("rlm_item_labels", {k: line.rsplit(" ", 1)[1].rstrip(".")
+                                              for k, line in zip(keys, listing, strict=True)})
+
+    result, fake = await ask(runtime, sid, "Which topic is most common: billing, shipping or "
+                             "login?", "classify", label)
+    assert result.answer.startswith("login (billing: 13, shipping: 6, login: 21)")
+    assert len(fake.requests) == 1 and len(result.citations) == 21
+    runtime.close()
