@@ -95,8 +95,9 @@ async def call_model(
     request = ChatRequest(model=tier.model, messages=messages, tools=tools, options=options,
                           tool_runner=tool_runner)
     key = cached = None
-    if cacheable and tier.temperature == 0 and not tools:
-        key, cached = await _cached(rc, tier, options, messages)
+    # A constrained-JSON call (tools, no runner) is as pure as a plain one; a runner has effects.
+    if cacheable and tier.temperature == 0 and tool_runner is None:
+        key, cached = await _cached(rc, tier, options, messages, tools)
     with trajectory.model_call(tier, messages, tools) as record:
         if cached is not None:
             record.reply(cached, cache_hit=True)
@@ -118,10 +119,13 @@ async def call_model(
 
 
 class _CacheKey:
-    """Provider, model, options (less the per-run timeouts) and the prompt's sha256."""
+    """Provider, model, options (less the per-run timeouts) and the prompt's sha256 (its
+    messages and the tool definitions a constrained call must choose from)."""
 
-    def __init__(self, tier: Tier, options: ChatOptions, messages: list[Message]) -> None:
-        prompt = json.dumps([m.model_dump(mode="json") for m in messages], sort_keys=True)
+    def __init__(self, tier: Tier, options: ChatOptions, messages: list[Message],
+                 tools: list[ToolDef]) -> None:
+        prompt = json.dumps([[m.model_dump(mode="json") for m in messages],
+                             [t.model_dump(mode="json") for t in tools]], sort_keys=True)
         self.options = options.model_dump_json(exclude={"timeout_s", "max_turns"})
         self.prompt_sha256 = hashlib.sha256(prompt.encode()).hexdigest()
         self.key = hashlib.sha256("|".join(
@@ -130,9 +134,10 @@ class _CacheKey:
 
 async def _cached(
     rc: RunContext, tier: Tier, options: ChatOptions, messages: list[Message],
+    tools: list[ToolDef],
 ) -> tuple[_CacheKey, ChatResult | None]:
     """The in-memory cache first, then the persistent one (a rerun costs no model calls)."""
-    key = _CacheKey(tier, options, messages)
+    key = _CacheKey(tier, options, messages, tools)
     hit = rc.providers.cache.get(key.key)
     if hit is None and rc.cache_store is not None:
         stored = await asyncio.to_thread(rc.cache_store.cache_get, key.key)

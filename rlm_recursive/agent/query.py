@@ -28,7 +28,7 @@ from .context import RunContext, RunSettings
 from .conversation import open_conversation
 from .pool import ProviderPool
 from .recursion import MAX_DEPTH_CAP, RecursionState, Tier, TierPlan
-from .strategies import Strategy, choose_strategy, run_strategy
+from .strategies import Strategy, pick_strategy, run_strategy
 from .subcalls import SubQueryCaller
 
 if TYPE_CHECKING:  # the runtime builds on this module, not the other way round
@@ -231,11 +231,6 @@ async def _answer(
         rc = rc.derive(plan=plan)
         root = plan.at(0)
         audit.model_used = root.model
-        strategy = choose_strategy(options.strategy, root, question)
-        trajectory.describe(trajectory.active(), strategy=strategy, provider=root.provider,
-                            model=root.model, plan=plan.describe())
-        print(f"rlm-recursive: {root.provider}/{root.model} ({reason}), strategy {strategy}",
-              file=sys.stderr)
         state = RecursionState(depth=0, max_depth=options.max_depth)
         lcm_config = LcmConfig.load(runtime.catalog.lcm)
         if lcm_config.enabled:
@@ -245,6 +240,13 @@ async def _answer(
                                           summary_tier)
         try:
             async with asyncio.timeout(options.timeout_s):
+                # auto may ask the model to pick: that call is part of the run's time.
+                strategy = await pick_strategy(rc, options.strategy, root, question)
+                trajectory.describe(trajectory.active(), strategy=strategy,
+                                    provider=root.provider, model=root.model,
+                                    plan=plan.describe())
+                print(f"rlm-recursive: {root.provider}/{root.model} ({reason}), "
+                      f"strategy {strategy}", file=sys.stderr)
                 answer = await run_strategy(rc, state, strategy, question)
         except TimeoutError:
             raise Timeout(f"the query did not finish within {options.timeout_s} s") from None

@@ -1,16 +1,21 @@
-"""`rlm-recursive bench sniah`: the runner against the model used directly, in numbers."""
+"""`rlm-recursive bench sniah|oolong|multihop`: the runner against the model used directly."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from ..agent.query import QueryOptions
-from ..agent.strategies import Strategy
+from ..agent.strategies import STRATEGIES
+from ..agent.strategies import Strategy as StrategyName
+from ..bench import multihop, oolong
+from ..bench.harness import Outcome, run_bench
 from ..bench.sniah import run_sniah
 from ..errors import RlmError
 from .common import CliState, ProviderChoice, console, fail, known_preset, print_json
@@ -19,14 +24,20 @@ __all__ = ["bench_app"]
 
 bench_app = typer.Typer(help="Benchmarks.", no_args_is_help=True)
 
-
-class _Method(StrEnum):
-    direct = "direct"
-    runner = "runner"
-
+MethodName = StrEnum("MethodName", {m: m for m in ("direct", "runner", *STRATEGIES)})
+"""The direct baseline, `runner` (= --strategy) or any strategy by name (Typer takes a list
+of enum members, not of Literals)."""
+Methods = Annotated[list[MethodName] | None, typer.Option(
+    "--method", help="direct and/or runner strategies (auto, search, iterative, count, "
+                     "classify, map-reduce, …); 'runner' means --strategy. Repeatable.")]
+Strategy = Annotated[StrategyName, typer.Option(help="The strategy 'runner' stands for.")]
+Tasks = Annotated[int, typer.Option("--tasks", "-n", help="Tasks per row.", min=1, max=10_000)]
+Provider = Annotated[ProviderChoice | None, typer.Option()]
+Preset = Annotated[str | None, typer.Option(callback=known_preset)]
+JsonOut = Annotated[bool, typer.Option("--json")]
 
 _MAX_LENGTH = 100_000_000
-"""Characters per haystack: the generator holds it in memory."""
+"""Characters per context: the generators hold it in memory."""
 
 
 def _lengths(raw: str) -> list[int]:
@@ -44,50 +55,123 @@ def _check_lengths(raw: str) -> str:
         sizes = _lengths(raw)
     except (ValueError, OverflowError):
         raise typer.BadParameter(f"{raw!r}: give sizes such as 8k,32k,1m") from None
-    if not all(0 < size <= _MAX_LENGTH for size in sizes):
+    if not sizes or not all(0 < size <= _MAX_LENGTH for size in sizes):
         raise typer.BadParameter(f"{raw!r}: each size must be 1..{_MAX_LENGTH:,} characters")
     return raw
 
 
-@bench_app.command()
-def sniah(
-    ctx: typer.Context,
-    lengths: Annotated[str, typer.Option(help="Haystack sizes in characters.",
-                                         callback=_check_lengths)] = "8k,32k,128k,1m",
-    tasks: Annotated[int, typer.Option("--tasks", "-n", help="Tasks per length.",
-                                       min=1, max=10_000)] = 10,
-    seed: int = 0,
-    method: Annotated[list[_Method] | None, typer.Option(help="direct and/or runner.")] = None,
-    strategy: Annotated[Strategy, typer.Option(help="Runner strategy.")] = "auto",
-    provider: ProviderChoice | None = None, model: str | None = None,
-    preset: Annotated[str | None, typer.Option(callback=known_preset)] = None,
-    json_out: Annotated[bool, typer.Option("--json")] = False,
-) -> None:
-    """Single needle in a haystack at several lengths: accuracy, time, calls, tokens."""
-    options = QueryOptions(provider=provider, model=model, preset=preset, strategy=strategy)
+Lengths = Annotated[str, typer.Option(help="Context sizes in characters.",
+                                      callback=_check_lengths)]
 
-    def progress(done: int, total: int, latest: list) -> None:
-        if not json_out:
-            marks = " ".join(f"{o.method}={'ok' if o.correct else 'miss'}" for o in latest)
-            console.print(f"[dim]task {done}/{total}: {marks}[/]")
 
-    try:
-        report = asyncio.run(run_sniah(lengths=_lengths(lengths), per_length=tasks, seed=seed,
-                                       methods=tuple(method or ("direct", "runner")),
-                                       options=options, progress=progress,
-                                       # --profile / RLM_PROFILE of the root command.
-                                       profile=ctx.ensure_object(CliState).profile))
-    except RlmError as exc:
-        raise fail(exc, json_out) from None
+def _methods(method: list[str] | None, strategy: str) -> tuple[str, ...]:
+    chosen = [str(m) for m in method] if method else ["direct", "runner"]
+    return tuple(dict.fromkeys(strategy if m == "runner" else m for m in chosen))
+
+
+def _run(title: str, json_out: bool,
+         start: Callable[[Callable[[int, int, list[Outcome]], None]], Awaitable[dict[str, Any]]],
+         ) -> None:
+    """Run a bench under a progress bar, then print its table (or its JSON)."""
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), TextColumn("{task.fields[last]}"), console=console,
+                  disable=json_out, transient=False) as bar:
+        handle = bar.add_task(title, total=None, last="")
+
+        def progress(done: int, total: int, latest: list[Outcome]) -> None:
+            marks = " ".join(f"{o.method}={o.score:.2f}" for o in latest)
+            bar.update(handle, completed=done, total=total, last=marks)
+
+        try:
+            report = asyncio.run(start(progress))
+        except RlmError as exc:
+            raise fail(exc, json_out) from None
     if json_out:
         print_json(report)
         return
-    table = Table("length (chars)", "method", "accuracy", "mean wall s", "model calls",
-                  "prompt tokens", "errors",
-                  title=f"S-NIAH · {report['model']} · num_ctx {report['num_ctx']} · "
+    table = Table("row", "method", "tasks", "score", "exact", "mean wall s", "model calls",
+                  "prompt tokens", "notes",
+                  title=f"{title} · {report['model']} · num_ctx {report['num_ctx']} · "
                         f"seed {report['seed']}")
     for row in report["rows"]:
-        table.add_row(f"{row['length']:,}", row["method"], f"{row['accuracy']:.0%}",
-                      f"{row['mean_wall_s']}", f"{row['mean_model_calls']}",
-                      f"{row['mean_prompt_tokens']:,}", ",".join(row["errors"]))
+        notes = [f"{k} {v}" for k, v in row.get("means", {}).items()]
+        notes += [",".join(row["strategies"])] if row["strategies"] else []
+        notes += [f"errors: {','.join(row['errors'])}"] if row["errors"] else []
+        table.add_row(row["group"], row["method"], str(row["tasks"]), f"{row['accuracy']:.3f}",
+                      f"{row['exact']:.0%}", f"{row['mean_wall_s']}",
+                      f"{row['mean_model_calls']}", f"{row['mean_prompt_tokens']:,}",
+                      "; ".join(notes))
     console.print(table)
+
+
+def _profile(ctx: typer.Context) -> str | None:
+    """--profile / RLM_PROFILE of the root command: every bench runs under its egress policy."""
+    return ctx.ensure_object(CliState).profile
+
+
+def _options(provider: str | None, model: str | None, preset: str | None) -> QueryOptions:
+    # A bench runs many sub-calls per task (classify batches, map-reduce chunks).
+    return QueryOptions(provider=provider, model=model, preset=preset, max_sub_calls=2000)
+
+
+@bench_app.command()
+def sniah(
+    ctx: typer.Context, lengths: Lengths = "8k,32k,128k,1m",
+    tasks: Tasks = 10, seed: int = 0, method: Methods = None, strategy: Strategy = "auto",
+    provider: Provider = None, model: str | None = None, preset: Preset = None,
+    json_out: JsonOut = False,
+) -> None:
+    """Single needle in a haystack at several lengths: accuracy, time, calls, tokens."""
+    options = _options(provider, model, preset)
+    _run("S-NIAH", json_out, lambda progress: run_sniah(
+        lengths=_lengths(lengths), per_length=tasks, seed=seed,
+        methods=_methods(method, strategy), options=options, progress=progress,
+        profile=_profile(ctx)))
+
+
+@bench_app.command("oolong")
+def oolong_cmd(
+    ctx: typer.Context,
+    kinds: Annotated[str, typer.Option(help="count, judge and/or most, comma-separated.")
+                     ] = "count,judge,most",
+    lengths: Lengths = "32k,200k,1m",
+    judge_items: Annotated[int, typer.Option(help="Notes per judge task.", min=1,
+                                             max=100_000)] = 500,
+    tasks: Tasks = 5, seed: int = 0, method: Methods = None, strategy: Strategy = "auto",
+    provider: Provider = None, model: str | None = None, preset: Preset = None,
+    json_out: JsonOut = False,
+) -> None:
+    """OOLONG-style aggregation: counting, judged counting, most frequent label."""
+    chosen = [k.strip() for k in kinds.split(",") if k.strip()]
+    unknown = sorted(set(chosen) - set(oolong.KINDS))
+    if unknown:
+        raise typer.BadParameter(f"unknown kind(s) {', '.join(unknown)}; use "
+                                 f"{', '.join(oolong.KINDS)}", param_hint="--kinds")
+    generated = oolong.make_tasks(seed, chosen, _lengths(lengths), tasks, judge_items)
+    options = _options(provider, model, preset)
+    _run("OOLONG", json_out, lambda progress: run_bench(
+        "oolong", generated, seed=seed, methods=_methods(method, strategy), options=options,
+        progress=progress, profile=_profile(ctx)))
+
+
+@bench_app.command("multihop")
+def multihop_cmd(
+    ctx: typer.Context,
+    hops: Annotated[str, typer.Option(help="Chain lengths, comma-separated (2, 3).")] = "2,3",
+    lengths: Lengths = "32k,200k,1m",
+    tasks: Tasks = 5, seed: int = 0, method: Methods = None, strategy: Strategy = "auto",
+    provider: Provider = None, model: str | None = None, preset: Preset = None,
+    json_out: JsonOut = False,
+) -> None:
+    """Two- and three-hop look-ups among distractor facts."""
+    try:
+        chosen = [int(h) for h in hops.split(",") if h.strip()]
+    except ValueError:
+        raise typer.BadParameter("hops must be 2 and/or 3", param_hint="--hops") from None
+    if not chosen or set(chosen) - set(multihop.HOPS):
+        raise typer.BadParameter("hops must be 2 and/or 3", param_hint="--hops")
+    generated = multihop.make_tasks(seed, chosen, _lengths(lengths), tasks)
+    options = _options(provider, model, preset)
+    _run("multi-hop", json_out, lambda progress: run_bench(
+        "multihop", generated, seed=seed, methods=_methods(method, strategy), options=options,
+        progress=progress, profile=_profile(ctx)))

@@ -110,7 +110,8 @@ def register(app: typer.Typer) -> None:
         max_depth: Annotated[int, typer.Option(min=0, max=5)] = 1,
         max_iterations: Annotated[int, typer.Option(min=1, max=200)] = 20,
         strategy: Annotated[Strategy, typer.Option(
-            help="agent, search, map-reduce, repl or auto.")] = "auto",
+            help="agent, search, map-reduce, repl, iterative, count, classify or auto.")
+                                      ] = "auto",
         timeout: Annotated[float | None, typer.Option(
             help="Seconds for the whole run.", parser=positive_seconds)] = None,
         max_tool_calls: Annotated[int, typer.Option(

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from ..agent.pool import ProviderPool
 from ..agent.query import QueryOptions, QueryResult, run_query
 from ..agent.runtime import Runtime
+from ..agent.strategies import Strategy
 from ..errors import InternalError, InvalidArgs, RlmError, UnsupportedFile
 from ..lcm import lcm_for
 from ..policy import audited
@@ -75,11 +76,13 @@ class RlmQueryArgs(BaseModel):
     preset: str | None = Field(
         None, description="A preset from models.toml, e.g. embedded, fully-local, quality-first"
     )
-    strategy: Literal["auto", "agent", "search", "map-reduce", "repl"] = Field(
+    strategy: Strategy = Field(
         "auto",
         description="agent: the model drives the tools; search: BM25 passages; "
         "map-reduce: every chunk; repl: the model writes Python over the text in a sandbox "
-        "(counting, filtering, many sub-calls); auto: by model size and question",
+        "(counting, filtering, many sub-calls); iterative: chained look-ups; count: exact "
+        "counting by pattern; classify: a per-item judgement summed in code; auto: by model "
+        "size and question",
     )
     provider: Literal["auto", "ollama", "claude", "embedded"] = Field(
         "auto", description="auto: Ollama if it answers, else the embedded model"

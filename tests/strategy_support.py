@@ -1,0 +1,52 @@
+"""Shared set-up for the strategy tests: a small fake model and a session of given texts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rlm_recursive.agent.pool import ProviderPool
+from rlm_recursive.agent.query import QueryOptions, QueryResult, run_query
+from rlm_recursive.agent.runtime import Runtime
+from rlm_recursive.config import SessionConfig
+from rlm_recursive.providers.base import ChatRequest
+from rlm_recursive.providers.fake import FakeProvider
+
+SMALL = ('[models."small"]\nprovider = "fake"\nnum_ctx = {ctx}\ntools = false\n'
+         'params_b = 0.1\n')
+
+
+def small_runtime(tmp_path: Path, monkeypatch: Any, num_ctx: int = 4096) -> Runtime:
+    models = tmp_path / "models.toml"
+    models.write_text(SMALL.format(ctx=num_ctx))
+    monkeypatch.setenv("RLM_MODELS", str(models))
+    return Runtime(tmp_path / "store")
+
+
+def load(runtime: Runtime, *texts: str) -> str:
+    sid = runtime.store.create_session("s", SessionConfig())["session_id"]
+    for i, text in enumerate(texts):
+        runtime.store.add_document(sid, text.encode(), length_chars=len(text),
+                                   source=f"doc{i}.txt", source_type="inline")
+    return sid
+
+
+async def ask(runtime: Runtime, sid: str, question: str, strategy: str,
+              script: Callable[[ChatRequest], Any], **options: Any
+              ) -> tuple[QueryResult, FakeProvider]:
+    fake = FakeProvider(script=script)
+    result = await run_query(runtime, sid, question,
+                             QueryOptions(provider="fake", model="small", strategy=strategy,
+                                          **options),
+                             providers=ProviderPool({"fake": fake}))
+    return result, fake
+
+
+def tool_name(request: ChatRequest) -> str | None:
+    return request.tools[0].name if request.tools else None
+
+
+def texts_of(runtime: Runtime, sid: str) -> dict[str, str]:
+    return {d.id: runtime.store.text(d) for d in runtime.store.documents(sid)}
+

@@ -1,0 +1,145 @@
+"""The classify strategy with the fake model: one label per item, summed by code."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import re
+
+import pytest
+from strategy_support import ask, load, small_runtime, texts_of, tool_name
+
+from rlm_recursive.agent.citations import verify_citation
+from rlm_recursive.agent.pool import ProviderPool
+from rlm_recursive.agent.query import QueryOptions, run_query
+from rlm_recursive.agent.strategies.classify import MIN_BATCH, labels_for
+from rlm_recursive.providers.base import ChatRequest, ChatResult
+from rlm_recursive.providers.fake import FakeProvider, tool_reply
+
+FRUIT = ("apple", "plum", "pear", "cherry", "mango")
+OTHER = ("hammer", "candle", "potato", "scarf", "radio")
+QUESTION = "How many of the notes mention a fruit?"
+
+
+def _notes(seed: int, n: int) -> tuple[str, int]:
+    rng = random.Random(seed)
+    lines, gold = [], 0
+    for i in range(n):
+        fruit = rng.random() < 0.3
+        gold += fruit
+        lines.append(f"Note {i + 1}: left a {rng.choice(FRUIT if fruit else OTHER)} here.")
+    return "\n".join(lines) + "\n", gold
+
+
+def _judge(request: ChatRequest) -> ChatResult:
+    """A 'model' that labels each numbered item it was shown (and only those)."""
+    assert tool_name(request) == "rlm_item_labels"
+    listing = request.messages[-1].content.split("Items:\n", 1)[1]
+    labels = {}
+    for line in listing.splitlines():
+        number, text = line.split(". ", 1)
+        labels[number] = "yes" if any(f in text for f in FRUIT) else "no"
+    assert sorted(labels, key=int) == sorted(request.tools[0].parameters["required"], key=int)
+    return tool_reply("rlm_item_labels", labels)
+
+
+@pytest.fixture
+def notes(tmp_path, monkeypatch):
+    runtime = small_runtime(tmp_path, monkeypatch)
+    text_a, gold_a = _notes(1, 260)
+    text_b, gold_b = _notes(2, 240)
+    yield runtime, load(runtime, text_a, text_b), gold_a + gold_b
+    runtime.close()
+
+
+def _seen(answer: str) -> tuple[int, int]:
+    match = re.search(r"items seen (\d+) / items total (\d+)", answer)
+    assert match, answer
+    return int(match.group(1)), int(match.group(2))
+
+
+async def test_every_item_is_judged_once_and_the_count_is_summed_in_code(notes):
+    runtime, sid, gold = notes
+    result, fake = await ask(runtime, sid, QUESTION, "classify", _judge, max_sub_calls=500)
+    assert result.answer.split()[0] == str(gold)
+    assert _seen(result.answer) == (500, 500)
+    shown = [line for r in fake.requests
+             for line in r.messages[-1].content.split("Items:\n", 1)[1].splitlines()]
+    assert len(shown) == 500  # each item in exactly one batch
+    assert len(fake.requests) <= 500 / MIN_BATCH
+    # Every positive item is cited, exactly, and verifies.
+    texts = texts_of(runtime, sid)
+    assert len(result.citations) == gold
+    for citation in result.citations:
+        assert verify_citation(runtime.store, sid, citation)["valid"]
+        assert any(f in texts[citation.doc_id][citation.start:citation.end] for f in FRUIT)
+    # No prompt overflowed the 4096-token window (reply reserve 1024, 3 chars per token).
+    assert all(sum(len(m.content) for m in r.messages)
+               + len(json.dumps(r.tools[0].parameters)) <= (4096 - 1024) * 3
+               for r in fake.requests)
+
+
+async def test_batches_run_with_bounded_concurrency_and_hit_the_cache(notes):
+    runtime, sid, gold = notes
+    in_flight, peak = 0, 0
+
+    async def slow_judge(request: ChatRequest) -> ChatResult:
+        nonlocal in_flight, peak
+        in_flight += 1
+        peak = max(peak, in_flight)
+        await asyncio.sleep(0.01)
+        in_flight -= 1
+        return _judge(request)
+
+    fake = FakeProvider(script=slow_judge)
+    pool = ProviderPool({"fake": fake})
+    options = QueryOptions(provider="fake", model="small", strategy="classify",
+                           max_sub_calls=500)
+    first = await run_query(runtime, sid, QUESTION, options, providers=pool)
+    calls = len(fake.requests)
+    assert 1 < peak <= 4
+    second = await run_query(runtime, sid, QUESTION, options, providers=pool)
+    assert len(fake.requests) == calls  # temperature 0: every batch came from the cache
+    assert first.answer == second.answer and first.answer.split()[0] == str(gold)
+
+
+async def test_a_batch_without_usable_labels_is_retried_in_halves(notes):
+    runtime, sid, gold = notes
+    broken = {"done": False}
+
+    def flaky(request: ChatRequest) -> ChatResult:
+        if not broken["done"]:  # the first reply labels nothing usable
+            broken["done"] = True
+            return tool_reply("rlm_item_labels", {"1": "maybe"})
+        return _judge(request)
+
+    result, _ = await ask(runtime, sid, QUESTION, "classify", flaky, max_sub_calls=500)
+    assert _seen(result.answer) == (500, 500)
+    assert result.answer.split()[0] == str(gold)
+
+
+def test_labels_are_offered_by_the_question_or_yes_no():
+    assert labels_for("How many notes mention a fruit?") == ["yes", "no"]
+    assert labels_for("Which topic is most common: billing, shipping or login?") == [
+        "billing", "shipping", "login"]
+
+
+async def test_offered_labels_give_a_distribution_ranked_in_code(tmp_path, monkeypatch):
+    runtime = small_runtime(tmp_path, monkeypatch)
+    topics = ["billing"] * 13 + ["login"] * 21 + ["shipping"] * 6
+    random.Random(4).shuffle(topics)
+    sid = load(runtime, "".join(f"Ticket {i}: a question about {t}.\n"
+                                for i, t in enumerate(topics)))
+
+    def label(request: ChatRequest) -> ChatResult:
+        keys = request.tools[0].parameters["required"]
+        listing = request.messages[-1].content.split("Items:\n", 1)[1].splitlines()
+        return tool_reply("rlm_item_labels", {k: line.rsplit(" ", 1)[1].rstrip(".")
+                                              for k, line in zip(keys, listing, strict=True)})
+
+    result, fake = await ask(runtime, sid, "Which topic is most common: billing, shipping or "
+                             "login?", "classify", label)
+    assert result.answer.startswith("login (billing: 13, shipping: 6, login: 21)")
+    assert len(fake.requests) == 1 and len(result.citations) == 21
+    runtime.close()

@@ -1,0 +1,97 @@
+"""End to end on the real embedded SmolLM2-135M: one small run per runtime-planned strategy."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+
+import pytest
+from strategy_support import load
+
+from rlm_recursive.agent.citations import Citation, verify_citation
+from rlm_recursive.agent.pool import ProviderPool
+from rlm_recursive.agent.query import QueryOptions, run_query
+from rlm_recursive.agent.runtime import Runtime
+from rlm_recursive.bench.multihop import make_task
+from rlm_recursive.bench.oolong import FRUITS
+
+pytest.importorskip("llama_cpp", reason="the `local` extra is not installed")
+pytestmark = pytest.mark.slow
+
+EMBEDDED = QueryOptions(provider="embedded", max_sub_calls=200)
+
+
+@pytest.fixture
+def rt(tmp_path):
+    runtime = Runtime(tmp_path / "store")
+    yield runtime
+    runtime.close()
+
+
+def test_cli_query_how_many_counts_exactly_with_no_flags(tmp_path):
+    rng = random.Random(4)
+    lines = [f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}Z level={rng.choice(['INFO', 'ERROR'])} "
+             f"service={rng.choice(['billing', 'auth'])} msg=\"sent to billing\""
+             for i in range(400)]
+    gold = sum("level=ERROR service=billing " in line for line in lines)
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "app.log").write_text("\n".join(lines[:200]) + "\n")
+    (logs / "app.1.log").write_text("\n".join(lines[200:]) + "\n")
+    env = {k: v for k, v in os.environ.items() if k != "OLLAMA_HOST"}
+    env["OLLAMA_HOST"] = "http://127.0.0.1:9"  # nothing listens: auto falls back to embedded
+    proc = subprocess.run(
+        [sys.executable, "-m", "rlm_recursive", "--data-dir", str(tmp_path / "data"), "query",
+         "How many log lines have level ERROR from the billing service?", "logs", "--json"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["strategy"] == "count" and result["model"] == "smollm2-135m"
+    assert result["answer"].split()[0] == str(gold)
+    assert result["usage"]["model_calls"] == 1
+    assert 0 < len(result["citations"]) <= 5
+    assert all("level=ERROR" in c_text for c_text in _cited(tmp_path / "data", result))
+
+
+def _cited(data, result) -> list[str]:
+    runtime = Runtime(data)
+    try:
+        checks = [verify_citation(runtime.store, result["session_id"], Citation(**c))
+                  for c in result["citations"]]
+    finally:
+        runtime.close()
+    assert all(check["valid"] for check in checks)
+    return [check["text"] for check in checks]
+
+
+async def test_iterative_follows_a_two_hop_chain(rt):
+    task = make_task(random.Random(0), 2, 12_000)
+    sid = load(rt, task.documents[0][1])
+    result = await run_query(rt, sid, task.question, EMBEDDED, providers=ProviderPool())
+    assert result.strategy == "iterative"
+    assert result.usage["model_calls"] <= 4
+    assert task.score(result.answer) == 1.0, result.answer
+    texts = [verify_citation(rt.store, sid, c) for c in result.citations]
+    assert all(t["valid"] for t in texts)
+    assert any(task.gold in t["text"] for t in texts)
+
+
+async def test_classify_judges_every_note_once_in_few_calls(rt):
+    rng = random.Random(2)
+    notes = [f"Note {i + 1}: bought " + (f"some {rng.choice(FRUITS)}" if rng.random() < 0.3
+                                         else f"a {rng.choice(['lamp', 'hammer', 'scarf'])}")
+             + " today." for i in range(60)]
+    sid = load(rt, "\n".join(notes) + "\n")
+    result = await run_query(rt, sid, "How many of the notes mention a fruit?", EMBEDDED,
+                             providers=ProviderPool())
+    assert result.strategy == "classify"
+    seen = re.search(r"items seen (\d+) / items total (\d+), (\d+) model calls", result.answer)
+    assert seen and seen.group(1) == seen.group(2) == "60", result.answer
+    assert int(seen.group(3)) <= 3  # at most one call per 20 items
+    said_yes = int(result.answer.split()[0])
+    assert said_yes == len(result.citations)  # every item judged yes is cited
+    assert all(verify_citation(rt.store, sid, c)["valid"] for c in result.citations)
