@@ -102,6 +102,8 @@ def _base(path: tuple[str, ...], sid: str, doc: str) -> list[str]:
         ("models",): ["models"],
         ("serve",): ["serve", "--transport", "http", "--host", "0.0.0.0"],
         ("bench", "sniah"): ["bench", "sniah", "--lengths", "1k", "-n", "1"],
+        ("bench", "oolong"): ["bench", "oolong", "--kinds", "bogus", "-n", "1"],
+        ("bench", "multihop"): ["bench", "multihop", "--hops", "9", "-n", "1"],
         ("export",): ["export", "ses_missing", "--repo", "."],
         ("skill", "install"): ["skill", "install"],
         ("chat",): ["chat", "missing.txt"],

@@ -59,12 +59,14 @@ async def test_rlm_query_follow_up_continues_the_conversation(data_dir: Path) ->
     context = "The pump room keypad code is 7316. " + "Filler about valves. " * 40
     try:
         async with Client(server) as client:
+            # search is the strategy that shows the model the conversation so far.
             first = _body(await client.call_tool("rlm_query", {
-                "task": "What is the keypad code?", "context": context, "preset": "scripted"}))
+                "task": "What is the keypad code?", "context": context, "preset": "scripted",
+                "strategy": "search"}))
             cid = first["data"]["conversation_id"]
             second = _body(await client.call_tool("rlm_query", {
                 "task": "And which room was that for?", "context": "Valve log, nothing else.",
-                "preset": "scripted", "conversation_id": cid}))
+                "preset": "scripted", "conversation_id": cid, "strategy": "search"}))
             found = _body(await client.call_tool("lcm_grep", {
                 "query": "keypad", "conversation_id": cid}))
             described = _body(await client.call_tool("lcm_describe", {

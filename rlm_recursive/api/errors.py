@@ -26,6 +26,7 @@ HTTP_STATUS: dict[str, int] = {
     "session_closed": 409,
     "session_not_ready": 409,
     "secrets_found": 409,
+    "conflict": 409,
     "file_too_large": 413,
     "unsupported_file": 415,
     "invalid_args": 422,
@@ -37,6 +38,7 @@ HTTP_STATUS: dict[str, int] = {
     "git_error": 500,
     "provider_error": 502,
     "model_not_found": 502,
+    "empty_answer": 502,
     "timeout": 504,
 }
 """One status per stable code (a test checks that every code has one)."""
