@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
-from ..errors import InternalError, RlmError
-from .common import CliState, fail
+from ..errors import RlmError
+from .common import CliState, fail, serve_until_stopped
 
 __all__ = ["register"]
 
@@ -47,13 +47,5 @@ def register(app: typer.Typer) -> None:
             runtime = state.runtime()
         except RlmError as exc:
             raise fail(exc, False) from None
-        try:
-            serve_api(runtime, host=host, port=port, settings=settings, with_mcp=mcp)
-        except KeyboardInterrupt:
-            pass
-        except RlmError as exc:
-            raise fail(exc, False) from None
-        except Exception as exc:
-            raise fail(InternalError(f"{type(exc).__name__}: {exc}"), False) from exc
-        finally:
-            runtime.close()
+        serve_until_stopped(runtime, lambda: serve_api(runtime, host=host, port=port,
+                                                       settings=settings, with_mcp=mcp))

@@ -16,20 +16,27 @@ import typer
 from ..agent.pool import ProviderPool
 from ..agent.query import QueryOptions, run_query
 from ..agent.runtime import Runtime
-from ..agent.strategies import Strategy
 from ..catalog import load_catalog
 from ..errors import RlmError
 from ..lcm import LcmConfig, lcm_for
 from .common import (
     CliState,
-    ProviderChoice,
     console,
-    known_preset,
     print_json,
     run,
     tool_output,
 )
 from .corpus import load_paths
+from .options import (
+    ConversationOpt,
+    MaxIterationsOpt,
+    ModelOpt,
+    PathsArg,
+    PresetOpt,
+    ProviderOpt,
+    SessionOpt,
+    StrategyOpt,
+)
 from .query import render_result
 
 __all__ = ["register"]
@@ -74,20 +81,14 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def chat(
         ctx: typer.Context,
-        paths: Annotated[list[str] | None, typer.Argument(help="Files or folders to load.")
-                         ] = None,
-        session: Annotated[str | None, typer.Option("--session", "-s")] = None,
-        conversation: Annotated[int | None, typer.Option(
-            "--conversation", help="Continue this conversation.")] = None,
-        preset: Annotated[str | None, typer.Option(
-            help="A preset from models.toml.", callback=known_preset)] = None,
-        provider: Annotated[ProviderChoice | None, typer.Option(
-            help="auto, ollama, claude, embedded.")
-                            ] = None,
-        model: Annotated[str | None, typer.Option(help="Model for the root.")] = None,
-        strategy: Annotated[Strategy, typer.Option(help="A strategy, or auto.")
-                            ] = "auto",
-        max_iterations: Annotated[int, typer.Option(min=1, max=200)] = 20,
+        paths: PathsArg = None,
+        session: SessionOpt = None,
+        conversation: ConversationOpt = None,
+        preset: PresetOpt = None,
+        provider: ProviderOpt = None,
+        model: ModelOpt = None,
+        strategy: StrategyOpt = "auto",
+        max_iterations: MaxIterationsOpt = 20,
         json_out: Annotated[bool, typer.Option("--json", help="One JSON object per turn.")
                             ] = False,
     ) -> None:

@@ -18,9 +18,18 @@ from ..catalog import load_catalog
 from ..errors import InternalError, RlmError
 
 __all__ = [
-    "CliState", "ProviderChoice", "ResultError", "console", "err_console", "fail", "known_preset",
+    "CliState",
+    "ProviderChoice",
+    "ResultError",
+    "console",
+    "err_console",
+    "fail",
+    "known_preset",
     "positive_seconds",
-    "print_json", "run", "tool_output",
+    "print_json",
+    "run",
+    "serve_until_stopped",
+    "tool_output",
 ]
 
 console = Console()
@@ -91,6 +100,20 @@ def run(state: CliState, json_out: bool, body: Callable[[Runtime], Awaitable[T]]
         raise typer.Exit(130) from None
     except Exception as exc:  # a bug: still a coded error, never a bare traceback
         raise fail(InternalError(f"{type(exc).__name__}: {exc}"), json_out) from exc
+
+
+def serve_until_stopped(runtime: Runtime, serve: Callable[[], None]) -> None:
+    """Run a long-lived server until Ctrl-C (a normal stop); any failure exits with a code."""
+    try:
+        serve()
+    except KeyboardInterrupt:
+        pass
+    except RlmError as exc:
+        raise fail(exc, False) from None
+    except Exception as exc:  # a bug: still a coded error, never a bare traceback
+        raise fail(InternalError(f"{type(exc).__name__}: {exc}"), False) from exc
+    finally:
+        runtime.close()
 
 
 async def tool_output(runtime: Runtime, name: str, args: dict[str, Any], **extras: Any) -> dict:

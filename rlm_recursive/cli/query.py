@@ -11,11 +11,9 @@ from rich.tree import Tree
 from ..agent.query import QueryOptions, QueryResult, run_query
 from ..agent.recursion import TierPlan
 from ..agent.runtime import Runtime
-from ..agent.strategies import Strategy
 from ..catalog import MAX_SERVER_NUM_CTX, load_catalog
 from .common import (
     CliState,
-    ProviderChoice,
     console,
     err_console,
     known_preset,
@@ -25,6 +23,16 @@ from .common import (
 )
 from .corpus import load_paths
 from .live import live_progress
+from .options import (
+    ConversationOpt,
+    MaxIterationsOpt,
+    ModelOpt,
+    PathsArg,
+    PresetOpt,
+    ProviderOpt,
+    SessionOpt,
+    StrategyOpt,
+)
 
 __all__ = ["register", "render_result"]
 
@@ -97,21 +105,15 @@ def register(app: typer.Typer) -> None:
     def query(
         ctx: typer.Context,
         question: Annotated[str, typer.Argument(help="The question.")],
-        paths: Annotated[list[str] | None, typer.Argument(help="Files or folders to load.")
-                         ] = None,
-        session: Annotated[str | None, typer.Option("--session", "-s")] = None,
-        conversation: Annotated[int | None, typer.Option(
-            "--conversation", help="Continue this conversation (see `lcm list`).")] = None,
-        preset: Annotated[str | None, typer.Option(
-            help="A preset from models.toml.", callback=known_preset)] = None,
-        provider: Annotated[ProviderChoice | None, typer.Option(
-            help="auto (default), ollama, claude or embedded.")] = None,
-        model: Annotated[str | None, typer.Option(help="Model for the root.")] = None,
+        paths: PathsArg = None,
+        session: SessionOpt = None,
+        conversation: ConversationOpt = None,
+        preset: PresetOpt = None,
+        provider: ProviderOpt = None,
+        model: ModelOpt = None,
         max_depth: Annotated[int, typer.Option(min=0, max=5)] = 1,
-        max_iterations: Annotated[int, typer.Option(min=1, max=200)] = 20,
-        strategy: Annotated[Strategy, typer.Option(
-            help="agent, search, map-reduce, repl, iterative, count, classify or auto.")
-                                      ] = "auto",
+        max_iterations: MaxIterationsOpt = 20,
+        strategy: StrategyOpt = "auto",
         timeout: Annotated[float | None, typer.Option(
             help="Seconds for the whole run.", parser=positive_seconds)] = None,
         max_tool_calls: Annotated[int, typer.Option(

@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from ..errors import InternalError, RlmError
-from .common import CliState, fail
+from ..errors import RlmError
+from .common import CliState, fail, serve_until_stopped
 
 __all__ = ["register"]
 
@@ -88,17 +88,9 @@ def register(app: typer.Typer) -> None:
             runtime = state.runtime()
         except RlmError as exc:
             raise fail(exc, False) from None
-        try:
-            if transport is Transport.stdio:
-                serve_stdio(runtime)
-            else:
-                serve_http(runtime, host=host, port=port,
-                           token=None if no_auth else new_token(), allowed_origins=origins)
-        except KeyboardInterrupt:
-            pass
-        except RlmError as exc:
-            raise fail(exc, False) from None
-        except Exception as exc:
-            raise fail(InternalError(f"{type(exc).__name__}: {exc}"), False) from exc
-        finally:
-            runtime.close()
+        if transport is Transport.stdio:
+            serve_until_stopped(runtime, lambda: serve_stdio(runtime))
+        else:
+            serve_until_stopped(runtime, lambda: serve_http(
+                runtime, host=host, port=port, token=None if no_auth else new_token(),
+                allowed_origins=origins))
