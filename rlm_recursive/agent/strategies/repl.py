@@ -73,10 +73,24 @@ async def _loop(
                          contexts=settings.output_mode == "CONTEXTS")
     messages = [Message(role="system", content=system),
                 Message(role="user", content=f"QUESTION: {question}"), *history]
+    # In a conversation the steps join it (lossless): each turn's window is assembled from
+    # it, and older steps are compacted into summaries instead of overflowing the window.
+    memory = rc.memory if state.depth == 0 else None
+    if memory is not None:
+        messages = await memory.window(tier, system, [], question)
+
+    async def add(message: Message) -> None:
+        nonlocal messages
+        if memory is None:
+            messages.append(message)
+        else:
+            memory.record(message)
+            messages = await memory.window(tier, system, [], question)
+
     corrections = 0
     while execution.turn < settings.max_iterations:
         reply = (await call_model(rc, tier, messages, [])).text
-        messages.append(Message(role="assistant", content=reply))
+        await add(Message(role="assistant", content=reply))
         code, blocks = extract_code(reply)
         if code is None:
             corrections += 1
@@ -84,7 +98,7 @@ async def _loop(
                 if not reply.strip():
                     raise RunError("the model gave no code and no answer")
                 return AgentAnswer(reply.strip(), tier, execution.turn, stopped="no_code")
-            messages.append(Message(role="user", content=CORRECTIVE))
+            await add(Message(role="user", content=CORRECTIVE))
             continue
         with trajectory.repl_step(execution.turn, code) as recorded:
             view = await execution.step(code)
@@ -94,8 +108,8 @@ async def _loop(
         if final is not None and final.get("answer"):
             return _finished(rc, execution, tier, str(final["answer"]))
         note = "\n(only the first repl block ran)" if blocks > 1 else ""
-        messages.append(Message(role="user", content=view.feedback() + note))
-    messages.append(Message(role="user", content=_OUT_OF_TURNS))
+        await add(Message(role="user", content=view.feedback() + note))
+    await add(Message(role="user", content=_OUT_OF_TURNS))
     result = await call_model(rc, tier, messages, [])
     return AgentAnswer(result.text.strip(), tier, execution.turn, stopped="max_iterations")
 
