@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from rlm_recursive.agent.runtime import Runtime
 from rlm_recursive.types import ToolResult
+
+# CI runs the same generated cases every time: a red build is reproducible, never bad luck
+# (tests that assert how many cases of each kind they drew depend on it). Locally, random.
+hypothesis_settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("CI"):
+    hypothesis_settings.load_profile("ci")
 
 _LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"}
 

@@ -83,9 +83,11 @@ class CompactionMachine(RuleBasedStateMachine):
 
 def test_zero_broken_lineage_after_1000_random_compactions() -> None:
     COUNTS["compactions"] = 0
+    # Derandomized: the same programs every run, so the count below cannot fall short by
+    # chance (a random run of 60 examples made 879 compactions once).
     run_state_machine_as_test(CompactionMachine, settings=settings(
-        max_examples=60, stateful_step_count=60, deadline=None,
-        suppress_health_check=[HealthCheck.too_slow]))
+        max_examples=90, stateful_step_count=60, deadline=None, derandomize=True,
+        database=None, suppress_health_check=[HealthCheck.too_slow]))
     assert COUNTS["compactions"] >= 1000, COUNTS  # the criterion names 1,000 operations
 
 
