@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _corpus import Plant, generate, scan_plants
 
 from rlm_recursive.agent.runtime import Runtime
+from rlm_recursive.config import MAX_TOOL_CALLS_LIMIT
 
 TARGETS = {  # figure: (limit, "max" | "min"); issue 14's targets, at 50M chars with traces on
     "bm25_p50_ms": (0.6, "max"),
@@ -72,7 +73,7 @@ class Bench:
 
     async def start(self) -> str:
         ctx = self.runtime.context()
-        out = await self.call("rlm_session_create", {"max_tool_calls": 10**9}, ctx)
+        out = await self.call("rlm_session_create", {"max_tool_calls": MAX_TOOL_CALLS_LIMIT}, ctx)
         session_id = out[0]["session_id"]
         self.ctx = self.runtime.context(session_id)
         return session_id

@@ -41,6 +41,7 @@ from rlm_recursive.agent.query import QueryOptions, build_run
 from rlm_recursive.agent.recursion import RecursionState, Tier, TierPlan
 from rlm_recursive.agent.runtime import Runtime
 from rlm_recursive.agent.strategies.agent import ROOT_SYSTEM
+from rlm_recursive.config import MAX_TOOL_CALLS_LIMIT
 from rlm_recursive.providers.base import ChatRequest, ChatResult, ToolCall, Usage
 from rlm_recursive.providers.fake import FakeProvider
 
@@ -126,7 +127,8 @@ def pct(xs: list[float], q: float) -> float:
 async def setup(args: argparse.Namespace, corpus: Path, data_dir: Path) -> dict[str, Any]:
     runtime = Runtime(data_dir=data_dir, profile="unrestricted")
     invoke = runtime.registry.invoke
-    out = (await invoke("rlm_session_create", {"max_tool_calls": 10**9}, runtime.context())).output
+    out = (await invoke("rlm_session_create", {"max_tool_calls": MAX_TOOL_CALLS_LIMIT},
+                        runtime.context())).output
     ctx = runtime.context(out["session_id"])
     source = {"type": "directory", "path": str(corpus), "recursive": True}
     docs = (await invoke("rlm_docs_load", {"sources": [source]}, ctx)).output["loaded"]
