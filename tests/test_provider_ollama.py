@@ -442,7 +442,7 @@ async def test_usage_defaults_to_zero_when_counts_are_omitted(mock, provider):
     [
         (None, "http://127.0.0.1:11434"),
         ("", "http://127.0.0.1:11434"),
-        ("1.2.3.4", "http://1.2.3.4:11434"),
+        ("127.0.0.2", "http://127.0.0.2:11434"),
         (":56789", "http://127.0.0.1:56789"),
         ("example.com:56789/", "http://example.com:56789"),
         ("http://example.com", "http://example.com:80"),
