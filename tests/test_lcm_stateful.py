@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from pathlib import Path
 
 from hypothesis import HealthCheck, settings
@@ -98,10 +99,14 @@ _WORKER = textwrap.dedent("""
     from rlm_recursive.lcm import Lcm, LcmConfig
 
     folder, cid, name, count = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+    import time
+    start = float(sys.argv[5])  # both writers begin together, whatever their start-up took
     lcm = Lcm(folder, LcmConfig(fresh_tail_count=2, leaf_target_tokens=16,
                                 condensed_target_tokens=16, condense_fanout=2,
                                 leaf_window_factor=2))
     done = conflicts = 0
+    while time.time() < start:
+        time.sleep(0.001)
     for i in range(count):
         lcm.append(cid, "user", f"{name} message {i} " + "words " * (i % 7))
         if i % 3 == 0:
@@ -119,9 +124,11 @@ def test_two_processes_append_and_compact_one_conversation(tmp_path: Path) -> No
     cid = lcm.store.create_conversation("ses_two").conversation_id
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     count = 150
+    start = time.time() + 3.0  # after both interpreters have started and imported
     procs = [subprocess.Popen([sys.executable, "-c", _WORKER, str(tmp_path), str(cid), name,
-                               str(count)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True, env=env) for name in ("A", "B")]
+                               str(count), str(start)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=env)
+             for name in ("A", "B")]
     outputs = [p.communicate(timeout=240) for p in procs]
     for proc, (_out, err) in zip(procs, outputs, strict=True):
         assert proc.returncode == 0, err
