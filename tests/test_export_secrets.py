@@ -165,6 +165,12 @@ def test_no_false_positives_on_checksums_uuids_and_ids():
                   f"spn_{RNG.randbytes(6).hex()} art_{RNG.randbytes(6).hex()}",
                   f"ses_{RNG.randbytes(6).hex()}", hashlib.sha1(digest.encode()).hexdigest(),
                   "2026-11-23T05:50:07.123+00:00", "rlm/session/20260114T083210Z-abc12345"]
+        # The export's own names: stamp and id prefix vary (about 1 in 500 once passed the
+        # entropy limit and refused a clean export).
+        stamp = f"2026{RNG.randrange(10**4):04d}T{RNG.randrange(10**6):06d}Z"
+        short = RNG.randbytes(4).hex()
+        lines += [f"rlm/session/{stamp}-{short}", f".rlm/sessions/{stamp}_{short}/manifest.json",
+                  f".rlm/sessions/{stamp}_{short}/artifacts/art_{RNG.randbytes(6).hex()}.json"]
     text = "\n".join(lines)
     assert find_secrets(text) == []
     assert scan_file("manifest.json", json.dumps({"items": lines}, indent=2)) == []

@@ -75,6 +75,12 @@ _REGEX_PLUGINS: tuple[RegexBasedDetector, ...] = (
 )
 _MIN_ENTROPY_LEN = 20
 _HEX = re.compile(r"[0-9a-fA-F]{32,}|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
+_EXPORT_NAME = re.compile(
+    r"(?:[a-z.]{1,16}/)*\d{8}T\d{6}Z[-_][0-9a-f]{8}(?:/[a-z]{1,16}(?:_[0-9a-f]{12})?)*")
+"""The export's own branch and folder names (`rlm/session/<stamp>-<id8>`, `.rlm/sessions/
+<stamp>_<id8>/artifacts/art_<id>`): a timestamp and a session id prefix mix enough characters
+to pass the entropy limit about 1 time in 500. Only short lowercase words may stand around
+them, so no random string can hide in a name that is let through."""
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _VALUE_SEP = "\0"
 
@@ -107,6 +113,8 @@ def _entropy_spans(text: str) -> Iterator[tuple[int, int, str]]:
         token = match.group(0)
         if len(token) < _MIN_ENTROPY_LEN or _HEX.fullmatch(token):
             continue  # checksums and uuids are hex by design
+        if _EXPORT_NAME.fullmatch(token):
+            continue
         if _ENTROPY.calculate_shannon_entropy(token) > _ENTROPY.entropy_limit:
             yield match.start(), match.end(), _ENTROPY.secret_type
 
