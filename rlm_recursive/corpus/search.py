@@ -10,7 +10,6 @@ import contextlib
 import fcntl
 import math
 import os
-import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -27,6 +26,8 @@ from tenacity import (
 
 from rlm_recursive import errors
 
+from .highlight import highlight
+
 __all__ = ["Hit", "PassageIndex", "split_passages"]
 
 # Writer memory is shared by its threads; 64 MB keeps a 50M-char build in a few segments
@@ -38,9 +39,6 @@ _LOCK_WAIT_S = 30.0
 # Our cross-process lock, taken before tantivy's own: tantivy fails at once when its writer
 # lock is busy, and opening a new index from two processes races on meta.json.
 _LOCK_FILE = ".rlm-index.lock"
-# Highlights longer than this are narrowed to the query-term hits inside them, so a caller
-# centring a ±200-char context on the highlight still sees what matched.
-_MAX_HIGHLIGHT = 400
 # Preferred passage cuts, best first: paragraph, line, sentence, word.
 _CUT_GROUPS: tuple[tuple[str, ...], ...] = (
     ("\n\n",),
@@ -48,10 +46,6 @@ _CUT_GROUPS: tuple[tuple[str, ...], ...] = (
     (". ", "! ", "? ", "。", "！", "？"),
     (" ", "\t"),
 )
-# Sentence/line ends that delimit highlight windows.
-_ASCII_STOPS = ("\n", ". ", "! ", "? ")
-_STOPS = (*_ASCII_STOPS, "。", "！", "？")
-_WORD = re.compile(r"[^\W_]+")
 # Dropped from queries unless nothing else is left (Lucene's English list + question words).
 _STOPWORD_TEXT = (
     "a an and are as at be but by for if in into is it no not of on or such that the their"
@@ -306,7 +300,7 @@ class PassageIndex:
             if text_of is not None:
                 if doc_id not in texts:
                     texts[doc_id] = text_of(doc_id)
-                window = _highlight(texts[doc_id][start:end], weights)
+                window = highlight(texts[doc_id][start:end], weights)
                 if window is not None:
                     hl_start, hl_end = start + window[0], start + window[1]
             hits.append(Hit(doc_id, start, end, float(score), hl_start, hl_end))
@@ -332,81 +326,3 @@ def _private_files(folder: Path) -> None:
             with contextlib.suppress(FileNotFoundError):  # a merge may delete one meanwhile
                 if entry.is_file(follow_symlinks=False) and entry.stat().st_mode & 0o077:
                     os.chmod(entry.path, 0o600)
-
-
-def _term_hits(passage: str, weights: dict[str, float]) -> list[tuple[int, int, str]]:
-    """(start, end, term) for each whole-word occurrence of a query term, sorted."""
-    low = passage.lower()
-    found: list[tuple[int, int, str]] = []
-    if len(low) != len(passage):
-        # Rare: lowercasing changed lengths (e.g. 'İ'), so fall back to word-by-word.
-        for m in _WORD.finditer(passage):
-            term = m.group().lower()
-            if term in weights:
-                found.append((m.start(), m.end(), term))
-        return found
-    n, find = len(low), low.find
-    for term in weights:
-        size = len(term)
-        i = find(term)
-        while i >= 0:
-            j = i + size
-            # Whole words only, as the tokenizer splits on any non-alphanumeric char.
-            if (i == 0 or not low[i - 1].isalnum()) and (j == n or not low[j].isalnum()):
-                found.append((i, j, term))
-            i = find(term, j)
-    if len(weights) > 1:
-        found.sort()
-    return found
-
-
-def _window(passage: str, i: int, stops: tuple[str, ...]) -> tuple[int, int]:
-    """Bounds of the sentence/line around position i (str.find: much faster than re here)."""
-    floor = i - _MAX_HIGHLIGHT if i > _MAX_HIGHLIGHT else 0  # cheaper than max()/min() calls
-    size = len(passage)
-    ceiling = i + _MAX_HIGHLIGHT if i + _MAX_HIGHLIGHT < size else size
-    lo, hi = floor, ceiling  # a window this long is narrowed to its hits anyway
-    rfind, find = passage.rfind, passage.find
-    for stop in stops:
-        k = rfind(stop, floor, i)
-        if k >= 0 and k + len(stop) > lo:
-            lo = k + len(stop)
-        k = find(stop, i, hi)  # only a stop before the nearest one found so far matters
-        if k >= 0:
-            hi = k + 1
-    return lo, hi
-
-
-def _highlight(passage: str, weights: dict[str, float]) -> tuple[int, int] | None:
-    """Passage-relative bounds of the sentence/line densest in weighted query terms."""
-    found = _term_hits(passage, weights)
-    if not found:
-        return None
-    stops = _ASCII_STOPS if passage.isascii() else _STOPS  # isascii() is O(1)
-    best, best_score = (0, 0, 0, 0), -1.0  # lo, hi, first, last of the best window
-    lo = hi = -1
-    terms: set[str] = set()
-    count = first = last = 0
-    found.append((len(passage) + 1, 0, ""))
-    for start, end, term in found:
-        if not lo <= start < hi:  # a new window begins: score the one just finished
-            if terms:
-                score = sum(weights[t] for t in terms) + 0.01 * count
-                if score > best_score:
-                    best, best_score = (lo, hi, first, last), score
-            if not term:
-                break
-            lo, hi = _window(passage, start, stops)
-            terms, count, first = set(), 0, start
-        terms.add(term)
-        count += 1
-        last = end
-    lo, hi, first, last = best
-    while lo < hi and passage[lo].isspace():
-        lo += 1
-    while hi > lo and passage[hi - 1].isspace():
-        hi -= 1
-    if hi - lo > _MAX_HIGHLIGHT:
-        # Long window (no punctuation, e.g. code): keep the span of its term hits.
-        lo, hi = first, min(last, first + _MAX_HIGHLIGHT)
-    return lo, hi

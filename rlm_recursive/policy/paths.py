@@ -7,14 +7,14 @@ recognised with `stat`, never by opening them: opening a FIFO blocks.
 
 from __future__ import annotations
 
-import errno
 import os
 import stat
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Literal
 
-from ..errors import FileNotFound, FileTooLarge, PathDenied, RlmError, UnsupportedFile
+from ..errors import FileTooLarge, PathDenied, RlmError, UnsupportedFile
+from .fsfacts import opened_path, os_error, realpath_fixed, show
 from .globs import Denylist, compile_glob
 from .inodes import ProtectedDirs, SecretInodes
 from .profiles import ALWAYS_DENIED, DEFAULT_DENYLIST, Profile
@@ -23,9 +23,6 @@ __all__ = ["Expect", "PathPolicy", "compile_glob"]
 
 Expect = Literal["file", "dir", "any"]
 
-_SHOWN_MAX = 200
-_MAX_REALPATH_ROUNDS = 8
-_NOT_FOUND_ERRNOS = {errno.ENOENT, errno.ENOTDIR, errno.ENAMETOOLONG}
 _MAX_WALK_ENTRIES = 200_000
 """A walk (folder load or glob) stops with an error after this many entries."""
 
@@ -45,7 +42,7 @@ class PathPolicy:
         protected: Sequence[str | Path] = (),
         max_walk_entries: int = _MAX_WALK_ENTRIES,
     ) -> None:
-        roots = [_realpath_fixed(r) or Path(r) for r in allowed_roots] or [Path(os.getcwd())]
+        roots = [realpath_fixed(r) or Path(r) for r in allowed_roots] or [Path(os.getcwd())]
         self.roots: tuple[Path, ...] = tuple(roots)
         self.base = roots[0]
         self.allow_absolute_paths = allow_absolute_paths
@@ -119,16 +116,16 @@ class PathPolicy:
         """Read a file returned by resolve()/iter_files(), re-checking it at open time."""
         canon = self.recheck(path, max_bytes=max_bytes, expect="file")
         cap = self._cap(max_bytes)
-        shown = _show(os.fspath(path))
+        shown = show(os.fspath(path))
         # O_NOFOLLOW + fstat close the window where the file is swapped for a symlink or FIFO
         # after the check; O_NONBLOCK makes opening a swapped-in FIFO return instead of block.
         flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
         try:
             fd = os.open(canon, flags)
         except OSError as exc:
-            raise self._os_error(exc, shown) from None
+            raise os_error(exc, shown) from None
         try:
-            if _opened_path(fd) not in (None, str(canon)):
+            if opened_path(fd) not in (None, str(canon)):
                 # A folder on the way was swapped for a symlink between the check and the open.
                 raise PathDenied(f"{shown} changed while it was being opened")
             st = os.fstat(fd)
@@ -189,14 +186,14 @@ class PathPolicy:
                 with os.scandir(folder) as it:
                     entries = sorted(it, key=lambda e: e.name)
             except OSError as err:
-                yield folder, self._os_error(err, _show(str(folder)))
+                yield folder, os_error(err, show(str(folder)))
                 continue
             subdirs: list[Path] = []
             budget -= len(entries)
             if budget < 0:
                 # Bounded: a huge tree (or a trick to hang the server) ends with an error.
                 yield folder, PathDenied(
-                    f"the walk under {_show(str(root_dir))} stopped after "
+                    f"the walk under {show(str(root_dir))} stopped after "
                     f"{self.max_walk_entries} entries; load a narrower folder or pattern",
                     limit="max_walk_entries",
                 )
@@ -209,14 +206,14 @@ class PathPolicy:
                 try:
                     is_dir = entry.is_dir()  # follows symlinks; containment is checked below
                 except OSError as err:
-                    yield walked, self._os_error(err, _show(rel))
+                    yield walked, os_error(err, show(rel))
                     continue
                 if is_dir:
                     if not recursive:
                         continue
-                    canon = _realpath_fixed(walked)
+                    canon = realpath_fixed(walked)
                     if canon is None or not self._inside(canon):
-                        yield walked, self._outside(_show(rel))
+                        yield walked, self._outside(show(rel))
                         continue
                     if self._is_store(canon):
                         continue  # the store's data dir: skipped silently (see ProtectedDirs)
@@ -249,7 +246,7 @@ class PathPolicy:
         raw = os.fspath(path)
         if not isinstance(raw, str) or not raw.strip():
             raise PathDenied("the path is empty; pass a file or folder path")
-        shown = _show(raw)
+        shown = show(raw)
         if "\x00" in raw:
             raise PathDenied(f"the path {shown} contains a NUL byte")
         try:
@@ -279,7 +276,7 @@ class PathPolicy:
         try:
             st = os.stat(canon)
         except OSError as exc:
-            raise self._os_error(exc, shown) from None
+            raise os_error(exc, shown) from None
         # Before anything is opened: see ProtectedDirs for why the store's files never are.
         if self._protected.owner(canon, st) is not None:
             raise self._in_store(shown)
@@ -301,9 +298,9 @@ class PathPolicy:
 
     def _canonical(self, joined: Path, shown: str) -> Path:
         try:
-            canon = _realpath_fixed(joined)
+            canon = realpath_fixed(joined)
         except OSError as exc:
-            raise self._os_error(exc, shown) from None
+            raise os_error(exc, shown) from None
         if canon is None:
             raise PathDenied(f"{shown} goes through too many levels of symlinks")
         return canon
@@ -322,7 +319,7 @@ class PathPolicy:
         if pattern is None:
             return None
         return PathDenied(
-            f"{_show(name or str(lexical))} matches the denylist pattern {pattern!r}; "
+            f"{show(name or str(lexical))} matches the denylist pattern {pattern!r}; "
             f"files that may hold secrets are never read. If it is safe, copy it under "
             f"another name, or edit denylist in [profiles.{self.profile_name}]",
             pattern=pattern,
@@ -382,40 +379,3 @@ class PathPolicy:
             size=size,
             max_bytes=cap,
         )
-
-    def _os_error(self, exc: OSError, shown: str) -> RlmError:
-        if exc.errno in _NOT_FOUND_ERRNOS:
-            return FileNotFound(f"{shown} does not exist; check the path and the current folder")
-        if exc.errno == errno.ELOOP:
-            return PathDenied(f"{shown} is a symlink loop or changed while it was being read")
-        if exc.errno in (errno.EACCES, errno.EPERM):
-            return PathDenied(f"{shown} is not readable by this process; check its permissions")
-        return PathDenied(f"{shown} cannot be accessed ({errno.errorcode.get(exc.errno or 0)})")
-
-
-def _realpath_fixed(path: str | Path) -> Path | None:
-    """realpath() repeated until it stops changing: a path with no symlink left in it."""
-    # One non-strict realpath() is not enough: on a symlink loop it gives up and returns the
-    # rest unresolved, so `loop/../link_out/secret` came back looking inside the root while
-    # still passing through `link_out` (found by the hostile-path property test).
-    current = os.path.realpath(path)
-    for _ in range(_MAX_REALPATH_ROUNDS):
-        following = os.path.realpath(current)
-        if following == current:
-            return Path(current)
-        current = following
-    return None
-
-
-def _opened_path(fd: int) -> str | None:
-    """The path the kernel actually opened, where /proc tells us (Linux); else None."""
-    try:
-        return os.readlink(f"/proc/self/fd/{fd}")
-    except OSError:
-        return None
-
-
-def _show(raw: str) -> str:
-    """A path for an error message: quoted, control characters escaped, length capped."""
-    text = raw if len(raw) <= _SHOWN_MAX else raw[:_SHOWN_MAX] + "…"
-    return repr(text)
