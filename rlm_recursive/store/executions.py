@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -127,19 +129,29 @@ class ExecutionStore:
                               (execution_id,)).fetchone()
         return _step(row) if row else None
 
-    # the temperature-0 sub-call cache
+    # The temperature-0 sub-call cache. A batch of sub-calls reads and writes it from many
+    # worker threads over the one store connection: a read left open on it while another
+    # thread writes, after a commit by another connection (the trace writer's), is a stale
+    # snapshot SQLite refuses at once ("database is locked"). One lock keeps them apart.
+    _cache_lock = threading.Lock()
+
     def cache_get(self, key: str) -> dict[str, Any] | None:
-        row = self.db.execute("SELECT response FROM llm_cache WHERE key = ?", (key,)).fetchone()
+        with self._cache_lock:
+            row = self.db.execute("SELECT response FROM llm_cache WHERE key = ?",
+                                  (key,)).fetchone()
         return json.loads(row[0]) if row else None
 
     def cache_put(
         self, key: str, provider: str, model: str, options: str, prompt_sha256: str,
         response: dict[str, Any],
     ) -> None:
-        self.db.execute(
-            "INSERT OR REPLACE INTO llm_cache (key, provider, model, options, prompt_sha256, "
-            "response, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (key, provider, model, options, prompt_sha256, json.dumps(response), utcnow()))
+        """Best effort: a reply that could not be cached is only a later cache miss."""
+        with self._cache_lock, contextlib.suppress(sqlite3.OperationalError):
+            self.db.execute(
+                "INSERT OR REPLACE INTO llm_cache (key, provider, model, options, "
+                "prompt_sha256, response, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (key, provider, model, options, prompt_sha256, json.dumps(response),
+                 utcnow()))
 
 
 def _step(row: sqlite3.Row) -> StepRecord:
