@@ -56,17 +56,27 @@ def test_query_writes_one_content_free_audit_record_of_the_run(tmp_path, notes):
     assert "7316" not in log and "keypad" not in log
 
 
-def test_an_uncited_answer_is_flagged_and_warned_about(tmp_path, notes):
+def test_an_uncited_answer_is_not_found_unless_grounding_is_off(tmp_path, notes):
     with serve(_script("Probably 1234.", searches=0)) as server:
         plain = _rlm(tmp_path, server, "query", QUESTION, notes, "--preset", "fully-local",
-                     "--strategy", "agent")
+                     "--strategy", "agent", "--no-grounding")
         as_json = _rlm(tmp_path, server, "query", QUESTION, notes, "--preset", "fully-local",
-                       "--strategy", "agent", "--json")
+                       "--strategy", "agent", "--json", "--no-grounding")
+        grounded = _rlm(tmp_path, server, "query", QUESTION, notes, "--preset", "fully-local",
+                        "--strategy", "agent", "--json")
+    # Grounding off: the answer is returned as given, flagged, and nothing checked it.
     assert plain.returncode == 0, plain.stderr
     assert "Probably 1234." in plain.stdout
     assert "warning: the answer cites nothing" in plain.stderr
-    assert json.loads(as_json.stdout)["uncited"] is True
+    off = json.loads(as_json.stdout)
+    assert off["uncited"] is True and off["grounded"] is None
     assert "warning: the answer cites nothing" in as_json.stderr
+    # Grounding on (the default): nothing was read, so nothing backs it: "not found", exit 3.
+    assert grounded.returncode == 3, grounded.stderr
+    out = json.loads(grounded.stdout)
+    assert out["grounded"] is False and out["answer"] == "Not found in the loaded documents."
+    assert out["grounding"]["method"] == "not_found"
+    assert out["grounding"]["original_answer"] == "Probably 1234."
 
 
 @pytest.mark.parametrize("reply", [

@@ -33,7 +33,9 @@ def _script(request: ChatRequest) -> ChatResult:
     readings = [int(v) for v in re.findall(r"\b(1\d{3})\b", prompt)]
     if request.messages[0].content == REDUCE_SYSTEM:
         return reply(f"largest reading {max(readings)}" if readings else "NOT FOUND")
-    return reply(f"readings {readings} " + "because " * 200 if readings else "NOT FOUND")
+    # Long but not a loop (a repeated phrase would be trimmed after its first copy).
+    padding = " ".join(f"note{i}" for i in range(200))
+    return reply(f"readings {readings} {padding}" if readings else "NOT FOUND")
 
 
 async def test_the_reduce_is_a_tree_whose_every_prompt_fits(many_chunks):

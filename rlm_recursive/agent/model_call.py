@@ -11,14 +11,18 @@ from typing import Any
 from .. import trajectory
 from ..errors import ContextOverflow
 from ..providers.base import ChatOptions, ChatRequest, ChatResult, Message
+from ..providers.loops import trim_loop
 from ..types import ToolDef
 from .context import RunContext
 from .recursion import Tier
 
-__all__ = ["CHARS_PER_TOKEN", "call_model", "fit_messages", "window_chars"]
+__all__ = ["CHARS_PER_TOKEN", "REPEAT_PENALTY", "call_model", "fit_messages", "window_chars"]
 
 CHARS_PER_TOKEN = 3.0
 """Conservative: code, numbers and ids tokenise worse than the usual 4 chars per token."""
+
+REPEAT_PENALTY = 1.1
+"""For free-text replies on every provider that takes one: small models loop without it."""
 
 _DROPPED_NOTE = ("[Earlier tool exchanges were removed to fit the window; search or read "
                  "again if you need them.]")
@@ -79,9 +83,13 @@ def fit_messages(
 
 async def call_model(
     rc: RunContext, tier: Tier, messages: list[Message], tools: list[ToolDef],
-    *, cacheable: bool = False, tool_runner: Any = None,
+    *, cacheable: bool = False, tool_runner: Any = None, max_tokens: int | None = None,
 ) -> ChatResult:
-    """One model call: egress-checked, measured against the window, budgeted, maybe cached."""
+    """One model call: egress-checked, measured against the window, budgeted, maybe cached.
+
+    `max_tokens` caps the reply below the window's reserve (a short answer needs few). A
+    free-text reply that loops is cut after the loop's first copy (`done_reason` "loop").
+    """
     if rc.egress is not None:
         rc.egress.check(tier.provider, endpoint=rc.providers.endpoint(tier.provider),
                         model=tier.model, model_overridden=rc.model_overridden)
@@ -89,9 +97,10 @@ async def call_model(
     prompt_chars = fit_messages(messages, tools, tier.num_ctx, reserve)
     # Always the tier's window: the plan shows it, and `fit_messages` measured against it.
     options = ChatOptions(temperature=tier.temperature, num_ctx=tier.num_ctx,
-                          think=tier.info.think, max_tokens=reserve, native_tools=tier.info.tools,
-                          timeout_s=rc.settings.timeout_s,
-                          max_turns=rc.settings.max_iterations)
+                          think=tier.info.think, max_tokens=min(max_tokens or reserve, reserve),
+                          native_tools=tier.info.tools, timeout_s=rc.settings.timeout_s,
+                          max_turns=rc.settings.max_iterations,
+                          repeat_penalty=None if tools else REPEAT_PENALTY)
     request = ChatRequest(model=tier.model, messages=messages, tools=tools, options=options,
                           tool_runner=tool_runner)
     key = cached = None
@@ -104,6 +113,9 @@ async def call_model(
             return cached
         rc.budget.charge_prompt(prompt_chars)
         result = await rc.providers.get(tier).chat(request)
+        text, looped = trim_loop(result.text)
+        if looped:
+            result = result.model_copy(update={"text": text, "done_reason": "loop"})
         record.reply(result)
     usage = result.usage
     cost = usage.cost_usd if usage.cost_usd is not None else tier.info.cost(

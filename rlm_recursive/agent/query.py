@@ -26,6 +26,7 @@ from .budget import Budget, BudgetLimits
 from .citations import Citation
 from .context import RunContext, RunSettings
 from .conversation import open_conversation
+from .grounding import ground_answer
 from .pool import ProviderPool
 from .recursion import MAX_DEPTH_CAP, RecursionState, Tier, TierPlan
 from .strategies import Strategy, pick_strategy, run_strategy
@@ -62,6 +63,9 @@ class QueryOptions(BaseModel):
     """repl strategy: CONTEXTS returns the passages the model tagged, not an answer."""
     conversation_id: int | None = Field(None, ge=1, le=2**63 - 1)
     """Continue this conversation (LCM); None starts a new one when LCM is enabled."""
+    grounding: bool = True
+    """Check the answer against the spans it cites (re-ask, quote, else "not found");
+    False returns the strategy's answer unchecked (`grounded` is then None)."""
     client_override: bool = False
     """True when a client (an MCP caller), not the operator, chose the model: the profile's
     `allow_model_override` decides. CLI flags are the operator's own configuration."""
@@ -87,6 +91,14 @@ class QueryResult(BaseModel):
     conversation_id: int | None = None
     run_id: str | None = None
     """The recorded trajectory (`rlm-recursive trace RUN_ID`); None when traces are off."""
+    grounded: bool | None = None
+    """True: the answer is backed by the spans it cites (or, computed, by a count plan that
+    the question's words gave and that matched). False: "not found" or ungrounded. None:
+    grounding was turned off."""
+    grounding: dict[str, Any] | None = None
+    """How it was grounded (`method`), and what the first check found missing (`failed`)."""
+    closest: list[dict[str, Any]] = Field(default_factory=list)
+    """With "not found": the passages nearest the question (never part of `answer`)."""
 
 
 async def resolve_plan(
@@ -248,17 +260,20 @@ async def _answer(
                 print(f"rlm-recursive: {root.provider}/{root.model} ({reason}), "
                       f"strategy {strategy}", file=sys.stderr)
                 answer = await run_strategy(rc, state, strategy, question)
+                if not answer.text.strip():
+                    raise EmptyAnswer(f"{root.provider}/{root.model} returned an empty answer "
+                                      f"(stopped: {answer.stopped}); an empty reply is not an "
+                                      "answer", model=root.model)
+                text, grounding = answer.text, None
+                if options.grounding:  # its one re-ask is part of the run's time too
+                    text, grounding = await ground_answer(rc, question, answer)
         except TimeoutError:
             raise Timeout(f"the query did not finish within {options.timeout_s} s") from None
-        if not answer.text.strip():
-            raise EmptyAnswer(f"{root.provider}/{root.model} returned an empty answer "
-                              f"(stopped: {answer.stopped}); an empty reply is not an answer",
-                              model=root.model)
         citations = rc.citations.citations(runtime.store, session_id)
         if rc.memory is not None:
-            rc.memory.record(Message(role="assistant", content=answer.text))
+            rc.memory.record(Message(role="assistant", content=text))
         return QueryResult(
-            answer=answer.text, session_id=session_id, strategy=strategy,
+            answer=text, session_id=session_id, strategy=strategy,
             provider=root.provider, model=root.model, provider_reason=reason,
             citations=citations,
             recursion={"max_depth": state.max_depth, "final_depth": state.final_depth,
@@ -267,6 +282,9 @@ async def _answer(
             execution_id=answer.extra.get("execution_id"), contexts=answer.extra.get("contexts"),
             uncited=not citations,
             conversation_id=rc.memory.conversation_id if rc.memory is not None else None,
+            grounded=grounding.grounded if grounding else None,
+            grounding=grounding.describe() if grounding else None,
+            closest=grounding.closest if grounding else [],
         )
     finally:
         if rc is not None and rc.memory is not None:

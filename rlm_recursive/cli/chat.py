@@ -29,6 +29,7 @@ from .common import (
 from .corpus import load_paths
 from .options import (
     ConversationOpt,
+    GroundingOpt,
     MaxIterationsOpt,
     ModelOpt,
     PathsArg,
@@ -89,6 +90,7 @@ def register(app: typer.Typer) -> None:
         model: ModelOpt = None,
         strategy: StrategyOpt = "auto",
         max_iterations: MaxIterationsOpt = 20,
+        grounding: GroundingOpt = True,
         json_out: Annotated[bool, typer.Option("--json", help="One JSON object per turn.")
                             ] = False,
     ) -> None:
@@ -100,7 +102,7 @@ def register(app: typer.Typer) -> None:
             state.profile = load_catalog().preset(preset).profile
         options = QueryOptions(preset=preset, provider=provider, model=model,
                                strategy=strategy, max_iterations=max_iterations,
-                               conversation_id=conversation)
+                               conversation_id=conversation, grounding=grounding)
 
         async def body(rt: Runtime) -> None:
             sid = session

@@ -9,7 +9,8 @@ import typer
 from ..agent.strategies import Strategy
 from .common import ProviderChoice, known_preset
 
-__all__ = ["ConversationOpt", "MaxIterationsOpt", "ModelOpt", "PathsArg", "PresetOpt",
+__all__ = ["ConversationOpt", "GroundingOpt", "MaxIterationsOpt", "ModelOpt", "PathsArg",
+           "PresetOpt",
            "ProviderOpt", "SessionOpt", "StrategyOpt"]
 
 PathsArg = Annotated[list[str] | None, typer.Argument(help="Files or folders to load.")]
@@ -25,3 +26,7 @@ ModelOpt = Annotated[str | None, typer.Option(help="Model for the root.")]
 StrategyOpt = Annotated[Strategy, typer.Option(
     help="agent, search, map-reduce, repl, iterative, count, classify or auto.")]
 MaxIterationsOpt = Annotated[int, typer.Option(min=1, max=200)]
+GroundingOpt = Annotated[bool, typer.Option(
+    "--grounding/--no-grounding",
+    help="Check the answer against the spans it cites; when it fails, re-ask once, quote "
+         "the best sentence, else answer 'not found' (exit 3).")]

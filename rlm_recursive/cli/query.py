@@ -25,6 +25,7 @@ from .corpus import load_paths
 from .live import live_progress
 from .options import (
     ConversationOpt,
+    GroundingOpt,
     MaxIterationsOpt,
     ModelOpt,
     PathsArg,
@@ -34,13 +35,34 @@ from .options import (
     StrategyOpt,
 )
 
-__all__ = ["register", "render_result"]
+__all__ = ["EXIT_NOT_FOUND", "EXIT_UNGROUNDED", "answer_exit_code", "register",
+           "render_result"]
+
+EXIT_NOT_FOUND = 3
+"""The loaded documents do not answer the question (the answer object is still printed)."""
+EXIT_UNGROUNDED = 4
+"""An answer was given but is not backed: a computed answer whose plan is not grounded."""
+
+
+def answer_exit_code(result: QueryResult) -> int:
+    """0 for a grounded answer (or grounding off), else the code the README documents."""
+    if result.grounded is not False:
+        return 0
+    if (result.grounding or {}).get("method") == "not_found":
+        return EXIT_NOT_FOUND
+    return EXIT_UNGROUNDED
 
 
 def render_result(result: QueryResult) -> None:
     """The answer, its citations and one line of provenance (and the call tree on a tty)."""
     console.print(result.answer, markup=False, highlight=False)
     console.print()
+    if result.grounded is False and result.closest:
+        console.print("[bold]closest passages[/]")
+        for passage in result.closest:
+            console.print(f"  {passage['source'] or passage['doc_id']} "
+                          f"[{passage['start']}:{passage['end']}] {passage['text'][:160]}",
+                          markup=False, highlight=False)
     if result.citations:
         console.print("[bold]citations[/]")
         for c in result.citations:
@@ -122,9 +144,13 @@ def register(app: typer.Typer) -> None:
             min=0, help="Sub-model calls the run may make.")] = 64,
         max_usd: Annotated[float | None, typer.Option(
             min=0, help="Dollar cap for the run (cloud models).")] = None,
+        grounding: GroundingOpt = True,
         json_out: Annotated[bool, typer.Option("--json")] = False,
     ) -> None:
-        """Answer a question over loaded documents (loading PATHs first if given)."""
+        """Answer a question over loaded documents (loading PATHs first if given).
+
+        Exits 3 when the documents do not answer it ("not found"), 4 when the answer is not
+        grounded; the answer is printed either way."""
         state: CliState = ctx.obj
         if not paths and not session:
             raise typer.BadParameter("give PATHs to load or --session")
@@ -135,7 +161,7 @@ def register(app: typer.Typer) -> None:
             preset=preset, provider=provider, model=model, max_depth=max_depth,
             max_iterations=max_iterations, strategy=strategy, timeout_s=timeout,
             max_tool_calls=max_tool_calls, max_sub_calls=max_sub_calls, budget_usd=max_usd,
-            conversation_id=conversation)
+            conversation_id=conversation, grounding=grounding)
 
         execution: dict = {}
 
@@ -165,6 +191,9 @@ def register(app: typer.Typer) -> None:
                                                   else {})})
         else:
             render_result(result)
+        code = answer_exit_code(result)
+        if code:
+            raise typer.Exit(code)
 
     @app.command()
     def models(

@@ -65,6 +65,9 @@ class ChatOptions(BaseModel):
     """False: the model has no native tool format; force `{tool, arguments}` JSON instead."""
     think: Think | None = None
     """None: do not think. Thinking models think by default and burn the output budget."""
+    repeat_penalty: float | None = None
+    """Penalise tokens the reply just used (free text only: a constrained JSON reply repeats
+    its labels by design). None: the provider's default."""
 
 
 class ChatRequest(BaseModel):

@@ -25,6 +25,7 @@ from .base import (
     plain_text_turn,
     tool_choice_schema,
 )
+from .loops import LoopGuard
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
@@ -194,7 +195,34 @@ def _generate(loaded: _Loaded, kwargs: dict[str, Any], abandoned: threading.Even
         if abandoned.is_set():
             return None
         with _map_errors():
-            return loaded.llm.create_chat_completion(**kwargs)
+            if "grammar" in kwargs:
+                return loaded.llm.create_chat_completion(**kwargs)
+            return _stream(loaded, kwargs, abandoned)
+
+
+def _stream(loaded: _Loaded, kwargs: dict[str, Any], abandoned: threading.Event
+            ) -> dict[str, Any]:
+    """A free-text completion streamed token by token, stopped as soon as it loops (or the
+    caller gave up); the result has the shape of a non-streamed completion."""
+    guard = LoopGuard()
+    finish: str | None = None
+    chunks = loaded.llm.create_chat_completion(**kwargs, stream=True)
+    try:
+        for chunk in chunks:
+            choice = (chunk.get("choices") or [{}])[0]
+            finish = choice.get("finish_reason") or finish
+            piece = (choice.get("delta") or {}).get("content") or ""
+            if piece and guard.feed(piece):
+                finish = "loop"
+                break
+            if abandoned.is_set():
+                break
+    finally:
+        chunks.close()  # releases llama.cpp's generation state
+    text = guard.text
+    completion = len(loaded.llm.tokenize(text.encode("utf-8"), add_bos=False)) if text else 0
+    return {"choices": [{"message": {"content": text}, "finish_reason": finish}],
+            "usage": {"completion_tokens": completion}}
 
 
 class EmbeddedProvider:
@@ -270,11 +298,15 @@ class EmbeddedProvider:
             "temperature": opts.temperature,
             "max_tokens": max_tokens,
         }
+        if opts.repeat_penalty is not None:
+            kwargs["repeat_penalty"] = opts.repeat_penalty
         if opts.seed is not None:
             kwargs["seed"] = opts.seed
         if request.tools:
             kwargs["grammar"] = _grammar(json.dumps(tool_choice_schema(request.tools)))
         data = await self._run(loaded, kwargs, request.model, opts.timeout_s)
+        if not request.tools:  # streamed: the stream reports no prompt size
+            data.setdefault("usage", {})["prompt_tokens"] = prompt_tokens
         return self._result(request, data)
 
     async def aclose(self) -> None:
@@ -321,4 +353,5 @@ class EmbeddedProvider:
             ),
             model=request.model,
             provider=self.name,
+            done_reason=choice.get("finish_reason"),
         )

@@ -170,6 +170,8 @@ class OllamaProvider:
             options["seed"] = opts.seed
         if opts.max_tokens is not None:
             options["num_predict"] = opts.max_tokens
+        if opts.repeat_penalty is not None:
+            options["repeat_penalty"] = opts.repeat_penalty
         body: dict[str, Any] = {
             "model": request.model,
             "stream": False,

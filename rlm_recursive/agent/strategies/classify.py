@@ -120,6 +120,10 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
     text = (f"{head} — {len(cited)} of {len(items)} items judged '{chosen}' by the model, "
             f"one label per item, counted by code (items seen {seen} / items total "
             f"{len(items)}, {calls} model calls)." + (f"\nExamples:\n{sample}" if sample else ""))
+    # Grounded by its plan: the question itself is the criterion; it must match an item.
+    computed = {"method": "classify", "plan": f"label each item: {question}",
+                "matched": len(cited), "grounded": len(cited) >= 1,
+                "partial": seen < len(items)}
     return AgentAnswer(text, tier, calls, extra={
         "items_total": len(items), "items_seen": seen, "counts": dict(counts),
-        "model_calls": calls})
+        "model_calls": calls, "computed": computed})

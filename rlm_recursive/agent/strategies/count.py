@@ -101,6 +101,14 @@ def rank_field(question: str, fields: dict[str, Counter[str]]) -> str | None:
     return best
 
 
+def computed(method: str, plan: CountPlan, matched: int) -> dict[str, Any]:
+    """What grounding reads: a computed answer is grounded when its plan came from the
+    question (a filter or pattern it says, never "everything") and matched something."""
+    from_question = bool(plan.filters or plan.pattern)
+    return {"method": method, "plan": plan.describe(), "matched": matched,
+            "grounded": from_question and matched >= 1, "partial": False}
+
+
 async def countable(rc: RunContext, question: str) -> bool:
     """Whether the question names something the text marks (so code can count it)."""
     docs = _docs(rc)
@@ -128,7 +136,8 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
     sample = "\n".join(f"- {dict(docs)[h.doc_id][h.start:h.end][:200]}" for h in hits)
     text = (f"{total} — counted exactly by code: {what} with {plan.describe()} across "
             f"{len(docs)} document(s)." + (f"\nSample:\n{sample}" if sample else ""))
-    return AgentAnswer(text, tier, 1, extra={"count": total, "plan": plan.model_dump()})
+    return AgentAnswer(text, tier, 1, extra={"count": total, "plan": plan.model_dump(),
+                                             "computed": computed("count", plan, total)})
 
 
 async def _rank(rc: RunContext, tier: Any, question: str, docs: list[tuple[str, str]],
@@ -148,4 +157,6 @@ async def _rank(rc: RunContext, tier: Any, question: str, docs: list[tuple[str, 
     listing = ", ".join(f"{v}: {counts.get(v, 0)}" for v in ranked)
     text = f"{ranked[0]} — counted exactly by code per {key} ({listing})."
     return AgentAnswer(text, tier, 1, extra={"counts": {v: counts.get(v, 0) for v in ranked},
-                                             "plan": rest.model_dump(), "field": key})
+                                             "plan": rest.model_dump(), "field": key,
+                                             "computed": computed("count", rest, sum(
+                                                 counts.get(v, 0) for v in ranked))})

@@ -18,8 +18,10 @@ from ...providers.base import Message
 from ...tools.search import search_session
 from ...types import SpanRef
 from ..context import AgentAnswer, RunContext
+from ..grounding import not_found_answer
 from ..model_call import call_model
 from ..recursion import RecursionState, Tier
+from .search import ANSWER_TOKENS
 from .structured import ask_json, enum_or_text
 
 __all__ = ["MAX_HOPS", "candidates", "expected_hops", "run"]
@@ -123,7 +125,7 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         about = [t for _, t in excerpts if entity and entity.lower() in t.lower()]
         if (step.get("can_answer") and hop >= need and answer
                 and any(answer.lower() in t.lower() for t in about or shown)):
-            return AgentAnswer(answer, tier, calls, extra={"hops": hop})
+            return AgentAnswer(answer, tier, calls, extra={"hops": hop, "bridges": known[1:]})
         nxt = str(step.get("next_lookup") or "")
         if nxt in ("", _NONE) or nxt.lower() in {k.lower() for k in known}:
             nxt = names[0] if names and hop < need else ""
@@ -131,10 +133,14 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
             break
         known.append(nxt)
         entity = nxt
+    if not shown:  # no look-up found anything: the model is not asked to answer from nothing
+        return not_found_answer(tier, "no look-up found a passage for the question")
     final = await call_model(rc, tier, [
         Message(role="system", content=_ANSWER_SYSTEM),
-        Message(role="user", content=_final_prompt(question, facts, shown, entity))], [])
-    return AgentAnswer(final.text.strip(), tier, calls + 1, extra={"hops": len(known)})
+        Message(role="user", content=_final_prompt(question, facts, shown, entity))], [],
+        max_tokens=ANSWER_TOKENS)
+    return AgentAnswer(final.text.strip(), tier, calls + 1,
+                       extra={"hops": len(known), "bridges": known[1:]})
 
 
 async def _step(rc: RunContext, tier: Tier, question: str, facts: list[str], body: str,

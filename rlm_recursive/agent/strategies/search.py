@@ -9,13 +9,16 @@ from ...providers.base import Message
 from ...tools.search import search_session
 from ...types import SpanRef
 from ..context import AgentAnswer, RunContext
+from ..grounding import not_found_answer
 from ..model_call import call_model, window_chars
 from ..recursion import RecursionState
 
-__all__ = ["ANSWER_SYSTEM", "run"]
+__all__ = ["ANSWER_SYSTEM", "ANSWER_TOKENS", "run"]
 
 ANSWER_SYSTEM = ("Answer the question using only the excerpts given. Quote the exact value "
                  "(number, word or identifier) as it appears in the excerpt.")
+ANSWER_TOKENS = 256
+"""A fact from a few excerpts needs a sentence or two, not a window's worth."""
 _QUOTED = re.compile(r"\"([^\"]{2,})\"|'([^']{2,})'")
 _IDENTIFIER = re.compile(r"\b[\w-]*\d[\w-]*\b")
 
@@ -50,6 +53,8 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         budget -= ref.end - ref.start
         refs.append(ref)
         excerpts.append(text[ref.start : ref.end])
+    if not refs:  # nothing matched: the model is not asked to answer from nothing
+        return not_found_answer(tier, "the search found no passage for the question")
     for ref in refs:
         rc.citations.add(ref)
     body = "\n\n".join(f"[Excerpt {i + 1}]\n{e}" for i, e in enumerate(excerpts))
@@ -58,7 +63,6 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
     history = (await rc.memory.history(min(max(room // 2, 0), 1500), question)
                if rc.memory is not None and state.depth == 0 else [])
     messages = [Message(role="system", content=ANSWER_SYSTEM), *history,
-                Message(role="user", content=f"{body or '(no matching text found)'}\n\n"
-                                             f"Question: {question}\nAnswer:")]
-    result = await call_model(rc, tier, messages, [])
+                Message(role="user", content=f"{body}\n\nQuestion: {question}\nAnswer:")]
+    result = await call_model(rc, tier, messages, [], max_tokens=ANSWER_TOKENS)
     return AgentAnswer(result.text.strip(), tier, 1)

@@ -1,0 +1,174 @@
+"""Grounding: every answer leaves the core backed by the spans it cites, or as "not found".
+
+Applied to every strategy's answer, for every provider (`run_query` calls `ground_answer`):
+1. the answer is checked against the text of the spans the run cited (`corpus.evidence`);
+2. when the check fails, the model is asked once more, shown the cited passages that best
+   match the question and told to quote;
+3. when that fails too, the sentence or line of the cited spans that best matches the
+   question (holding every entity it names) is the answer, quoted;
+4. else the answer is "Not found in the loaded documents", with the closest passages
+   beside it (never inside it).
+Computed answers (count, classify) are grounded by their plan: `extra["computed"]` says
+whether the plan came from the question's words and matched at least one item.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .. import trajectory
+from ..corpus.evidence import Unit, best_units, check_support, split_units
+from ..errors import InvalidArgs
+from ..providers.base import Message
+from ..tools.search import search_session
+from ..types import SpanRef
+from .context import AgentAnswer, RunContext
+from .model_call import call_model, window_chars
+
+__all__ = ["NOT_FOUND", "Grounding", "ground_answer", "not_found_answer"]
+
+NOT_FOUND = "Not found in the loaded documents."
+Method = Literal["checked", "reasked", "extractive", "computed", "not_found", "contexts"]
+
+_REASK_SYSTEM = (
+    "Answer the question by quoting the passages below. Copy the exact words of the "
+    "sentence that answers it, including the name the question asks about. If no passage "
+    "answers the question, reply exactly: NOT FOUND")
+_REASK_TOKENS = 160
+_CLOSEST = 3
+_CLOSEST_CHARS = 300
+
+
+@dataclass
+class Grounding:
+    """How the answer was grounded, or why it was not."""
+
+    grounded: bool
+    method: Method
+    failed: dict[str, Any] = field(default_factory=dict)
+    """What the first check found missing (values, words, entities, echo)."""
+    closest: list[dict[str, Any]] = field(default_factory=list)
+    original: str | None = None
+    """The strategy's own answer, when grounding replaced it."""
+
+    def describe(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"method": self.method}
+        if self.failed:
+            out["failed"] = self.failed
+        if self.original is not None:
+            out["original_answer"] = self.original[:500]
+        return out
+
+
+def not_found_answer(tier: Any, reason: str) -> AgentAnswer:
+    """What a strategy returns when retrieval found nothing: no model is asked to answer."""
+    return AgentAnswer(NOT_FOUND, tier, 0, stopped="not_found",
+                       extra={"not_found": reason})
+
+
+async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer
+                        ) -> tuple[str, Grounding]:
+    """The answer to return and how it is grounded (see the module docstring)."""
+    computed = answer.extra.get("computed")
+    if isinstance(computed, dict):
+        ok = bool(computed.get("grounded"))
+        failed = {} if ok else {"computed": "the count plan is not grounded in the question's "
+                                            "words, or it matched no item"}
+        return answer.text, _record(Grounding(ok, "computed", failed))
+    if answer.extra.get("contexts") is not None and rc.settings.output_mode == "CONTEXTS":
+        return answer.text, _record(Grounding(True, "contexts"))
+    spans, texts = await asyncio.to_thread(_cited_texts, rc)
+    if answer.extra.get("not_found"):
+        closest = await asyncio.to_thread(_closest, rc, question, spans, texts)
+        return NOT_FOUND, _record(Grounding(False, "not_found",
+                                            {"retrieval": answer.extra["not_found"]},
+                                            closest, answer.text))
+    units = split_units(texts)
+    bridges = answer.extra.get("bridges") or []
+    chain_end = str(bridges[-1]) if bridges else None
+    first = check_support(answer.text, question, texts, units, chain_end)
+    if first.supported:
+        return answer.text, _record(Grounding(True, "checked"))
+    failed = first.failures()
+    if units:
+        quoted = await _reask(rc, answer, question, units)
+        if quoted and check_support(quoted, question, texts, units, chain_end).supported:
+            return quoted, _record(Grounding(True, "reasked", failed, original=answer.text))
+        best = best_units(question, units, 1)
+        if best:
+            return (best[0][1].text.strip(),
+                    _record(Grounding(True, "extractive", failed, original=answer.text)))
+    closest = await asyncio.to_thread(_closest, rc, question, spans, texts, units)
+    return NOT_FOUND, _record(Grounding(False, "not_found", failed, closest, answer.text))
+
+
+def _record(grounding: Grounding) -> Grounding:
+    trajectory.describe(trajectory.active(), grounding={
+        "grounded": grounding.grounded, **grounding.describe()})
+    return grounding
+
+
+def _cited_texts(rc: RunContext) -> tuple[list[SpanRef], list[str]]:
+    """Every span the run cited, merged, and its text (read in a worker thread)."""
+    spans = rc.citations.merged()
+    docs = {d.id: d for d in rc.store.documents(rc.session_id)} if spans else {}
+    texts = [rc.store.text(docs[s.doc_id])[s.start:s.end] if s.doc_id in docs else ""
+             for s in spans]
+    return spans, texts
+
+
+async def _reask(rc: RunContext, answer: AgentAnswer, question: str, units: list[Unit]
+                 ) -> str | None:
+    """Ask once more with the passages that best match the question, to quote from."""
+    tier = answer.tier
+    budget = min(window_chars(tier, _REASK_TOKENS) - len(question) - len(_REASK_SYSTEM) - 200,
+                 rc.settings.max_excerpt_chars)
+    passages: list[str] = []
+    for _, unit in best_units(question, units, 12, strict=False):
+        text = unit.text.strip()
+        if len(text) > budget:
+            continue
+        budget -= len(text) + 8
+        passages.append(text)
+    if not passages:
+        return None
+    body = "\n".join(f"[{i + 1}] {p}" for i, p in enumerate(passages))
+    messages = [Message(role="system", content=_REASK_SYSTEM),
+                Message(role="user", content=f"Passages:\n{body}\n\nQuestion: {question}\n"
+                                             "Quote:")]
+    result = await call_model(rc, tier, messages, [], max_tokens=_REASK_TOKENS)
+    text = result.text.strip().strip('"').strip()
+    if not text or "NOT FOUND" in text.upper():
+        return None
+    return text
+
+
+def _closest(rc: RunContext, question: str, spans: list[SpanRef], texts: list[str],
+             units: list[Unit] | None = None) -> list[dict[str, Any]]:
+    """The passages nearest the question: cited units and the index's best hits."""
+    refs, pool = list(spans), list(texts)
+    try:
+        hits, _, _, docs = search_session(rc.store, rc.session_id, question, "bm25", limit=5)
+    except InvalidArgs:  # a question with no searchable word
+        hits, docs = [], {}
+    for hit in hits:
+        refs.append(SpanRef(doc_id=hit.doc_id, start=hit.highlight_start, end=hit.highlight_end))
+        pool.append(rc.store.text(docs[hit.doc_id])[hit.highlight_start:hit.highlight_end])
+    offset = len(texts)
+    found = [Unit(u.source + offset, u.start, u.end, u.text) for u in split_units(pool[offset:])]
+    candidates = (units if units is not None else split_units(texts)) + found
+    sources = {d.id: d.source for d in rc.store.documents(rc.session_id)}
+    out, seen = [], set()
+    for _, unit in best_units(question, candidates, _CLOSEST * 3, strict=False):
+        ref = refs[unit.source]
+        start = ref.start + unit.start
+        if (ref.doc_id, start) in seen:
+            continue
+        seen.add((ref.doc_id, start))
+        out.append({"doc_id": ref.doc_id, "source": sources.get(ref.doc_id), "start": start,
+                    "end": ref.start + unit.end, "text": unit.text.strip()[:_CLOSEST_CHARS]})
+        if len(out) == _CLOSEST:
+            break
+    return out

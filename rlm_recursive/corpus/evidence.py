@@ -1,0 +1,301 @@
+"""Is an answer backed by the text it cites? Pure text checks, no model and no store.
+
+An answer is supported when
+- its values (numbers, codes, names) occur in the cited text, compared after normalising
+  case, Unicode (NFC), dashes and thousands separators;
+- most of its new content words (those the question did not already say) occur there too,
+  compared by English stem ("retries" matches "retry");
+- one unit of the cited text (a sentence, a line, or a short `Key: value` block) holds the
+  answer and every entity the question names: a value written beside another entity is not
+  an answer about this one;
+- it is not mostly the question said back.
+
+`best_units` is the extractive side: the units that best match the question, each holding
+every entity the question names.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import tantivy
+
+__all__ = ["Support", "Unit", "best_units", "check_support", "entities", "normalise",
+           "split_units", "stems", "values"]
+
+_STOP = frozenset((
+    "a an and are as at be but by for if in into is it its no not of on or such that the their "
+    "then there these they this to was will with what which who whom whose where when why how "
+    "do does did has have had were been being can could would should may might must shall "
+    "i me my we our you your he him his she her them than so very also just only about from "
+    "up down out over under again any all each both few more most other some own same too "
+    "answer question excerpt excerpts passage passages text document documents based given "
+    "according says said here following"
+).split())
+_COMMON_CAPS = frozenset((
+    "What Which Who Whom Whose Where When Why How Is Are Was Were Does Do Did Can Could Would "
+    "Should Has Have Had The A An In On At Of For To From By With According Please Tell Give "
+    "Name List Find Show I We You It This That These Those Answer Question Excerpt Not Found "
+    "Yes No If Then There Here"
+).split())
+
+_THOUSANDS = re.compile(r"(?<=\d)[,\u00a0\u202f\u2009' ](?=\d{3}(?!\d))")
+_DASHES = re.compile(r"[\u2010-\u2015\u2212]")
+_SPACES = re.compile(r"\s+")
+_VALUE = re.compile(r"[^\W_](?:[\w.:/+-]*[^\W_])?")
+_CAPS_WORD = re.compile(r"\b[A-Z][\w'-]*")
+_QUOTED = re.compile(r"\"([^\"]{2,80})\"|“([^”]{2,80})”|'([^']{2,80})'")
+_NOUN_NUMBER = re.compile(r"\b([A-Za-z][a-z]{2,})\s+(#?\d[\w-]*)\b")
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[\"'(\[A-Z0-9])")
+_KEY_VALUE = re.compile(r"^\s*[\w][\w ./()-]{0,40}:\s+\S")
+_ECHO_LEAD = re.compile(r"^\s*(question|answer|the answer is|a)\s*[:\-]?\s*", re.IGNORECASE)
+
+
+def normalise(text: str) -> str:
+    """NFC, casefolded, one kind of dash, no thousands separators, single spaces."""
+    text = unicodedata.normalize("NFC", text).casefold()
+    text = _DASHES.sub("-", text)
+    text = _THOUSANDS.sub("", text)
+    return _SPACES.sub(" ", text)
+
+
+@functools.cache
+def _stemmer() -> tantivy.TextAnalyzer:
+    # The search index's stemmed field uses the same chain: one idea of "the same word".
+    return (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+            .filter(tantivy.Filter.remove_long(40))
+            .filter(tantivy.Filter.lowercase())
+            .filter(tantivy.Filter.stemmer("english"))
+            .build())
+
+
+def stems(text: str) -> list[str]:
+    """English stems of the content words of `text` (stopwords and numbers left out)."""
+    words = [w for w in re.findall(r"[^\W\d_]{2,}", unicodedata.normalize("NFC", text))
+             if w.lower() not in _STOP]
+    return _stemmer().analyze(" ".join(words)) if words else []
+
+
+def _is_value(token: str) -> bool:
+    return any(c.isdigit() for c in token) or (len(token) >= 2 and token.isupper())
+
+
+def values(text: str) -> list[str]:
+    """Numbers, codes and names in `text`: tokens with a digit, ALL-CAPS codes, and
+    capitalised words that do not start a sentence (normalised, in order, unique)."""
+    found: list[str] = []
+    for sentence in _SENTENCE_END.split(text):
+        for i, match in enumerate(_VALUE.finditer(sentence)):
+            token = match.group().rstrip(".:")
+            if _is_value(token):
+                found.append(token)
+            elif i > 0 and token[:1].isupper() and token not in _COMMON_CAPS and len(token) > 1:
+                found.append(token.removesuffix("'s"))
+    return list(dict.fromkeys(normalise(v) for v in found))
+
+
+def entities(question: str) -> list[str]:
+    """What the question names: quoted phrases, names (capitalised words that are not the
+    question's own words), codes with digits, and "noun number" pairs ("ward 7")."""
+    named = [a or b or c for a, b, c in _QUOTED.findall(question)]
+    named += [f"{noun} {num}" for noun, num in _NOUN_NUMBER.findall(question)
+              if noun.lower() not in _STOP]
+    taken = normalise(" ".join(named))
+    for match in _CAPS_WORD.finditer(question):
+        word = match.group().removesuffix("'s").strip("'-")
+        if word in _COMMON_CAPS or len(word) < 2 or normalise(word) in taken:
+            continue
+        named.append(word)
+    for match in _VALUE.finditer(question):
+        token = match.group()
+        if any(c.isdigit() for c in token) and normalise(token) not in normalise(
+                " ".join(named)):
+            named.append(token)
+    return list(dict.fromkeys(normalise(n) for n in named if n.strip()))
+
+
+def _contains(haystack: str, needle: str) -> bool:
+    """`needle` occurs in `haystack` (both normalised) with no word character either side."""
+    return re.search(r"(?<![^\W_])" + re.escape(needle) + r"(?![^\W_])", haystack) is not None
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A sentence, line or `Key: value` block of a cited text, with its offsets there."""
+
+    source: int
+    """Index of the cited text it comes from."""
+    start: int
+    end: int
+    text: str
+
+    @functools.cached_property
+    def norm(self) -> str:
+        return normalise(self.text)
+
+    @functools.cached_property
+    def stem_set(self) -> frozenset[str]:
+        return frozenset(stems(self.text))
+
+
+def split_units(texts: Sequence[str]) -> list[Unit]:
+    """Each text cut into paragraphs; a paragraph of `Key: value` lines stays whole (a
+    record), others are cut into lines, and lines into sentences."""
+    units: list[Unit] = []
+    for index, text in enumerate(texts):
+        for para in re.finditer(r"[^\n]+(?:\n[^\n]+)*", text):
+            lines = para.group().split("\n")
+            keyed = sum(bool(_KEY_VALUE.match(line)) for line in lines)
+            # A record: `Key: value` lines, perhaps under one heading line.
+            if 2 <= keyed >= len(lines) - 1 and len(lines) <= 12 and len(para.group()) <= 800:
+                units.append(Unit(index, para.start(), para.end(), para.group()))
+                continue
+            offset = para.start()
+            for line in lines:
+                pos = 0
+                for piece in _SENTENCE_END.split(line):
+                    at = line.find(piece, pos)
+                    pos = at + len(piece)
+                    if piece.strip():
+                        units.append(Unit(index, offset + at, offset + pos, piece))
+                offset += len(line) + 1
+    return units
+
+
+@dataclass
+class Support:
+    """The outcome of `check_support`: supported or not, and what was missing."""
+
+    supported: bool
+    missing_values: list[str] = field(default_factory=list)
+    missing_words: list[str] = field(default_factory=list)
+    missing_entities: list[str] = field(default_factory=list)
+    echo: bool = False
+    no_text: bool = False
+    unit: Unit | None = None
+    """The unit that holds the answer and the question's entities, when one does."""
+
+    def failures(self) -> dict[str, object]:
+        out: dict[str, object] = {}
+        for key in ("missing_values", "missing_words", "missing_entities"):
+            if getattr(self, key):
+                out[key] = getattr(self, key)
+        if self.echo:
+            out["echo"] = True
+        if self.no_text:
+            out["no_cited_text"] = True
+        if not self.supported and not out:
+            out["no_unit"] = "no sentence of the cited text holds the answer"
+        return out
+
+
+def is_echo(answer: str, question: str) -> bool:
+    """Mostly the question said back: nothing new but a few filler words, and no new value."""
+    body = _ECHO_LEAD.sub("", answer.strip())
+    asked = set(stems(question)) | {"question", "answer"}
+    words = stems(body)
+    if any(v not in normalise(question) for v in values(body)):
+        return False
+    if not words:
+        return True
+    new = [w for w in words if w not in asked]
+    return len(new) <= max(1, len(words) // 4)
+
+
+_MIN_WORD_SHARE = 0.7
+_SHORT_ANSWER = 300
+"""Chars: a longer answer (a summary) is checked word by word, not against one unit."""
+
+
+def check_support(answer: str, question: str, cited: Sequence[str],
+                  units: list[Unit] | None = None, chain_end: str | None = None) -> Support:
+    """Whether `answer` is backed by the `cited` texts (see the module docstring).
+
+    `chain_end`: a multi-hop answer is about the last entity its chain of look-ups reached
+    (the building that houses the office that runs the project): that entity must share
+    the answer's unit, and the question's own entities need only occur in the cited text.
+    """
+    if is_echo(answer, question):
+        return Support(False, echo=True)
+    if not any(t.strip() for t in cited):
+        return Support(False, no_text=True)
+    whole = normalise("\n".join(cited))
+    asked_norm = normalise(question)
+    answer_values = values(answer)
+    missing_values = [v for v in answer_values if not _contains(whole, v)]
+    asked = set(stems(question))
+    new_words = list(dict.fromkeys(w for w in stems(answer) if w not in asked))
+    cited_stems = set(stems("\n".join(cited)))
+    missing_words = [w for w in new_words if w not in cited_stems]
+    named = entities(question)
+    if chain_end:
+        absent = [e for e in named if not _contains(whole, e)]
+        if absent:
+            return Support(False, missing_values=missing_values, missing_entities=absent)
+        named = [normalise(chain_end)]
+    support = Support(False, missing_values=missing_values)
+    if new_words and len(missing_words) > (1 - _MIN_WORD_SHARE) * len(new_words):
+        support.missing_words = missing_words
+    if support.missing_values or support.missing_words:
+        return support
+    if len(answer) > _SHORT_ANSWER:
+        support.missing_entities = [e for e in named if not _contains(whole, e)]
+        support.supported = not support.missing_entities
+        return support
+    # One unit must hold the answer (a new value, else a new word) and every named entity.
+    anchors = [v for v in answer_values if v not in asked_norm]
+    topic = asked - set(stems(" ".join(named)))
+    for unit in units if units is not None else split_units(cited):
+        if anchors and not any(_contains(unit.norm, v) for v in anchors):
+            continue
+        if not anchors and not (set(new_words) & unit.stem_set or not new_words):
+            continue
+        if any(not _contains(unit.norm, e) for e in named):
+            support.missing_entities = [e for e in named if not _contains(unit.norm, e)]
+            continue
+        if not named and topic and not topic & unit.stem_set:
+            continue
+        return Support(True, unit=unit)
+    if not support.missing_entities and named:
+        support.missing_entities = named
+    return support
+
+
+def best_units(question: str, units: Iterable[Unit], limit: int = 3, *,
+               strict: bool = True) -> list[tuple[float, Unit]]:
+    """The units that best match the question, best first.
+
+    With `strict`, a unit must hold every entity the question names and at least half of
+    its other content words (the extractive answer); without, any unit sharing a word
+    qualifies (the closest passages shown beside "not found").
+    """
+    pool = list(units)
+    named = entities(question)
+    topic = list(dict.fromkeys(stems(question)))
+    named_stems = set(stems(" ".join(named)))
+    plain = [w for w in topic if w not in named_stems]
+    df = Counter(w for u in pool for w in u.stem_set & set(topic))
+    scored: list[tuple[float, Unit]] = []
+    for unit in pool:
+        shared = [w for w in topic if w in unit.stem_set]
+        has_entities = all(_contains(unit.norm, e) for e in named)
+        if strict:
+            need = max(1, math.ceil(len(plain) / 2)) if plain else 0
+            if not has_entities or sum(w in unit.stem_set for w in plain) < need:
+                continue
+            if not named and not plain:
+                continue
+        elif not shared and not (named and any(_contains(unit.norm, e) for e in named)):
+            continue
+        score = sum(math.log(1 + len(pool) / df[w]) for w in shared)
+        score += 2.0 * sum(_contains(unit.norm, e) for e in named)
+        # Among equals, the shorter unit is the sharper answer.
+        scored.append((score - len(unit.text) / 10_000, unit))
+    scored.sort(key=lambda pair: -pair[0])
+    return scored[:limit]
