@@ -35,6 +35,9 @@ def _last_tool_output(request: ChatRequest) -> dict:
 
 
 def _options(**kw) -> QueryOptions:
+    # These tests are about the loop's mechanics, with placeholder answers ("done"): the
+    # grounding of answers has its own tests (test_grounding.py).
+    kw.setdefault("grounding", False)
     return QueryOptions(provider="fake", model="root", strategy="agent", **kw)
 
 
@@ -129,7 +132,8 @@ async def test_history_too_long_is_compacted_not_sent_blindly(loaded):
         update={"num_ctx": 8192, "catalogued": True, "name": "tiny"})
     fake = FakeProvider(script=script)
     result = await run_query(rt, sid, "q", QueryOptions(provider="fake", model="tiny",
-                             strategy="agent"), providers=ProviderPool({"fake": fake}))
+                             strategy="agent", grounding=False),
+                             providers=ProviderPool({"fake": fake}))
     assert result.answer == "done"
     # (8192 - 1024 reserved) tokens at 3 chars each: every request stayed inside the window.
     assert max(seen) <= (8192 - 1024) * 3

@@ -72,7 +72,8 @@ def recursive_script(request: ChatRequest) -> ChatResult:
 
 async def test_three_levels_with_per_depth_tiers_option_c(rt, sid):
     fake = FakeProvider(script=recursive_script)
-    options = QueryOptions(preset="fake-tiers", max_depth=3, strategy="agent")
+    # The answer is a trace of the tiers, not a grounded one (grounding: test_grounding.py).
+    options = QueryOptions(preset="fake-tiers", max_depth=3, strategy="agent", grounding=False)
     result = await run_query(rt, sid, "vault code?", options,
                              providers=ProviderPool({"fake": fake}))
     # depth 0 root → 1 mid → 2 leaf → 3 leaf again (the last tier applies below it)
@@ -93,7 +94,7 @@ async def test_three_levels_with_per_depth_tiers_option_c(rt, sid):
 async def test_depth_never_exceeds_max_depth(rt, sid):
     fake = FakeProvider(script=recursive_script)
     result = await run_query(rt, sid, "q", QueryOptions(preset="fake-tiers", max_depth=1,
-                                                        strategy="agent"),
+                                                        strategy="agent", grounding=False),
                              providers=ProviderPool({"fake": fake}))
     assert [c["depth"] for c in result.recursion["call_trace"]] == [1]
     # max_depth 1: the depth-1 sub-call is a plain completion, offered no tools.

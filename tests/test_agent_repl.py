@@ -167,7 +167,7 @@ async def test_a_rerun_is_served_from_the_persistent_sub_call_cache(rt):
         return reply("yes")
 
     steps = ["a = llm_query('Is the sky blue? ' + context[0][0:50])\nFINAL(a)"]
-    options = QueryOptions(provider="fake", model="coder", strategy="repl")
+    options = QueryOptions(provider="fake", model="coder", strategy="repl", grounding=False)
     for _ in range(2):
         fake = FakeProvider(script=root_script(list(steps), sub))
         result = await run_query(runtime, sid, "q", options,
@@ -181,7 +181,8 @@ async def test_a_reply_without_a_repl_block_gets_a_corrective_message(rt):
     replies = iter([reply("Let me think about it."), code_reply("FINAL(str(len(context)))")])
     fake = FakeProvider(script=lambda r: next(replies))
     result = await run_query(runtime, sid, "How many documents?",
-                             QueryOptions(provider="fake", model="coder", strategy="repl"),
+                             QueryOptions(provider="fake", model="coder", strategy="repl",
+                                          grounding=False),
                              providers=ProviderPool({"fake": fake}))
     assert result.answer == "2"
     assert "no ```repl code block" in fake.requests[1].messages[-1].content
@@ -192,7 +193,8 @@ async def test_model_code_errors_come_back_with_a_traceback_and_the_run_goes_on(
     steps = ["x = {'a': 1}\nprint(x['missing'])", "FINAL(str(x['a']))"]
     fake = FakeProvider(script=root_script(steps))
     result = await run_query(runtime, sid, "q",
-                             QueryOptions(provider="fake", model="coder", strategy="repl"),
+                             QueryOptions(provider="fake", model="coder", strategy="repl",
+                                          grounding=False),
                              providers=ProviderPool({"fake": fake}))
     assert result.answer == "1"
     feedback = fake.requests[1].messages[-1].content
@@ -259,7 +261,7 @@ async def test_a_sub_call_above_max_depth_gets_the_tools(rt):
     steps = ["FINAL(llm_query('Summarise the billing errors'))"]
     fake = FakeProvider(script=root_script(steps, sub))
     result = await run_query(runtime, sid, "q", QueryOptions(
-        provider="fake", model="coder", strategy="repl", max_depth=2),
+        provider="fake", model="coder", strategy="repl", max_depth=2, grounding=False),
         providers=ProviderPool({"fake": fake}))
     assert result.answer == "from a sub-agent"
     (request,) = subs  # depth 1 < max_depth 2: an agent loop with the RLM tools

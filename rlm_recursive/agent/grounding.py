@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .. import trajectory
-from ..corpus.evidence import Unit, best_units, check_support, split_units
+from ..corpus.evidence import Support, Unit, best_units, check_support, normalise, split_units
 from ..errors import InvalidArgs
 from ..providers.base import Message
 from ..tools.search import search_session
@@ -92,6 +92,8 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer
     if first.supported:
         return answer.text, _record(Grounding(True, "checked"))
     failed = first.failures()
+    if _computed_by_code(answer, first, texts):
+        return answer.text, _record(Grounding(True, "computed", failed))
     if units:
         quoted = await _reask(rc, answer, question, units)
         if quoted and check_support(quoted, question, texts, units, chain_end).supported:
@@ -102,6 +104,16 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer
                     _record(Grounding(True, "extractive", failed, original=answer.text)))
     closest = await asyncio.to_thread(_closest, rc, question, spans, texts, units)
     return NOT_FOUND, _record(Grounding(False, "not_found", failed, closest, answer.text))
+
+
+def _computed_by_code(answer: AgentAnswer, first: Support, texts: list[str]) -> bool:
+    """A REPL answer whose missing values its code computed from what it read (a count, a
+    sum): the code read cited spans, and no missing value is typed in the code itself."""
+    code = answer.extra.get("code")
+    if code is None or not any(texts) or not first.missing_values or first.missing_words:
+        return False
+    written = normalise(code)
+    return not first.echo and all(value not in written for value in first.missing_values)
 
 
 def _record(grounding: Grounding) -> Grounding:

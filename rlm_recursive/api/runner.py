@@ -152,7 +152,9 @@ def _result(tenant_id: str, result: QueryResult) -> dict[str, Any]:
         contexts = [_context(tenant_id, i, c) for i, c in enumerate(result.contexts)]
     return {"citations": citations, "contexts": contexts, "strategy": result.strategy,
             "provider": result.provider, "model": result.model, "plan": result.plan,
-            "stopped": result.stopped, "repl_execution_id": result.execution_id}
+            "stopped": result.stopped, "repl_execution_id": result.execution_id,
+            "grounded": result.grounded, "grounding": result.grounding,
+            "closest": result.closest}
 
 
 def _context(tenant_id: str, index: int, item: dict[str, Any]) -> dict[str, Any]:

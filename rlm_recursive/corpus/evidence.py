@@ -45,7 +45,8 @@ _COMMON_CAPS = frozenset((
     "Yes No If Then There Here"
 ).split())
 
-_THOUSANDS = re.compile(r"(?<=\d)[,\u00a0\u202f\u2009' ](?=\d{3}(?!\d))")
+_THOUSANDS = re.compile(r"(?<=\d)[,\u00a0\u202f\u2009'](?=\d{3}(?!\d))")
+"""Not a plain space: "ward 7 200 ml" is two numbers."""
 _DASHES = re.compile(r"[\u2010-\u2015\u2212]")
 _SPACES = re.compile(r"\s+")
 _VALUE = re.compile(r"[^\W_](?:[\w.:/+-]*[^\W_])?")
@@ -90,6 +91,7 @@ def values(text: str) -> list[str]:
     """Numbers, codes and names in `text`: tokens with a digit, ALL-CAPS codes, and
     capitalised words that do not start a sentence (normalised, in order, unique)."""
     found: list[str] = []
+    text = _THOUSANDS.sub("", unicodedata.normalize("NFC", text))
     for sentence in _SENTENCE_END.split(text):
         for i, match in enumerate(_VALUE.finditer(sentence)):
             token = match.group().rstrip(".:")
@@ -202,10 +204,8 @@ def is_echo(answer: str, question: str) -> bool:
     words = stems(body)
     if any(v not in normalise(question) for v in values(body)):
         return False
-    if not words:
-        return True
     new = [w for w in words if w not in asked]
-    return len(new) <= max(1, len(words) // 4)
+    return not new or (len(words) >= 4 and len(new) <= len(words) // 4)
 
 
 _MIN_WORD_SHARE = 0.7
@@ -248,11 +248,15 @@ def check_support(answer: str, question: str, cited: Sequence[str],
         support.missing_entities = [e for e in named if not _contains(whole, e)]
         support.supported = not support.missing_entities
         return support
-    # One unit must hold the answer (a new value, else a new word) and every named entity.
+    # One unit must hold the answer (its new numbers and codes, else a new name or word)
+    # and every named entity.
     anchors = [v for v in answer_values if v not in asked_norm]
+    exact = [v for v in anchors if any(c.isdigit() for c in v)]
     topic = asked - set(stems(" ".join(named)))
     for unit in units if units is not None else split_units(cited):
-        if anchors and not any(_contains(unit.norm, v) for v in anchors):
+        if exact and not all(_contains(unit.norm, v) for v in exact):
+            continue
+        if anchors and not exact and not any(_contains(unit.norm, v) for v in anchors):
             continue
         if not anchors and not (set(new_words) & unit.stem_set or not new_words):
             continue

@@ -98,20 +98,29 @@ def _schema() -> tantivy.Schema:
     sb = tantivy.SchemaBuilder()
     # Body is indexed but not stored (the caller owns the text); BM25 needs frequencies only.
     sb.add_text_field("body", stored=False, tokenizer_name="default", index_option="freq")
+    # Beside the exact words, their English stems: "retry logic" finds "retries".
+    sb.add_text_field("stem", stored=False, tokenizer_name="en_stem", index_option="freq")
     sb.add_text_field("doc_id", stored=True, tokenizer_name="raw", index_option="basic")
     sb.add_unsigned_field("start", stored=True)
     sb.add_unsigned_field("end", stored=True)
     return sb.build()
 
 
-def _query_analyzer() -> tantivy.TextAnalyzer:
-    # Same chain as tantivy's "default" tokenizer, so query tokens equal indexed terms.
-    return (
+def _query_analyzer(stemmed: bool = False) -> tantivy.TextAnalyzer:
+    # Same chains as tantivy's "default" and "en_stem" tokenizers, so query tokens equal
+    # indexed terms.
+    builder = (
         tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
         .filter(tantivy.Filter.remove_long(40))
         .filter(tantivy.Filter.lowercase())
-        .build()
     )
+    if stemmed:
+        builder = builder.filter(tantivy.Filter.stemmer("english"))
+    return builder.build()
+
+
+_STEM_BOOST = 0.5
+"""A word matched only through its stem ranks below the same word matched exactly."""
 
 
 class PassageIndex:
@@ -138,15 +147,31 @@ class PassageIndex:
         creating = not (path / "meta.json").exists()
         with self._process_lock() if creating else contextlib.nullcontext():
             try:
-                self._index = tantivy.Index(self._schema, path=str(path), reuse=True)
+                self._index = self._open(path)
             except (OSError, ValueError) as exc:
                 raise errors.InternalError(f"cannot open search index at {path}: {exc}") from exc
             _private_files(path)
         # Manual reload: no file-watcher thread; we reload ourselves after our own commits.
         self._index.config_reader(reload_policy="Manual")
         self._analyzer = _query_analyzer()
+        self._stemmer = _query_analyzer(stemmed=True)
         self._lock = threading.Lock()
         self._searcher: tantivy.Searcher | None = self._index.searcher()
+
+    def _open(self, path: Path) -> tantivy.Index:
+        """The index at `path`; one built with an older schema (no stems) is rebuilt: its
+        files are dropped under the write lock and the documents are indexed again."""
+        try:
+            return tantivy.Index(self._schema, path=str(path), reuse=True)
+        except ValueError as exc:
+            if "schema does not match" not in str(exc):
+                raise
+        with self._process_lock():
+            with os.scandir(path) as entries:
+                for entry in entries:
+                    if entry.name != _LOCK_FILE and entry.is_file(follow_symlinks=False):
+                        os.unlink(entry.path)
+            return tantivy.Index(self._schema, path=str(path), reuse=True)
 
     def _live_searcher(self) -> tantivy.Searcher:
         if self._searcher is None:
@@ -183,6 +208,7 @@ class PassageIndex:
                         doc = tantivy.Document()
                         doc.add_text("doc_id", doc_id)
                         doc.add_text("body", text[start:end])
+                        doc.add_text("stem", text[start:end])
                         doc.add_unsigned("start", start)
                         doc.add_unsigned("end", end)
                         writer.add_document(doc)
@@ -260,14 +286,24 @@ class PassageIndex:
             raise errors.InvalidArgs(f"search query has no searchable words: {query!r}")
         # Stopwords match nearly every passage: they add latency, not ranking signal.
         terms = [t for t in terms if t not in _STOPWORDS] or terms
+        stemmed = list(dict.fromkeys(self._stemmer.analyze(" ".join(terms))))
         searcher = self._live_searcher()
         if searcher.num_docs == 0 or (doc_ids is not None and not doc_ids):
             return [], 0
         schema = self._schema
+        exact = [
+            (tantivy.Occur.Should, tantivy.Query.term_query(schema, "body", t, "freq"))
+            for t in terms
+        ]
+        stems = [
+            (tantivy.Occur.Should, tantivy.Query.term_query(schema, "stem", t, "freq"))
+            for t in stemmed
+        ]
         q = tantivy.Query.boolean_query(
             [
-                (tantivy.Occur.Should, tantivy.Query.term_query(schema, "body", t, "freq"))
-                for t in terms
+                *exact,
+                (tantivy.Occur.Should, tantivy.Query.boost_query(
+                    tantivy.Query.boolean_query(stems), _STEM_BOOST)),
             ]
         )
         if doc_ids is not None:
@@ -281,11 +317,19 @@ class PassageIndex:
             )
         result = searcher.search(q, limit, count=True)
         weights: dict[str, float] = {}
+        prefixes: set[str] = set()
         if text_of is not None:
             n = searcher.num_docs
             for t in terms:
                 df = searcher.doc_freq("body", t)
                 weights[t] = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+            # A stem that is not itself a query word ("retri") is highlighted as the start
+            # of a word ("retries"): weighted like its exact forms, all of them together.
+            for t in stemmed:
+                if t not in weights:
+                    df = searcher.doc_freq("stem", t)
+                    weights[t] = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+                    prefixes.add(t)
             # Highlight on the informative terms: a term in most passages would only add
             # work and pull the window towards filler.
             top = max(weights.values())
@@ -300,7 +344,7 @@ class PassageIndex:
             if text_of is not None:
                 if doc_id not in texts:
                     texts[doc_id] = text_of(doc_id)
-                window = highlight(texts[doc_id][start:end], weights)
+                window = highlight(texts[doc_id][start:end], weights, prefixes)
                 if window is not None:
                     hl_start, hl_end = start + window[0], start + window[1]
             hits.append(Hit(doc_id, start, end, float(score), hl_start, hl_end))

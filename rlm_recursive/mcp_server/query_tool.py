@@ -91,6 +91,11 @@ class RlmQueryArgs(BaseModel):
         None, ge=1, le=2**63 - 1, description="Continue this conversation (a previous answer's "
         "conversation_id); the text joins that conversation's session"
     )
+    grounding: bool = Field(
+        True, description="Check the answer against the spans it cites: when it fails, re-ask "
+        "once, quote the best sentence, else answer 'not found' (meta.grounded false, "
+        "meta.closest the nearest passages); false returns the model's answer unchecked"
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -262,6 +267,7 @@ def _options(args: RlmQueryArgs) -> QueryOptions:
         budget_usd=args.budget_usd,
         max_iterations=args.max_turns,
         conversation_id=args.conversation_id,
+        grounding=args.grounding,
         client_override=True,
     )
 
@@ -284,6 +290,11 @@ def _success(result: QueryResult, source: dict[str, Any]) -> dict[str, Any]:
             "stopped": result.stopped,
             # The answer rests on nothing the run read: no citation backs it.
             "uncited": result.uncited,
+            # Backed by the cited spans (true), "not found" or ungrounded (false), or not
+            # checked (null: grounding off); the closest passages never join the answer.
+            "grounded": result.grounded,
+            "grounding": result.grounding,
+            "closest": result.closest,
             "trace_included": False,
             **({"execution_id": result.execution_id} if result.execution_id else {}),
         },

@@ -88,6 +88,7 @@ async def _loop(
             messages = await memory.window(tier, system, [], question)
 
     corrections = 0
+    written: list[str] = []  # the model's code: grounding tells computed values from typed ones
     while execution.turn < settings.max_iterations:
         reply = (await call_model(rc, tier, messages, [])).text
         await add(Message(role="assistant", content=reply))
@@ -100,13 +101,16 @@ async def _loop(
                 return AgentAnswer(reply.strip(), tier, execution.turn, stopped="no_code")
             await add(Message(role="user", content=CORRECTIVE))
             continue
+        written.append(code)
         with trajectory.repl_step(execution.turn, code) as recorded:
             view = await execution.step(code)
             recorded.result({"stdout": view.record.stdout, "error": view.record.error})
         _report(rc, view)
         final = view.record.final
         if final is not None and final.get("answer"):
-            return _finished(rc, execution, tier, str(final["answer"]))
+            answer = _finished(rc, execution, tier, str(final["answer"]))
+            answer.extra["code"] = "\n".join(written)
+            return answer
         note = "\n(only the first repl block ran)" if blocks > 1 else ""
         await add(Message(role="user", content=view.feedback() + note))
     await add(Message(role="user", content=_OUT_OF_TURNS))

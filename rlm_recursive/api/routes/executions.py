@@ -46,6 +46,8 @@ class OptionsIn(BaseModel):
     return_trace: bool = False
     output_mode: Literal["ANSWER", "CONTEXTS"] = "ANSWER"
     strategy: Strategy = "auto"
+    grounding: bool = Field(True, description="Check the answer against the spans it cites "
+                            "(re-ask, quote, else 'not found'); false: unchecked")
 
 
 class ExecutionIn(BaseModel):
@@ -68,7 +70,7 @@ class ExecutionIn(BaseModel):
             max_iterations=budgets.max_turns, strategy=strategy,
             timeout_s=budgets.max_total_seconds, budget_usd=budgets.max_usd,
             max_sub_calls=budgets.max_llm_subcalls, output_mode=options.output_mode,
-            client_override=True)
+            grounding=options.grounding, client_override=True)
 
 
 class WaitIn(BaseModel):
@@ -97,6 +99,10 @@ async def execution_view(state: ApiState, who: Principal, execution_id: str,
                              "output_tokens": usage.get("output_tokens", 0),
                              "cost_usd": usage.get("cost_usd", 0)},
         "created_at": record["created_at"], "updated_at": record["updated_at"],
+        # As MCP's rlm_query: grounded true/false (null: not checked), what failed, and the
+        # passages nearest the question beside a "not found" (never inside the answer).
+        "meta": {"grounded": result.get("grounded"), "grounding": result.get("grounding"),
+                 "closest": result.get("closest", [])},
     }
     if view["output_mode"] == "CONTEXTS":
         view["contexts"] = result.get("contexts")

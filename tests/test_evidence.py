@@ -1,0 +1,124 @@
+"""The text checks behind grounding, and the loop trimmer every provider's reply goes through."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+
+from rlm_recursive.agent.model_call import call_model
+from rlm_recursive.corpus.evidence import (
+    best_units,
+    check_support,
+    entities,
+    is_echo,
+    split_units,
+    values,
+)
+from rlm_recursive.providers.base import Message
+from rlm_recursive.providers.fake import FakeProvider, reply
+from rlm_recursive.providers.loops import LoopGuard, find_loop, trim_loop
+
+CITED = ["Invoice 7 from Dufresne Ltd totals EUR 12,480.50, due 3 May 2024.\n"
+         "Invoice 8 from Ångström AB totals EUR 990.00.\n",
+         "Account holder: Meyer & Söhne\nAccount number: DE44-5001-0517\nBranch: Köln\n"]
+
+
+def test_values_are_numbers_codes_and_names_not_sentence_openers():
+    assert values("The total is 12,480.50 for Dufresne, code DE44-5001-0517 (ICU).") == [
+        "12480.50", "dufresne", "de44-5001-0517", "icu"]
+
+
+def test_entities_are_names_codes_quotes_and_numbered_nouns():
+    assert entities('What is the total of invoice 7 from "Dufresne Ltd"?') == [
+        "dufresne ltd", "invoice 7"]
+    assert entities("Which ward is patient Olsen in?") == ["olsen"]
+
+
+def test_unicode_forms_and_separators_are_normalised():
+    nfd = unicodedata.normalize("NFD", "Ångström AB totals EUR 990.00")
+    assert check_support(nfd, "Who sent invoice 8?", CITED).supported
+    assert check_support("EUR 12480.50", "What is the total of invoice 7?", CITED).supported
+    assert check_support("EUR 12\u202f480.50", "What is the total of invoice 7?",
+                         CITED).supported
+
+
+def test_the_value_must_sit_with_the_entity_the_question_names():
+    # 990.00 is invoice 8's total: beside another entity, so not an answer for invoice 7.
+    support = check_support("EUR 990.00", "What is the total of invoice 7?", CITED)
+    assert not support.supported and support.missing_entities == ["invoice 7"]
+
+
+def test_a_record_block_holds_its_name_and_its_values_together():
+    question = "What is the account number of Meyer & Söhne?"
+    assert check_support("DE44-5001-0517", question, CITED).supported
+    (best,) = [u for _, u in best_units(question, split_units(CITED), 1)]
+    assert "DE44-5001-0517" in best.text and "Meyer" in best.text
+
+
+def test_invented_words_fail_even_when_the_numbers_are_there():
+    support = check_support("EUR 12,480.50, a treasure trove of ancient knowledge",
+                            "What is the total of invoice 7?", CITED)
+    assert not support.supported
+    assert {"treasur", "trove", "ancient"} <= set(support.missing_words)
+
+
+@pytest.mark.parametrize(("answer", "echo"), [
+    ("Question: What is the total of invoice 7? The answer is:", True),
+    ("The total of invoice 7 is", True),
+    ("The total of invoice 7 is EUR 12,480.50.", False),
+    ("Dufresne", False),
+])
+def test_an_echo_of_the_question_is_told_from_an_answer(answer, echo):
+    assert is_echo(answer, "What is the total of invoice 7?") is echo
+
+
+def test_extraction_needs_the_entity_and_half_the_question_words():
+    units = split_units(CITED)
+    assert best_units("What is the total of invoice 9?", units) == []
+    assert best_units("What is the colour of the sky?", units) == []
+    ((_, unit),) = best_units("What does invoice 8 total?", units, 1)
+    assert unit.text.startswith("Invoice 8")
+
+
+LOOP = "Drum screen 2 spray bar nozzles cleared; "
+
+
+def test_a_loop_is_cut_after_its_first_copy():
+    text, cut = trim_loop("Status: " + LOOP * 80)
+    assert cut and text == "Status: Drum screen 2 spray bar nozzles cleared"
+    assert find_loop("yes, yes, yes: the pumps were checked on 1, 2 and 3 May.") is None
+    assert trim_loop("a b c d a b c d a b c d") == ("a b c d a b c d a b c d", False)
+
+
+def test_a_streamed_loop_is_seen_within_a_few_copies():
+    guard = LoopGuard()
+    fed = 0
+    for _ in range(80):
+        fed += 1
+        if guard.feed(LOOP):
+            break
+    assert guard.looped and fed < 10
+
+
+async def test_every_provider_reply_is_trimmed_and_marked(tmp_path, monkeypatch):
+    from strategy_support import small_runtime
+
+    from rlm_recursive.agent.pool import ProviderPool
+    from rlm_recursive.agent.query import QueryOptions, build_run, resolve_plan
+
+    runtime = small_runtime(tmp_path, monkeypatch)
+    try:
+        options = QueryOptions(provider="fake", model="small")
+        plan, _ = await resolve_plan(runtime.catalog, runtime.profile, options)
+        fake = FakeProvider([reply("Done. " + LOOP * 50)])
+        rc = build_run(runtime, "", plan, options, ProviderPool({"fake": fake}))
+        result = await call_model(rc, plan.at(0), [Message(role="user", content="go")], [],
+                                  max_tokens=64)
+        assert result.text == "Done. Drum screen 2 spray bar nozzles cleared"
+        assert result.done_reason == "loop"
+        (request,) = fake.requests
+        # Free text gets a repeat penalty and the short reply budget asked for.
+        assert request.options.repeat_penalty == 1.1 and request.options.max_tokens == 64
+    finally:
+        runtime.close()
