@@ -316,3 +316,50 @@ def test_index_is_usable_from_worker_threads(index: PassageIndex) -> None:
         added = pool.submit(index.add_documents, [("late.txt", "a quokka appeared.")]).result()
     assert found == ["needle.txt"] * 4
     assert added == 1 and index.search("quokka")[0][0].doc_id == "late.txt"
+
+
+STEMMED = {
+    "net.md": "Backoff: the client retries a failed request three times, waiting longer "
+              "each time.\n\nUnrelated: the lantern is copper.",
+    "ops.md": "Logging: every request is logged once.\n\nThe meadow is green.",
+    "api.md": "The retry budget is ten requests per minute.",
+}
+
+
+def test_stemmed_words_match_how_people_ask(tmp_path: Path):
+    with PassageIndex(tmp_path / "ix") as index:
+        index.add_documents(STEMMED.items())
+        # "retry logic" finds "retries" (no exact "retry" there), highlighted on its sentence.
+        hits, total = index.search("retry logic", text_of=STEMMED.get)
+        by_doc = {h.doc_id: h for h in hits}
+        assert total == 2 and set(by_doc) == {"net.md", "api.md"}
+        net = by_doc["net.md"]
+        assert STEMMED["net.md"][net.highlight_start:net.highlight_end].startswith(
+            "Backoff: the client retries")
+        # An exact word ranks above the same stem in another form.
+        hits, _ = index.search("retry budget", text_of=STEMMED.get)
+        assert hits[0].doc_id == "api.md"
+        hits, _ = index.search("retrying", text_of=STEMMED.get)
+        assert {h.doc_id for h in hits} == {"net.md", "api.md"}
+
+
+def test_an_index_built_without_stems_is_rebuilt_on_open(tmp_path: Path):
+    import tantivy
+
+    old = tantivy.SchemaBuilder()
+    old.add_text_field("body", stored=False, tokenizer_name="default", index_option="freq")
+    old.add_text_field("doc_id", stored=True, tokenizer_name="raw", index_option="basic")
+    old.add_unsigned_field("start", stored=True)
+    old.add_unsigned_field("end", stored=True)
+    (tmp_path / "ix").mkdir()
+    legacy = tantivy.Index(old.build(), path=str(tmp_path / "ix"))
+    writer = legacy.writer(heap_size=15_000_000, num_threads=1)
+    writer.add_document(tantivy.Document(doc_id="net.md", body="retries", start=0, end=7))
+    writer.commit()
+    writer.wait_merging_threads()
+    del legacy
+    with PassageIndex(tmp_path / "ix") as index:
+        assert index.indexed_doc_ids() == set()  # dropped: its documents are indexed again
+        index.add_documents(STEMMED.items())
+        hits, _ = index.search("retry")
+        assert {h.doc_id for h in hits} == {"net.md", "api.md"}
