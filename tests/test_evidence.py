@@ -122,3 +122,22 @@ async def test_every_provider_reply_is_trimmed_and_marked(tmp_path, monkeypatch)
         assert request.options.repeat_penalty == 1.1 and request.options.max_tokens == 64
     finally:
         runtime.close()
+
+
+def test_part_of_a_code_is_not_the_code():
+    cited = ["Access: the plant room door uses the code pelican-3308; dose 3.5 mg."]
+    question = "What is the door code of the plant room?"
+    assert check_support("pelican-3308", question, cited).supported
+    assert check_support("3308", question, cited).missing_values == ["3308"]
+    assert check_support("3 mg", "What is the dose?", cited).missing_values == ["3"]
+
+
+def test_hard_wrapped_prose_keeps_its_sentence_whole():
+    cited = ["The Belmont archive keeps its door\ncode at 9310-57, and the Harwick\n"
+             "archive at 4471-22.\n2024-01-01 ERROR [mailer] bounced\n"
+             "2024-01-01 INFO [mailer] sent"]
+    units = [u.text for u in split_units(cited)]
+    assert units[0] == ("The Belmont archive keeps its door\ncode at 9310-57, and the "
+                        "Harwick\narchive at 4471-22.")
+    assert units[1:] == ["2024-01-01 ERROR [mailer] bounced", "2024-01-01 INFO [mailer] sent"]
+    assert check_support("9310-57", "What is the Belmont archive's door code?", cited).supported

@@ -123,8 +123,10 @@ def entities(question: str) -> list[str]:
 
 
 def _contains(haystack: str, needle: str) -> bool:
-    """`needle` occurs in `haystack` (both normalised) with no word character either side."""
-    return re.search(r"(?<![^\W_])" + re.escape(needle) + r"(?![^\W_])", haystack) is not None
+    """`needle` occurs in `haystack` (both normalised) as whole tokens: no letter, digit or
+    hyphen either side, no decimals after. "3308" is not "pelican-3308", "3" not "3.5"."""
+    pattern = r"(?<![^\W_])(?<!-)" + re.escape(needle) + r"(?![^\W_]|-\w|[.,]\d)"
+    return re.search(pattern, haystack) is not None
 
 
 @dataclass(frozen=True)
@@ -158,16 +160,29 @@ def split_units(texts: Sequence[str]) -> list[Unit]:
             if 2 <= keyed >= len(lines) - 1 and len(lines) <= 12 and len(para.group()) <= 800:
                 units.append(Unit(index, para.start(), para.end(), para.group()))
                 continue
-            offset = para.start()
-            for line in lines:
-                pos = 0
+            for start, end in _logical_lines(text, para.start(), lines):
+                line, pos = text[start:end], 0
                 for piece in _SENTENCE_END.split(line):
                     at = line.find(piece, pos)
                     pos = at + len(piece)
                     if piece.strip():
-                        units.append(Unit(index, offset + at, offset + pos, piece))
-                offset += len(line) + 1
+                        units.append(Unit(index, start + at, start + pos, piece))
     return units
+
+
+def _logical_lines(text: str, offset: int, lines: list[str]) -> list[tuple[int, int]]:
+    """Hard-wrapped prose joined back: a line that starts in lower case continues the one
+    before it ("... keeps its door\ncode at 9310-57"); any other line stands alone (logs,
+    rows, list items)."""
+    spans: list[tuple[int, int]] = []
+    for line in lines:
+        end = offset + len(line)
+        if spans and line[:1].islower():
+            spans[-1] = (spans[-1][0], end)
+        else:
+            spans.append((offset, end))
+        offset = end + 1
+    return spans
 
 
 @dataclass
@@ -240,7 +255,9 @@ def check_support(answer: str, question: str, cited: Sequence[str],
             return Support(False, missing_values=missing_values, missing_entities=absent)
         named = [normalise(chain_end)]
     support = Support(False, missing_values=missing_values)
-    if new_words and len(missing_words) > (1 - _MIN_WORD_SHARE) * len(new_words):
+    # One stray word in a short answer is tolerated; the answer's unit must still hold it
+    # when the answer has no value.
+    if new_words and len(missing_words) > (1 - _MIN_WORD_SHARE) * len(new_words) + 0.5:
         support.missing_words = missing_words
     if support.missing_values or support.missing_words:
         return support
