@@ -141,3 +141,13 @@ def test_hard_wrapped_prose_keeps_its_sentence_whole():
                         "Harwick\narchive at 4471-22.")
     assert units[1:] == ["2024-01-01 ERROR [mailer] bounced", "2024-01-01 INFO [mailer] sent"]
     assert check_support("9310-57", "What is the Belmont archive's door code?", cited).supported
+
+
+def test_a_summary_is_checked_word_by_word_not_against_one_sentence():
+    summary = "Dufresne Ltd billed EUR 12,480.50; Meyer & Söhne bank in Köln."
+    question = "Summarise the invoices and accounts."
+    assert check_support(summary, question, CITED, long_form=True).supported
+    # As a single fact it would need one sentence holding all of it.
+    assert not check_support(summary, question, CITED).supported
+    invented = "Dufresne Ltd billed EUR 99,000 to a treasure trove."
+    assert not check_support(invented, question, CITED, long_form=True).supported

@@ -68,8 +68,8 @@ def not_found_answer(tier: Any, reason: str) -> AgentAnswer:
                        extra={"not_found": reason})
 
 
-async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer
-                        ) -> tuple[str, Grounding]:
+async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
+                        strategy: str = "") -> tuple[str, Grounding]:
     """The answer to return and how it is grounded (see the module docstring)."""
     computed = answer.extra.get("computed")
     if isinstance(computed, dict):
@@ -88,7 +88,8 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer
     units = split_units(texts)
     bridges = answer.extra.get("bridges") or []
     chain_end = str(bridges[-1]) if bridges else None
-    first = check_support(answer.text, question, texts, units, chain_end)
+    long_form = strategy == "map-reduce"  # a summary of every chunk, not one sentence's fact
+    first = check_support(answer.text, question, texts, units, chain_end, long_form)
     if first.supported:
         return answer.text, _record(Grounding(True, "checked"))
     failed = first.failures()
@@ -96,7 +97,8 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer
         return answer.text, _record(Grounding(True, "computed", failed))
     if units:
         quoted = await _reask(rc, answer, question, units)
-        if quoted and check_support(quoted, question, texts, units, chain_end).supported:
+        if quoted and check_support(quoted, question, texts, units, chain_end,
+                                    long_form).supported:
             return quoted, _record(Grounding(True, "reasked", failed, original=answer.text))
         best = best_units(question, units, 1)
         if best:

@@ -266,7 +266,7 @@ async def _answer(
                                       "answer", model=root.model)
                 text, grounding = answer.text, None
                 if options.grounding:  # its one re-ask is part of the run's time too
-                    text, grounding = await ground_answer(rc, question, answer)
+                    text, grounding = await ground_answer(rc, question, answer, strategy)
         except TimeoutError:
             raise Timeout(f"the query did not finish within {options.timeout_s} s") from None
         citations = rc.citations.citations(runtime.store, session_id)

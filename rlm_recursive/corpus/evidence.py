@@ -229,12 +229,14 @@ _SHORT_ANSWER = 300
 
 
 def check_support(answer: str, question: str, cited: Sequence[str],
-                  units: list[Unit] | None = None, chain_end: str | None = None) -> Support:
+                  units: list[Unit] | None = None, chain_end: str | None = None,
+                  long_form: bool = False) -> Support:
     """Whether `answer` is backed by the `cited` texts (see the module docstring).
 
     `chain_end`: a multi-hop answer is about the last entity its chain of look-ups reached
     (the building that houses the office that runs the project): that entity must share
     the answer's unit, and the question's own entities need only occur in the cited text.
+    `long_form`: a summary draws on many units, so no single one must hold it.
     """
     if is_echo(answer, question):
         return Support(False, echo=True)
@@ -261,7 +263,7 @@ def check_support(answer: str, question: str, cited: Sequence[str],
         support.missing_words = missing_words
     if support.missing_values or support.missing_words:
         return support
-    if len(answer) > _SHORT_ANSWER:
+    if long_form or len(answer) > _SHORT_ANSWER:
         support.missing_entities = [e for e in named if not _contains(whole, e)]
         support.supported = not support.missing_entities
         return support
