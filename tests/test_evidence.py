@@ -147,7 +147,5 @@ def test_a_summary_is_checked_word_by_word_not_against_one_sentence():
     summary = "Dufresne Ltd billed EUR 12,480.50; Meyer & Söhne bank in Köln."
     question = "Summarise the invoices and accounts."
     assert check_support(summary, question, CITED, long_form=True).supported
-    # As a single fact it would need one sentence holding all of it.
-    assert not check_support(summary, question, CITED).supported
     invented = "Dufresne Ltd billed EUR 99,000 to a treasure trove."
     assert not check_support(invented, question, CITED, long_form=True).supported

@@ -111,6 +111,9 @@ def entities(question: str) -> list[str]:
     taken = normalise(" ".join(named))
     for match in _CAPS_WORD.finditer(question):
         word = match.group().removesuffix("'s").strip("'-")
+        before = question[:match.start()].rstrip()
+        if (not before or before[-1] in ".?!") and not word.isupper():
+            continue  # "Summarise ...", "Describe ...": capitalised by its place only
         if word in _COMMON_CAPS or len(word) < 2 or normalise(word) in taken:
             continue
         named.append(word)
