@@ -94,7 +94,7 @@ def test_cancel_stops_a_running_execution_and_leaves_it_failed(rt):
             httpx.Client(base_url=base, headers=auth(new_key(rt, "acme")), timeout=30) as c:
         sid = _session(c, [{"text": LOG}])
         eid = c.post(f"/v1/sessions/{sid}/executions", json={
-            "question": "q", "preset": "fully-local",
+            "question": "Which user had an expired token?", "preset": "fully-local",
             "options": {"strategy": "repl"}}).json()["execution_id"]
         deadline = time.monotonic() + 10
         while not fake.requests and time.monotonic() < deadline:
@@ -195,7 +195,7 @@ def test_deleting_a_session_stops_its_running_executions(rt):
             httpx.Client(base_url=base, headers=auth(new_key(rt, "acme")), timeout=30) as c:
         sid = _session(c, [{"text": LOG}])
         eid = c.post(f"/v1/sessions/{sid}/executions", json={
-            "question": "q", "preset": "fully-local",
+            "question": "Which user had an expired token?", "preset": "fully-local",
             "options": {"strategy": "search"}}).json()["execution_id"]
         deadline = time.monotonic() + 10
         while not fake.requests and time.monotonic() < deadline:

@@ -65,7 +65,9 @@ def test_concurrent_executions_per_tenant_are_capped(runtime):
     with live_api(runtime, settings, ProviderPool({"ollama": fake})) as base:
         headers = auth(new_key(runtime, "acme"))
         sid = httpx.post(base + "/v1/sessions", headers=headers, json=DOC).json()["session_id"]
-        body = {"question": "q", "preset": "fully-local", "options": {"strategy": "search"}}
+        # A question the text has words for: search reaches the (waiting) model.
+        body = {"question": "What follows gamma?", "preset": "fully-local",
+                "options": {"strategy": "search"}}
         first = httpx.post(f"{base}/v1/sessions/{sid}/executions", headers=headers, json=body)
         assert first.status_code == 202
         second = httpx.post(f"{base}/v1/sessions/{sid}/executions", headers=headers, json=body)
@@ -90,7 +92,7 @@ def test_a_spent_daily_token_budget_refuses_new_executions(runtime):
     with live_api(runtime, settings, ProviderPool({"ollama": fake})) as base:
         headers = auth(new_key(runtime, "acme"))
         sid = httpx.post(base + "/v1/sessions", headers=headers, json=DOC).json()["session_id"]
-        body = {"question": "which?", "preset": "fully-local",
+        body = {"question": "Which word follows gamma?", "preset": "fully-local",
                 "options": {"strategy": "search", "synchronous": True}}
         for _ in range(2):  # 100 tokens each: the second starts with 50 left
             run = httpx.post(f"{base}/v1/sessions/{sid}/executions", headers=headers, json=body)

@@ -216,14 +216,19 @@ class Support:
 
 
 def is_echo(answer: str, question: str) -> bool:
-    """Mostly the question said back: nothing new but a few filler words, and no new value."""
+    """Mostly the question said back: no new value, and either nothing but filler, a few new
+    words among many said back, or much of the question repeated ("Venus" picks an option
+    the question offers and is no echo)."""
     body = _ECHO_LEAD.sub("", answer.strip())
-    asked = set(stems(question)) | {"question", "answer"}
-    words = stems(body)
     if any(v not in normalise(question) for v in values(body)):
         return False
-    new = [w for w in words if w not in asked]
-    return not new or (len(words) >= 4 and len(new) <= len(words) // 4)
+    asked = set(stems(question))
+    words = stems(body)
+    new = [w for w in words if w not in asked | {"question", "answer"}]
+    if new:
+        return len(words) >= 4 and len(new) <= len(words) // 4
+    repeated = set(words) & asked
+    return not words or (len(repeated) >= 2 and 2 * len(repeated) >= len(asked))
 
 
 _MIN_WORD_SHARE = 0.7
