@@ -164,3 +164,23 @@ async def test_computed_answers_are_grounded_by_their_plan(corpus, question, gro
     assert ("computed" in result.grounding.get("failed", {})) is not grounded
     if grounded:
         assert result.answer.startswith("7 — counted exactly by code")
+
+
+async def test_what_the_person_said_earlier_in_the_conversation_backs_an_answer(corpus):
+    runtime, sid = corpus
+
+    def script(request: ChatRequest) -> ChatResult:
+        said = " ".join(m.content for m in request.messages)
+        return reply("Your locker code is 5150." if "5150" in said else "Noted.")
+
+    first, _ = await ask(runtime, sid, "Please remember: my locker code is 5150.", "search",
+                         script)
+    second, _ = await ask(runtime, sid, "What was my locker code?", "search", script,
+                          conversation_id=first.conversation_id)
+    assert second.answer == "Your locker code is 5150."
+    assert second.grounded is True and second.grounding["method"] == "checked"
+    # The model's own earlier replies are not evidence: only what the person said.
+    third, _ = await ask(runtime, sid, "What was my locker code?", "search",
+                         lambda request: reply("Your locker code is 7777."),
+                         conversation_id=first.conversation_id)
+    assert third.grounded is False and third.answer == NOT_FOUND

@@ -89,6 +89,10 @@ def _overflows_without_lcm(rt: Runtime, conversation_id: int) -> bool:
     return history > LIMIT_CHARS * 2
 
 
+# The scripted answers here are placeholders about memory, not grounded facts: these runs
+# have grounding off (its own tests: test_grounding.py).
+
+
 @pytest.fixture
 def rt(tmp_path, monkeypatch):
     monkeypatch.setenv("OLLAMA_HOST", HOST)
@@ -145,7 +149,8 @@ async def test_forty_turns_with_the_fake_provider(rt) -> None:
     seen: list[int] = []
     prompts: list[str] = []
     fake = _fake(seen, prompts)
-    options = QueryOptions(provider="fake", model="tiny4k", strategy="agent", max_depth=0)
+    options = QueryOptions(provider="fake", model="tiny4k", strategy="agent", max_depth=0,
+                           grounding=False)
     result = await _converse(runtime, sid, options, ProviderPool({"fake": fake}), seen, prompts)
     assert all(_fits(c) for c in seen), max(seen)
     assert not any("[trimmed" in p or "were removed to fit" in p for p in prompts)
@@ -192,7 +197,7 @@ async def test_forty_turns_against_ollama_over_http(rt) -> None:
     with respx.mock(base_url=HOST, assert_all_called=False) as mock:
         mock.post("/api/chat").mock(side_effect=_ollama(seen, prompts))
         options = QueryOptions(provider="ollama", model="small4k", strategy="agent",
-                               max_depth=0)
+                               max_depth=0, grounding=False)
         result = await _converse(runtime, sid, options, None, seen, prompts)
     assert all(_fits(c) for c in seen), max(seen)
     assert not any("[trimmed" in p or "were removed to fit" in p for p in prompts)
@@ -214,7 +219,8 @@ async def test_the_preset_names_the_tier_that_writes_summaries(
                                             summary_tier=summary_tier)
     seen: list[int] = []
     fake = _fake(seen, [])
-    options = QueryOptions(preset="two", strategy="agent", max_depth=0)
+    options = QueryOptions(preset="two", strategy="agent", max_depth=0,
+                           grounding=False)
     for turn in range(1, 21):
         result = await run_query(runtime, sid, question(turn), options,
                                  ProviderPool({"fake": fake}))
@@ -263,7 +269,8 @@ async def test_lcm_expand_with_a_question_runs_a_bounded_sub_agent(rt) -> None:
         return base(request)
 
     fake = FakeProvider(script=combined)
-    options = QueryOptions(provider="fake", model="tiny4k", strategy="agent", max_depth=0)
+    options = QueryOptions(provider="fake", model="tiny4k", strategy="agent", max_depth=0,
+                           grounding=False)
     result = None
     for turn in [*range(1, 31), 40]:
         result = await run_query(runtime, sid, question(turn), options,
@@ -283,7 +290,8 @@ async def test_a_turn_goes_on_while_another_process_compacts(rt) -> None:
                                                  num_ctx=NUM_CTX, params_b=8)
     seen: list[int] = []
     fake = _fake(seen, [])
-    options = QueryOptions(provider="fake", model="tiny4k", strategy="agent", max_depth=0)
+    options = QueryOptions(provider="fake", model="tiny4k", strategy="agent", max_depth=0,
+                           grounding=False)
     result = await run_query(runtime, sid, question(1), options, ProviderPool({"fake": fake}))
     cid = result.conversation_id or 0
     options = options.model_copy(update={"conversation_id": cid})

@@ -62,11 +62,12 @@ async def test_rlm_query_follow_up_continues_the_conversation(data_dir: Path) ->
             # search is the strategy that shows the model the conversation so far.
             first = _body(await client.call_tool("rlm_query", {
                 "task": "What is the keypad code?", "context": context, "preset": "scripted",
-                "strategy": "search"}))
+                "grounding": False, "strategy": "search"}))
             cid = first["data"]["conversation_id"]
             second = _body(await client.call_tool("rlm_query", {
                 "task": "And which room was that for?", "context": "Valve log, nothing else.",
-                "preset": "scripted", "conversation_id": cid, "strategy": "search"}))
+                "preset": "scripted", "grounding": False, "conversation_id": cid,
+                "strategy": "search"}))
             found = _body(await client.call_tool("lcm_grep", {
                 "query": "keypad", "conversation_id": cid}))
             described = _body(await client.call_tool("lcm_describe", {
@@ -144,7 +145,7 @@ def test_chat_remembers_and_looks_back(data_dir: Path, tmp_path: Path,
     models.write_text('[models.echo]\nprovider = "fake"\nnum_ctx = 8192\ntools = false\n')
     monkeypatch.setenv("RLM_MODELS", str(models))
     result = CliRunner().invoke(app, ["chat", str(notes), "--model", "echo", "--strategy",
-                                      "search", "--json"], input=script)
+                                      "search", "--json", "--no-grounding"], input=script)
     assert result.exit_code == 0, result.output
     turns = _objects(result.stdout)
     first, grep, compact, second, missing = turns

@@ -44,9 +44,14 @@ async def test_an_answer_that_read_nothing_has_meta_uncited(tmp_path):
         uncited = await _rlm_query(tmp_path, ollama.url)
     with serve(agent_script("The code is 7316.", searches=1)) as ollama:
         cited = await _rlm_query(tmp_path, ollama.url)
-    assert uncited["data"]["answer"] == "Probably 1234."
+    # Nothing read backs "Probably 1234.": the envelope says not found, in `meta`.
+    assert uncited["data"]["answer"] == "Not found in the loaded documents."
     assert uncited["data"]["citations"] == [] and uncited["meta"]["uncited"] is True
+    assert uncited["meta"]["grounded"] is False
+    assert uncited["meta"]["grounding"]["method"] == "not_found"
+    assert uncited["meta"]["grounding"]["original_answer"] == "Probably 1234."
     assert cited["data"]["citations"] and cited["meta"]["uncited"] is False
+    assert cited["meta"]["grounded"] is True and cited["meta"]["closest"] == []
     # One record per call, shared with the run: the model is recorded, no second record.
     queries = [r for r in _audit(tmp_path) if r["tool"] in ("rlm_query", "query")]
     assert [(r["tool"], r["model_used"]) for r in queries] == [("rlm_query", "qwen3:8b")] * 2

@@ -85,11 +85,16 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
         return NOT_FOUND, _record(Grounding(False, "not_found",
                                             {"retrieval": answer.extra["not_found"]},
                                             closest, answer.text))
-    units = split_units(texts)
+    # What the person said earlier in the conversation backs an answer too ("my locker code
+    # is ..."), checked like a cited span; only the documents are quoted or shown as closest.
+    said = await asyncio.to_thread(_said_before, rc)
+    pool = texts + said
+    pool_units = split_units(pool)
+    units = [u for u in pool_units if u.source < len(texts)]
     bridges = answer.extra.get("bridges") or []
     chain_end = str(bridges[-1]) if bridges else None
     long_form = strategy == "map-reduce"  # a summary of every chunk, not one sentence's fact
-    first = check_support(answer.text, question, texts, units, chain_end, long_form)
+    first = check_support(answer.text, question, pool, pool_units, chain_end, long_form)
     if first.supported:
         return answer.text, _record(Grounding(True, "checked"))
     failed = first.failures()
@@ -97,7 +102,7 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
         return answer.text, _record(Grounding(True, "computed", failed))
     if units:
         quoted = await _reask(rc, answer, question, units)
-        if quoted and check_support(quoted, question, texts, units, chain_end,
+        if quoted and check_support(quoted, question, pool, pool_units, chain_end,
                                     long_form).supported:
             return quoted, _record(Grounding(True, "reasked", failed, original=answer.text))
         best = best_units(question, units, 1)
@@ -122,6 +127,15 @@ def _record(grounding: Grounding) -> Grounding:
     trajectory.describe(trajectory.active(), grounding={
         "grounded": grounding.grounded, **grounding.describe()})
     return grounding
+
+
+def _said_before(rc: RunContext) -> list[str]:
+    """The person's earlier messages in this conversation (not the question just asked)."""
+    if rc.memory is None:
+        return []
+    records = rc.memory.lcm.store.messages(rc.memory.conversation_id)
+    users = [r.content for r in records if r.role == "user"]
+    return users[:-1]
 
 
 def _cited_texts(rc: RunContext) -> tuple[list[SpanRef], list[str]]:

@@ -302,9 +302,9 @@ def best_units(question: str, units: Iterable[Unit], limit: int = 3, *,
                strict: bool = True) -> list[tuple[float, Unit]]:
     """The units that best match the question, best first.
 
-    With `strict`, a unit must hold every entity the question names and at least half of
-    its other content words (the extractive answer); without, any unit sharing a word
-    qualifies (the closest passages shown beside "not found").
+    With `strict`, a unit must hold every entity the question names and 60 % of its other
+    content words ("locker code" needs both words; the extractive answer); without, any
+    unit sharing a word qualifies (the closest passages shown beside "not found").
     """
     pool = list(units)
     named = entities(question)
@@ -317,7 +317,7 @@ def best_units(question: str, units: Iterable[Unit], limit: int = 3, *,
         shared = [w for w in topic if w in unit.stem_set]
         has_entities = all(_contains(unit.norm, e) for e in named)
         if strict:
-            need = max(1, math.ceil(len(plain) / 2)) if plain else 0
+            need = max(1, math.ceil(0.6 * len(plain))) if plain else 0
             if not has_entities or sum(w in unit.stem_set for w in plain) < need:
                 continue
             if not named and not plain:

@@ -53,8 +53,6 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         budget -= ref.end - ref.start
         refs.append(ref)
         excerpts.append(text[ref.start : ref.end])
-    if not refs:  # nothing matched: the model is not asked to answer from nothing
-        return not_found_answer(tier, "the search found no passage for the question")
     for ref in refs:
         rc.citations.add(ref)
     body = "\n\n".join(f"[Excerpt {i + 1}]\n{e}" for i, e in enumerate(excerpts))
@@ -62,7 +60,10 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
     room = (window_chars(tier, 1024) - len(body) - len(question) - 600) // 3
     history = (await rc.memory.history(min(max(room // 2, 0), 1500), question)
                if rc.memory is not None and state.depth == 0 else [])
+    if not refs and not history:  # the model is not asked to answer from nothing
+        return not_found_answer(tier, "the search found no passage for the question")
     messages = [Message(role="system", content=ANSWER_SYSTEM), *history,
-                Message(role="user", content=f"{body}\n\nQuestion: {question}\nAnswer:")]
+                Message(role="user", content=f"{body or '(no matching text found)'}\n\n"
+                                             f"Question: {question}\nAnswer:")]
     result = await call_model(rc, tier, messages, [], max_tokens=ANSWER_TOKENS)
     return AgentAnswer(result.text.strip(), tier, 1)
