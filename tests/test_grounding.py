@@ -184,3 +184,15 @@ async def test_what_the_person_said_earlier_in_the_conversation_backs_an_answer(
                          lambda request: reply("Your locker code is 7777."),
                          conversation_id=first.conversation_id)
     assert third.grounded is False and third.answer == NOT_FOUND
+
+
+async def test_the_trace_keeps_the_grounding_outcome_without_content(corpus):
+    from rlm_recursive.store.trajectory import load_run
+
+    runtime, sid = corpus
+    result, _ = await ask(runtime, sid, "What is the door code of the Carlisle archive?",
+                          "search", _answers("9310-57", "9310-57"))
+    assert result.run_id is not None
+    run = load_run(runtime.store.db, result.run_id)
+    assert run["grounding"] == {"grounded": False, "method": "not_found",
+                                "failed": ["missing_entities"]}

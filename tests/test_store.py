@@ -20,9 +20,11 @@ def _migration_versions() -> list[int]:
     return [version for version, _ in _migrations()]
 
 
-def test_migrations_are_numbered_from_one_without_gaps() -> None:
+def test_migrations_are_numbered_from_one_and_increase() -> None:
+    # Numbers are handed out ahead to work done in parallel, so one may land before the
+    # numbers below it: unique and increasing, not necessarily without gaps.
     versions = _migration_versions()
-    assert versions == list(range(1, len(versions) + 1))
+    assert versions[0] == 1 and versions == sorted(set(versions))
 
 
 def test_migrations_recorded_and_idempotent_on_reopen(tmp_path: Path) -> None:

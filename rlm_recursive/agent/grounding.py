@@ -124,8 +124,10 @@ def _computed_by_code(answer: AgentAnswer, first: Support, texts: list[str]) -> 
 
 
 def _record(grounding: Grounding) -> Grounding:
+    """The run's trace keeps the outcome, content-free: no value or word of the answer."""
     trajectory.describe(trajectory.active(), grounding={
-        "grounded": grounding.grounded, **grounding.describe()})
+        "grounded": grounding.grounded, "method": grounding.method,
+        "failed": sorted(grounding.failed)})
     return grounding
 
 

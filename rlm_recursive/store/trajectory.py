@@ -19,11 +19,12 @@ EVENT_COLUMNS = ("run_id", "id", "parent_id", "seq", "kind", "depth", "name", "s
                  "error_code", "started_at", "duration_ms", "input_tokens", "output_tokens",
                  "cost_usd", "cache_hit", "input_chars", "output_chars", "meta", "input",
                  "output")
-_JSON_RUN = ("usage", "limits", "plan", "citations")
+_JSON_RUN = ("usage", "limits", "plan", "citations", "grounding")
 _JSON_EVENT = ("meta", "input", "output")
 """Decoded on load; the writer hands them over already encoded (it measured their size)."""
 _FINISH = ("status", "error_code", "ended_at", "duration_ms", "cost_usd", "usage", "answer",
-           "answer_chars", "citations", "strategy", "provider", "model", "plan", "limits")
+           "answer_chars", "citations", "strategy", "provider", "model", "plan", "limits",
+           "grounding")
 
 
 def _encode(row: dict[str, Any], json_columns: tuple[str, ...]) -> dict[str, Any]:
