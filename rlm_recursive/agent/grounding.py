@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from .. import trajectory
 from ..corpus.evidence import Support, Unit, best_units, check_support, normalise, split_units
-from ..errors import InvalidArgs
+from ..errors import BudgetExceeded, InvalidArgs, ModelError
 from ..providers.base import Message
 from ..tools.search import search_session
 from ..types import SpanRef
@@ -168,7 +168,10 @@ async def _reask(rc: RunContext, answer: AgentAnswer, question: str, units: list
     messages = [Message(role="system", content=_REASK_SYSTEM),
                 Message(role="user", content=f"Passages:\n{body}\n\nQuestion: {question}\n"
                                              "Quote:")]
-    result = await call_model(rc, tier, messages, [], max_tokens=_REASK_TOKENS)
+    try:
+        result = await call_model(rc, tier, messages, [], max_tokens=_REASK_TOKENS)
+    except (BudgetExceeded, ModelError):
+        return None  # the run's budget is spent, or the passages do not fit: quote instead
     text = result.text.strip().strip('"').strip()
     if not text or "NOT FOUND" in text.upper():
         return None
