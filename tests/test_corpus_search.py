@@ -341,25 +341,3 @@ def test_stemmed_words_match_how_people_ask(tmp_path: Path):
         assert hits[0].doc_id == "api.md"
         hits, _ = index.search("retrying", text_of=STEMMED.get)
         assert {h.doc_id for h in hits} == {"net.md", "api.md"}
-
-
-def test_an_index_built_without_stems_is_rebuilt_on_open(tmp_path: Path):
-    import tantivy
-
-    old = tantivy.SchemaBuilder()
-    old.add_text_field("body", stored=False, tokenizer_name="default", index_option="freq")
-    old.add_text_field("doc_id", stored=True, tokenizer_name="raw", index_option="basic")
-    old.add_unsigned_field("start", stored=True)
-    old.add_unsigned_field("end", stored=True)
-    (tmp_path / "ix").mkdir()
-    legacy = tantivy.Index(old.build(), path=str(tmp_path / "ix"))
-    writer = legacy.writer(heap_size=15_000_000, num_threads=1)
-    writer.add_document(tantivy.Document(doc_id="net.md", body="retries", start=0, end=7))
-    writer.commit()
-    writer.wait_merging_threads()
-    del legacy
-    with PassageIndex(tmp_path / "ix") as index:
-        assert index.indexed_doc_ids() == set()  # dropped: its documents are indexed again
-        index.add_documents(STEMMED.items())
-        hits, _ = index.search("retry")
-        assert {h.doc_id for h in hits} == {"net.md", "api.md"}

@@ -6,7 +6,6 @@ Plain `str.find` scans, not regular expressions: this runs on every hit of every
 from __future__ import annotations
 
 import re
-from collections.abc import Set
 
 __all__ = ["highlight"]
 
@@ -19,10 +18,8 @@ _STOPS = (*_ASCII_STOPS, "。", "！", "？")
 _WORD = re.compile(r"[^\W_]+")
 
 
-def _term_hits(passage: str, weights: dict[str, float], prefixes: Set[str] = frozenset()
-               ) -> list[tuple[int, int, str]]:
-    """(start, end, term) for each whole-word occurrence of a query term (or a word that
-    starts with one of `prefixes`, the stems), sorted."""
+def _term_hits(passage: str, weights: dict[str, float]) -> list[tuple[int, int, str]]:
+    """(start, end, term) for each whole-word occurrence of a query term, sorted."""
     low = passage.lower()
     found: list[tuple[int, int, str]] = []
     if len(low) != len(passage):
@@ -31,27 +28,16 @@ def _term_hits(passage: str, weights: dict[str, float], prefixes: Set[str] = fro
             term = m.group().lower()
             if term in weights:
                 found.append((m.start(), m.end(), term))
-            else:
-                stem = next((p for p in prefixes if term.startswith(p)), None)
-                if stem is not None:
-                    found.append((m.start(), m.end(), stem))
         return found
     n, find = len(low), low.find
     for term in weights:
         size = len(term)
-        whole = term not in prefixes
         i = find(term)
         while i >= 0:
             j = i + size
-            # Whole words only, as the tokenizer splits on any non-alphanumeric char; a stem
-            # only needs to start the word (its end is then the word's end).
-            if i == 0 or not low[i - 1].isalnum():
-                if j == n or not low[j].isalnum():
-                    found.append((i, j, term))
-                elif not whole:
-                    while j < n and low[j].isalnum():
-                        j += 1
-                    found.append((i, j, term))
+            # Whole words only, as the tokenizer splits on any non-alphanumeric char.
+            if (i == 0 or not low[i - 1].isalnum()) and (j == n or not low[j].isalnum()):
+                found.append((i, j, term))
             i = find(term, j)
     if len(weights) > 1:
         found.sort()
@@ -75,10 +61,9 @@ def _window(passage: str, i: int, stops: tuple[str, ...]) -> tuple[int, int]:
     return lo, hi
 
 
-def highlight(passage: str, weights: dict[str, float], prefixes: Set[str] = frozenset()
-              ) -> tuple[int, int] | None:
+def highlight(passage: str, weights: dict[str, float]) -> tuple[int, int] | None:
     """Passage-relative bounds of the sentence/line densest in weighted query terms."""
-    found = _term_hits(passage, weights, prefixes)
+    found = _term_hits(passage, weights)
     if not found:
         return None
     stops = _ASCII_STOPS if passage.isascii() else _STOPS  # isascii() is O(1)

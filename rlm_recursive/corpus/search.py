@@ -98,8 +98,6 @@ def _schema() -> tantivy.Schema:
     sb = tantivy.SchemaBuilder()
     # Body is indexed but not stored (the caller owns the text); BM25 needs frequencies only.
     sb.add_text_field("body", stored=False, tokenizer_name="default", index_option="freq")
-    # Beside the exact words, their English stems: "retry logic" finds "retries".
-    sb.add_text_field("stem", stored=False, tokenizer_name="en_stem", index_option="freq")
     sb.add_text_field("doc_id", stored=True, tokenizer_name="raw", index_option="basic")
     sb.add_unsigned_field("start", stored=True)
     sb.add_unsigned_field("end", stored=True)
@@ -107,8 +105,8 @@ def _schema() -> tantivy.Schema:
 
 
 def _query_analyzer(stemmed: bool = False) -> tantivy.TextAnalyzer:
-    # Same chains as tantivy's "default" and "en_stem" tokenizers, so query tokens equal
-    # indexed terms.
+    # Same chain as tantivy's "default" tokenizer, so query tokens equal indexed terms; the
+    # stemmed one adds tantivy's English (Snowball) stemmer.
     builder = (
         tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
         .filter(tantivy.Filter.remove_long(40))
@@ -119,8 +117,13 @@ def _query_analyzer(stemmed: bool = False) -> tantivy.TextAnalyzer:
     return builder.build()
 
 
-_STEM_BOOST = 0.5
-"""A word matched only through its stem ranks below the same word matched exactly."""
+_FORM_BOOST = 0.5
+"""Another form of a query word ("retries" for "retry") counts half as much as the word."""
+_MAX_FORMS = 8
+_MAX_CANDIDATES = 256
+"""Words read from the dictionary per query word (the most frequent, when more begin so)."""
+_MIN_STEM_PREFIX = 3
+"""Shorter shared beginnings ("re") would walk much of the term dictionary."""
 
 
 class PassageIndex:
@@ -147,7 +150,7 @@ class PassageIndex:
         creating = not (path / "meta.json").exists()
         with self._process_lock() if creating else contextlib.nullcontext():
             try:
-                self._index = self._open(path)
+                self._index = tantivy.Index(self._schema, path=str(path), reuse=True)
             except (OSError, ValueError) as exc:
                 raise errors.InternalError(f"cannot open search index at {path}: {exc}") from exc
             _private_files(path)
@@ -155,23 +158,11 @@ class PassageIndex:
         self._index.config_reader(reload_policy="Manual")
         self._analyzer = _query_analyzer()
         self._stemmer = _query_analyzer(stemmed=True)
+        self._forms: dict[str, list[tuple[str, int]]] = {}
+        """Query word → the indexed words of the same English stem, with their document
+        counts; valid for the current searcher (cleared when it is swapped)."""
         self._lock = threading.Lock()
         self._searcher: tantivy.Searcher | None = self._index.searcher()
-
-    def _open(self, path: Path) -> tantivy.Index:
-        """The index at `path`; one built with an older schema (no stems) is rebuilt: its
-        files are dropped under the write lock and the documents are indexed again."""
-        try:
-            return tantivy.Index(self._schema, path=str(path), reuse=True)
-        except ValueError as exc:
-            if "schema does not match" not in str(exc):
-                raise
-        with self._process_lock():
-            with os.scandir(path) as entries:
-                for entry in entries:
-                    if entry.name != _LOCK_FILE and entry.is_file(follow_symlinks=False):
-                        os.unlink(entry.path)
-            return tantivy.Index(self._schema, path=str(path), reuse=True)
 
     def _live_searcher(self) -> tantivy.Searcher:
         if self._searcher is None:
@@ -208,7 +199,6 @@ class PassageIndex:
                         doc = tantivy.Document()
                         doc.add_text("doc_id", doc_id)
                         doc.add_text("body", text[start:end])
-                        doc.add_text("stem", text[start:end])
                         doc.add_unsigned("start", start)
                         doc.add_unsigned("end", end)
                         writer.add_document(doc)
@@ -231,6 +221,37 @@ class PassageIndex:
         self._live_searcher()  # raises if closed
         self._index.reload()
         self._searcher = self._index.searcher()
+        self._forms = {}
+
+    def _other_forms(self, searcher: tantivy.Searcher, term: str) -> list[tuple[str, int]]:
+        """The indexed words sharing `term`'s English stem ("retries", "retried" for
+        "retry"), most frequent first, with their document counts.
+
+        Stemming at query time over the exact field's term dictionary: the index stays one
+        field (a second, stemmed field tripled the indexing time). Candidates are the words
+        that begin like the term and its stem, less the stem's last letter ("retr" for
+        retries/retri), stemmed in one call.
+        """
+        cached = self._forms.get(term)
+        if cached is not None:
+            return cached
+        stem = self._stemmer.analyze(term)
+        forms: list[tuple[str, int]] = []
+        if stem:
+            shared = next((i for i, (a, b) in enumerate(zip(term, stem[0], strict=False))
+                           if a != b), min(len(term), len(stem[0])))
+            # One letter less than the stem: its last letter may differ in another form
+            # ("retri" is the stem of retries and of retry).
+            shared = min(shared, max(_MIN_STEM_PREFIX, len(stem[0]) - 1))
+            if shared >= _MIN_STEM_PREFIX:
+                words = [(w, n) for w, n in searcher.terms_with_prefix(
+                    "body", term[:shared], limit=_MAX_CANDIDATES) if w != term]
+                stems = self._stemmer.analyze(" ".join(w for w, _ in words)) if words else []
+                if len(stems) == len(words):  # one token per indexed word, as indexed
+                    forms = [pair for pair, s in zip(words, stems, strict=True)
+                             if s == stem[0]][:_MAX_FORMS]
+        self._forms[term] = forms
+        return forms
 
     @contextlib.contextmanager
     def _process_lock(self) -> Iterator[None]:
@@ -286,26 +307,24 @@ class PassageIndex:
             raise errors.InvalidArgs(f"search query has no searchable words: {query!r}")
         # Stopwords match nearly every passage: they add latency, not ranking signal.
         terms = [t for t in terms if t not in _STOPWORDS] or terms
-        stemmed = list(dict.fromkeys(self._stemmer.analyze(" ".join(terms))))
         searcher = self._live_searcher()
         if searcher.num_docs == 0 or (doc_ids is not None and not doc_ids):
             return [], 0
         schema = self._schema
-        exact = [
-            (tantivy.Occur.Should, tantivy.Query.term_query(schema, "body", t, "freq"))
-            for t in terms
-        ]
-        stems = [
-            (tantivy.Occur.Should, tantivy.Query.term_query(schema, "stem", t, "freq"))
-            for t in stemmed
-        ]
-        q = tantivy.Query.boolean_query(
-            [
-                *exact,
+        # Each word, and at half weight the other indexed forms of its English stem:
+        # "retry logic" finds "retries" too, and the exact word still ranks first.
+        forms = {t: self._other_forms(searcher, t) for t in terms}
+        clauses = []
+        for t in terms:
+            clauses.append(
+                (tantivy.Occur.Should, tantivy.Query.term_query(schema, "body", t, "freq"))
+            )
+            clauses.extend(
                 (tantivy.Occur.Should, tantivy.Query.boost_query(
-                    tantivy.Query.boolean_query(stems), _STEM_BOOST)),
-            ]
-        )
+                    tantivy.Query.term_query(schema, "body", form, "freq"), _FORM_BOOST))
+                for form, _ in forms[t]
+            )
+        q = tantivy.Query.boolean_query(clauses)
         if doc_ids is not None:
             # Score 0 so the filter restricts without changing BM25 scores.
             only = tantivy.Query.term_set_query(schema, "doc_id", list(doc_ids))
@@ -317,19 +336,14 @@ class PassageIndex:
             )
         result = searcher.search(q, limit, count=True)
         weights: dict[str, float] = {}
-        prefixes: set[str] = set()
         if text_of is not None:
             n = searcher.num_docs
             for t in terms:
                 df = searcher.doc_freq("body", t)
                 weights[t] = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-            # A stem that is not itself a query word ("retri") is highlighted as the start
-            # of a word ("retries"): weighted like its exact forms, all of them together.
-            for t in stemmed:
-                if t not in weights:
-                    df = searcher.doc_freq("stem", t)
-                    weights[t] = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-                    prefixes.add(t)
+                for form, form_df in forms[t]:  # its other forms light the sentence up too
+                    weights.setdefault(form, math.log(1.0 + (n - form_df + 0.5)
+                                                      / (form_df + 0.5)))
             # Highlight on the informative terms: a term in most passages would only add
             # work and pull the window towards filler.
             top = max(weights.values())
@@ -344,7 +358,7 @@ class PassageIndex:
             if text_of is not None:
                 if doc_id not in texts:
                     texts[doc_id] = text_of(doc_id)
-                window = highlight(texts[doc_id][start:end], weights, prefixes)
+                window = highlight(texts[doc_id][start:end], weights)
                 if window is not None:
                     hl_start, hl_end = start + window[0], start + window[1]
             hits.append(Hit(doc_id, start, end, float(score), hl_start, hl_end))
