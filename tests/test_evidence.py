@@ -149,3 +149,41 @@ def test_a_summary_is_checked_word_by_word_not_against_one_sentence():
     assert check_support(summary, question, CITED, long_form=True).supported
     invented = "Dufresne Ltd billed EUR 99,000 to a treasure trove."
     assert not check_support(invented, question, CITED, long_form=True).supported
+
+
+def test_the_embedded_stream_stops_generating_once_it_loops():
+    """The streamed path of the embedded provider, over a stand-in for llama.cpp's stream:
+    generation stops within a few copies, and the stream is closed (its state released)."""
+    import threading
+
+    from rlm_recursive.providers import embedded
+
+    class Stream:
+        def __init__(self) -> None:
+            self.sent, self.closed = 0, False
+
+        def create_chat_completion(self, **kwargs):
+            assert kwargs["stream"] is True and kwargs["repeat_penalty"] == 1.1
+
+            def chunks():
+                try:
+                    yield {"choices": [{"delta": {"role": "assistant"}, "finish_reason": None}]}
+                    for _ in range(500):
+                        self.sent += 1
+                        yield {"choices": [{"delta": {"content": LOOP}, "finish_reason": None}]}
+                    yield {"choices": [{"delta": {}, "finish_reason": "length"}]}
+                finally:
+                    self.closed = True
+            return chunks()
+
+        def tokenize(self, data: bytes, add_bos: bool = False) -> list[bytes]:
+            return data.split()
+
+    llm = Stream()
+    out = embedded._stream(embedded._Loaded(llm=llm, formatter=None),
+                           {"messages": [], "max_tokens": 512, "repeat_penalty": 1.1},
+                           threading.Event())
+    assert out["choices"][0]["finish_reason"] == "loop"
+    assert llm.sent < 12 and llm.closed
+    assert out["usage"]["completion_tokens"] == len(out["choices"][0]["message"]["content"]
+                                                    .split())
