@@ -10,7 +10,9 @@ and once more with it off, and the script prints, per part:
 - answerable: the gold value in a grounded answer / grounded / exit-0 answers without it;
 - unanswerable: "not found" (grounded false), and exit-0 inventions;
 - how the grounded answers were grounded (checked, reasked, extractive).
-The `held-out` questions were written after the checks were tuned and are reported apart.
+`dev` questions were tuned on; `held-out` ones were written with them but their first
+results were seen before a second round of tuning; `fresh` ones were written after that and
+never tuned on. Each part is reported apart.
 """
 
 from __future__ import annotations
@@ -64,6 +66,17 @@ HELD_OUT = [
     ("Which consultant looks after patient Okafor?", None),
     ("What is the wifi passphrase for the east wing?", None),
 ]
+"""Seen once: its first results were printed before the checks were tuned a second time."""
+FRESH = [
+    ("Which service logged the retry budget errors?", "mailer"),
+    ("How long did the queue take to drain on 2024-03-01?", "7 ms"),
+    ("What was replaced on the chillers?", "filter packs"),
+    ("Who is Olsen's consultant?", "Achebe"),
+    ("What is the door code of the roof hatch?", None),
+    ("What is patient Varga's blood type?", None),
+    ("When is the next generator load test due?", None),
+]
+"""Written after that, before the second tuning's run, and never tuned on."""
 
 
 def _load(runtime: Runtime) -> str:
@@ -113,7 +126,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         try:
             sid = _load(runtime)
             out: dict[str, Any] = {}
-            for part, questions in (("dev", DEV), ("held-out", HELD_OUT)):
+            for part, questions in (("dev", DEV), ("held-out", HELD_OUT), ("fresh", FRESH)):
                 rows = []
                 for question, gold in questions:
                     rows.append({"question": question, "gold": gold,
