@@ -187,3 +187,27 @@ def test_the_embedded_stream_stops_generating_once_it_loops():
     assert llm.sent < 12 and llm.closed
     assert out["usage"]["completion_tokens"] == len(out["choices"][0]["message"]["content"]
                                                     .split())
+
+
+WARD = ["Patient: Olsen\nWard: 7\nConsultant: Dr Achebe\n\n"
+        "Patient: Varga\nWard: 4\nConsultant: Dr Lindqvist\n",
+        "The chillers were serviced on Tuesday by the contractor."]
+
+
+def test_a_value_in_a_record_belongs_to_the_key_on_its_line():
+    assert check_support("Ward 7", "Which ward is Olsen in?", WARD).supported
+    # Olsen's record holds "Dr Achebe", but on the consultant's line, not the ward's.
+    assert not check_support("Dr Achebe", "Which ward is Olsen in?", WARD).supported
+
+
+def test_every_new_name_must_sit_in_the_same_unit():
+    # "Dr" is in Varga's record; "Achebe" is not: a consultant borrowed from Olsen.
+    support = check_support("Patient Varga is seen by Dr Achebe.",
+                            "Which consultant looks after patient Varga?", WARD)
+    assert not support.supported and support.missing_entities == ["varga"]
+
+
+def test_the_answers_sentence_must_be_about_the_question():
+    # Serviced, yes, but the question was about lifts: the chillers' sentence does not do.
+    support = check_support("The contractor, on Tuesday.", "Who serviced the lifts?", WARD)
+    assert not support.supported and "off_topic" in support.failures()

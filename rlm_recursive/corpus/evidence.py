@@ -36,7 +36,10 @@ _STOP = frozenset((
     "i me my we our you your he him his she her them than so very also just only about from "
     "up down out over under again any all each both few more most other some own same too "
     "answer question excerpt excerpts passage passages text document documents based given "
-    "according says said here following"
+    "according says said here following "
+    # The frame of a question, not its topic ("how long did it take", "when did it go off").
+    "long much many often time go goes went gone get got off take takes took make made "
+    "happen happened know tell find mention mentioned exact exactly"
 ).split())
 _COMMON_CAPS = frozenset((
     "What Which Who Whom Whose Where When Why How Is Are Was Were Does Do Did Can Could Would "
@@ -141,6 +144,8 @@ class Unit:
     start: int
     end: int
     text: str
+    record: bool = False
+    """A `Key: value` block: a value there belongs to the key on its line."""
 
     @functools.cached_property
     def norm(self) -> str:
@@ -161,7 +166,7 @@ def split_units(texts: Sequence[str]) -> list[Unit]:
             keyed = sum(bool(_KEY_VALUE.match(line)) for line in lines)
             # A record: `Key: value` lines, perhaps under one heading line.
             if 2 <= keyed >= len(lines) - 1 and len(lines) <= 12 and len(para.group()) <= 800:
-                units.append(Unit(index, para.start(), para.end(), para.group()))
+                units.append(Unit(index, para.start(), para.end(), para.group(), record=True))
                 continue
             for start, end in _logical_lines(text, para.start(), lines):
                 line, pos = text[start:end], 0
@@ -198,6 +203,8 @@ class Support:
     missing_entities: list[str] = field(default_factory=list)
     echo: bool = False
     no_text: bool = False
+    off_topic: bool = False
+    """The unit holding the answer shares too few of the question's words."""
     unit: Unit | None = None
     """The unit that holds the answer and the question's entities, when one does."""
 
@@ -210,6 +217,8 @@ class Support:
             out["echo"] = True
         if self.no_text:
             out["no_cited_text"] = True
+        if self.off_topic and not self.missing_entities:
+            out["off_topic"] = "the sentence holding the answer is not about the question"
         if not self.supported and not out:
             out["no_unit"] = "no sentence of the cited text holds the answer"
         return out
@@ -232,6 +241,8 @@ def is_echo(answer: str, question: str) -> bool:
 
 
 _MIN_WORD_SHARE = 0.7
+_TOPIC_SHARE = 0.6
+"""Of the question's words (entities aside) the answer's unit must hold, as extraction does."""
 _SHORT_ANSWER = 300
 """Chars: a longer answer (a summary) is checked word by word, not against one unit."""
 
@@ -265,9 +276,9 @@ def check_support(answer: str, question: str, cited: Sequence[str],
             return Support(False, missing_values=missing_values, missing_entities=absent)
         named = [normalise(chain_end)]
     support = Support(False, missing_values=missing_values)
-    # One stray word in a short answer is tolerated; the answer's unit must still hold it
-    # when the answer has no value.
-    if new_words and len(missing_words) > (1 - _MIN_WORD_SHARE) * len(new_words) + 0.5:
+    # One stray word is tolerated ("went" for "go"); the answer's unit must still hold its
+    # words when it has no value.
+    if len(missing_words) > max(1.0, (1 - _MIN_WORD_SHARE) * len(new_words)):
         support.missing_words = missing_words
     if support.missing_values or support.missing_words:
         return support
@@ -275,27 +286,38 @@ def check_support(answer: str, question: str, cited: Sequence[str],
         support.missing_entities = [e for e in named if not _contains(whole, e)]
         support.supported = not support.missing_entities
         return support
-    # One unit must hold the answer (its new numbers and codes, else a new name or word)
-    # and every named entity.
+    # One unit must hold the answer (all its new values, else a new word), every named
+    # entity, and most of the question's other words, as an extractive answer would.
     anchors = [v for v in answer_values if v not in asked_norm]
-    exact = [v for v in anchors if any(c.isdigit() for c in v)]
     topic = asked - set(stems(" ".join(named)))
+    # A named entity already pins the unit down: one word fewer is needed beside it
+    # ("Who sent invoice 8?" - "Invoice 8 from Ångström AB").
+    need = max(0, math.ceil(_TOPIC_SHARE * len(topic)) - (1 if named else 0))
     for unit in units if units is not None else split_units(cited):
-        if exact and not all(_contains(unit.norm, v) for v in exact):
+        if anchors and not all(_contains(unit.norm, v) for v in anchors):
             continue
-        if anchors and not exact and not any(_contains(unit.norm, v) for v in anchors):
-            continue
-        if not anchors and not (set(new_words) & unit.stem_set or not new_words):
+        if not anchors and new_words and not set(new_words) & unit.stem_set:
             continue
         if any(not _contains(unit.norm, e) for e in named):
             support.missing_entities = [e for e in named if not _contains(unit.norm, e)]
             continue
-        if not named and topic and not topic & unit.stem_set:
+        if len(topic & unit.stem_set) < need or not _keyed(unit, anchors, topic):
+            support.off_topic = True
             continue
         return Support(True, unit=unit)
     if not support.missing_entities and named:
         support.missing_entities = named
     return support
+
+
+def _keyed(unit: Unit, anchors: list[str], topic: set[str]) -> bool:
+    """In a record, the answer's values sit on a line whose key the question asks about
+    ("Ward: 7" for "which ward", not "Consultant: Dr Achebe")."""
+    if not unit.record or not anchors or not topic:
+        return True
+    lines = [line for line in unit.text.split("\n")
+             if any(_contains(normalise(line), v) for v in anchors)]
+    return any(topic & set(stems(line)) for line in lines)
 
 
 def best_units(question: str, units: Iterable[Unit], limit: int = 3, *,
@@ -317,7 +339,7 @@ def best_units(question: str, units: Iterable[Unit], limit: int = 3, *,
         shared = [w for w in topic if w in unit.stem_set]
         has_entities = all(_contains(unit.norm, e) for e in named)
         if strict:
-            need = max(1, math.ceil(0.6 * len(plain))) if plain else 0
+            need = max(1, math.ceil(_TOPIC_SHARE * len(plain))) if plain else 0
             if not has_entities or sum(w in unit.stem_set for w in plain) < need:
                 continue
             if not named and not plain:
