@@ -211,3 +211,10 @@ def test_the_answers_sentence_must_be_about_the_question():
     # Serviced, yes, but the question was about lifts: the chillers' sentence does not do.
     support = check_support("The contractor, on Tuesday.", "Who serviced the lifts?", WARD)
     assert not support.supported and "off_topic" in support.failures()
+
+
+def test_a_title_does_not_end_the_sentence_or_hide_the_name():
+    answer = "The consultant who looks after patient Varga is Dr. Achebe."
+    assert "achebe" in values(answer)
+    assert not check_support(answer, "Which consultant looks after patient Varga?",
+                             WARD).supported

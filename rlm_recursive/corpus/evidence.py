@@ -56,7 +56,10 @@ _VALUE = re.compile(r"[^\W_](?:[\w.:/+-]*[^\W_])?")
 _CAPS_WORD = re.compile(r"\b[A-Z][\w'-]*")
 _QUOTED = re.compile(r"\"([^\"]{2,80})\"|“([^”]{2,80})”|'([^']{2,80})'")
 _NOUN_NUMBER = re.compile(r"\b([A-Za-z][a-z]{2,})\s+(#?\d[\w-]*)\b")
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[\"'(\[A-Z0-9])")
+_ABBREVIATIONS = ("Dr", "Mr", "Ms", "Mrs", "St", "Prof", "No", "vs", "Fig", "Dept")
+_SENTENCE_END = re.compile(
+    "".join(rf"(?<!\b{a}\.)" for a in _ABBREVIATIONS)  # "Dr. Achebe" is one sentence
+    + r"(?<=[.!?;])\s+(?=[\"'(\[A-Z0-9])")
 _KEY_VALUE = re.compile(r"^\s*[\w][\w ./()-]{0,40}:\s+\S")
 _ECHO_LEAD = re.compile(r"^\s*(question|answer|the answer is|a)\s*[:\-]?\s*", re.IGNORECASE)
 
