@@ -26,6 +26,7 @@ from .budget import Budget, BudgetLimits
 from .citations import Citation
 from .context import RunContext, RunSettings
 from .conversation import open_conversation
+from .model_call import check_egress
 from .pool import ProviderPool
 from .recursion import MAX_DEPTH_CAP, RecursionState, Tier, TierPlan
 from .strategies import Strategy, pick_strategy, run_strategy
@@ -150,6 +151,7 @@ def build_run(
 ) -> RunContext:
     """The shared context of one recursion tree; a preset may tighten the egress profile."""
     egress = run_egress(runtime, options)
+    providers.catalog = providers.catalog or runtime.catalog  # its [providers.NAME] groups
     # A session's `max_tool_calls` caps each run on it; runs do not spend it (tools/spec.py).
     session_cap = runtime.store.session_config(session_id).max_tool_calls if session_id else None
     limits = BudgetLimits(max_sub_calls=options.max_sub_calls,
@@ -324,9 +326,7 @@ async def _fit_windows(rc: RunContext, plan: TierPlan) -> TierPlan:
         if not tier.info.catalogued:
             window = getattr(rc.providers.get(tier), "context_window", None)
             if window is not None:
-                if rc.egress is not None:
-                    rc.egress.check(tier.provider, endpoint=rc.providers.endpoint(tier.provider),
-                                    model=tier.model, model_overridden=rc.model_overridden)
+                check_egress(rc, tier)
                 info = tier.info.model_copy(update={"num_ctx": await window(tier.model)})
                 tier = tier.model_copy(update={"info": info})
         tiers.append(tier)

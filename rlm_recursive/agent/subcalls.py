@@ -15,7 +15,7 @@ from ..types import SpanRef, ToolResult
 from .citations import CitationLog
 from .context import RunContext
 from .loop import run_agent
-from .model_call import call_model
+from .model_call import call_model, check_egress
 from .recursion import RecursionState, TierPlan
 
 __all__ = ["SubQueryCaller"]
@@ -51,10 +51,7 @@ class SubQueryCaller:
         """Refuse a disallowed provider or model before looking at anything else."""
         depth = self.state.depth + 1
         rc = self._routed(args, depth)
-        if rc.egress is not None:
-            tier = rc.tier(depth)
-            rc.egress.check(tier.provider, endpoint=rc.providers.endpoint(tier.provider),
-                            model=tier.model, model_overridden=rc.model_overridden)
+        check_egress(rc, rc.tier(depth))
 
     async def run(self, ctx: ToolContext, args: SubQueryArgs) -> ToolResult:
         self._check_egress(args)
