@@ -123,16 +123,17 @@ async def resolve_plan(
 
 def _refuse_remote_probe(profile: Profile) -> None:
     """Auto-detection probes OLLAMA_HOST: a local-only profile must not reach a remote one."""
-    from ..policy import is_loopback_url
-    from ..providers.ollama import ollama_host
+    from ..policy.egress import endpoint_host, is_local_endpoint
+    from ..providers.hosts import ollama_hosts
 
-    host = ollama_host()
-    if profile.local_only and not is_loopback_url(host):
-        name = profile.name
-        raise EgressDenied(
-            f"the {name!r} profile allows only local models and OLLAMA_HOST is not loopback, "
-            "so provider auto-detection would contact a remote host; point OLLAMA_HOST at "
-            "http://127.0.0.1:11434, or choose provider 'embedded'", profile=name)
+    for host in ollama_hosts():  # every entry of a pool, before any of them is contacted
+        if profile.local_only and not is_local_endpoint(host, profile.local_hosts):
+            name = profile.name
+            raise EgressDenied(
+                f"the {name!r} profile allows only local models and OLLAMA_HOST lists "
+                f"{endpoint_host(host)!r}, which is not local, so provider auto-detection "
+                "would contact a remote host; point OLLAMA_HOST at http://127.0.0.1:11434, "
+                "or choose provider 'embedded'", profile=name, host=endpoint_host(host))
 
 
 def run_egress(runtime: Runtime, options: QueryOptions) -> EgressPolicy:
@@ -229,6 +230,8 @@ async def _answer(
     try:
         plan, reason = await resolve_plan(runtime.catalog, runtime.profile, options)
         rc = build_run(runtime, session_id, plan, options, providers).derive(progress=progress)
+        for tier in plan.tiers:  # every host of every tier, before anything is sent
+            check_egress(rc, tier)
         plan = await _fit_windows(rc, plan)
         rc = rc.derive(plan=plan)
         root = plan.at(0)

@@ -22,6 +22,8 @@ __all__ = [
     "LOOPBACK_PROVIDERS",
     "OLLAMA_DEFAULT_ENDPOINT",
     "EgressPolicy",
+    "endpoint_host",
+    "is_local_endpoint",
     "is_loopback_url",
 ]
 
@@ -116,7 +118,7 @@ class EgressPolicy:
                        model_overridden=model_overridden)
 
     def _is_local(self, endpoint: str) -> bool:
-        return bool(endpoint) and _is_local_host(endpoint, self.profile.local_hosts)
+        return bool(endpoint) and is_local_endpoint(endpoint, self.profile.local_hosts)
 
     def _check_local(self, provider: str, endpoint: str | None, model: str) -> None:
         name = self.profile.name
@@ -129,12 +131,12 @@ class EgressPolicy:
             if not self._is_local(effective):
                 raise EgressDenied(
                     f"the {name!r} profile allows only local models, and the {provider} "
-                    f"endpoint host {_host(effective)!r} is not loopback; point it at "
+                    f"endpoint host {endpoint_host(effective)!r} is not loopback; point it at "
                     f"127.0.0.1 (or localhost / [::1]), or list the host in local_hosts of "
                     f"[profiles.{name}] in models.toml",
                     profile=name,
                     provider=provider,
-                    host=_host(effective),
+                    host=endpoint_host(effective),
                 )
             if provider == "ollama" and _OLLAMA_CLOUD_MODEL.search(model):
                 raise EgressDenied(
@@ -154,15 +156,15 @@ class EgressPolicy:
         )
 
 
-def _is_local_host(endpoint: str, local_hosts: list[str]) -> bool:
+def is_local_endpoint(endpoint: str, local_hosts: list[str]) -> bool:
     """Loopback, or a host the profile lists in `local_hosts` (exact, case-insensitive)."""
     if is_loopback_url(endpoint):
         return True
-    host = _host(endpoint).lower()
+    host = endpoint_host(endpoint).lower()
     return host != "?" and host in {h.strip().strip("[]").lower() for h in local_hosts}
 
 
-def _host(endpoint: str) -> str:
+def endpoint_host(endpoint: str) -> str:
     """The host part alone: an endpoint may carry credentials, which must not be echoed."""
     text = endpoint if "://" in endpoint else "http://" + endpoint
     try:
