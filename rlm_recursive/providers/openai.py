@@ -42,6 +42,12 @@ class _HttpStatus(Exception):
         self.status, self.body = status, body
 
     @property
+    def refuses_format(self) -> bool:
+        """The server does not take this `response_format`: vLLM and llama-server answer 400,
+        llama-cpp-python's server 500 with its validation error (`'text' or 'json_object'`)."""
+        return self.status in (400, 422) or "response_format" in self.body
+
+    @property
     def message(self) -> str:
         try:
             data = json.loads(self.body)
@@ -71,8 +77,8 @@ def openai_base_url(explicit: str | None = None) -> str:
 
 
 def _is_transient(exc: BaseException) -> bool:
-    if isinstance(exc, _HttpStatus):
-        return exc.status in _RETRY_STATUSES
+    if isinstance(exc, _HttpStatus):  # a refused response_format fails the same way again
+        return exc.status in _RETRY_STATUSES and "response_format" not in exc.body
     return isinstance(exc, httpx.TransportError)
 
 
@@ -142,7 +148,7 @@ class OpenAIProvider:
             except _HttpStatus as exc:
                 # 400/422 to a response_format the server does not know; the prompt is the
                 # same, so the next rung asks for the same JSON another way.
-                if exc.status not in (400, 422) or mode == "prompt":
+                if not exc.refuses_format or mode == "prompt":
                     raise
                 continue
             self._schema_mode[request.model] = mode
