@@ -26,6 +26,7 @@ from .budget import Budget, BudgetLimits
 from .citations import Citation
 from .context import RunContext, RunSettings
 from .conversation import open_conversation
+from .hints import plan_from_hints
 from .model_call import check_egress
 from .pool import ProviderPool
 from .recursion import MAX_DEPTH_CAP, RecursionState, Tier, TierPlan
@@ -92,8 +93,10 @@ class QueryResult(BaseModel):
 
 async def resolve_plan(
     catalog: Catalog, profile: Profile, options: QueryOptions,
+    hints: dict[str, Any] | None = None,
 ) -> tuple[TierPlan, str]:
-    """Option B (model_tiers) > A (model) > C (preset) > the provider's default preset."""
+    """Option B (model_tiers) > A (model) > C (preset) > the session's `model_hints` > the
+    provider's default preset (a hint left out takes that default's tier)."""
     provider = options.provider if options.provider not in (None, "auto") else None
     if options.model_tiers:
         return TierPlan.from_map(catalog, options.model_tiers), "model_tiers"
@@ -104,6 +107,17 @@ async def resolve_plan(
             recursive_model=options.recursive_model), "model"
     if options.preset:
         return TierPlan.from_preset(catalog, options.preset), f"preset {options.preset}"
+    hinted = plan_from_hints(catalog, hints)
+    if hinted is not None:  # the root is hinted: no default (and no probe) needed
+        return hinted, "session model_hints"
+    plan, reason = await _default_plan(catalog, profile, provider)
+    hinted = plan_from_hints(catalog, hints, plan)
+    return (hinted, f"session model_hints over {reason}") if hinted else (plan, reason)
+
+
+async def _default_plan(
+    catalog: Catalog, profile: Profile, provider: str | None,
+) -> tuple[TierPlan, str]:
     reason = f"provider {provider}"
     if provider is None:
         from ..providers.auto import detect_provider
@@ -136,6 +150,11 @@ def _refuse_remote_probe(profile: Profile) -> None:
                 "or choose provider 'embedded'", profile=name, host=endpoint_host(host))
 
 
+def _hints(runtime: Runtime, session_id: str) -> dict[str, Any] | None:
+    """The session's advisory `model_hints` (root, sub-call and bulk models), if any."""
+    return runtime.store.session_config(session_id).model_hints if session_id else None
+
+
 def run_egress(runtime: Runtime, options: QueryOptions) -> EgressPolicy:
     """The egress policy every model call of a run goes through: the runtime's, or the one
     of the profile its preset implies (the hospital preset implies `restricted`)."""
@@ -166,8 +185,10 @@ def build_run(
     return RunContext(
         registry=runtime.registry, tool_ctx=runtime.context(session_id), plan=plan,
         providers=providers, catalog=runtime.catalog, budget=Budget(limits), egress=egress,
+        # A client's hints are its choice of model, as much as a `model` argument is.
         audit=runtime.audit, model_overridden=options.client_override and bool(
-            options.model or options.model_tiers or options.recursive_model),
+            options.model or options.model_tiers or options.recursive_model
+            or plan.source == "model_hints"),
         settings=settings, sub_queries=SubQueryCaller,
         cache_store=ExecutionStore(runtime.store.db),
     )
@@ -228,7 +249,8 @@ async def _answer(
     providers = providers or ProviderPool()
     rc: RunContext | None = None
     try:
-        plan, reason = await resolve_plan(runtime.catalog, runtime.profile, options)
+        plan, reason = await resolve_plan(runtime.catalog, runtime.profile, options,
+                                          _hints(runtime, session_id))
         rc = build_run(runtime, session_id, plan, options, providers).derive(progress=progress)
         for tier in plan.tiers:  # every host of every tier, before anything is sent
             check_egress(rc, tier)
@@ -294,14 +316,17 @@ class ClientSubQueries:
         options = QueryOptions(provider=args.provider, model=args.model,
                                recursive_provider=args.recursive_provider,
                                recursive_model=args.recursive_model, preset=args.tier_strategy,
-                               client_override=True)
-        plan, _ = await resolve_plan(self.runtime.catalog, self.runtime.profile, options)
+                               model_tiers=args.model_tiers, client_override=True)
+        # The client sits at depth 0, so the hints' sub-call model answers its sub-query.
+        plan, _ = await resolve_plan(self.runtime.catalog, self.runtime.profile, options,
+                                     _hints(self.runtime, ctx.require_session()))
         pool = self.providers or ProviderPool()
         rc = build_run(self.runtime, ctx.require_session(), plan, options, pool)
         # The client sits at depth 0; its sub-call is depth 1 and may recurse max_depth more.
         state = RecursionState(depth=0, max_depth=min(1 + args.max_depth, 5))
         plain = args.model_copy(update={"provider": None, "model": None, "tier_strategy": None,
-                                        "recursive_provider": None, "recursive_model": None})
+                                        "recursive_provider": None, "recursive_model": None,
+                                        "model_tiers": None})
         return SubQueryCaller(rc.derive(plan_offset=1), state), plain, pool
 
     async def run(self, ctx: ToolContext, args: SubQueryArgs) -> ToolResult:

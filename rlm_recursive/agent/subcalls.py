@@ -83,7 +83,9 @@ class SubQueryCaller:
         """A tier override from the call applies to its subtree, re-based at its depth."""
         catalog = self.rc.catalog
         current = self.rc.tier(child_depth)
-        if args.tier_strategy:
+        if args.model_tiers:
+            plan = TierPlan.from_map(catalog, args.model_tiers)
+        elif args.tier_strategy:
             plan = TierPlan.from_preset(catalog, args.tier_strategy)
         elif args.provider or args.model or args.recursive_provider or args.recursive_model:
             plan = TierPlan.from_models(
@@ -93,7 +95,7 @@ class SubQueryCaller:
         else:
             return self.rc
         # Naming a model is an override; naming a preset is not (its models are configured).
-        overridden = bool(args.model or args.recursive_model)
+        overridden = bool(args.model or args.recursive_model or args.model_tiers)
         return self.rc.derive(plan=plan, plan_offset=child_depth,
                               model_overridden=self.rc.model_overridden or overridden)
 
