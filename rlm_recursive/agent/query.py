@@ -317,9 +317,10 @@ class ClientSubQueries:
                                recursive_provider=args.recursive_provider,
                                recursive_model=args.recursive_model, preset=args.tier_strategy,
                                model_tiers=args.model_tiers, client_override=True)
-        # The client sits at depth 0, so the hints' sub-call model answers its sub-query.
         plan, _ = await resolve_plan(self.runtime.catalog, self.runtime.profile, options,
                                      _hints(self.runtime, ctx.require_session()))
+        if plan.source == "model_hints" and len(plan.tiers) > 1:
+            plan = plan.model_copy(update={"tiers": plan.tiers[1:]})  # from subcall_model on
         pool = self.providers or ProviderPool()
         rc = build_run(self.runtime, ctx.require_session(), plan, options, pool)
         # The client sits at depth 0; its sub-call is depth 1 and may recurse max_depth more.
