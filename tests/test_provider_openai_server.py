@@ -1,5 +1,8 @@
 """The OpenAI-compatible provider against a real server on loopback: llama-cpp-python's
-(`llama-cpp-python[server]`, the `local` extra) serving the embedded SmolLM2 GGUF."""
+(`llama-cpp-python[server]`, the `local` extra) serving the embedded SmolLM2 GGUF.
+
+RLM_TEST_LLAMA_SERVER_ARGS adds server flags for a machine whose llama.cpp build needs them
+(e.g. `--n_batch 1 --n_ubatch 1` where batched decoding crashes); unset, the defaults run."""
 
 from __future__ import annotations
 

@@ -147,3 +147,21 @@ async def test_restricted_refuses_a_pool_with_one_remote_entry_before_any_reques
         runtime.close()
     assert err.value.code == "egress_denied"
     assert local.requests == []  # nothing was sent to the local entry either
+
+
+def test_cli_refuses_a_pool_with_a_remote_entry_before_loading_anything(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from rlm_recursive.cli.app import app
+
+    (tmp_path / "notes.txt").write_text(NEEDLE)
+    monkeypatch.setenv("OLLAMA_HOST", "127.0.0.1:11434,http://gpu-3.invalid:11434")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["--data-dir", str(tmp_path / "data"), "--profile",
+                                      "restricted", "query", "code?", "notes.txt", "--tier",
+                                      "0=qwen3:8b", "--json"])
+    assert result.exit_code != 0
+    assert "gpu-3.invalid" in result.output and "egress_denied" in result.output
+    runtime = Runtime(tmp_path / "data")
+    assert runtime.store.list_sessions() == []  # nothing was loaded
+    runtime.close()

@@ -36,8 +36,8 @@ from .subcalls import SubQueryCaller
 if TYPE_CHECKING:  # the runtime builds on this module, not the other way round
     from .runtime import Runtime
 
-__all__ = ["ClientSubQueries", "QueryOptions", "QueryResult", "build_run", "resolve_plan",
-           "run_egress", "run_query"]
+__all__ = ["ClientSubQueries", "QueryOptions", "QueryResult", "build_run", "preflight_egress",
+           "resolve_plan", "run_egress", "run_query"]
 
 _DEFAULT_PRESET = {"ollama": "fully-local", "embedded": "embedded", "claude": "quality-first"}
 
@@ -148,6 +148,22 @@ def _refuse_remote_probe(profile: Profile) -> None:
                 f"{endpoint_host(host)!r}, which is not local, so provider auto-detection "
                 "would contact a remote host; point OLLAMA_HOST at http://127.0.0.1:11434, "
                 "or choose provider 'embedded'", profile=name, host=endpoint_host(host))
+
+
+async def preflight_egress(runtime: Runtime, options: QueryOptions) -> None:
+    """Refuse, before a file is loaded, a run that would reach a host the profile refuses:
+    every host of every tier of an explicit choice, or every OLLAMA_HOST entry auto-detection
+    would probe. Nothing is contacted."""
+    egress = run_egress(runtime, options)
+    if not (options.model_tiers or options.model or options.preset):
+        if egress.profile.local_only and options.provider in (None, "auto"):
+            _refuse_remote_probe(egress.profile)
+        return
+    plan, _ = await resolve_plan(runtime.catalog, egress.profile, options)
+    pool = ProviderPool(catalog=runtime.catalog)
+    for tier in plan.tiers:
+        kind, endpoints = pool.endpoints(tier.provider)
+        egress.check_all(kind, endpoints, model=tier.model)
 
 
 def _hints(runtime: Runtime, session_id: str) -> dict[str, Any] | None:

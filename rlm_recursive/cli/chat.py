@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from ..agent.pool import ProviderPool
-from ..agent.query import QueryOptions, run_query
+from ..agent.query import QueryOptions, preflight_egress, run_query
 from ..agent.runtime import Runtime
 from ..catalog import load_catalog
 from ..errors import RlmError
@@ -108,6 +108,7 @@ def register(app: typer.Typer) -> None:
         async def body(rt: Runtime) -> None:
             sid = session
             if paths:
+                await preflight_egress(rt, options)  # a refused host: nothing gets loaded
                 sid = (await load_paths(rt, paths, session, None, None, None,
                                         show_progress=not json_out))["session_id"]
             if not json_out:

@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 from rich.tree import Tree
 
-from ..agent.query import QueryOptions, QueryResult, run_query
+from ..agent.query import QueryOptions, QueryResult, preflight_egress, run_query
 from ..agent.recursion import TierPlan
 from ..agent.runtime import Runtime
 from ..catalog import MAX_SERVER_NUM_CTX, load_catalog
@@ -146,6 +146,7 @@ def register(app: typer.Typer) -> None:
         async def body(rt: Runtime) -> QueryResult:
             sid = session
             if paths:
+                await preflight_egress(rt, options)  # a refused host: nothing gets loaded
                 loaded = await load_paths(rt, paths, session, None, None, None,
                                           show_progress=not json_out)
                 sid = loaded["session_id"]
