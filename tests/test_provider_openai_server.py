@@ -7,7 +7,6 @@ RLM_TEST_LLAMA_SERVER_ARGS adds server flags for a machine whose llama.cpp build
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -16,6 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from http_server import free_port, stop_process
 
 from rlm_recursive.agent.query import QueryOptions, run_query
 from rlm_recursive.agent.runtime import Runtime
@@ -32,16 +32,10 @@ PICK = ToolDef(name="rlm_pick", description="Pick a colour.", parameters={
     "required": ["colour"]})
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory) -> Iterator[str]:
     pytest.importorskip("llama_cpp.server.app", reason="needs llama-cpp-python[server]")
-    port = _free_port()
+    port = free_port()
     log = tmp_path_factory.mktemp("llama-server") / "server.log"
     env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}
     with log.open("wb") as out:
@@ -65,12 +59,7 @@ def server(tmp_path_factory) -> Iterator[str]:
                     time.sleep(0.2)
             yield f"http://127.0.0.1:{port}/v1"
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=15)
+            stop_process(proc, 15)
 
 
 def _request(tools=(), **options) -> ChatRequest:

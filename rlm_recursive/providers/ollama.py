@@ -10,12 +10,7 @@ from typing import Any, TypeVar
 
 import httpx
 import pydantic
-from tenacity import (
-    AsyncRetrying,
-    retry_if_exception,
-    stop_after_attempt,
-    wait_exponential_jitter,
-)
+from tenacity import wait_exponential_jitter
 from tenacity.wait import wait_base
 
 from ..catalog import MAX_SERVER_NUM_CTX
@@ -39,6 +34,7 @@ from .ollama_wire import (
     thought_out,
     tool_addendum,
 )
+from .retry import with_retries
 
 __all__ = [
     "DEFAULT_HOST",
@@ -265,16 +261,8 @@ class OllamaProvider:
         return self._num_ctx[model]
 
     async def _retry(self, fn: Callable[[], Awaitable[_T]]) -> _T:
-        retrying = AsyncRetrying(
-            retry=retry_if_exception(_is_transient),
-            stop=stop_after_attempt(self._retry_attempts),
-            wait=self._retry_wait,
-            reraise=True,
-        )
-        async for attempt in retrying:
-            with attempt:
-                return await fn()
-        raise AssertionError("unreachable: tenacity reraises the last failure")
+        return await with_retries(fn, transient=_is_transient, attempts=self._retry_attempts,
+                                  wait=self._retry_wait)
 
     @contextlib.contextmanager
     def _map_errors(self, model: str, timeout_s: float) -> Iterator[None]:

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TypeVar
 
 import httpx
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+from tenacity import wait_exponential_jitter
 from tenacity.wait import wait_base
 
 from ..catalog import MAX_SERVER_NUM_CTX
@@ -24,6 +24,7 @@ from ..errors import Timeout as TimeoutErr
 from .base import ChatRequest, ChatResult, Usage, parse_tool_choice
 from .ollama import DEFAULT_NUM_CTX, http_client_options
 from .openai_wire import SchemaMode, StreamAssembler, chat_body, model_window, parse_reply
+from .retry import with_retries
 
 __all__ = ["BASE_URL_ENV", "KEY_ENV", "OpenAIProvider", "openai_base_url"]
 
@@ -225,13 +226,8 @@ class OpenAIProvider:
         return await self._retry(post)
 
     async def _retry(self, fn: Callable[[], Awaitable[_T]]) -> _T:
-        retrying = AsyncRetrying(retry=retry_if_exception(_is_transient),
-                                 stop=stop_after_attempt(self._retry_attempts),
-                                 wait=self._retry_wait, reraise=True)
-        async for attempt in retrying:
-            with attempt:
-                return await fn()
-        raise AssertionError("unreachable: tenacity reraises the last failure")
+        return await with_retries(fn, transient=_is_transient, attempts=self._retry_attempts,
+                                  wait=self._retry_wait)
 
     @contextlib.contextmanager
     def _map_errors(self, model: str, timeout_s: float) -> Iterator[None]:
