@@ -97,6 +97,7 @@ class OpenAIProvider:
         self.host = openai_base_url(base_url)
         """The base URL (with `/v1`), read by the egress policy."""
         self.label = label
+        """The provider name it serves under (a `[providers.NAME]` group), for messages."""
         self._api_key_env = api_key_env
         key = os.environ.get(api_key_env)
         headers = {"Authorization": f"Bearer {key}"} if key else {}
@@ -232,7 +233,8 @@ class OpenAIProvider:
     @contextlib.contextmanager
     def _map_errors(self, model: str, timeout_s: float) -> Iterator[None]:
         """Turn HTTP statuses and transport failures into `RlmError`s at the boundary."""
-        where = f"the OpenAI-compatible server at {self.host}"
+        named = f" {self.label!r}" if self.label != "openai" else ""  # a [providers.NAME]
+        where = f"the OpenAI-compatible server{named} at {self.host}"
         try:
             yield
         except _HttpStatus as exc:
