@@ -8,7 +8,9 @@ import sys
 import threading
 import time
 
+import httpx
 import pytest
+import respx
 from fake_ollama import agent_script, serve, tags_body
 
 from rlm_recursive.agent.pool import ProviderPool
@@ -165,3 +167,25 @@ def test_cli_refuses_a_pool_with_a_remote_entry_before_loading_anything(tmp_path
     runtime = Runtime(tmp_path / "data")
     assert runtime.store.list_sessions() == []  # nothing was loaded
     runtime.close()
+
+
+@respx.mock
+async def test_openai_pool_routes_to_the_host_serving_the_model_and_fails_over(monkeypatch):
+    from openai_bodies import vllm_chat, vllm_models
+
+    from rlm_recursive.providers.base import ChatRequest, Message
+    from rlm_recursive.providers.groups import EndpointGroup, build_provider
+
+    a, b, c = (f"http://127.0.0.1:{port}/v1" for port in (8001, 8002, 8003))
+    respx.get(f"{a}/models").respond(json=vllm_models("Qwen/Qwen3-8B"))
+    respx.get(f"{b}/models").respond(json=vllm_models("Qwen/Qwen3-8B"))
+    respx.get(f"{c}/models").respond(json=vllm_models("other/model"))
+    dead = respx.post(f"{a}/chat/completions").mock(side_effect=httpx.ConnectError("refused"))
+    live = respx.post(f"{b}/chat/completions").respond(json=vllm_chat("Qwen/Qwen3-8B", "ok"))
+    never = respx.post(f"{c}/chat/completions").respond(json=vllm_chat("other/model", "no"))
+    provider = build_provider(EndpointGroup(name="vllm", kind="openai", hosts=(a, b, c)))
+    request = ChatRequest(model="Qwen/Qwen3-8B", messages=[Message(role="user", content="q")])
+    answers = [(await provider.chat(request)).text for _ in range(6)]
+    await provider.aclose()
+    assert answers == ["ok"] * 6
+    assert dead.call_count <= 1 and live.call_count == 6 and never.call_count == 0
