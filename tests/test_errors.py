@@ -28,6 +28,7 @@ PINNED_CODES = {
     "secrets_found",
     "session_closed",
     "session_not_ready",
+    "store_unavailable",
     "timeout",
     "unauthorized",
     "unknown_tool",
@@ -76,6 +77,7 @@ def test_every_class_code_is_in_the_table_and_every_owner_has_its_code() -> None
         (errors.SecretsFound, "secrets_found"),
         (errors.GitError, "git_error"),
         (errors.Conflict, "conflict"),
+        (errors.StoreUnavailable, "store_unavailable"),
     ],
 )
 def test_single_owner_codes_map_to_their_class(cls: type[RlmError], code: str) -> None:

@@ -6,7 +6,7 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from ..store import Store
+from ..store import Store, connector
 from ..store.blobs import BlobStore
 from .assembler import ContextAssembler
 from .compaction import CompactionEngine, Summariser
@@ -15,10 +15,23 @@ from .files import LargeFileService
 from .integrity import IntegrityChecker
 from .records import MessageRecord
 from .retrieval import RetrievalEngine
-from .store import SqliteConversationStore
+from .sqlite_store import SqliteConversationStore
+from .store import SqlConversationStore
 from .tokens import TokenEstimator
 
-__all__ = ["Lcm", "lcm_for", "release_lcm"]
+__all__ = ["Lcm", "lcm_for", "open_conversation_store", "release_lcm"]
+
+
+def open_conversation_store(data_dir: Path, database_url: str | None = None
+                            ) -> SqlConversationStore:
+    """PostgreSQL when `database_url` (or `RLM_DATABASE_URL`) is set, else `rlm.db`."""
+    url = database_url or connector.database_url()
+    if url is None:
+        return SqliteConversationStore(data_dir / "rlm.db")
+    from ..store.postgres import PostgresConnector  # psycopg is an optional extra
+    from .postgres_store import PostgresConversationStore
+
+    return PostgresConversationStore(PostgresConnector(url))
 
 
 class Lcm:
@@ -26,10 +39,10 @@ class Lcm:
 
     def __init__(self, data_dir: Path, config: LcmConfig | None = None, *,
                  estimator: TokenEstimator | None = None, summariser: Summariser | None = None,
-                 blobs: BlobStore | None = None) -> None:
+                 blobs: BlobStore | None = None, database_url: str | None = None) -> None:
         self.config = config or LcmConfig.load()
         data_dir.mkdir(parents=True, exist_ok=True)
-        self.store = SqliteConversationStore(data_dir / "rlm.db")
+        self.store = open_conversation_store(data_dir, database_url)
         self.estimator = estimator or TokenEstimator()
         self.assembler = ContextAssembler(self.store, self.estimator)
         self.compaction = CompactionEngine(self.store, self.estimator, self.config, summariser)
