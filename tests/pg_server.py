@@ -66,8 +66,9 @@ class PgServer:
         command = [str(self.bindir / args[0]), *args[1:]]
         if os.geteuid() == 0:
             command = ["runuser", "-u", _RUN_AS, "--", *command]
+        # cwd: the postgres user may not be able to enter the caller's (CI's clone, 0700).
         done = subprocess.run(command, capture_output=True, text=True, check=False,
-                              stdin=subprocess.DEVNULL)
+                              stdin=subprocess.DEVNULL, cwd=self.root)
         if done.returncode != 0:
             log = self.root / "server.log"
             tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
