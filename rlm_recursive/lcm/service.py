@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..store import Store, connector
-from ..store.blobs import BlobStore
+from ..store.blobs import Blobs, blob_store_for
 from .assembler import ContextAssembler
 from .compaction import CompactionEngine, Summariser
 from .config import LcmConfig
@@ -39,7 +39,7 @@ class Lcm:
 
     def __init__(self, data_dir: Path, config: LcmConfig | None = None, *,
                  estimator: TokenEstimator | None = None, summariser: Summariser | None = None,
-                 blobs: BlobStore | None = None, database_url: str | None = None) -> None:
+                 blobs: Blobs | None = None, database_url: str | None = None) -> None:
         self.config = config or LcmConfig.load()
         data_dir.mkdir(parents=True, exist_ok=True)
         self.store = open_conversation_store(data_dir, database_url)
@@ -49,7 +49,7 @@ class Lcm:
         self.retrieval = RetrievalEngine(self.store, self.estimator,
                                          self.config.max_expand_tokens)
         self.integrity = IntegrityChecker(self.store)
-        self.files = LargeFileService(self.store, blobs or BlobStore(data_dir / "blobs"),
+        self.files = LargeFileService(self.store, blobs or blob_store_for(data_dir),
                                       self.estimator, self.config.large_file_tokens)
 
     def close(self) -> None:
