@@ -149,8 +149,10 @@ def test_to_dict_carries_details_and_retryable() -> None:
 def test_retryable_defaults() -> None:
     assert errors.Timeout("slow").retryable is True
     assert errors.Timeout("slow", retryable=False).retryable is False
-    # Waiting is the fix for these two (HTTP API: 429 Retry-After, a session still loading).
-    retry_later = (errors.Timeout, errors.Conflict, errors.RateLimited, errors.SessionNotReady)
+    # Waiting is the fix for these (HTTP API: 429 Retry-After, a session still loading, the
+    # shared database coming back).
+    retry_later = (errors.Timeout, errors.Conflict, errors.RateLimited, errors.SessionNotReady,
+                   errors.StoreUnavailable)
     for cls in retry_later:
         assert cls("x").retryable is True, cls
     for cls in _all_error_classes():
