@@ -119,3 +119,18 @@ def test_concurrent_appends_from_two_pools_keep_seqs_and_ordinals_unique(
     assert stores[0].conversation(cid).message_count == 80
     for store in stores:
         store.close()
+
+
+def test_a_url_without_its_driver_installed_says_which_extra_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from rlm_recursive.store import blob_store_for
+
+    for module in ("psycopg", "obstore"):  # as on an install without the extras
+        monkeypatch.setitem(sys.modules, module, None)
+    for module in ("rlm_recursive.store.postgres", "rlm_recursive.store.s3blobs"):
+        monkeypatch.delitem(sys.modules, module, raising=False)
+    with pytest.raises(ConfigError, match=r"rlm-recursive\[postgres\]"):
+        open_connector(tmp_path / "x.db", "postgresql://rlm@127.0.0.1:1/rlm")
+    with pytest.raises(ConfigError, match=r"rlm-recursive\[s3\]"):
+        blob_store_for(tmp_path, {"RLM_BLOB_URL": "s3://bucket/prefix"})

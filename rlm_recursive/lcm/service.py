@@ -6,8 +6,9 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from ..store import Store, connector
+from ..store import Store
 from ..store.blobs import Blobs, blob_store_for
+from ..store.connector import SqliteConnector, open_connector
 from .assembler import ContextAssembler
 from .compaction import CompactionEngine, Summariser
 from .config import LcmConfig
@@ -25,13 +26,12 @@ __all__ = ["Lcm", "lcm_for", "open_conversation_store", "release_lcm"]
 def open_conversation_store(data_dir: Path, database_url: str | None = None
                             ) -> SqlConversationStore:
     """PostgreSQL when `database_url` (or `RLM_DATABASE_URL`) is set, else `rlm.db`."""
-    url = database_url or connector.database_url()
-    if url is None:
-        return SqliteConversationStore(data_dir / "rlm.db")
-    from ..store.postgres import PostgresConnector  # psycopg is an optional extra
+    database = open_connector(data_dir / "rlm.db", database_url)
+    if isinstance(database, SqliteConnector):
+        return SqliteConversationStore(database)
     from .postgres_store import PostgresConversationStore
 
-    return PostgresConversationStore(PostgresConnector(url))
+    return PostgresConversationStore(database)  # type: ignore[arg-type]
 
 
 class Lcm:

@@ -26,9 +26,11 @@ class SqliteConversationStore(SqlConversationStore):
 
     _SUMMARY_ORDER = "created_at, rowid"
 
-    def __init__(self, path: Path) -> None:
-        super().__init__(SqliteConnector(path))
-        self.path = path
+    def __init__(self, database: Path | SqliteConnector) -> None:
+        connector = database if isinstance(database, SqliteConnector) else \
+            SqliteConnector(database)
+        super().__init__(connector)
+        self.path = connector.path
 
     def search_messages(self, conversation_id: int, query: str, limit: int
                         ) -> list[tuple[MessageRecord, str]]:

@@ -53,8 +53,11 @@ def blob_store_for(data_dir: Path, environ: Mapping[str, str] | None = None) -> 
     if parts.scheme == "file" and parts.netloc in ("", "localhost") and parts.path[:1] == "/":
         return BlobStore(Path(unquote(parts.path)))
     if parts.scheme == "s3" and parts.netloc:
-        from .s3blobs import S3BlobStore  # obstore is an optional extra
-
+        try:
+            from .s3blobs import S3BlobStore  # obstore is an optional extra
+        except ImportError as exc:
+            raise ConfigError(f"{BLOB_URL_ENV} names S3, but its client is not installed: "
+                              "pip install 'rlm-recursive[s3]'") from exc
         return S3BlobStore(parts.netloc, parts.path.strip("/"))
     raise ConfigError(f"{BLOB_URL_ENV} must be file:///absolute/path or s3://bucket/prefix "
                       f"(got {url!r}); leave it unset to keep blobs in the data dir")

@@ -95,8 +95,11 @@ def open_connector(sqlite_path: Path, url: str | None = None) -> Connector:
     url = url or database_url()
     if url is None:
         return SqliteConnector(sqlite_path)
-    from .postgres import PostgresConnector  # psycopg is an optional extra
-
+    try:
+        from .postgres import PostgresConnector  # psycopg is an optional extra
+    except ImportError as exc:
+        raise ConfigError(f"{DATABASE_URL_ENV} names PostgreSQL, but its driver is not "
+                          "installed: pip install 'rlm-recursive[postgres]'") from exc
     return PostgresConnector(url)
 
 
