@@ -15,8 +15,8 @@ from typing import Any
 from psycopg.types.json import Jsonb
 
 from ..errors import Conflict, InvalidArgs
-from ..store.connector import Executor
-from ..store.postgres import PostgresConnector, advisory_key
+from ..store.connector import Executor, advisory_key
+from ..store.postgres import PostgresConnector
 from .records import MessageRecord, SummaryRecord
 from .store import _MESSAGE_COLS, _SUMMARY_COLS, SqlConversationStore, _message, _prefixed
 

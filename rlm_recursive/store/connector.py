@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import zlib
 from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -28,6 +29,7 @@ __all__ = [
     "Cursor",
     "Dialect",
     "SqliteConnector",
+    "advisory_key",
     "database_url",
     "open_connector",
     "redact_url",
@@ -79,6 +81,14 @@ def database_url(environ: Mapping[str, str] | None = None) -> str | None:
         raise ConfigError(f"{DATABASE_URL_ENV} must be a postgresql:// URL (got "
                           f"{redact_url(url)!r}); leave it unset for the local SQLite store")
     return url
+
+
+def advisory_key(namespace: str, ident: int = 0) -> int:
+    """A signed 64-bit PostgreSQL advisory-lock key: the namespace's crc32 in the high 32
+    bits, the id's low 32 bits below (ids 2**32 apart share a key: a spurious, retryable
+    wait, never a missed lock)."""
+    key = (zlib.crc32(namespace.encode()) << 32) | (ident & 0xFFFFFFFF)
+    return key - (1 << 64) if key >= 1 << 63 else key
 
 
 def redact_url(url: str) -> str:

@@ -10,7 +10,6 @@ once on a fresh database wait for the first instead of racing it.
 from __future__ import annotations
 
 import threading
-import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC
@@ -23,21 +22,15 @@ from psycopg.types.numeric import FloatLoader
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ..errors import StoreUnavailable
-from .connector import Cursor, Dialect, redact_url
+from .connector import Cursor, Dialect, advisory_key, redact_url
 
-__all__ = ["PostgresConnector", "advisory_key"]
+__all__ = ["PostgresConnector", "migrations", "to_pg"]
 
 MIGRATIONS_PACKAGE = "migrations_postgresql"
 _MIGRATION_LOCK = "rlm-recursive:migrations"
 _MIGRATED: set[str] = set()
 """URLs this process has brought up to date (the check costs a locked transaction)."""
 _MIGRATED_LOCK = threading.Lock()
-
-
-def advisory_key(namespace: str, ident: int = 0) -> int:
-    """A signed 64-bit advisory-lock key: the namespace's crc32 high, the id's low 32 bits."""
-    key = (zlib.crc32(namespace.encode()) << 32) | (ident & 0xFFFFFFFF)
-    return key - (1 << 64) if key >= 1 << 63 else key
 
 
 class _IsoTimestamptzLoader(TimestamptzLoader):
