@@ -17,8 +17,7 @@ from psycopg.types.json import Jsonb
 from ..errors import Conflict, InvalidArgs
 from ..store.connector import Executor, advisory_key
 from ..store.postgres import PostgresConnector
-from .records import MessageRecord, SummaryRecord
-from .store import _MESSAGE_COLS, _SUMMARY_COLS, SqlConversationStore, _message, _prefixed
+from .store import SqlConversationStore, _prefixed
 
 __all__ = ["PostgresConversationStore"]
 
@@ -26,10 +25,7 @@ _LOCK_NAMESPACE = "rlm-recursive:lcm-conversation"
 _HEADLINE = "StartSel=[, StopSel=], MaxWords=16, MinWords=6, MaxFragments=1"
 
 
-def _words(text: str) -> str:
-    if not text.split():
-        raise InvalidArgs("the search query is empty")
-    return text
+_CREATION_ORDER = {"messages": "seq", "summaries": "summary_seq"}
 
 
 class PostgresConversationStore(SqlConversationStore):
@@ -67,28 +63,19 @@ class PostgresConversationStore(SqlConversationStore):
         db.execute("SELECT 1 FROM conversations WHERE conversation_id = ? FOR UPDATE",
                    (conversation_id,))
 
-    # search
-    def search_messages(self, conversation_id: int, query: str, limit: int
-                        ) -> list[tuple[MessageRecord, str]]:
-        rows = self.query(
-            f"SELECT {_prefixed('m', _MESSAGE_COLS)}, "
-            f"ts_headline('english', m.content, q, '{_HEADLINE}') "
-            "FROM messages m, plainto_tsquery('english', ?) q "
-            "WHERE m.conversation_id = ? AND m.content_tsv @@ q "
-            "ORDER BY ts_rank(m.content_tsv, q) DESC, m.seq LIMIT ?",
-            (_words(query), conversation_id, limit))
-        return [(_message(r[:7]), r[7]) for r in rows]
-
-    def search_summaries(self, conversation_id: int, query: str, limit: int
-                         ) -> list[tuple[SummaryRecord, str]]:
-        rows = self.query(
-            f"SELECT {_prefixed('s', _SUMMARY_COLS)}, "
-            f"ts_headline('english', s.content, q, '{_HEADLINE}') "
-            "FROM summaries s, plainto_tsquery('english', ?) q "
-            "WHERE s.conversation_id = ? AND s.content_tsv @@ q "
-            "ORDER BY ts_rank(s.content_tsv, q) DESC, s.summary_seq LIMIT ?",
-            (_words(query), conversation_id, limit))
-        return [(self._summary(r[:7]), r[7]) for r in rows]
+    def _search(self, table: str, alias: str, columns: str, conversation_id: int, query: str,
+                limit: int) -> list[Any]:
+        """The generated `content_tsv` column (GIN-indexed) against the words as a plain
+        AND query, ranked by ts_rank; ties oldest first."""
+        if not query.split():
+            raise InvalidArgs("the search query is empty")
+        a, oldest = alias, _CREATION_ORDER[table]
+        return self.query(
+            f"SELECT {_prefixed(a, columns)}, ts_headline('english', {a}.content, q, "
+            f"'{_HEADLINE}') FROM {table} {a}, plainto_tsquery('english', ?) q "
+            f"WHERE {a}.conversation_id = ? AND {a}.content_tsv @@ q "
+            f"ORDER BY ts_rank({a}.content_tsv, q) DESC, {a}.{oldest} LIMIT ?",
+            (query, conversation_id, limit))
 
     # the per-conversation compaction lock (seed 002: "one advisory lock per conversation")
     def acquire_lock(self, conversation_id: int, owner: str, ttl_s: float) -> None:

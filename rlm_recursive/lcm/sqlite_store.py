@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 from ..errors import Conflict, InvalidArgs
 from ..store.connector import SqliteConnector
-from .records import MessageRecord, SummaryRecord
-from .store import _MESSAGE_COLS, _SUMMARY_COLS, SqlConversationStore, _message, _prefixed
+from .store import SqlConversationStore, _prefixed
 
 __all__ = ["SqliteConversationStore"]
 
@@ -32,27 +32,17 @@ class SqliteConversationStore(SqlConversationStore):
         super().__init__(connector)
         self.path = connector.path
 
-    def search_messages(self, conversation_id: int, query: str, limit: int
-                        ) -> list[tuple[MessageRecord, str]]:
-        rows = self.query(
-            f"SELECT {_prefixed('m', _MESSAGE_COLS)}, "
-            "snippet(messages_fts, 0, '[', ']', '…', 16) FROM messages_fts "
-            "JOIN messages m ON m.message_id = messages_fts.rowid "
-            "WHERE messages_fts MATCH ? AND m.conversation_id = ? "
-            "ORDER BY bm25(messages_fts), m.seq LIMIT ?",
+    def _search(self, table: str, alias: str, columns: str, conversation_id: int, query: str,
+                limit: int) -> list[Any]:
+        """FTS5 (migration 0005: `<table>_fts`, rowid-linked), ranked by bm25; ties oldest
+        first (rowids grow with insertion)."""
+        fts = f"{table}_fts"
+        return self.query(
+            f"SELECT {_prefixed(alias, columns)}, snippet({fts}, 0, '[', ']', '…', 16) "
+            f"FROM {fts} JOIN {table} {alias} ON {alias}.rowid = {fts}.rowid "
+            f"WHERE {fts} MATCH ? AND {alias}.conversation_id = ? "
+            f"ORDER BY bm25({fts}), {alias}.rowid LIMIT ?",
             (_fts_query(query), conversation_id, limit))
-        return [(_message(r[:7]), r[7]) for r in rows]
-
-    def search_summaries(self, conversation_id: int, query: str, limit: int
-                         ) -> list[tuple[SummaryRecord, str]]:
-        rows = self.query(
-            f"SELECT {_prefixed('s', _SUMMARY_COLS)}, "
-            "snippet(summaries_fts, 0, '[', ']', '…', 16) FROM summaries_fts "
-            "JOIN summaries s ON s.rowid = summaries_fts.rowid "
-            "WHERE summaries_fts MATCH ? AND s.conversation_id = ? "
-            "ORDER BY bm25(summaries_fts), s.created_at LIMIT ?",
-            (_fts_query(query), conversation_id, limit))
-        return [(self._summary(r[:7]), r[7]) for r in rows]
 
     # SQLite has no advisory locks: a lease row that a crashed holder cannot keep forever.
     def acquire_lock(self, conversation_id: int, owner: str, ttl_s: float) -> None:
