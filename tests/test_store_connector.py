@@ -134,3 +134,36 @@ def test_a_url_without_its_driver_installed_says_which_extra_to_install(
         open_connector(tmp_path / "x.db", "postgresql://rlm@127.0.0.1:1/rlm")
     with pytest.raises(ConfigError, match=r"rlm-recursive\[s3\]"):
         blob_store_for(tmp_path, {"RLM_BLOB_URL": "s3://bucket/prefix"})
+
+
+def _drop_connections(url: str) -> int:
+    """What a server restart or failover does to clients: every session of the database ends."""
+    with psycopg.connect(url, autocommit=True) as admin:
+        return len(admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = "
+            "current_database() AND pid <> pg_backend_pid()").fetchall())
+
+
+def test_dropped_connections_are_replaced_and_a_lock_dies_with_its_holder(
+    tmp_path: Path, postgres_url: str,
+) -> None:
+    from rlm_recursive.errors import Conflict
+
+    first = Lcm(tmp_path, LcmConfig(), database_url=postgres_url)
+    second = Lcm(tmp_path, LcmConfig(), database_url=postgres_url)
+    cid = first.store.create_conversation("ses_restart").conversation_id
+    first.store.acquire_lock(cid, "holder", ttl_s=60)
+    with pytest.raises(Conflict):
+        second.store.acquire_lock(cid, "other", ttl_s=60)
+    assert _drop_connections(postgres_url) >= 2
+    # The pools hand out fresh connections; the dead holder's lock is gone with its session.
+    first.append(cid, "user", "still here after the restart")
+    second.store.acquire_lock(cid, "other", ttl_s=60)
+    first.store.release_lock(cid, "holder")  # its connection died: nothing to undo, no error
+    with pytest.raises(Conflict):
+        first.store.acquire_lock(cid, "holder", ttl_s=60)
+    second.store.release_lock(cid, "other")
+    first.store.acquire_lock(cid, "holder", ttl_s=60)
+    assert [m.content for m in second.store.messages(cid)] == ["still here after the restart"]
+    first.close()
+    second.close()

@@ -12,6 +12,7 @@ import threading
 from datetime import datetime
 from typing import Any
 
+import psycopg
 from psycopg.types.json import Jsonb
 
 from ..errors import Conflict, InvalidArgs
@@ -112,5 +113,7 @@ class PostgresConversationStore(SqlConversationStore):
         try:
             conn.execute("SELECT pg_advisory_unlock(%s)",
                          (advisory_key(_LOCK_NAMESPACE, conversation_id),))
+        except psycopg.OperationalError:
+            pass  # the connection is gone, and its lock with it; the pool replaces it
         finally:
             self.pg.pool.putconn(conn)

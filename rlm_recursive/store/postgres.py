@@ -77,15 +77,21 @@ class PostgresConnector:
             url, min_size=1, max_size=max_size, open=False, name="rlm-recursive",
             kwargs={"autocommit": True, "application_name": "rlm-recursive",
                     "connect_timeout": max(2, int(timeout_s))},
-            configure=_configure, timeout=timeout_s)
+            configure=_configure, timeout=timeout_s,
+            # A connection the server dropped (a restart, a failover) is replaced before use,
+            # not handed out to fail the caller's first statement.
+            check=ConnectionPool.check_connection)
         try:
             self.pool.open(wait=True, timeout=timeout_s)
+            self._migrate()
         except PoolTimeout as exc:
             self.pool.close()
             raise StoreUnavailable(
                 f"cannot connect to PostgreSQL at {redact_url(url)} within {timeout_s:g} s; "
                 "is the server up and RLM_DATABASE_URL right?") from exc
-        self._migrate()
+        except BaseException:
+            self.pool.close()
+            raise
 
     @contextmanager
     def connection(self) -> Iterator[psycopg.Connection[Any]]:
