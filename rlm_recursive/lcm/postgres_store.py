@@ -18,7 +18,7 @@ from psycopg.types.json import Jsonb
 from ..errors import Conflict, InvalidArgs
 from ..store.connector import Executor, advisory_key
 from ..store.postgres import PostgresConnector
-from .store import SqlConversationStore, _prefixed
+from .store import SqlConversationStore
 
 __all__ = ["PostgresConversationStore"]
 
@@ -72,7 +72,7 @@ class PostgresConversationStore(SqlConversationStore):
             raise InvalidArgs("the search query is empty")
         a, oldest = alias, _CREATION_ORDER[table]
         return self.query(
-            f"SELECT {_prefixed(a, columns)}, ts_headline('english', {a}.content, q, "
+            f"SELECT {columns}, ts_headline('english', {a}.content, q, "
             f"'{_HEADLINE}') FROM {table} {a}, plainto_tsquery('english', ?) q "
             f"WHERE {a}.conversation_id = ? AND {a}.content_tsv @@ q "
             f"ORDER BY ts_rank({a}.content_tsv, q) DESC, {a}.{oldest} LIMIT ?",

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..errors import Conflict, InvalidArgs
 from ..store.connector import SqliteConnector
-from .store import SqlConversationStore, _prefixed
+from .store import SqlConversationStore
 
 __all__ = ["SqliteConversationStore"]
 
@@ -38,7 +38,7 @@ class SqliteConversationStore(SqlConversationStore):
         first (rowids grow with insertion)."""
         fts = f"{table}_fts"
         return self.query(
-            f"SELECT {_prefixed(alias, columns)}, snippet({fts}, 0, '[', ']', '…', 16) "
+            f"SELECT {columns}, snippet({fts}, 0, '[', ']', '…', 16) "
             f"FROM {fts} JOIN {table} {alias} ON {alias}.rowid = {fts}.rowid "
             f"WHERE {fts} MATCH ? AND {alias}.conversation_id = ? "
             f"ORDER BY bm25({fts}), {alias}.rowid LIMIT ?",

@@ -117,19 +117,21 @@ class SqlConversationStore:
 
     def _search(self, table: str, alias: str, columns: str, conversation_id: int, query: str,
                 limit: int) -> list[Any]:
-        """Full-text matches in `table` of one conversation, best first: the row's
-        `columns` (prefixed by `alias`), then a snippet with hits in [brackets]."""
+        """Full-text matches in `table` (as `alias`) of one conversation, best first: the
+        `columns` (already prefixed by the alias), then a snippet with hits in [brackets]."""
         raise NotImplementedError
 
     # search
     def search_messages(self, conversation_id: int, query: str, limit: int
                         ) -> list[tuple[MessageRecord, str]]:
-        rows = self._search("messages", "m", _MESSAGE_COLS, conversation_id, query, limit)
+        rows = self._search("messages", "m", _prefixed("m", _MESSAGE_COLS), conversation_id,
+                            query, limit)
         return [(_message(r[:7]), r[7]) for r in rows]
 
     def search_summaries(self, conversation_id: int, query: str, limit: int
                          ) -> list[tuple[SummaryRecord, str]]:
-        rows = self._search("summaries", "s", _SUMMARY_COLS, conversation_id, query, limit)
+        rows = self._search("summaries", "s", _prefixed("s", _SUMMARY_COLS), conversation_id,
+                            query, limit)
         return [(self._summary(r[:7]), r[7]) for r in rows]
 
     def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
