@@ -73,3 +73,5 @@ class S3BlobStore(CachedTexts):
             return int(obstore.head(self._store, self.key_for(content_hash))["size"])
         except FileNotFoundError as exc:
             raise InternalError(f"blob {content_hash} is missing from {self.url}") from exc
+        except BaseError as exc:
+            raise StoreUnavailable(f"cannot reach {self.url}: {exc}") from exc
