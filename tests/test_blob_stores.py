@@ -148,3 +148,26 @@ def test_the_s3_put_is_conditional_so_a_writer_that_lost_the_race_changes_nothin
     assert store.put(b"first") == digest  # refused by the server, reported as stored
     versions = s3.list_object_versions(Bucket=s3_bucket)["Versions"]
     assert [v["Key"] for v in versions] == [f"p/{digest[:2]}/{digest}"]
+
+
+def test_an_unreachable_s3_endpoint_is_a_retryable_store_unavailable_within_seconds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import socket
+    import time
+
+    from rlm_recursive.errors import StoreUnavailable
+
+    with socket.socket() as sock:  # a loopback port with nothing listening
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    for name, value in {"AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}",
+                        "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test",
+                        "AWS_REGION": "us-east-1"}.items():
+        monkeypatch.setenv(name, value)
+    blobs = blob_store_for(tmp_path, {"RLM_BLOB_URL": "s3://nowhere/x"})
+    started = time.monotonic()
+    with pytest.raises(StoreUnavailable) as info:
+        blobs.put(b"a report")
+    assert info.value.retryable and "s3://nowhere/x" in str(info.value)
+    assert time.monotonic() - started < 60

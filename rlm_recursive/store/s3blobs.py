@@ -10,6 +10,8 @@ bucket is shared and a key is only as good as its bytes.
 from __future__ import annotations
 
 import os
+from datetime import timedelta
+from typing import Any
 
 import obstore
 from obstore.exceptions import AlreadyExistsError, BaseError, PreconditionError
@@ -28,8 +30,13 @@ class S3BlobStore(CachedTexts):
         self.url = f"s3://{bucket}/{prefix}".rstrip("/")
         endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
         # Plain HTTP only when the endpoint itself says so (a test or in-cluster server).
-        client = {"allow_http": True} if (endpoint or "").startswith("http://") else None
-        self._store = S3Store(bucket, prefix=prefix or None, client_options=client)
+        client: dict[str, Any] = {"connect_timeout": timedelta(seconds=5)}
+        if (endpoint or "").startswith("http://"):
+            client["allow_http"] = True
+        # Bounded retries: a store that is down is reported within seconds, not minutes.
+        self._store = S3Store(bucket, prefix=prefix or None, client_options=client,
+                              retry_config={"max_retries": 3,
+                                            "retry_timeout": timedelta(seconds=15)})
 
     @staticmethod
     def key_for(content_hash: str) -> str:
