@@ -61,6 +61,8 @@ def postgres_url(postgres_server: str) -> Iterator[str]:
     try:
         yield url
     finally:
+        if (pools := sys.modules.get("rlm_recursive.store.postgres")) is not None:
+            pools.close_pools(url)  # a test may leave its stores open
         with psycopg.connect(postgres_server, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 

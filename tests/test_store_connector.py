@@ -167,3 +167,28 @@ def test_dropped_connections_are_replaced_and_a_lock_dies_with_its_holder(
     assert [m.content for m in second.store.messages(cid)] == ["still here after the restart"]
     first.close()
     second.close()
+
+
+def test_connectors_of_one_url_share_a_pool_that_the_last_close_ends(
+    tmp_path: Path, postgres_url: str,
+) -> None:
+    from rlm_recursive.errors import Conflict
+
+    long_lived = PostgresConnector(postgres_url)
+    per_run = Lcm(tmp_path, LcmConfig(), database_url=postgres_url)
+    assert per_run.store.connector.pool is long_lived.pool  # type: ignore[attr-defined]
+    cid = per_run.store.create_conversation("ses_pool").conversation_id
+    per_run.store.acquire_lock(cid, "run-1", ttl_s=60)
+    per_run.close()  # gives back its lock's connection: no lock may stay in the pool
+    assert not long_lived.pool.closed
+    other = Lcm(tmp_path, LcmConfig(), database_url=postgres_url)
+    other.store.acquire_lock(cid, "run-2", ttl_s=60)
+    third = Lcm(tmp_path / "b", LcmConfig(), database_url=postgres_url)
+    with pytest.raises(Conflict):
+        third.store.acquire_lock(cid, "run-3", ttl_s=60)
+    other.store.release_lock(cid, "run-2")
+    for lcm in (other, third):
+        lcm.close()
+    assert long_lived.query("SELECT COUNT(*) FROM conversations") == [(1,)]
+    long_lived.close()
+    assert long_lived.pool.closed
