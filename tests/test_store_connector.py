@@ -192,3 +192,24 @@ def test_connectors_of_one_url_share_a_pool_that_the_last_close_ends(
     assert long_lived.query("SELECT COUNT(*) FROM conversations") == [(1,)]
     long_lived.close()
     assert long_lived.pool.closed
+
+
+def test_the_cli_of_another_data_dir_reads_the_shared_conversation(
+    tmp_path: Path, postgres_url: str,
+) -> None:
+    """Machine A writes a conversation; `rlm-recursive lcm` on machine B (its own data dir,
+    another process) finds it, because both name the same RLM_DATABASE_URL."""
+    import json
+
+    writer = Lcm(tmp_path / "machine-a", LcmConfig(), database_url=postgres_url)
+    cid = writer.store.create_conversation("ses_team").conversation_id
+    writer.append(cid, "user", "The chiller on level 2 was serviced on 3 March.")
+    writer.close()
+    env = {**os.environ, "RLM_DATABASE_URL": postgres_url}
+    done = subprocess.run([sys.executable, "-m", "rlm_recursive", "--data-dir",
+                           str(tmp_path / "machine-b"), "lcm", "grep", "chiller serviced",
+                           "-c", str(cid), "--json"], capture_output=True, text=True,
+                          timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    matches = json.loads(done.stdout)["matches"]
+    assert [m["id"] for m in matches] == ["msg_1"] and "[chiller]" in matches[0]["snippet"]
