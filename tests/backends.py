@@ -72,6 +72,7 @@ def database_url(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
                  ) -> str | None:
     """Each backend in turn: None (SQLite in the data dir) or a fresh PostgreSQL database,
     also exported as RLM_DATABASE_URL so code that reads the environment follows."""
+    request.getfixturevalue("data_dir")  # conftest's clean environment first, then the URL
     if request.param == "sqlite":
         monkeypatch.delenv("RLM_DATABASE_URL", raising=False)
         return None
