@@ -29,6 +29,8 @@
         │   ├── ModelNotFound     model_not_found
         │   └── ProviderAuthError auth_error (the model server refused the key: 401/403)
         ├── Conflict              conflict (another process holds a lock; retryable)
+        ├── StoreUnavailable      store_unavailable (the shared database cannot be reached;
+        │                         retryable)
         └── InternalError         internal_error
 
 Inside the agent loop, ModelError and UserError raised by a tool go back to the model;
@@ -65,6 +67,7 @@ __all__ = [
     "SecretsFound",
     "SessionClosed",
     "SessionNotReady",
+    "StoreUnavailable",
     "Timeout",
     "Unauthorized",
     "UnknownTool",
@@ -217,6 +220,13 @@ class Conflict(RunError):
     """Another process holds a lock we waited for (e.g. the search index writer): retry later."""
 
     code = "conflict"
+    default_retryable = True
+
+
+class StoreUnavailable(RunError):
+    """The shared database (`RLM_DATABASE_URL`) cannot be reached; retry once it is up."""
+
+    code = "store_unavailable"
     default_retryable = True
 
 
