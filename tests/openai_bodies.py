@@ -97,3 +97,13 @@ def vllm_stream(model: str, pieces: list[str], tool: dict[str, Any] | None = Non
     chunks.append({**base, "choices": [], "usage": {"prompt_tokens": 50, "total_tokens": 60,
                                                     "completion_tokens": 10}})
     return sse(chunks)
+
+
+def llama_server_props(n_ctx: int, slots: int = 1) -> dict[str, Any]:
+    """`GET /props`: the per-slot window the server allocated (`-c` divided by `-np`)."""
+    return {"default_generation_settings": {"id": 0, "id_task": -1, "n_ctx": n_ctx,
+                                            "speculative": False, "is_processing": False,
+                                            "params": {"n_predict": -1, "temperature": 0.8}},
+            "total_slots": slots, "model_path": "/models/qwen2.5-7b-instruct-q4_k_m.gguf",
+            "chat_template": "{% for message in messages %}…{% endfor %}",
+            "build_info": "b4380-6b4e2e7"}

@@ -131,10 +131,13 @@ async def test_streamed_text_and_tool_call_fragments_are_assembled() -> None:
 async def test_context_window_from_vllm_and_llama_server_model_lists() -> None:
     respx.get(f"{BASE}/models").respond(json=bodies.vllm_models(MODEL, 40960))
     assert await _provider().context_window(MODEL) == 40960
-    respx.get(f"{BASE}/models").respond(json=bodies.llama_server_models("q.gguf", 4096))
-    assert await _provider().context_window("q.gguf") == 4096
-    # The trained window of a 128k model is capped: llama-server allocated far less.
+    # llama-server: the window it allocated per slot (/props) wins over the trained one ...
     respx.get(f"{BASE}/models").respond(json=bodies.llama_server_models("q.gguf", 131072))
+    props = respx.get("http://127.0.0.1:8000/props").respond(
+        json=bodies.llama_server_props(4096))
+    assert await _provider().context_window("q.gguf") == 4096
+    # ... and without /props the trained window of a 128k model is capped.
+    props.respond(404, json=bodies.llama_server_error("File Not Found", 404, "not_found_error"))
     assert await _provider().context_window("q.gguf") == 32768
 
 

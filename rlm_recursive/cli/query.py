@@ -85,11 +85,14 @@ def _show_step(event: dict) -> None:
     if event["error"]:
         err_console.print(f"  [red]{event['error']['type']}[/]: {event['error']['message']}")
 def _tiers(plan: TierPlan) -> list[dict]:
-    """`describe()`, plus where each window comes from: an uncatalogued Ollama model gets the
-    server's trained length (capped) at run time, and a listing asks no server."""
+    """`describe()`, plus where each window comes from: an uncatalogued model on a server
+    (Ollama, OpenAI-compatible) gets the server's length (capped) at run time, and a listing
+    asks no server."""
     rows = plan.describe()
     for row, tier in zip(rows, plan.tiers, strict=True):
-        from_server = not tier.info.catalogued and tier.provider == "ollama"
+        # Ollama, openai and [providers.NAME] groups ask their server for the window.
+        from_server = not tier.info.catalogued and tier.provider not in (
+            "embedded", "claude", "fake")
         row["num_ctx_from"] = "server" if from_server else "catalog"
         if from_server:
             row["num_ctx"] = None

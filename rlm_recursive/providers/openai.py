@@ -164,8 +164,22 @@ class OpenAIProvider:
         window = model_window(entry)
         if window is None:
             return DEFAULT_NUM_CTX
-        # llama-server reports the trained window, which can exceed what the server allocated.
-        return min(window, MAX_SERVER_NUM_CTX) if "meta" in entry else window
+        if "meta" not in entry:
+            return window
+        # llama-server reports the trained window; what it allocated per slot is in /props.
+        return await self._allocated_window() or min(window, MAX_SERVER_NUM_CTX)
+
+    async def _allocated_window(self) -> int | None:
+        """llama-server's `GET /props` `default_generation_settings.n_ctx` (per slot)."""
+        root = self.host.removesuffix("/v1")
+        try:
+            response = await self._client.get(f"{root}/props", timeout=self._timeout_s)
+            props = response.json() if response.status_code == 200 else {}
+        except (httpx.HTTPError, ValueError):
+            return None
+        settings = props.get("default_generation_settings") if isinstance(props, dict) else None
+        n_ctx = (settings or {}).get("n_ctx") if isinstance(settings, dict) else None
+        return n_ctx if isinstance(n_ctx, int) and n_ctx > 0 else None
 
     async def models(self, refresh: bool = False) -> dict[str, dict[str, Any]]:
         """`GET {base}/models` as `{id: entry}` (cached; `refresh` asks again)."""
