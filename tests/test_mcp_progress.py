@@ -7,21 +7,13 @@ from __future__ import annotations
 import json
 import os
 import sys
-from pathlib import Path
 
 from mcp import Client, StdioServerParameters
+from serve_support import NOTES, QUESTION, hopper, scripted_runtime
 
 from rlm_recursive.agent.pool import ProviderPool
-from rlm_recursive.agent.runtime import Runtime
-from rlm_recursive.catalog import ModelInfo, Preset, TierSpec, load_catalog
 from rlm_recursive.mcp_server import build_server
-from rlm_recursive.providers.base import ChatRequest, ChatResult
-from rlm_recursive.providers.fake import FakeProvider, reply, tool_reply
-
-NOTES = ("The Falcon project is run by the Lisbon office. Its budget is reviewed yearly.\n"
-         "The Lisbon office is housed in the Harbour building near the river.\n"
-         "The alarm code of the Harbour building is 4821-K, changed every spring.\n")
-QUESTION = "What is the alarm code of the building that houses the office that runs Falcon?"
+from rlm_recursive.providers.fake import FakeProvider
 
 
 class Progress:
@@ -38,27 +30,9 @@ class Progress:
         return [m or "" for _, _, m in self.seen]
 
 
-def _hopper(request: ChatRequest) -> ChatResult:
-    """Each hop looks up the next name offered; the final call answers."""
-    if request.tools and request.tools[0].name == "rlm_hop":
-        offered = request.tools[0].parameters["properties"]["next_lookup"].get("enum", [])
-        nxt = next((o for o in offered if o != "NONE"), "NONE")
-        return tool_reply("rlm_hop", {"fact": "", "can_answer": False, "answer": "",
-                                      "next_lookup": nxt})
-    return reply("4821-K")
-
-
-def _runtime(data_dir: Path) -> Runtime:
-    catalog = load_catalog()
-    catalog.models["scripted"] = ModelInfo(name="scripted", provider="fake", tools=False,
-                                           params_b=0.1, num_ctx=8192)
-    catalog.presets["scripted"] = Preset(tiers=[TierSpec(model="scripted")])
-    return Runtime(data_dir, "unrestricted", catalog=catalog)
-
-
 async def test_rlm_query_reports_hops_and_model_calls_in_order(data_dir):
-    runtime = _runtime(data_dir)
-    server = build_server(runtime, providers=ProviderPool({"fake": FakeProvider(script=_hopper)}))
+    runtime = scripted_runtime(data_dir)
+    server = build_server(runtime, providers=ProviderPool({"fake": FakeProvider(script=hopper)}))
     progress = Progress()
     try:
         async with Client(server) as client:
@@ -84,8 +58,8 @@ async def test_rlm_query_reports_hops_and_model_calls_in_order(data_dir):
 
 
 async def test_a_query_without_a_progress_token_still_answers(data_dir):
-    runtime = _runtime(data_dir)
-    server = build_server(runtime, providers=ProviderPool({"fake": FakeProvider(script=_hopper)}))
+    runtime = scripted_runtime(data_dir)
+    server = build_server(runtime, providers=ProviderPool({"fake": FakeProvider(script=hopper)}))
     try:
         async with Client(server) as client:
             result = await client.call_tool("rlm_query", {
