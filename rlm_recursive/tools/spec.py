@@ -22,7 +22,8 @@ from ..store.sessions import require_open
 from ..types import SpanRef, ToolDef, ToolResult
 from .names import SESSION_WRITE_TOOLS
 
-__all__ = ["ReadLog", "Registry", "SubQueryRunner", "ToolContext", "ToolSpec", "tool_def"]
+__all__ = ["STORE_WRITES", "ReadLog", "Registry", "SubQueryRunner", "ToolContext", "ToolSpec",
+           "tool_def"]
 
 Handler = Callable[["ToolContext", Any], Awaitable[ToolResult] | ToolResult]
 """An `async def` handler runs on the event loop (it awaits models, sandboxes); a plain `def`
@@ -32,10 +33,13 @@ one does blocking store, parse or index work and runs in a worker thread."""
 BUDGET_EXEMPT = "rlm_session_create"
 
 _WRITERS = SESSION_WRITE_TOOLS | {"rlm_session_create", "rlm_session_close", "rlm_chunk_create"}
-"""Blocking tools that write: one at a time, as when every handler ran on the event loop (the
-store's one SQLite connection cannot hold two threads' transactions at once). Reads run
-concurrently, so a long index build no longer stalls a session_info."""
-_WRITE_LOCK = threading.Lock()
+"""Blocking tools that write: one at a time (under STORE_WRITES), as when every handler ran on
+the event loop. Reads run concurrently, so a long index build no longer stalls a
+session_info."""
+STORE_WRITES = threading.Lock()
+"""Held by whoever loads documents or writes spans outside the event loop (these tools, the
+API's background loads): the store's one SQLite connection cannot hold two threads'
+transactions at once."""
 
 
 class ReadLog(Protocol):
@@ -224,7 +228,7 @@ async def _run_handler(spec: ToolSpec, ctx: ToolContext, args: BaseModel) -> Too
 
 
 def _locked(handler: Handler, ctx: ToolContext, args: BaseModel) -> ToolResult:
-    with _WRITE_LOCK:
+    with STORE_WRITES:
         return handler(ctx, args)  # type: ignore[return-value]
 
 
