@@ -22,8 +22,9 @@ __all__ = ["PROGRESS_TOOLS", "with_progress"]
 
 T = TypeVar("T")
 
-PROGRESS_TOOLS = frozenset({"rlm_docs_load", "rlm_search_query", "rlm_sub_query_batch"})
-"""Registry tools that can take long: the ones that report progress (rlm_query always does)."""
+PROGRESS_TOOLS = frozenset({"rlm_docs_load", "rlm_search_query"})
+"""Registry tools that can take long and say how far they are (files loaded, characters
+indexed); rlm_query always reports."""
 
 
 async def with_progress(context: Context, work: Callable[[EventFeed], Awaitable[T]]) -> T:
