@@ -12,6 +12,7 @@ from mcp import Client, StdioServerParameters
 from serve_support import NOTES, QUESTION, hopper, scripted_runtime
 
 from rlm_recursive.agent.pool import ProviderPool
+from rlm_recursive.errors import Timeout
 from rlm_recursive.mcp_server import build_server
 from rlm_recursive.providers.fake import FakeProvider
 
@@ -99,3 +100,25 @@ async def test_a_folder_load_and_first_search_report_progress_over_stdio(tmp_pat
     total = len(NOTES * 200) * 6
     assert searching.messages[-1] == f"indexing: {total:,} of {total:,} chars", searching.seen
     assert quiet.seen == []
+
+
+async def test_a_run_error_under_progress_keeps_its_code(data_dir, monkeypatch):
+    """A run error raised inside the progress reporter reaches the client as itself (not as
+    an internal error wrapped by the task group)."""
+    runtime = scripted_runtime(data_dir)
+
+    def too_slow(*args, **kwargs):
+        raise Timeout("the index build took too long")
+
+    monkeypatch.setattr("rlm_recursive.tools.search.search_session", too_slow)
+    try:
+        async with Client(build_server(runtime)) as client:
+            made = await client.call_tool("rlm_session_create", {})
+            sid = json.loads(made.content[0].text)["session_id"]
+            found = await client.call_tool("rlm_search_query", {"session_id": sid,
+                                                                "query": "alarm"},
+                                           progress_callback=Progress())
+    finally:
+        runtime.close()
+    assert found.is_error
+    assert json.loads(found.content[0].text)["meta"]["error_code"] == "timeout"

@@ -31,6 +31,7 @@ async def with_progress(context: Context, work: Callable[[EventFeed], Awaitable[
     """Run `work(feed)` with its events reported to the client as progress notifications."""
     feed = EventFeed()
     result: list[T] = []
+    failed: list[Exception] = []
 
     async def send() -> None:
         async for event in feed.follow():
@@ -42,10 +43,14 @@ async def with_progress(context: Context, work: Callable[[EventFeed], Awaitable[
         try:
             with trajectory.listening(feed):
                 result.append(await work(feed))
+        except Exception as exc:  # raised as itself below, not inside an ExceptionGroup
+            failed.append(exc)
         finally:
             feed.close()
 
     async with anyio.create_task_group() as group:
         group.start_soon(send)
         await run()
+    if failed:
+        raise failed[0]
     return result[0]
