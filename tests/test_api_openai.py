@@ -12,6 +12,7 @@ from serve_support import NOTES, QUESTION, hopper, scripted_runtime, sse_events
 
 from rlm_recursive.agent.pool import ProviderPool
 from rlm_recursive.api.openai_wire import NOT_GROUNDED
+from rlm_recursive.errors import ProviderError
 from rlm_recursive.lcm import lcm_for
 from rlm_recursive.providers.fake import FakeProvider, reply
 
@@ -181,3 +182,28 @@ def test_an_answer_nothing_backs_does_not_read_as_a_confident_one(rt):
     content = answer.choices[0].message.content
     assert answer.rlm["grounded"] is False
     assert content.startswith(NOT_GROUNDED), content
+
+
+def test_a_failed_run_is_an_openai_error_before_and_during_a_stream(rt):
+    key = new_key(rt, "acme")
+
+    def down(request):
+        raise ProviderError("the model server is down")
+
+    with live_api(rt, providers=ProviderPool({"fake": FakeProvider(script=down)})) as base:
+        made = httpx.post(f"{base}/v1/sessions", headers=auth(key),
+                          json={"docs": [{"text": NOTES}]})
+        model = f"rlm/scripted/{made.json()['session_id']}"
+        question = [{"role": "user", "content": QUESTION}]
+        with _client(base, key) as client:
+            with pytest.raises(openai.InternalServerError) as whole:
+                client.chat.completions.create(model=model, messages=question,
+                                               extra_body=ITERATIVE)
+            stream = client.chat.completions.create(model=model, messages=question,
+                                                    stream=True, extra_body=ITERATIVE)
+            with pytest.raises(openai.APIError) as streamed:
+                list(stream)
+    assert whole.value.status_code == 502 and whole.value.code == "provider_error"
+    assert "down" in whole.value.message
+    # The stream had begun (200): the error arrives as OpenAI's API sends it, a data line.
+    assert streamed.value.code == "provider_error" and streamed.value.type == "server_error"
