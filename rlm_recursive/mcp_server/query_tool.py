@@ -21,6 +21,7 @@ from ..agent.strategies import Strategy
 from ..errors import InternalError, InvalidArgs, RlmError, UnsupportedFile
 from ..lcm import lcm_for
 from ..policy import audited
+from ..types import MODEL_TIERS_HELP
 
 __all__ = [
     "RLM_QUERY_DESCRIPTION",
@@ -85,8 +86,12 @@ class RlmQueryArgs(BaseModel):
         "counting by pattern; classify: a per-item judgement summed in code; auto: by model "
         "size and question",
     )
-    provider: Literal["auto", "ollama", "claude", "embedded"] = Field(
-        "auto", description="auto: Ollama if it answers, else the embedded model"
+    provider: Literal["auto", "ollama", "openai", "claude", "embedded"] = Field(
+        "auto", description="auto: Ollama if it answers, else the embedded model; openai: "
+        "the OpenAI-compatible server at OPENAI_BASE_URL"
+    )
+    model_tiers: dict[str, str] | None = Field(
+        None, description=MODEL_TIERS_HELP + " Subject to the egress policy, as model is."
     )
     conversation_id: int | None = Field(
         None, ge=1, le=2**63 - 1, description="Continue this conversation (a previous answer's "
@@ -264,6 +269,7 @@ def _options(args: RlmQueryArgs) -> QueryOptions:
         preset=args.preset,
         provider=args.provider,
         model=args.model,
+        model_tiers=args.model_tiers,
         strategy=args.strategy,
         timeout_s=float(args.timeout_s),
         budget_usd=args.budget_usd,
