@@ -26,8 +26,11 @@
         ├── EmptyAnswer           empty_answer (the model gave no answer, e.g. it spent its
         │                         whole output budget thinking)
         ├── ProviderError         provider_error
-        │   └── ModelNotFound     model_not_found
+        │   ├── ModelNotFound     model_not_found
+        │   └── ProviderAuthError auth_error (the model server refused the key: 401/403)
         ├── Conflict              conflict (another process holds a lock; retryable)
+        ├── StoreUnavailable      store_unavailable (the shared database cannot be reached;
+        │                         retryable)
         └── InternalError         internal_error
 
 Inside the agent loop, ModelError and UserError raised by a tool go back to the model;
@@ -56,6 +59,7 @@ __all__ = [
     "ModelNotFound",
     "NotFound",
     "PathDenied",
+    "ProviderAuthError",
     "ProviderError",
     "RateLimited",
     "RlmError",
@@ -63,6 +67,7 @@ __all__ = [
     "SecretsFound",
     "SessionClosed",
     "SessionNotReady",
+    "StoreUnavailable",
     "Timeout",
     "Unauthorized",
     "UnknownTool",
@@ -205,10 +210,23 @@ class ModelNotFound(ProviderError):
     code = "model_not_found"
 
 
+class ProviderAuthError(ProviderError):
+    """A model server refused the credentials: retrying with the same key cannot help."""
+
+    code = "auth_error"
+
+
 class Conflict(RunError):
     """Another process holds a lock we waited for (e.g. the search index writer): retry later."""
 
     code = "conflict"
+    default_retryable = True
+
+
+class StoreUnavailable(RunError):
+    """The shared database (`RLM_DATABASE_URL`) cannot be reached; retry once it is up."""
+
+    code = "store_unavailable"
     default_retryable = True
 
 

@@ -218,3 +218,20 @@ def test_a_title_does_not_end_the_sentence_or_hide_the_name():
     assert "achebe" in values(answer)
     assert not check_support(answer, "Which consultant looks after patient Varga?",
                              WARD).supported
+
+
+def test_free_text_requests_carry_a_repeat_penalty_on_every_wire():
+    from rlm_recursive.providers.base import ChatOptions, ChatRequest
+    from rlm_recursive.providers.ollama import OllamaProvider
+    from rlm_recursive.providers.openai_wire import FREQUENCY_PENALTY, chat_body
+
+    asked = ChatRequest(model="m", messages=[Message(role="user", content="hi")],
+                        options=ChatOptions(max_tokens=256, repeat_penalty=1.1))
+    plain = asked.model_copy(update={"options": ChatOptions(max_tokens=256)})
+    ollama = OllamaProvider("http://127.0.0.1:9")
+    assert ollama._body(asked, 4096, False)["options"]["repeat_penalty"] == 1.1
+    assert ollama._body(asked, 4096, False)["options"]["num_predict"] == 256
+    assert "repeat_penalty" not in ollama._body(plain, 4096, False)["options"]
+    assert chat_body(asked, constrained=None, stream=False)["frequency_penalty"] == \
+        FREQUENCY_PENALTY
+    assert "frequency_penalty" not in chat_body(plain, constrained=None, stream=False)

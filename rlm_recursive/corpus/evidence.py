@@ -296,6 +296,8 @@ def check_support(answer: str, question: str, cited: Sequence[str],
     # A named entity already pins the unit down: one word fewer is needed beside it
     # ("Who sent invoice 8?" - "Invoice 8 from Ångström AB").
     need = max(0, math.ceil(_TOPIC_SHARE * len(topic)) - (1 if named else 0))
+    if chain_end:  # the question's words describe the whole chain, not its last link
+        need = min(need, 1)
     for unit in units if units is not None else split_units(cited):
         if anchors and not all(_contains(unit.norm, v) for v in anchors):
             continue
