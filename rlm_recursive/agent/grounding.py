@@ -114,13 +114,16 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
 
 
 def _computed_by_code(answer: AgentAnswer, first: Support, texts: list[str]) -> bool:
-    """A REPL answer whose missing values its code computed from what it read (a count, a
-    sum): the code read cited spans, and no missing value is typed in the code itself."""
+    """A REPL answer its code produced from what it read: the code is its plan. The code
+    read cited spans, the answer's words are in them, and neither the answer nor a value
+    missing from them is typed in the code itself (those the model wrote, not the code)."""
     code = answer.extra.get("code")
-    if code is None or not any(texts) or not first.missing_values or first.missing_words:
+    if code is None or not any(texts) or first.echo or first.missing_words:
         return False
     written = normalise(code)
-    return not first.echo and all(value not in written for value in first.missing_values)
+    if normalise(answer.text.strip()) in written:
+        return False
+    return all(value not in written for value in first.missing_values)
 
 
 def _record(grounding: Grounding) -> Grounding:
