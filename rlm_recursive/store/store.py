@@ -16,6 +16,7 @@ from ..errors import BudgetExceeded, InvalidArgs, NotFound
 from ..types import SpanRef, sha256_hex
 from .blobs import BlobStore
 from .db import PRIVATE_FILE, connect, private_dir, utcnow
+from .secretspans import artifact_subject, doc_subject, queue_scan
 from .tracewriter import TraceWriter, tool_trace
 
 __all__ = ["Document", "Span", "Store", "new_id"]
@@ -175,6 +176,8 @@ class Store:
             self.db.execute(
                 "UPDATE sessions SET docs_version = docs_version + 1 WHERE id = ?", (session_id,)
             )
+        # Secrets are found once, in the source text, off the load's path (writer thread).
+        self.writer.submit(queue_scan(self.blobs, doc_subject(content_hash)))
         return doc
 
     def document(self, session_id: str, doc_id: str) -> Document:
@@ -312,7 +315,7 @@ class Store:
         content: Any,
         provenance: dict[str, Any],
     ) -> str:
-        artifact_id = new_id("art")
+        artifact_id, content_json = new_id("art"), json.dumps(content)
         self.db.execute(
             "INSERT INTO artifacts VALUES (?, ?, ?, ?, ?, ?, ?)",
             (
@@ -320,11 +323,12 @@ class Store:
                 session_id,
                 span_id,
                 kind,
-                json.dumps(content),
+                content_json,
                 json.dumps(provenance),
                 utcnow(),
             ),
         )
+        self.writer.submit(queue_scan(self.blobs, artifact_subject(artifact_id), content_json))
         return artifact_id
 
     def artifacts(
