@@ -20,7 +20,7 @@ from typing import Any
 
 import re2
 
-from .rules import Rule, load_rules
+from .rules import Rule, keyword_finder, load_rules
 
 __all__ = ["Detector", "Hit", "default_detector"]
 
@@ -36,7 +36,7 @@ _MIN_LEN = 4
 # the environment, our own redaction marks and ids (`sha256:` checksums, doc_/ses_/… ids).
 _ALLOW = re2.compile("|".join((
     r"(?i)^(?:true|false|null|none|nil|undefined|yes|no|on|off|str|string|int|integer|bool"
-    r"|boolean|bytes|any|object|optional|required|redacted|secret|password|token|empty)$",
+    r"|boolean|bytes|any|object|optional|required|redacted|secret|password|token|empty)[),;]*$",
     r"^\[REDACTED:[a-z0-9_]+\]$",
     r"^[\[{(]$",
     r"^[*.xX•_-]+$",
@@ -112,7 +112,8 @@ def _keep(rule: Rule, match: Any, value: str) -> bool:
         return False
     if rule.require is not None and not rule.require.search(value):
         return False
-    if rule.context_deny is not None and rule.context_deny.search(match.group(0)):
+    if rule.context_deny is not None and rule.context_deny.search(
+            match.group(0).decode("utf-8", "replace")):
         return False
     return rule.entropy is None or _entropy(value) >= rule.entropy
 
@@ -122,6 +123,7 @@ class Detector:
 
     def __init__(self, rules: tuple[Rule, ...]) -> None:
         self.rules = rules
+        self._keywords = keyword_finder(rules)
         self._plugins, self._entropy = _plugins()
 
     def find(self, text: str) -> list[Hit]:
@@ -141,12 +143,15 @@ class Detector:
         return merged
 
     def _rule_hits(self, text: str) -> Iterator[Hit]:
-        lower = text.lower()
+        data = text.encode("utf-8", "surrogatepass")
+        chars = _CharOffsets(text, data)
+        # A rule runs only on a text that holds one of its keywords (gitleaks' prefilter).
+        present = {k for _, k in self._keywords.iter(text.lower())}
         for rule in self.rules:
-            if rule.keywords and not any(k in lower for k in rule.keywords):
+            if rule.keywords and not present.intersection(rule.keywords):
                 continue
-            for match in rule.regex.finditer(text):
-                start, end = _secret_span(rule, match)
+            for match in rule.regex.finditer(data):
+                start, end = (chars.at(b) for b in _secret_span(rule, match))
                 if end <= start:
                     continue
                 start, end = _widen(text, start, end)
@@ -173,6 +178,34 @@ class Detector:
                 continue
             if plugin.calculate_shannon_entropy(value) > plugin.entropy_limit:
                 yield Hit(match.start(), match.end(), "high_entropy_string", "suspect")
+
+
+class _CharOffsets:
+    """Byte offsets of a UTF-8 text as character offsets (a character is a byte that does not
+    continue a multi-byte sequence), with a checkpoint every 64 KiB."""
+
+    _BLOCK = 1 << 16
+    _CONTINUATION = bytes(range(0x80, 0xC0))
+
+    def __init__(self, text: str, data: bytes) -> None:
+        self.data = data
+        self.ascii = len(text) == len(data)
+        self._before: list[int] | None = None
+
+    def _continuations(self, chunk: bytes) -> int:
+        return len(chunk) - len(chunk.translate(None, self._CONTINUATION))
+
+    def at(self, offset: int) -> int:
+        if self.ascii or offset <= 0:
+            return offset
+        if self._before is None:
+            self._before, total = [0], 0
+            for start in range(0, len(self.data), self._BLOCK):
+                total += self._continuations(self.data[start:start + self._BLOCK])
+                self._before.append(total)
+        block = offset // self._BLOCK
+        head = self.data[block * self._BLOCK:offset]
+        return offset - self._before[block] - self._continuations(head)
 
 
 def _slug(kind: str) -> str:
