@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..secretscan import Hit, KnownSecrets, apply, default_detector, literals, value_hits
 
@@ -59,11 +60,19 @@ def _is_json(name: str) -> bool:
     return name.endswith((".json", ".jsonl"))
 
 
-def _value_hits(key: str | None, value: str, known: KnownSecrets | None) -> list[Hit]:
+@lru_cache(maxsize=1 << 16)
+def _detected(key: str | None, value: str) -> tuple[Hit, ...]:
+    # An export scans each file up to three times (scan, redact, check) and repeats many
+    # values (ops, timestamps, ids): each distinct (key, value) is scanned once.
+    return tuple(value_hits(default_detector(), key, value))
+
+
+def _value_hits(key: str | None, value: str, known: KnownSecrets | None,
+                is_key: bool = False) -> list[Hit]:
     if key in _CHECKSUM_KEYS and _CHECKSUM_VALUE.fullmatch(value):
         return []  # our own checksums, under the keys we write them with
-    hits = value_hits(default_detector(), key, value)
-    if known:
+    hits = list(_detected(key, value))
+    if known and not is_key:  # keys are field names: a piece of a secret there is chance
         hits += [Hit(s, e, kind) for s, e, kind in known.find(value)]
     return hits
 
@@ -94,9 +103,11 @@ def scan_file(name: str, content: str, known: KnownSecrets | None = None, *,
             findings += [Finding(name, content.count("\n", 0, at) + 1, "secret_mention",
                                  "suspect") for at in _mentions(content, hits)]
         return sorted(findings, key=lambda f: f.line)
-    for match, value, key in literals(content):
-        line = content.count("\n", 0, match.start()) + 1
-        hits = _value_hits(key, value, known)
+    line, counted = 1, 0
+    for match, value, key, is_key in literals(content):
+        line += content.count("\n", counted, match.start())
+        counted = match.start()
+        hits = _value_hits(key, value, known, is_key)
         findings += [Finding(name, line, h.kind, h.confidence) for h in hits]
         if mentions and key is not None and _mentions(value, hits):
             findings.append(Finding(name, line, "secret_mention", "suspect"))
@@ -108,8 +119,8 @@ def redact_file(name: str, content: str, known: KnownSecrets | None = None) -> t
     if not _is_json(name):
         return redact_text(content)
     out, pos, count = [], 0, 0
-    for match, value, key in literals(content):
-        hits = _value_hits(key, value, known)
+    for match, value, key, is_key in literals(content):
+        hits = _value_hits(key, value, known, is_key)
         if not hits:
             continue
         clean, found = apply(value, [(h.start, h.end, h.kind) for h in hits])

@@ -118,9 +118,9 @@ def scan_and_redact(names: ExportNames, files: dict[str, str], *, redact: bool,
     clean = {name: content for name, (content, _) in redacted.items()}
     left = [f for name, content in clean.items()
             for f in scan_file(f"{names.path}/{name}", content, known)]
-    if any(f.confidence == "rule" or f.kind != "secret_mention" for f in left):
-        # a detector that disagrees with itself: never write what it still flags
-        _refuse(left, "redaction left secrets behind; export refused")
+    still = [f for f in left if f.kind != "secret_mention"]
+    if still:  # a detector that disagrees with itself: never write what it still flags
+        _refuse(still, "redaction left secrets behind; export refused")
     warnings = [_suspect_warning(left, "left as they are: review them")] if left else []
     count = sum(found for _, found in redacted.values()) + len(hidden)
     return ScanResult(clean, count, warnings)

@@ -22,11 +22,10 @@ import re2
 
 from .rules import Rule, keyword_finder, load_rules
 
-__all__ = ["Detector", "Hit", "default_detector"]
+__all__ = ["Detector", "Hit", "default_detector", "merge_hits"]
 
 _QUOTES = "\"'`"
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=.~")
-_BACK_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/")
 _TRAILING = ".,;:"
 """Sentence punctuation after an unquoted value, when white space or the end follows it."""
 _MAX_QUOTED = 4096
@@ -34,19 +33,21 @@ _MIN_LEN = 4
 
 # Values that are not secrets whatever key they follow: literals, placeholders, references to
 # the environment, our own redaction marks and ids (`sha256:` checksums, doc_/ses_/… ids).
-_ALLOW = re2.compile("|".join((
+_ALLOW = re2.compile("|".join(f"(?:{pattern})" for pattern in (  # a flag stays in its group
     r"(?i)^(?:true|false|null|none|nil|undefined|yes|no|on|off|str|string|int|integer|bool"
     r"|boolean|bytes|any|object|optional|required|redacted|secret|password|token|empty)[),;]*$",
     r"^\[REDACTED:[a-z0-9_]+\]$",
+    r"(?i)^(?:basic|bearer|token|digest|negotiate|ntlm|apikey|hoba|mutual|aws4-hmac-sha256)$",
     r"^[\[{(]$",
     r"^[*.xX•_-]+$",
     r"^<[^<>]*>$",
-    r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$",
+    r"^\$(?:[A-Z_]+|[a-z_]+)$",  # $VAR, ${VAR}, %VAR%: gitleaks' shapes (one case, no
+    r"^\$\{(?:[A-Z_]+|[a-z_]+)\}$",  # digits); `$dy4p4x_XZZ7` is a password, not a variable
+
     r"^\$?\{\{.*\}\}$",
-    r"^%[A-Za-z_][A-Za-z0-9_]*%$",
+    r"^%(?:[A-Z_]+|[a-z_]+)%$",
     r"^@[A-Za-z_]+@$",
     r"^(?:os\.environ|os\.getenv|process\.env|System\.getenv|getenv\(|ENV\[|env\()",
-    r"^[A-Za-z_][A-Za-z0-9_.]*\($",
     r"^(?:doc|ses|spn|art|run|msg|exe|key|ten|job)_[0-9a-f]{12}$",
     r"^sha256:[0-9a-f]{64}$",
 )))
@@ -68,13 +69,28 @@ class Hit:
     confidence: str = "rule"
 
 
+def merge_hits(hits: list[Hit]) -> list[Hit]:
+    """Hits in order, overlapping ones as one (the first one's kind; `rule` if either is)."""
+    merged: list[Hit] = []
+    for hit in sorted(hits, key=lambda h: (h.start, -h.end)):
+        if merged and hit.start < merged[-1].end:
+            last = merged[-1]
+            confidence = "rule" if "rule" in (last.confidence, hit.confidence) else "suspect"
+            merged[-1] = Hit(last.start, max(last.end, hit.end), last.kind, confidence)
+        else:
+            merged.append(hit)
+    return merged
+
+
 def _entropy(value: str) -> float:
     counts = Counter(value)
     return -sum(c / len(value) * math.log2(c / len(value)) for c in counts.values())
 
 
 def _widen(text: str, start: int, end: int) -> tuple[int, int]:
-    """The whole value around `[start, end)`: to its closing quote, else to the token's ends."""
+    """The whole value from `start`: to its closing quote, else to the end of the token (a
+    rule of fixed length stops inside a longer token). Never backwards: a rule's secret group
+    starts where the secret does (after `=`, `:`, a quote or a word boundary)."""
     n = len(text)
     quote = text[start - 1] if start > 0 and text[start - 1] in _QUOTES else None
     if quote is not None:
@@ -87,8 +103,6 @@ def _widen(text: str, start: int, end: int) -> tuple[int, int]:
         return start, end
     while end < n and text[end] in _TOKEN_CHARS:
         end += 1
-    while start > 0 and text[start - 1] in _BACK_CHARS:
-        start -= 1
     while end > start and text[end - 1] in _TRAILING and (end == n or text[end].isspace()):
         end -= 1
         n = end
@@ -108,7 +122,9 @@ def _secret_span(rule: Rule, match: Any) -> tuple[int, int]:
 def _keep(rule: Rule, match: Any, value: str) -> bool:
     if len(value) < _MIN_LEN and rule.source == "rlm" and rule.id != "private-key":
         return False
-    if _ALLOW.search(value) or any(a.search(value) for a in rule.allow):
+    # A quote the match took at either end is not the value, nor is a summary's cut mark.
+    bare = value.strip(_QUOTES).removesuffix("…")
+    if _ALLOW.search(bare) or any(a.search(bare) for a in rule.allow):
         return False
     if rule.require is not None and not rule.require.search(value):
         return False
@@ -124,32 +140,32 @@ class Detector:
     def __init__(self, rules: tuple[Rule, ...]) -> None:
         self.rules = rules
         self._keywords = keyword_finder(rules)
+        self._always = [i for i, rule in enumerate(rules) if not rule.keywords]
+        self._by_keyword: dict[str, list[int]] = {}
+        for index, rule in enumerate(rules):
+            for keyword in rule.keywords:
+                self._by_keyword.setdefault(keyword, []).append(index)
         self._plugins, self._entropy = _plugins()
 
     def find(self, text: str) -> list[Hit]:
         """Merged hits in order; overlapping hits become one (the first one's kind)."""
         if len(text) < _MIN_LEN:
             return []
-        found = [*self._rule_hits(text), *self._plugin_hits(text), *self._entropy_hits(text)]
-        found.sort(key=lambda h: (h.start, -h.end))
-        merged: list[Hit] = []
-        for hit in found:
-            if merged and hit.start < merged[-1].end:
-                last = merged[-1]
-                confidence = "rule" if "rule" in (last.confidence, hit.confidence) else "suspect"
-                merged[-1] = Hit(last.start, max(last.end, hit.end), last.kind, confidence)
-            else:
-                merged.append(hit)
-        return merged
+        found = [*self._rule_hits(text), *self._plugin_hits(text)]
+        # An entropy-only string that overlaps a rule's hit would widen it over its label
+        # (`KEY=value` is one base64-looking token): the rule's hit is the secret.
+        found += [h for h in self._entropy_hits(text)
+                  if not any(h.start < f.end and f.start < h.end for f in found)]
+        return merge_hits(found)
 
     def _rule_hits(self, text: str) -> Iterator[Hit]:
         data = text.encode("utf-8", "surrogatepass")
         chars = _CharOffsets(text, data)
         # A rule runs only on a text that holds one of its keywords (gitleaks' prefilter).
         present = {k for _, k in self._keywords.iter(text.lower())}
-        for rule in self.rules:
-            if rule.keywords and not present.intersection(rule.keywords):
-                continue
+        chosen = set(self._always).union(*(self._by_keyword[k] for k in present))
+        for index in sorted(chosen):  # in file order: ours first, their kinds win ties
+            rule = self.rules[index]
             for match in rule.regex.finditer(data):
                 start, end = (chars.at(b) for b in _secret_span(rule, match))
                 if end <= start:

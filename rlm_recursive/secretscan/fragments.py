@@ -107,11 +107,13 @@ class KnownSecrets:
     def _at_cut(self, text: str, cut: int, kind: str) -> list[Span]:
         spans = []
         for size in range(min(self.k - 1, cut), self.edge - 1, -1):
-            if text[cut - size:cut] in self._prefixes:  # a secret's start, cut after it
+            piece = text[cut - size:cut]
+            if piece in self._prefixes and _random_looking(piece):  # a secret's start
                 spans.append((cut - size, cut, kind))
                 break
         for size in range(min(self.k - 1, len(text) - cut), self.edge - 1, -1):
-            if text[cut:cut + size] in self._suffixes:  # a secret's end, cut before it
+            piece = text[cut:cut + size]
+            if piece in self._suffixes and _random_looking(piece):  # a secret's end
                 spans.append((cut, cut + size, kind))
                 break
         return spans

@@ -11,7 +11,7 @@ import json
 import re
 from collections.abc import Iterator
 
-from .detect import Detector, Hit
+from .detect import Detector, Hit, merge_hits
 
 __all__ = ["join_strings", "joined_values", "literals", "value_hits"]
 
@@ -21,17 +21,17 @@ _SEPARATOR = "\0"
 """Joins the values of one JSON text (JSON escapes NUL, so it is never inside a value)."""
 
 
-def literals(text: str) -> Iterator[tuple[re.Match[str], str, str | None]]:
-    """Each string literal of a JSON text: the match, its decoded value, and the key it is the
-    value of (None for keys themselves and for strings outside an object)."""
+def literals(text: str) -> Iterator[tuple[re.Match[str], str, str | None, bool]]:
+    """Each string literal of a JSON text: the match, its decoded value, the key it is the
+    value of (None for keys and for strings outside an object), and whether it is a key."""
     key: str | None = None
     for match in _JSON_STRING.finditer(text):
         value = json.loads(match.group(0))
         if _KEY_AFTER.match(text, match.end()):
             key = value
-            yield match, value, None
+            yield match, value, None, True
         else:
-            yield match, value, key
+            yield match, value, key, False
 
 
 def _probe(key: str | None, value: str) -> tuple[str, int]:
@@ -46,14 +46,17 @@ def _probe(key: str | None, value: str) -> tuple[str, int]:
 
 
 def value_hits(detector: Detector, key: str | None, value: str) -> list[Hit]:
-    """Hits inside `value`, scanned as the value of `key`."""
-    text, offset = _probe(key, value)
-    hits = []
-    for hit in detector.find(text):
-        start, end = max(hit.start - offset, 0), min(hit.end - offset, len(value))
-        if end > start:
-            hits.append(Hit(start, end, hit.kind, hit.confidence))
-    return hits
+    """Hits inside `value`, scanned alone (rules anchored at a line start) and as the value
+    of `key` (rules anchored on the key)."""
+    hits = detector.find(value)
+    if key is not None:
+        text, offset = _probe(key, value)
+        for hit in detector.find(text):
+            start, end = max(hit.start - offset, 0), min(hit.end - offset, len(value))
+            if end > start:
+                hits.append(Hit(start, end, hit.kind, hit.confidence))
+    return merge_hits(hits)
+
 
 
 def joined_values(detector: Detector, text: str) -> tuple[str, list[Hit]]:
@@ -62,7 +65,7 @@ def joined_values(detector: Detector, text: str) -> tuple[str, list[Hit]]:
     parts: list[str] = []
     hits: list[Hit] = []
     offset = 0
-    for _, value, key in literals(text):
+    for _, value, key, _ in literals(text):
         hits += [Hit(h.start + offset, h.end + offset, h.kind, h.confidence)
                  for h in value_hits(detector, key, value)]
         parts.append(value)
@@ -72,4 +75,4 @@ def joined_values(detector: Detector, text: str) -> tuple[str, list[Hit]]:
 
 def join_strings(text: str) -> str:
     """The canonical text `joined_values` reports offsets in, without scanning."""
-    return _SEPARATOR.join(value for _, value, _ in literals(text))
+    return _SEPARATOR.join(value for _, value, _, _ in literals(text))
