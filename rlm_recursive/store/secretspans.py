@@ -18,7 +18,7 @@ from .db import utcnow
 from .tracewriter import Prepare, SqlRecord
 
 if TYPE_CHECKING:
-    from .blobs import BlobStore
+    from .blobs import Blobs
     from .store import Store
 
 __all__ = ["SessionSecrets", "artifact_subject", "doc_subject", "queue_scan", "session_secrets"]
@@ -58,7 +58,7 @@ def _is_current(conn: sqlite3.Connection, subject: str) -> bool:
     return row is not None and row[0] == RULESET_VERSION
 
 
-def queue_scan(blobs: BlobStore, subject: str, text: str | None = None) -> Prepare:
+def queue_scan(blobs: Blobs, subject: str, text: str | None = None) -> Prepare:
     """A trace-writer record that scans a document blob (or `text`) unless already scanned."""
 
     def prepare(conn: sqlite3.Connection) -> tuple[list[SqlRecord], list[tuple[str, str]]]:
