@@ -10,7 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .errors import ConfigError
 
-__all__ = ["MAX_CHARS_LIMIT", "MAX_TOOL_CALLS_LIMIT", "SessionConfig", "resolve_data_dir"]
+__all__ = ["MAX_CHARS_LIMIT", "MAX_SUB_CALLS_LIMIT", "MAX_TOKENS_LIMIT", "MAX_TOOL_CALLS_LIMIT",
+           "SessionConfig", "resolve_data_dir"]
 
 APP_NAME = "rlm-recursive"
 
@@ -31,6 +32,10 @@ def resolve_data_dir(explicit: str | Path | None = None) -> Path:
 MAX_TOOL_CALLS_LIMIT = 1_000_000
 """Upper bound of a session's tool budget. Every limit has one: SQLite stores at most 2**63 - 1,
 and a larger value (a client sending 1e30) would break every later call on the session."""
+MAX_SUB_CALLS_LIMIT = 1_000_000
+"""Upper bound of a run's sub-call budget (same reason)."""
+MAX_TOKENS_LIMIT = 10_000_000
+"""Upper bound of a requested output-token count."""
 MAX_CHARS_LIMIT = 100_000_000
 """Upper bound of the per-response and per-peek character caps."""
 _MAX_BYTES_LIMIT = 1 << 40

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .. import trajectory
 from ..catalog import Catalog
+from ..config import MAX_SUB_CALLS_LIMIT, MAX_TOOL_CALLS_LIMIT
 from ..errors import EgressDenied, EmptyAnswer, InvalidArgs, Timeout
 from ..lcm import LcmConfig
 from ..policy import AuditEntry, EgressPolicy, Profile, audited, load_profile
@@ -54,8 +55,8 @@ class QueryOptions(BaseModel):
     strategy: Strategy = "auto"
     timeout_s: float | None = Field(None, gt=0)
     budget_usd: float | None = Field(None, ge=0)
-    max_sub_calls: int = Field(64, ge=0)
-    max_tool_calls: int = Field(200, ge=1)
+    max_sub_calls: int = Field(64, ge=0, le=MAX_SUB_CALLS_LIMIT)
+    max_tool_calls: int = Field(200, ge=1, le=MAX_TOOL_CALLS_LIMIT)
     concurrency: int = Field(4, ge=1, le=64)
     """Sub-calls in flight at once (map-reduce, llm_query_batched)."""
     output_mode: Literal["ANSWER", "CONTEXTS"] = "ANSWER"

@@ -37,6 +37,7 @@ from .query_tool import (
     rlm_query_schema,
     run_rlm_query,
 )
+from .tenancy import check_tenant, claim_created, request_tenant
 
 __all__ = [
     "DEFAULT_HOST",
@@ -193,8 +194,13 @@ def build_server(
 def _registry_call(runtime: Runtime, name: str) -> ToolCall:
     async def call(arguments: dict[str, Any], context: Context) -> CallToolResult:
         correlation_id = new_correlation_id()
+        tenant = request_tenant(context)
         try:
+            if tenant is not None:  # served by the API at /mcp: stay inside the key's tenant
+                check_tenant(runtime.store, tenant, arguments)
             result = await runtime.call(name, arguments, runtime.context(), correlation_id)
+            if tenant is not None and not result.is_error:
+                claim_created(runtime.store, tenant, name, result.output)
         except RlmError as exc:  # run errors (budget, timeout, provider, internal) raise
             return _error_result(exc)
         except Exception as exc:  # never let the SDK swallow the message
@@ -207,10 +213,15 @@ def _registry_call(runtime: Runtime, name: str) -> ToolCall:
 def _query_call(runtime: Runtime, providers: ProviderPool | None) -> ToolCall:
     async def call(arguments: dict[str, Any], context: Context) -> CallToolResult:
         correlation_id = new_correlation_id()
+        tenant = request_tenant(context)
         try:
+            if tenant is not None:
+                check_tenant(runtime.store, tenant, arguments)
             output, is_error = await run_rlm_query(
                 runtime, arguments, correlation_id=correlation_id, providers=providers
             )
+            if tenant is not None:
+                claim_created(runtime.store, tenant, RLM_QUERY_NAME, output)
         except Exception as exc:  # the audit log could not be written, or a bug
             error = (
                 exc
