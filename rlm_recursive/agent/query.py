@@ -18,6 +18,7 @@ from ..config import MAX_SUB_CALLS_LIMIT, MAX_TOOL_CALLS_LIMIT
 from ..errors import EgressDenied, EmptyAnswer, InvalidArgs, Timeout
 from ..lcm import LcmConfig
 from ..policy import AuditEntry, EgressPolicy, Profile, audited, load_profile
+from ..policy.profiles import CLOUD_OPT_IN, DEFAULT_PROFILE
 from ..providers.base import Message
 from ..store.executions import ExecutionStore
 from ..tools.spec import ToolContext
@@ -66,6 +67,10 @@ class QueryOptions(BaseModel):
     client_override: bool = False
     """True when a client (an MCP caller), not the operator, chose the model: the profile's
     `allow_model_override` decides. CLI flags are the operator's own configuration."""
+    operator_opt_in: bool = False
+    """True when the operator typed the model, provider or preset on the CLI: under the
+    default `local` profile that choice may be a cloud model (seed 001's explicit opt-in).
+    Only the CLI sets it; MCP and HTTP clients never opt in for the operator."""
 
 
 class QueryResult(BaseModel):
@@ -132,7 +137,9 @@ def _refuse_remote_probe(profile: Profile) -> None:
         raise EgressDenied(
             f"the {name!r} profile allows only local models and OLLAMA_HOST is not loopback, "
             "so provider auto-detection would contact a remote host; point OLLAMA_HOST at "
-            "http://127.0.0.1:11434, or choose provider 'embedded'", profile=name)
+            "http://127.0.0.1:11434, or choose provider 'embedded'"
+            + (f", or opt in with {CLOUD_OPT_IN}" if name == DEFAULT_PROFILE else ""),
+            profile=name)
 
 
 def run_egress(runtime: Runtime, options: QueryOptions) -> EgressPolicy:
@@ -142,6 +149,11 @@ def run_egress(runtime: Runtime, options: QueryOptions) -> EgressPolicy:
     if preset_profile and preset_profile != runtime.profile.name:
         return EgressPolicy(load_profile(preset_profile,
                                          runtime.catalog.profiles.get(preset_profile)))
+    if options.operator_opt_in and not options.client_override and (
+            runtime.profile.name == DEFAULT_PROFILE):
+        # The operator named the model on the command line: the default profile's local-only
+        # egress gives way for this run (restricted and custom profiles never do).
+        return EgressPolicy(runtime.profile.model_copy(update={"local_only": False}))
     return runtime.egress
 
 

@@ -83,7 +83,9 @@ def _global(
     data_dir: Annotated[str | None, typer.Option(
         "--data-dir", envvar="RLM_DATA_DIR", help="Where sessions and blobs live.")] = None,
     profile: Annotated[str | None, typer.Option(
-        "--profile", envvar="RLM_PROFILE", help="Policy profile: unrestricted or restricted.")
+        "--profile", envvar="RLM_PROFILE",
+        help="Policy profile: local (the default: local models only), unrestricted (cloud "
+        "models allowed) or restricted.")
     ] = None,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True)] = False,
 ) -> None:

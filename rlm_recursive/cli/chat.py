@@ -25,6 +25,7 @@ from .common import (
     print_json,
     run,
     tool_output,
+    typed_model_choice,
 )
 from .corpus import load_paths
 from .options import (
@@ -100,7 +101,8 @@ def register(app: typer.Typer) -> None:
             state.profile = load_catalog().preset(preset).profile
         options = QueryOptions(preset=preset, provider=provider, model=model,
                                strategy=strategy, max_iterations=max_iterations,
-                               conversation_id=conversation)
+                               conversation_id=conversation,
+                               operator_opt_in=typed_model_choice(provider, model, preset))
 
         async def body(rt: Runtime) -> None:
             sid = session

@@ -58,6 +58,12 @@ def known_preset(value: str | None) -> str | None:
     return value
 
 
+def typed_model_choice(provider: str | None, model: str | None, preset: str | None) -> bool:
+    """The operator named the model, provider or preset: their opt-in to a cloud model under
+    the default `local` profile (QueryOptions.operator_opt_in)."""
+    return bool(model or preset or provider not in (None, "auto"))
+
+
 def positive_seconds(value: str) -> float:
     """An option parser: a finite number of seconds above zero (not nan, inf or 0)."""
     try:

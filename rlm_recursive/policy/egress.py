@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from urllib.parse import urlsplit
 
 from ..errors import EgressDenied
-from .profiles import Profile
+from .profiles import CLOUD_OPT_IN, DEFAULT_PROFILE, Profile
 
 __all__ = [
     "CLOUD_PROVIDERS",
@@ -117,25 +117,37 @@ class EgressPolicy:
                 raise EgressDenied(
                     f"the {name!r} profile allows only local models, and the {provider} "
                     f"endpoint host {_host(effective)!r} is not loopback; point it at "
-                    f"http://127.0.0.1:11434 (or localhost / [::1])",
+                    f"http://127.0.0.1:11434 (or localhost / [::1]){_opt_in(name)}",
                     profile=name,
                     provider=provider,
                 )
             if _OLLAMA_CLOUD_MODEL.search(model):
                 raise EgressDenied(
                     f"{model!r} is an Ollama cloud model, which sends data off this machine; "
-                    f"the {name!r} profile allows only local models",
+                    f"the {name!r} profile allows only local models{_opt_in(name)}",
                     profile=name,
                     model=model,
                 )
             return
+        if name == DEFAULT_PROFILE:
+            raise EgressDenied(
+                f"provider {provider!r} sends your documents off this machine, and the "
+                f"default profile {name!r} allows only local models (embedded, or ollama on "
+                f"loopback); to use a cloud model, opt in with {CLOUD_OPT_IN}",
+                profile=name, provider=provider)
         raise EgressDenied(
             f"provider {provider!r} is not allowed in the {name!r} profile, which allows only "
             f"local models (embedded, or ollama on loopback); use a local tier or switch "
-            f"profile (RLM_PROFILE=unrestricted) outside restricted deployments",
+            f"profile (--profile unrestricted or RLM_PROFILE=unrestricted) outside restricted "
+            f"deployments",
             profile=name,
             provider=provider,
         )
+
+
+def _opt_in(profile_name: str) -> str:
+    """Under the default profile, how the operator opts in to data leaving the machine."""
+    return f"; or opt in with {CLOUD_OPT_IN}" if profile_name == DEFAULT_PROFILE else ""
 
 
 def _host(endpoint: str) -> str:
