@@ -58,9 +58,15 @@ ALWAYS_DENIED: tuple[str, ...] = (
     "**/.aws/credentials",
     "**/.config/gcloud",
     "**/.kube/config",
-    "**/.env.*",
+    "**/.ssh",
+    "**/.env*",
+    "**/*.env.*",
 )
 """System and user secrets, denied in every profile whatever `denylist` says.
+
+`**/.ssh` denies an `.ssh` folder at any depth and everything below it (keys, `config`,
+`known_hosts`); `**/.env*` and `**/*.env.*` deny dotenv files (`.env`, `.env.local`,
+`.envrc`, `secrets.env.local`).
 
 A pattern starting with `/` or `~/` matches the whole canonical path (`~` is the home
 folder); the others match below an allowed root, like every denylist entry.
