@@ -8,10 +8,10 @@ from pathlib import Path
 from platformdirs import user_data_dir
 from pydantic import BaseModel, ConfigDict, Field
 
-from .errors import ConfigError
+from .errors import ConfigError, PathDenied, UserError
 
 __all__ = ["MAX_CHARS_LIMIT", "MAX_SUB_CALLS_LIMIT", "MAX_TOKENS_LIMIT", "MAX_TOOL_CALLS_LIMIT",
-           "SessionConfig", "resolve_data_dir"]
+           "SessionConfig", "data_dir_error", "resolve_data_dir"]
 
 APP_NAME = "rlm-recursive"
 
@@ -23,10 +23,19 @@ def resolve_data_dir(explicit: str | Path | None = None) -> Path:
     try:
         path.mkdir(parents=True, exist_ok=True)
     except (OSError, ValueError) as exc:  # a file in the way, no permission, a NUL byte
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise ConfigError(f"cannot use data dir {str(path)[:300]!r}: {reason}",
-                          key="data_dir") from None
+        raise data_dir_error(path, exc) from None
     return path
+
+
+def data_dir_error(path: Path, exc: BaseException) -> UserError:
+    """Why a data dir cannot be used, coded: no permission is `path_denied`, the rest (a file
+    in the way, a NUL byte, a database that will not open) `invalid_args`."""
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    message = (f"cannot use data dir {str(path)[:300]!r}: {reason}; give a folder you can "
+               "write with --data-dir or RLM_DATA_DIR")
+    if isinstance(exc, PermissionError):
+        return PathDenied(message, key="data_dir")
+    return ConfigError(message, key="data_dir")
 
 
 MAX_TOOL_CALLS_LIMIT = 1_000_000

@@ -11,41 +11,20 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..errors import InvalidArgs, PayloadTooLarge, RlmError
+from ..types import has_lone_surrogate
 from .errors import error_response, request_id_from
 
-__all__ = ["DEFAULT_MAX_BODY_BYTES", "BodyGuard", "lone_surrogate_in"]
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "BodyGuard"]
 
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
 
 # A JSON escape of a surrogate half; only bodies that carry one are parsed here.
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def lone_surrogate_in(value: Any) -> bool:
-    """True if any string (or key) in a decoded JSON value holds a surrogate code point.
-
-    `json.loads` joins a valid pair into one character, so any surrogate left is a lone one.
-    Iterative: a body nested 100,000 deep must not overflow the stack.
-    """
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, str):
-            if _SURROGATE.search(item):
-                return True
-        elif isinstance(item, dict):
-            pending.extend(item.keys())
-            pending.extend(item.values())
-        elif isinstance(item, list):
-            pending.extend(item)
-    return False
 
 
 def _has_lone_surrogate(body: bytes) -> bool:
@@ -55,7 +34,7 @@ def _has_lone_surrogate(body: bytes) -> bool:
         decoded = json.loads(body)
     except (ValueError, RecursionError):
         return False  # not JSON (or too deep): the route's own parsing refuses it
-    return lone_surrogate_in(decoded)
+    return has_lone_surrogate(decoded)
 
 
 class BodyGuard:

@@ -21,6 +21,7 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
+from mcp.server.stdio import stdio_server
 from mcp.types import CallToolResult, TextContent
 
 from .. import __version__
@@ -37,6 +38,7 @@ from .query_tool import (
     rlm_query_schema,
     run_rlm_query,
 )
+from .stdio_guard import SurrogateGuard
 from .tenancy import check_tenant, claim_created, request_tenant
 
 __all__ = [
@@ -144,6 +146,13 @@ class _EnvelopeServer(MCPServer):
             return _error_result(UnknownTool(
                 f"unknown tool {name[:200]!r}; available: {', '.join(self._names)}"))
         return await super().call_tool(name, arguments, context)
+
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio loop, with a guard that answers the requests its parser drops."""
+        async with stdio_server() as (read_stream, write_stream):
+            await self._lowlevel_server.run(
+                SurrogateGuard(read_stream, write_stream), write_stream,
+                self._lowlevel_server.create_initialization_options())
 
 
 def build_server(

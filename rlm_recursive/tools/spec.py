@@ -16,7 +16,7 @@ from ..errors import InternalError, InvalidArgs, RlmError, RunError, UnknownTool
 from ..policy import PathPolicy, Profile
 from ..store import Store
 from ..store.sessions import require_open
-from ..types import SpanRef, ToolDef, ToolResult
+from ..types import SpanRef, ToolDef, ToolResult, has_lone_surrogate
 from .names import SESSION_WRITE_TOOLS
 
 __all__ = ["ReadLog", "Registry", "SubQueryRunner", "ToolContext", "ToolSpec", "tool_def"]
@@ -207,6 +207,10 @@ class Registry:
 def _validate(spec: ToolSpec, raw_args: dict[str, Any], ctx: ToolContext) -> BaseModel:
     if not isinstance(raw_args, dict):
         raise InvalidArgs(f"{spec.name}: arguments must be a JSON object")
+    if has_lone_surrogate(raw_args):  # no encoder takes it: it would fail deep in a write
+        raise InvalidArgs(f"{spec.name}: invalid arguments: a text holds a lone UTF-16 "
+                          "surrogate, which is not valid Unicode (on a command line: a byte "
+                          "that is not UTF-8, such as $'\\xff')")
     fields = spec.args_model.model_fields
     if "session_id" in fields and not raw_args.get("session_id") and ctx.session_id:
         raw_args = {**raw_args, "session_id": ctx.session_id}
