@@ -349,6 +349,12 @@ class Store:
         return row
 
     # traces
+    def execution_session(self, execution_id: str) -> str | None:
+        """The session an execution runs over (None if there is no such execution)."""
+        row = self.db.execute("SELECT session_id FROM executions WHERE id = ?",
+                              (execution_id,)).fetchone()
+        return row[0] if row is not None else None
+
     def trace(
         self,
         session_id: str | None,

@@ -199,6 +199,9 @@ class Registry:
         given = args.get("session_id") if isinstance(args, dict) else None
         session_id = given or ctx.session_id or output.get("session_id")
         with contextlib.suppress(Exception):
+            if not session_id and isinstance(args, dict) and args.get("execution_id"):
+                # REPL steps name their execution: they belong in its session's trace.
+                session_id = ctx.store.execution_session(str(args["execution_id"]))
             ctx.store.trace(session_id if isinstance(session_id, str) else None, name,
                             args, output,
                             (time.perf_counter() - started) * 1000)

@@ -136,7 +136,7 @@ async def run_step(execution_id: str, body: StepIn, request: Request,
         await _release_if_ended(state, execution_id)
     return {key: out[key] for key in ("execution_id", "turn_index", "success", "stdout",
                                       "state", "span_log", "tool_requests", "final", "error",
-                                      "checksum")}
+                                      "checksum", "warnings")}
 
 
 @router.post("/executions/{execution_id}/tools/resolve")
