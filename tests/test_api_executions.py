@@ -74,7 +74,8 @@ def test_contexts_mode_returns_the_tagged_spans_and_the_trace(rt):
             assert c.post("/v1/citations/verify", json={"ref": ref}).json()["valid"] is True
         assert "user 17" in contexts[0]["text"] and "user 42" in contexts[1]["text"]
         # Where each came from: never null (issue 21).
-        assert [(c["turn_index"], c["source_name"]) for c in contexts] == [(1, "inline:app.log")] * 2
+        origins = [(c["turn_index"], c["source_name"]) for c in contexts]
+        assert origins == [(1, "inline:app.log")] * 2
         indexes = [c["span_index"] for c in contexts]
         assert all(isinstance(i, int) for i in indexes) and indexes == sorted(set(indexes))
         trace = view["trace"]["steps"]
