@@ -34,6 +34,12 @@ __all__ = [
 
 console = Console()
 err_console = Console(stderr=True)
+
+
+def full_width_console() -> Console:
+    """For tables that hold ids: the terminal's width on a terminal; piped or redirected
+    (where Rich would assume 80 columns), wide enough that nothing is ever cut."""
+    return console if console.is_terminal else Console(width=100_000)
 T = TypeVar("T")
 ProviderChoice = Literal["auto", "ollama", "claude", "embedded"]
 """The providers a person can name on the command line."""
