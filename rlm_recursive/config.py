@@ -10,8 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .errors import ConfigError, PathDenied, UserError
 
-__all__ = ["MAX_CHARS_LIMIT", "MAX_SUB_CALLS_LIMIT", "MAX_TOKENS_LIMIT", "MAX_TOOL_CALLS_LIMIT",
-           "SessionConfig", "data_dir_error", "resolve_data_dir"]
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "MAX_CHARS_LIMIT", "MAX_SUB_CALLS_LIMIT", "MAX_TOKENS_LIMIT",
+           "MAX_TOOL_CALLS_LIMIT", "SessionConfig", "data_dir_error", "resolve_data_dir"]
 
 APP_NAME = "rlm-recursive"
 
@@ -41,6 +41,8 @@ def data_dir_error(path: Path, exc: BaseException) -> UserError:
 MAX_TOOL_CALLS_LIMIT = 1_000_000
 """Upper bound of a session's tool budget. Every limit has one: SQLite stores at most 2**63 - 1,
 and a larger value (a client sending 1e30) would break every later call on the session."""
+DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
+"""The HTTP API's largest request body (`api --max-body-bytes`)."""
 MAX_SUB_CALLS_LIMIT = 1_000_000
 """Upper bound of a run's sub-call budget (same reason)."""
 MAX_TOKENS_LIMIT = 10_000_000

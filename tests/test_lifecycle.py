@@ -157,3 +157,16 @@ def test_runs_and_sessions_never_cut_an_id_when_piped(data_dir):
     assert "run_0123456789abcdef0123" in runs.stdout and question in runs.stdout
     sessions = CliRunner().invoke(app, ["--data-dir", str(data_dir), "sessions"])
     assert sid in sessions.stdout and name.strip() in sessions.stdout
+
+
+def test_the_cli_reads_absolute_paths_except_in_restricted(tmp_path, data_dir):
+    """The README's claim, both ways: `local` (the default) reads an absolute path; the
+    restricted CLI refuses it, even inside its root."""
+    doc = tmp_path / "notes.txt"
+    doc.write_text("absolute paths")
+    default = CliRunner().invoke(app, ["load", str(doc), "--json"])
+    assert default.exit_code == 0, default.output
+    restricted = CliRunner().invoke(app, ["--profile", "restricted", "load", str(doc)])
+    assert restricted.exit_code == 1 and "error[path_denied]" in restricted.stderr
+    relative = CliRunner().invoke(app, ["--profile", "restricted", "load", "notes.txt"])
+    assert relative.exit_code == 0, relative.output

@@ -15,13 +15,12 @@ import re
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ..config import DEFAULT_MAX_BODY_BYTES
 from ..errors import InvalidArgs, PayloadTooLarge, RlmError
 from ..types import has_lone_surrogate
 from .errors import error_response, request_id_from
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "BodyGuard"]
-
-DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
 
 # A JSON escape of a surrogate half; only bodies that carry one are parsed here.
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
