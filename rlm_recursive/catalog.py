@@ -95,7 +95,11 @@ class Catalog(BaseModel):
             raise ConfigError(f"unknown model {name!r}: add [models.{name!r}] to models.toml "
                               "or name its provider", key=f"models.{name}")
         # num_ctx stays at its default; the Ollama provider asks the server for the real one.
-        return ModelInfo(name=name, provider=provider, catalogued=False)
+        try:
+            return ModelInfo(name=name, provider=provider, catalogued=False)
+        except ValidationError:  # a provider named by a client: a bad argument, not a bug
+            raise ConfigError(f"unknown provider {provider[:100]!r} for model {name[:200]!r}",
+                              key="provider") from None
 
     def preset(self, name: str) -> Preset:
         try:

@@ -203,3 +203,23 @@ def test_eight_runtime_executions_with_a_limit_of_one_run_one_at_a_time(rt):
         codes = [c.post(f"/v1/sessions/{sid}/executions/runtime",
                         json={"preset": "fully-local"}).status_code for _ in range(8)]
         assert codes == [201] + [429] * 7
+
+
+@pytest.mark.parametrize("route", ["runtime", "answerer"])
+def test_an_unknown_provider_from_a_client_is_422_not_500(rt, route):
+    """Found by the fuzz test: an uncatalogued model on provider "" failed model validation."""
+    with live_api(rt) as base:
+        headers = auth(new_key(rt, "acme"))
+        sid = httpx.post(base + "/v1/sessions", headers=headers,
+                         json={"docs": [DOC]}).json()["session_id"]
+        if route == "runtime":
+            got = httpx.post(f"{base}/v1/sessions/{sid}/executions/runtime", headers=headers,
+                             json={"model": "0", "provider": ""})
+            assert got.status_code == 422, got.text
+            assert got.json()["error"]["code"] == "invalid_args"
+            assert "unknown provider" in got.json()["error"]["message"]
+        else:
+            view = httpx.post(f"{base}/v1/sessions/{sid}/executions", headers=headers, json={
+                "question": "q", "models": {"provider": "", "root_model": "0"},
+                "options": {"synchronous": True}}).json()
+            assert view["status"] == "FAILED" and view["error"]["code"] == "invalid_args"
