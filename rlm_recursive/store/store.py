@@ -14,7 +14,7 @@ from typing import Any
 from ..config import SessionConfig, data_dir_error
 from ..errors import BudgetExceeded, InvalidArgs, NotFound
 from ..types import SpanRef, sha256_hex
-from .blobs import BlobStore
+from .blobs import blob_store_for
 from .db import PRIVATE_FILE, connect, private_dir, utcnow
 from .tracewriter import TraceWriter, tool_trace
 
@@ -69,7 +69,7 @@ class Store:
         try:  # a data dir we cannot make private or write (`/proc/self`) is the user's error
             private_dir(data_dir)
             self.db = connect(data_dir / "rlm.db")
-            self.blobs = BlobStore(data_dir / "blobs")
+            self.blobs = blob_store_for(data_dir)  # RLM_BLOB_URL, else the data dir's blobs/
             private_dir(data_dir / "indexes")  # search indexes hold the documents' vocabulary
             _tighten(data_dir / "traces")  # stores written before files were made 0600
         except (OSError, sqlite3.Error) as exc:

@@ -7,7 +7,7 @@ import contextlib
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..corpus.loaders import LoadReport, Source, load_sources
-from ..errors import FileTooLarge, InvalidArgs
+from ..errors import FileTooLarge, InternalError, InvalidArgs
 from ..types import SpanRef, ToolResult, sha256_hex, text_checksum
 from .spec import ToolContext, ToolSpec
 
@@ -46,8 +46,8 @@ def _bytes_read(ctx: ToolContext, report: LoadReport) -> int:
     """Bytes of every document this load stored: its blob holds exactly the bytes read."""
     total = 0
     for doc in report.loaded:
-        with contextlib.suppress(OSError):
-            total += ctx.store.blobs.path_for(doc.content_hash).stat().st_size
+        with contextlib.suppress(OSError, InternalError):  # a blob gone since: not counted
+            total += ctx.store.blobs.size(doc.content_hash)
     return total
 
 
