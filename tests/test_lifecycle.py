@@ -170,3 +170,23 @@ def test_the_cli_reads_absolute_paths_except_in_restricted(tmp_path, data_dir):
     assert restricted.exit_code == 1 and "error[path_denied]" in restricted.stderr
     relative = CliRunner().invoke(app, ["--profile", "restricted", "load", "notes.txt"])
     assert relative.exit_code == 0, relative.output
+
+
+def test_gc_never_collects_a_shared_blob_store(tmp_path, data_dir, monkeypatch):
+    """Other stores may reference blobs of a shared store (RLM_BLOB_URL): this database
+    cannot tell, so gc leaves them alone and says so."""
+    monkeypatch.setenv("RLM_BLOB_URL", (tmp_path / "shared").as_uri())
+    runtime = Runtime(data_dir)
+    try:
+        sid = asyncio.run(runtime.call("rlm_session_create", {"name": "x"})).output[
+            "session_id"]
+        asyncio.run(runtime.call("rlm_docs_load", {"session_id": sid, "sources": [
+            {"type": "inline", "content": "shared words", "name": "a.txt"}]}))
+        runtime.store.db.execute("UPDATE sessions SET readiness = 'DELETED' WHERE id = ?",
+                                 (sid,))
+        blob = next((tmp_path / "shared").glob("*/*"))
+        _age(blob)
+        report = collect(runtime.store.db, data_dir, dry_run=False, blobs=runtime.store.blobs)
+        assert report.blobs_shared and report.blobs == [] and blob.exists()
+    finally:
+        runtime.close()

@@ -36,7 +36,7 @@ def _sweep(state: ApiState) -> dict[str, Any]:
         timespec="milliseconds")
     orphans = state.tenants.sweep_orphans(cutoff)
     runs = reap_runs(store.db)
-    report = collect(store.db, store.data_dir, dry_run=False)
+    report = collect(store.db, store.data_dir, dry_run=False, blobs=store.blobs)
     return {"expired": expired, "orphans": orphans, "failed_runs": runs,
             "blobs": len(report.blobs), "indexes": len(report.indexes)}
 

@@ -33,7 +33,7 @@ def register(app: typer.Typer) -> None:
             expired = expire_sessions(rt.store.db)
             reaped = reap_runs(rt.store.db)
             report = collect(rt.store.db, rt.store.data_dir, dry_run=not delete,
-                             grace_s=grace_s)
+                             grace_s=grace_s, blobs=rt.store.blobs)
             return {**report.to_dict(), "expired_sessions": expired, "failed_runs": reaped}
 
         out = run(state, json_out, body)
@@ -45,5 +45,8 @@ def register(app: typer.Typer) -> None:
                       f"({out['bytes']:,} bytes); {len(out['expired_sessions'])} sessions "
                       f"expired, {out['failed_runs']} abandoned runs recorded as failed",
                       markup=False, highlight=False)
+        if out["blobs_shared"]:
+            console.print("blobs live in a shared store (RLM_BLOB_URL): not collected here",
+                          markup=False)
         if out["dry_run"] and (out["blobs"] or out["indexes"]):
             console.print("run `rlm-recursive gc --delete` to delete them", markup=False)

@@ -35,9 +35,12 @@ class GcReport:
     blobs: list[str] = field(default_factory=list)
     indexes: list[str] = field(default_factory=list)
     bytes: int = 0
+    blobs_shared: bool = False
+    """True when blobs live in a shared store (RLM_BLOB_URL): they were not collected."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"dry_run": self.dry_run, "blobs": len(self.blobs),
+        return {"dry_run": self.dry_run, "blobs_shared": self.blobs_shared,
+                "blobs": len(self.blobs),
                 "indexes": len(self.indexes), "bytes": self.bytes,
                 "blob_hashes": self.blobs, "index_sessions": self.indexes}
 
@@ -70,11 +73,19 @@ def _size(path: Path) -> int:
 
 
 def collect(db: sqlite3.Connection, data_dir: Path, *, dry_run: bool = True,
-            grace_s: float = GRACE_S) -> GcReport:
-    """Find (and unless `dry_run`, delete) unreferenced blobs and index folders."""
+            grace_s: float = GRACE_S, blobs: Any = None) -> GcReport:
+    """Find (and unless `dry_run`, delete) unreferenced blobs and index folders.
+
+    Blobs are collected only from the data dir's own `blobs/` folder: a shared blob store
+    (`RLM_BLOB_URL`) may hold blobs other stores reference, which this database cannot see.
+    `blobs` is the store's blob store (None: the data dir's own).
+    """
     report, now = GcReport(dry_run=dry_run), time.time()
-    referenced = _referenced_blobs(db)
-    for blob in sorted((data_dir / "blobs").glob("*/*")):
+    own = data_dir / "blobs"
+    root = getattr(blobs, "root", own) if blobs is not None else own
+    report.blobs_shared = Path(root) != own if isinstance(root, str | Path) else True
+    referenced = set() if report.blobs_shared else _referenced_blobs(db)
+    for blob in [] if report.blobs_shared else sorted(own.glob("*/*")):
         if blob.name.startswith(".") or blob.name in referenced or not _old(blob, grace_s, now):
             continue
         report.blobs.append(blob.name)
