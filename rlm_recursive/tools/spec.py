@@ -210,7 +210,7 @@ class Registry:
 def _validate(spec: ToolSpec, raw_args: dict[str, Any], ctx: ToolContext) -> BaseModel:
     if not isinstance(raw_args, dict):
         raise InvalidArgs(f"{spec.name}: arguments must be a JSON object")
-    if has_lone_surrogate(raw_args):  # no encoder takes it: it would fail deep in a write
+    if _lone_surrogate(raw_args):  # no encoder takes it: it would fail deep in a write
         raise InvalidArgs(f"{spec.name}: invalid arguments: a text holds a lone UTF-16 "
                           "surrogate, which is not valid Unicode (on a command line: a byte "
                           "that is not UTF-8, such as $'\\xff')")
@@ -225,6 +225,18 @@ def _validate(spec: ToolSpec, raw_args: dict[str, Any], ctx: ToolContext) -> Bas
             for err in exc.errors(include_url=False)
         )
         raise InvalidArgs(f"{spec.name}: invalid arguments: {problems}") from None
+
+
+def _lone_surrogate(raw_args: dict[str, Any]) -> bool:
+    """A lone surrogate in any argument, except the inline `content` of load sources: the
+    loader reports each such text as its own `unsupported_file`, and loads the others."""
+    sources = raw_args.get("sources")
+    if not isinstance(sources, list):
+        return has_lone_surrogate(raw_args)
+    rest = {k: v for k, v in raw_args.items() if k != "sources"}
+    rest["sources"] = [{k: v for k, v in s.items() if k != "content"}
+                       if isinstance(s, dict) else s for s in sources]
+    return has_lone_surrogate(rest)
 
 
 def _rebind(ctx: ToolContext, session_id: str) -> ToolContext:
