@@ -18,6 +18,7 @@ from ...store.db import utcnow
 from ...store.lifecycle import expires_at
 from ...store.sessions import close_session
 from ...tools.search import search_session
+from ...tools.spec import STORE_WRITES
 from ...types import text_checksum
 from ..deps import Principal, api_state, require
 from ..state import MAX_TTL_MINUTES, ApiState
@@ -62,19 +63,24 @@ class SessionIn(BaseModel):
 
 
 async def _load(state: ApiState, session_id: str, sources: list[Source]) -> None:
-    """Load, then build the BM25 index; the session is READY, or FAILED with the errors."""
+    """Load, then build the BM25 index; the session is READY, or FAILED with the errors.
+
+    On a thread of its own, not the store thread: a folder's load and index build take
+    seconds, and every other request's store work would queue behind it.
+    """
     store = state.runtime.store
 
     def work() -> tuple[int, list[dict[str, Any]]]:
-        report = load_sources(store, session_id, sources, state.paths,
-                              store.session_config(session_id))
+        with STORE_WRITES:
+            report = load_sources(store, session_id, sources, state.paths,
+                                  store.session_config(session_id))
         if report.loaded:
             # A search builds the session's persisted index (tantivy) as a side effect.
             search_session(store, session_id, "index", limit=1)
         return len(report.loaded), report.to_dict().get("errors", [])
 
     try:
-        loaded, errors = await state.db(work)
+        loaded, errors = await asyncio.to_thread(work)
     except RlmError as exc:
         loaded, errors = 0, [{"code": exc.code, "message": exc.message}]
     except Exception as exc:  # a bug of ours: the session says so instead of staying CREATING
