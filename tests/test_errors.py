@@ -9,6 +9,7 @@ from rlm_recursive.errors import ERROR_CODES, RlmError
 
 # Renaming or dropping a code breaks clients that branch on it: change this on purpose only.
 PINNED_CODES = {
+    "auth_error",
     "budget_exceeded",
     "conflict",
     "context_overflow",
@@ -23,10 +24,12 @@ PINNED_CODES = {
     "model_not_found",
     "not_found",
     "path_denied",
+    "payload_too_large",
     "provider_error",
     "rate_limited",
     "secrets_found",
     "session_closed",
+    "session_expired",
     "session_not_ready",
     "store_unavailable",
     "timeout",

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..errors import EgressDenied, FileNotFound, GitError, SecretsFound
 from ..policy import PathPolicy, Profile
+from ..policy.profiles import DEFAULT_PROFILE
 from ..secretscan import KnownSecrets
 from .git import GitRepo
 from .layout import ExportNames
@@ -53,8 +54,11 @@ def locate_repo(repo: str, policy: PathPolicy, profile: Profile, push: bool) -> 
     working directory points at it.
     """
     if push and (profile.name == "restricted" or profile.local_only):
+        hint = ("; to push from here, opt in with --profile unrestricted (or "
+                "RLM_PROFILE=unrestricted)" if profile.name == DEFAULT_PROFILE else "")
         raise EgressDenied(f"the {profile.name!r} profile never pushes: export to a local "
-                           "repository and push it yourself after review", profile=profile.name)
+                           f"repository and push it yourself after review{hint}",
+                           profile=profile.name)
     local = None
     if not _is_url(repo):
         try:

@@ -67,7 +67,7 @@ def _check_inline(sources: list[Source], cap: int) -> None:
                 f"split it", max_bytes=cap)
 
 
-async def load(ctx: ToolContext, args: LoadArgs) -> ToolResult:
+def load(ctx: ToolContext, args: LoadArgs) -> ToolResult:
     session_id = ctx.require_session()
     ctx.store.session(session_id)
     config = ctx.config
@@ -80,7 +80,7 @@ async def load(ctx: ToolContext, args: LoadArgs) -> ToolResult:
     return ToolResult(output=output, bytes_read=_bytes_read(ctx, report))
 
 
-async def list_docs(ctx: ToolContext, args: ListArgs) -> ToolResult:
+def list_docs(ctx: ToolContext, args: ListArgs) -> ToolResult:
     session_id = ctx.require_session()
     total = ctx.store.session_stats(session_id)["documents"]
     docs = ctx.store.documents(session_id, args.limit, args.offset)
@@ -99,7 +99,7 @@ async def list_docs(ctx: ToolContext, args: ListArgs) -> ToolResult:
     })
 
 
-async def peek(ctx: ToolContext, args: PeekArgs) -> ToolResult:
+def peek(ctx: ToolContext, args: PeekArgs) -> ToolResult:
     session_id = ctx.require_session()
     doc = ctx.store.document(session_id, args.doc_id)
     end = doc.length_chars if args.end == -1 else min(args.end, doc.length_chars)
