@@ -20,9 +20,9 @@ def _migration_versions() -> list[int]:
     return [version for version, _ in _migrations()]
 
 
-def test_migrations_are_numbered_from_one_and_increase() -> None:
-    # Numbers are handed out ahead to work done in parallel, so one may land before the
-    # numbers below it: unique and increasing, not necessarily without gaps.
+def test_migrations_are_numbered_from_one_without_gaps() -> None:
+    # Numbers are handed out to parallel work in advance: a number not (yet) used is a gap
+    # that is allowed; two files with one number are not.
     versions = _migration_versions()
     assert versions[0] == 1 and versions == sorted(set(versions))
 

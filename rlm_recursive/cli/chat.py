@@ -25,6 +25,7 @@ from .common import (
     print_json,
     run,
     tool_output,
+    typed_model_choice,
 )
 from .corpus import load_paths
 from .options import (
@@ -106,7 +107,9 @@ def register(app: typer.Typer) -> None:
         options = QueryOptions(preset=preset, provider=provider, model=model,
                                model_tiers=tier_map(tier), strategy=strategy,
                                max_iterations=max_iterations, conversation_id=conversation,
-                               grounding=grounding)
+                               grounding=grounding,
+                               operator_opt_in=typed_model_choice(provider, model, preset,
+                                                                  tier))
 
         async def body(rt: Runtime) -> None:
             sid = session
