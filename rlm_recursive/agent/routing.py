@@ -62,8 +62,8 @@ _PARTICIPLE = re.compile(
 _OPENING = re.compile(r"^\s*(?:(?:what|which|who|whom|where|when|how)(?:'s|\s+is|\s+was|"
                       r"\s+are|\s+were|\s+does|\s+did|\s+do)?|tell\s+me|give\s+me|find|name|"
                       r"state|list|identify)\s+", re.IGNORECASE)
-_NUMBER = (r"(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-           r"fifteen|twenty|thirty|forty|fifty|sixty|hundred|a\s+dozen|dozens\s+of)")
+_NUMBER = (r"(?:(?<![\w.])\d[\d,]*(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|"
+           r"ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred|a\s+dozen|dozens\s+of)")
 _STOP = frozenset(
     "a an the of and or in on at to for from with by is are was were be been being do does did "
     "have has had that this these those there their its which what who whose where when why "
@@ -227,8 +227,9 @@ def _states_number(question: str, layout: Layout) -> bool:
     ws = words(question)
     if head is None or head >= len(ws) or ws[head] in _STOP:
         return False
-    stem = re.escape(stems(ws[head])[0][:max(len(ws[head]) - 2, 3)])
-    stated = re.compile(rf"\b{_NUMBER}\s+(?:[\w-]+\s+){{0,2}}?{stem}\w*", re.IGNORECASE)
+    stem = re.escape(stems(ws[head])[0])
+    stated = re.compile(rf"\b{_NUMBER}\s+(?:[\w-]+\s+){{0,2}}?{stem}\w{{0,3}}\b",
+                        re.IGNORECASE)
     return any(stated.search(r.text) for r in layout.records)
 
 
