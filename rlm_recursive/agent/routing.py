@@ -142,8 +142,10 @@ def _head_unit(question: str, taken: set[int] | None = None) -> int | None:
     words a field value took ("how many high priority tickets": tickets)."""
     ws = words(question)
     for i in range(len(ws) - 1):
-        if (ws[i], ws[i + 1]) in (("how", "many"), ("number", "of"), ("count", "of")):
-            j = i + 2
+        pair = (ws[i], ws[i + 1])
+        verb = i == 0 and ws[i] in ("count", "tally", "enumerate")
+        if verb or pair in (("how", "many"), ("number", "of"), ("count", "of")):
+            j = i + (1 if verb else 2)
             while j < len(ws) and (ws[j] in ("the", "a", "an", "all") or j in (taken or ())):
                 j += 1
             return j if j < len(ws) else None
@@ -242,13 +244,15 @@ def route(question: str, layout: Layout | None) -> tuple[Route, str]:
         countable = len(layout.records) >= _MIN_ITEMS
         if draft.negated and countable:
             return "classify", "a negated condition: each record is judged"
+        if draft.unknown and countable and not (draft.rank_key or _states_number(question,
+                                                                                 layout)):
+            narrowed = f" among {draft.plan.describe()}" if draft.plan.filters else ""
+            return "classify", (f"no record says {' '.join(draft.unknown)!r} literally: "
+                                f"each record{narrowed} is judged")
         if draft.plan.filters or draft.rank_key:
             return "count", f"the question names field values ({draft.plan.describe()})"
         if _states_number(question, layout):
             return "search", "the text states the number: a look-up"
-        if draft.unknown and countable:
-            return "classify", (f"no record says {' '.join(draft.unknown)!r} literally: "
-                                "each record is judged")
         if draft.plan.phrases and not draft.unknown:
             return "count", f"the question names a phrase the text holds ({draft.plan.describe()})"
         if draft.plan.every and countable:

@@ -138,8 +138,13 @@ def phrase_regex(phrase: str) -> re.Pattern[str]:
     """A phrase by its stems: each word may take any ending ("alarm" finds "alarms")."""
     parts = []
     for word in words(phrase):
+        # The stem is not always a prefix ("retry" → "retri"): keep what the two share.
         stem = _STEMMER.stemWord(word)
-        parts.append(rf"\b{re.escape(word)}\b" if len(stem) < 3 else rf"\b{re.escape(stem)}\w*")
+        shared = next((i for i, (a, b) in enumerate(zip(word, stem, strict=False))
+                       if a != b),
+                      min(len(word), len(stem)))
+        root = word[:shared]
+        parts.append(rf"\b{re.escape(word)}\b" if len(root) < 3 else rf"\b{re.escape(root)}\w*")
     return re.compile(r"[\W_]+".join(parts), re.IGNORECASE)
 
 

@@ -154,7 +154,12 @@ class ReplExecution:
         changed: dict[str, str] = {}
         if self.sandbox.running:
             spans = await self.sandbox.take_spans() + spans
-            changed = await self._collect(code)
+            rebound = "context" in assigned_names(code)
+            if rebound:
+                await self.sandbox.restore_context()
+            changed = await self._collect(code, ["user_context"] if rebound else [])
+            if rebound:
+                changed["context"] = "the documents again (your value is now user_context)"
         final, error = self.host.final, fed.error
         if final is not None and final.get("variable"):
             described = await self.sandbox.value(final["variable"]) \
@@ -180,9 +185,10 @@ class ReplExecution:
         await asyncio.to_thread(self.store.add_step, self.id, record)
         return StepView(record, changed, fed.stdout_chars, len(self.host.calls))
 
-    async def _collect(self, code: str) -> dict[str, str]:
+    async def _collect(self, code: str, also: list[str] | None = None) -> dict[str, str]:
         """Refresh the JSON variables from the sandbox; return what changed (name → type)."""
-        described = await self.sandbox.describe([*assigned_names(code), "state"])
+        described = await self.sandbox.describe([*assigned_names(code), *(also or []),
+                                                 "state"])
         changed = {}
         for name, (kind, type_name, value) in described.items():
             if kind == "json" and name != "state" and \
