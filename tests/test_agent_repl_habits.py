@@ -5,31 +5,20 @@ instead of calling FINAL."""
 from __future__ import annotations
 
 import pytest
-from test_agent_repl import make_logs
+from test_agent_repl import rt
 
 from rlm_recursive.agent.pool import ProviderPool
 from rlm_recursive.agent.query import QueryOptions, run_query
 from rlm_recursive.agent.repl.prompt import extract_code
-from rlm_recursive.agent.runtime import Runtime
-from rlm_recursive.config import SessionConfig
 from rlm_recursive.providers.fake import FakeProvider, reply
-
-MODELS = ('[models."coder"]\nprovider = "fake"\nnum_ctx = 32768\ntools = true\n'
-          'params_b = 70\n')
 
 
 @pytest.fixture
-def rt(tmp_path, monkeypatch):
-    models = tmp_path / "models.toml"
-    models.write_text(MODELS)
-    monkeypatch.setenv("RLM_MODELS", str(models))
-    runtime = Runtime(tmp_path / "data")
-    sid = runtime.store.create_session("logs", SessionConfig())["session_id"]
-    text = make_logs(3, 600)
-    runtime.store.add_document(sid, text.encode(), length_chars=len(text), source="app.log",
-                               source_type="inline")
-    yield runtime, sid, text
-    runtime.close()
+def doc(doc):
+    """The test_agent_repl session (two logs); the habits are checked on its first one."""
+    runtime, sid = rt
+    first = runtime.store.documents(sid)[0]
+    return runtime, sid, runtime.store.text(first)
 
 
 async def _run(runtime, sid, replies):
@@ -52,16 +41,16 @@ def test_code_is_found_however_the_model_wraps_it(text, code):
     assert extract_code(text)[0] == code
 
 
-async def test_code_in_a_python_fence_with_prose_runs(rt):
-    runtime, sid, text = rt
+async def test_code_in_a_python_fence_with_prose_runs(doc):
+    runtime, sid, text = doc
     gold = text.count(" ERROR ")
     result, _ = await _run(runtime, sid, [
         "Let me count them.\n```python\nn = context[0].count(' ERROR ')\nFINAL(str(n))\n```"])
     assert result.answer == str(gold)
 
 
-async def test_rebinding_context_is_undone_and_the_value_kept(rt):
-    runtime, sid, text = rt
+async def test_rebinding_context_is_undone_and_the_value_kept(doc):
+    runtime, sid, text = doc
     gold = text.count(" ERROR ")
     result, fake = await _run(runtime, sid, [
         "```repl\ncontext = context[0][:]\nprint(len(context))\n```",
@@ -73,8 +62,8 @@ async def test_rebinding_context_is_undone_and_the_value_kept(rt):
     assert "user_context" in feedback
 
 
-async def test_a_printed_answer_restated_in_prose_is_the_answer(rt):
-    runtime, sid, text = rt
+async def test_a_printed_answer_restated_in_prose_is_the_answer(doc):
+    runtime, sid, text = doc
     gold = text.count(" ERROR ")
     result, fake = await _run(runtime, sid, [
         "```repl\nprint(context[0].count(' ERROR '))\n```",
@@ -83,16 +72,16 @@ async def test_a_printed_answer_restated_in_prose_is_the_answer(rt):
     assert len(fake.requests) == 2
 
 
-async def test_the_same_step_twice_ends_with_what_it_printed(rt):
-    runtime, sid, text = rt
+async def test_the_same_step_twice_ends_with_what_it_printed(doc):
+    runtime, sid, text = doc
     gold = text.count(" ERROR ")
     step = "```repl\nprint(context[0].count(' ERROR '))\n```"
     result, fake = await _run(runtime, sid, [step, step, step])
     assert result.answer == str(gold) and len(fake.requests) == 2
 
 
-async def test_an_exploratory_print_is_not_taken_for_an_answer(rt):
-    runtime, sid, text = rt
+async def test_an_exploratory_print_is_not_taken_for_an_answer(doc):
+    runtime, sid, text = doc
     gold = text.count(" ERROR ")
     result, _ = await _run(runtime, sid, [
         "```repl\nprint(len(context))\n```",

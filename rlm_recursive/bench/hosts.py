@@ -17,7 +17,7 @@ _SITES = ("north depot", "river yard", "east annex", "harbour shed", "south gate
 
 def _prose(rng: random.Random, length: int, facts: list[str]) -> str:
     parts: list[str] = []
-    size = sum(map(len, facts))
+    size = sum(map(len, facts)) + len(facts)
     while size < length:
         sentence = filler_sentence(rng) + (" " if rng.random() > 0.15 else "\n\n")
         parts.append(sentence)
