@@ -5,16 +5,19 @@ instead of calling FINAL."""
 from __future__ import annotations
 
 import pytest
-from test_agent_repl import rt
+import test_agent_repl
 
 from rlm_recursive.agent.pool import ProviderPool
 from rlm_recursive.agent.query import QueryOptions, run_query
 from rlm_recursive.agent.repl.prompt import extract_code
 from rlm_recursive.providers.fake import FakeProvider, reply
 
+rt = test_agent_repl.rt
+"""Its session: two logs of 1,800 lines."""
+
 
 @pytest.fixture
-def doc(doc):
+def doc(rt):
     """The test_agent_repl session (two logs); the habits are checked on its first one."""
     runtime, sid = rt
     first = runtime.store.documents(sid)[0]

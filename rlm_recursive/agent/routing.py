@@ -23,8 +23,8 @@ from ..corpus.tally import FieldFilter, TallyPlan, match_values, phrase_regex, s
 if TYPE_CHECKING:
     from .context import RunContext
 
-__all__ = ["CountDraft", "Route", "asks_to_count", "count_draft", "has_bridge", "route",
-           "session_layout"]
+__all__ = ["CountDraft", "Route", "asks_to_aggregate", "asks_to_count", "count_draft",
+           "has_bridge", "route", "session_layout"]
 
 Route = Literal["count", "classify", "iterative", "search", "map-reduce"]
 
@@ -101,6 +101,20 @@ class CountDraft:
     offered: list[str] = field(default_factory=list)
     """The values of `rank_key` the question offers (empty: every value)."""
     negated: bool = False
+
+
+_AGGREGATE = re.compile(
+    r"\b(average|mean|median|percent(age)?|proportion|distinct|unique|frequency)\b"
+    r"|\bper\s+(day|hour|week|month|service|user|file|document|host|category)\b"
+    r"|\b(list|enumerate|name)\s+(all|every|each)\b|\bpairs?\s+of\b|\ball\s+pairs\b"
+    r"|\b(sum|total)\s+of\s+(all|every|the)\s+\w+s\b|\bmost\s+(common|frequent)\b",
+    re.IGNORECASE)
+
+
+def asks_to_aggregate(question: str) -> bool:
+    """Counting, or another computation over many records (an average, a list of all, a
+    total of all ...), which code does exactly; not "the total on invoice 7"."""
+    return asks_to_count(question) or bool(_AGGREGATE.search(question))
 
 
 def asks_to_count(question: str) -> bool:

@@ -13,7 +13,7 @@ from typing import Literal, Protocol
 from ...errors import InvalidArgs
 from ..context import AgentAnswer, RunContext
 from ..recursion import RecursionState, Tier
-from ..routing import asks_to_count, route, session_layout
+from ..routing import asks_to_aggregate, route, session_layout
 
 __all__ = ["STRATEGIES", "Strategy", "StrategyModule", "choose_strategy", "is_computing",
            "pick_strategy", "run_strategy"]
@@ -40,8 +40,9 @@ class StrategyModule(Protocol):
 
 
 def is_computing(question: str) -> bool:
-    """Does the question ask to count over the corpus (not merely say "number" or "total")?"""
-    return asks_to_count(question)
+    """Does the question count or aggregate over the corpus (not merely say "number" or
+    "total": "the account number of Acme", "the total on invoice 7" are look-ups)?"""
+    return asks_to_aggregate(question)
 
 
 def choose_strategy(requested: str, tier: Tier, question: str = "") -> str:
