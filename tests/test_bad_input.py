@@ -104,6 +104,8 @@ def _base(path: tuple[str, ...], sid: str, doc: str) -> list[str]:
         ("bench", "sniah"): ["bench", "sniah", "--lengths", "1k", "-n", "1"],
         ("bench", "oolong"): ["bench", "oolong", "--kinds", "bogus", "-n", "1"],
         ("bench", "multihop"): ["bench", "multihop", "--hops", "9", "-n", "1"],
+        ("bench", "suite"): ["bench", "suite", "--families", "bogus", "-n", "1"],
+        ("bench", "routing"): ["bench", "routing", "--part", "bogus"],
         ("export",): ["export", "ses_missing", "--repo", "."],
         ("skill", "install"): ["skill", "install"],
         ("chat",): ["chat", "missing.txt"],

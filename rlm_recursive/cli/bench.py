@@ -216,9 +216,16 @@ def suite_cmd(
 
 
 @bench_app.command("routing")
-def routing_cmd(json_out: JsonOut = False) -> None:
+def routing_cmd(
+    part: Annotated[str, typer.Option(help="dev, heldout, or both (comma-separated).")
+                    ] = "dev,heldout",
+    json_out: JsonOut = False,
+) -> None:
     """Routing accuracy of `auto` on the adversarial phrasing suite (no model is called)."""
-    reports = [routing.evaluate(p) for p in routing.PARTS]
+    parts = [p.strip() for p in part.split(",") if p.strip()]
+    if not parts or set(parts) - set(routing.PARTS):
+        raise typer.BadParameter("use dev and/or heldout", param_hint="--part")
+    reports = [routing.evaluate(p) for p in parts]  # type: ignore[arg-type]
     if json_out:
         print_json({"parts": reports})
         return
