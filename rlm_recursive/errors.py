@@ -19,6 +19,8 @@
     │   ├── Unauthorized          unauthorized (HTTP API: missing, malformed or revoked key)
     │   ├── Forbidden             forbidden (HTTP API: the key lacks the scope)
     │   ├── RateLimited           rate_limited (HTTP API: over a rate or concurrency limit)
+    │   ├── PayloadTooLarge       payload_too_large (HTTP API: a body over --max-body-bytes)
+    │   ├── SessionExpired        session_expired (HTTP API: the session outlived its TTL)
     │   └── SessionNotReady       session_not_ready (HTTP API: documents still loading)
     └── RunError                  the run cannot go on: ends it with its code
         ├── BudgetExceeded        budget_exceeded
@@ -26,8 +28,11 @@
         ├── EmptyAnswer           empty_answer (the model gave no answer, e.g. it spent its
         │                         whole output budget thinking)
         ├── ProviderError         provider_error
-        │   └── ModelNotFound     model_not_found
+        │   ├── ModelNotFound     model_not_found
+        │   └── ProviderAuthError auth_error (the model server refused the key: 401/403)
         ├── Conflict              conflict (another process holds a lock; retryable)
+        ├── StoreUnavailable      store_unavailable (the shared database cannot be reached;
+        │                         retryable)
         └── InternalError         internal_error
 
 Inside the agent loop, ModelError and UserError raised by a tool go back to the model;
@@ -56,13 +61,17 @@ __all__ = [
     "ModelNotFound",
     "NotFound",
     "PathDenied",
+    "PayloadTooLarge",
+    "ProviderAuthError",
     "ProviderError",
     "RateLimited",
     "RlmError",
     "RunError",
     "SecretsFound",
     "SessionClosed",
+    "SessionExpired",
     "SessionNotReady",
+    "StoreUnavailable",
     "Timeout",
     "Unauthorized",
     "UnknownTool",
@@ -173,6 +182,18 @@ class RateLimited(UserError):
     default_retryable = True
 
 
+class PayloadTooLarge(UserError):
+    """A request body over the server's limit (`api --max-body-bytes`)."""
+
+    code = "payload_too_large"
+
+
+class SessionExpired(UserError):
+    """The session outlived its TTL (seed 003: EXPIRED); create it again."""
+
+    code = "session_expired"
+
+
 class SessionNotReady(UserError):
     code = "session_not_ready"
     default_retryable = True
@@ -205,10 +226,23 @@ class ModelNotFound(ProviderError):
     code = "model_not_found"
 
 
+class ProviderAuthError(ProviderError):
+    """A model server refused the credentials: retrying with the same key cannot help."""
+
+    code = "auth_error"
+
+
 class Conflict(RunError):
     """Another process holds a lock we waited for (e.g. the search index writer): retry later."""
 
     code = "conflict"
+    default_retryable = True
+
+
+class StoreUnavailable(RunError):
+    """The shared database (`RLM_DATABASE_URL`) cannot be reached; retry once it is up."""
+
+    code = "store_unavailable"
     default_retryable = True
 
 

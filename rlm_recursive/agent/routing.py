@@ -286,9 +286,10 @@ _LAYOUTS: OrderedDict[tuple[tuple[str, str], ...], Layout] = OrderedDict()
 
 async def session_layout(rc: RunContext) -> tuple[Layout, list[tuple[str, str]]]:
     """The session's records and fields (parsed once per set of documents), and its texts."""
-    documents = rc.store.documents(rc.session_id)
+    documents = await asyncio.to_thread(rc.store.documents, rc.session_id)
     key = tuple((d.id, d.content_hash) for d in documents)
-    texts = [(d.id, rc.store.text(d)) for d in documents]
+    # The whole corpus, read from disk: off the event loop.
+    texts = await asyncio.to_thread(lambda: [(d.id, rc.store.text(d)) for d in documents])
     layout = _LAYOUTS.get(key)
     if layout is None:
         layout = await asyncio.to_thread(read_layout, texts)

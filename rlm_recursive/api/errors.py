@@ -25,9 +25,11 @@ HTTP_STATUS: dict[str, int] = {
     "unknown_tool": 404,
     "session_closed": 409,
     "session_not_ready": 409,
+    "session_expired": 410,
     "secrets_found": 409,
     "conflict": 409,
     "file_too_large": 413,
+    "payload_too_large": 413,
     "unsupported_file": 415,
     "invalid_args": 422,
     "context_overflow": 422,
@@ -38,7 +40,9 @@ HTTP_STATUS: dict[str, int] = {
     "git_error": 500,
     "provider_error": 502,
     "model_not_found": 502,
+    "auth_error": 502,  # the model server refused the runner's key: not the client's 401
     "empty_answer": 502,
+    "store_unavailable": 503,
     "timeout": 504,
 }
 """One status per stable code (a test checks that every code has one)."""

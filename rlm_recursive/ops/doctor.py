@@ -1,6 +1,7 @@
 """`doctor`: why a preset would not run, each finding with the command that fixes it.
 
 The checks only read: they ask Ollama over HTTP (`/api/version`, `/api/tags`, `/api/show`),
+every configured endpoint group host by host (`ops/endpoints.py`),
 look for the embedded GGUF and load it, look for the Claude CLI and for the *presence* of
 credentials (never their value), probe the data dir, and describe the policy in force.
 """
@@ -91,6 +92,9 @@ async def run_doctor(
                  if catalog.model(t.model, t.provider).provider == "embedded"), None)
     checks.append(await _embedded_check(gguf, load_embedded, "embedded" in used))
     checks += _claude_checks(profile, "claude" in used)
+    from .endpoints import endpoint_checks  # imports this module's Check
+
+    checks += await endpoint_checks(catalog, profile)
     checks += _storage_checks(data_dir)
     checks += _policy_checks(profile, host, trajectory_mode(
         profile, catalog.profiles.get(profile.name)))
@@ -212,7 +216,8 @@ def _claude_checks(profile: Profile, needed: bool) -> list[Check]:
     if profile.local_only:
         return [Check(area="claude", name="allowed", status=fail, blocking=needed,
                       detail=f"the {profile.name!r} profile allows local models only",
-                      fix="choose a local preset: rlm-recursive doctor --preset fully-local")]
+                      fix="choose a local preset: rlm-recursive doctor --preset fully-local"
+                          "   # or opt in: rlm-recursive --profile unrestricted …")]
     checks = []
     cli = _claude_cli()
     checks.append(Check(area="claude", name="cli", status="ok" if cli else fail,

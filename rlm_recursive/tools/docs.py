@@ -7,7 +7,7 @@ import contextlib
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..corpus.loaders import LoadReport, Source, load_sources
-from ..errors import FileTooLarge, InvalidArgs
+from ..errors import FileTooLarge, InternalError, InvalidArgs
 from ..types import SpanRef, ToolResult, sha256_hex, text_checksum
 from .spec import ToolContext, ToolSpec
 
@@ -46,8 +46,8 @@ def _bytes_read(ctx: ToolContext, report: LoadReport) -> int:
     """Bytes of every document this load stored: its blob holds exactly the bytes read."""
     total = 0
     for doc in report.loaded:
-        with contextlib.suppress(OSError):
-            total += ctx.store.blobs.path_for(doc.content_hash).stat().st_size
+        with contextlib.suppress(OSError, InternalError):  # a blob gone since: not counted
+            total += ctx.store.blobs.size(doc.content_hash)
     return total
 
 
@@ -67,7 +67,7 @@ def _check_inline(sources: list[Source], cap: int) -> None:
                 f"split it", max_bytes=cap)
 
 
-async def load(ctx: ToolContext, args: LoadArgs) -> ToolResult:
+def load(ctx: ToolContext, args: LoadArgs) -> ToolResult:
     session_id = ctx.require_session()
     ctx.store.session(session_id)
     config = ctx.config
@@ -80,7 +80,7 @@ async def load(ctx: ToolContext, args: LoadArgs) -> ToolResult:
     return ToolResult(output=output, bytes_read=_bytes_read(ctx, report))
 
 
-async def list_docs(ctx: ToolContext, args: ListArgs) -> ToolResult:
+def list_docs(ctx: ToolContext, args: ListArgs) -> ToolResult:
     session_id = ctx.require_session()
     total = ctx.store.session_stats(session_id)["documents"]
     docs = ctx.store.documents(session_id, args.limit, args.offset)
@@ -99,7 +99,7 @@ async def list_docs(ctx: ToolContext, args: ListArgs) -> ToolResult:
     })
 
 
-async def peek(ctx: ToolContext, args: PeekArgs) -> ToolResult:
+def peek(ctx: ToolContext, args: PeekArgs) -> ToolResult:
     session_id = ctx.require_session()
     doc = ctx.store.document(session_id, args.doc_id)
     end = doc.length_chars if args.end == -1 else min(args.end, doc.length_chars)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import inspect
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -16,15 +19,27 @@ from ..errors import InternalError, InvalidArgs, RlmError, RunError, UnknownTool
 from ..policy import PathPolicy, Profile
 from ..store import Store
 from ..store.sessions import require_open
-from ..types import SpanRef, ToolDef, ToolResult
+from ..types import SpanRef, ToolDef, ToolResult, has_lone_surrogate
 from .names import SESSION_WRITE_TOOLS
 
-__all__ = ["ReadLog", "Registry", "SubQueryRunner", "ToolContext", "ToolSpec", "tool_def"]
+__all__ = ["STORE_WRITES", "ReadLog", "Registry", "SubQueryRunner", "ToolContext", "ToolSpec",
+           "tool_def"]
 
-Handler = Callable[["ToolContext", Any], Awaitable[ToolResult]]
+Handler = Callable[["ToolContext", Any], Awaitable[ToolResult] | ToolResult]
+"""An `async def` handler runs on the event loop (it awaits models, sandboxes); a plain `def`
+one does blocking store, parse or index work and runs in a worker thread."""
 
 # The only call a session's tool budget does not count (exact name match, seed 000 v0.1.3).
 BUDGET_EXEMPT = "rlm_session_create"
+
+_WRITERS = SESSION_WRITE_TOOLS | {"rlm_session_create", "rlm_session_close", "rlm_chunk_create"}
+"""Blocking tools that write: one at a time (under STORE_WRITES), as when every handler ran on
+the event loop. Reads run concurrently, so a long index build no longer stalls a
+session_info."""
+STORE_WRITES = threading.Lock()
+"""Held by whoever loads documents or writes spans outside the event loop (these tools, the
+API's background loads): the store's one SQLite connection cannot hold two threads'
+transactions at once."""
 
 
 class ReadLog(Protocol):
@@ -172,7 +187,7 @@ class Registry:
             if session_id and name != BUDGET_EXEMPT and not ctx.in_run:
                 ctx.store.count_tool_call(session_id)
             call_ctx = ctx if session_id in (None, ctx.session_id) else _rebind(ctx, session_id)
-            result = await spec.handler(call_ctx, args)
+            result = await _run_handler(spec, call_ctx, args)
         except RunError as exc:
             self._trace(ctx, name, args_for_trace, exc.to_dict(), started)
             raise
@@ -199,14 +214,34 @@ class Registry:
         given = args.get("session_id") if isinstance(args, dict) else None
         session_id = given or ctx.session_id or output.get("session_id")
         with contextlib.suppress(Exception):
+            if not session_id and isinstance(args, dict) and args.get("execution_id"):
+                # REPL steps name their execution: they belong in its session's trace.
+                session_id = ctx.store.execution_session(str(args["execution_id"]))
             ctx.store.trace(session_id if isinstance(session_id, str) else None, name,
                             args, output,
                             (time.perf_counter() - started) * 1000)
 
 
+async def _run_handler(spec: ToolSpec, ctx: ToolContext, args: BaseModel) -> ToolResult:
+    if inspect.iscoroutinefunction(spec.handler):
+        return await spec.handler(ctx, args)
+    if spec.name in _WRITERS:
+        return await asyncio.to_thread(_locked, spec.handler, ctx, args)
+    return await asyncio.to_thread(spec.handler, ctx, args)  # type: ignore[return-value]
+
+
+def _locked(handler: Handler, ctx: ToolContext, args: BaseModel) -> ToolResult:
+    with STORE_WRITES:
+        return handler(ctx, args)  # type: ignore[return-value]
+
+
 def _validate(spec: ToolSpec, raw_args: dict[str, Any], ctx: ToolContext) -> BaseModel:
     if not isinstance(raw_args, dict):
         raise InvalidArgs(f"{spec.name}: arguments must be a JSON object")
+    if _lone_surrogate(raw_args):  # no encoder takes it: it would fail deep in a write
+        raise InvalidArgs(f"{spec.name}: invalid arguments: a text holds a lone UTF-16 "
+                          "surrogate, which is not valid Unicode (on a command line: a byte "
+                          "that is not UTF-8, such as $'\\xff')")
     fields = spec.args_model.model_fields
     if "session_id" in fields and not raw_args.get("session_id") and ctx.session_id:
         raw_args = {**raw_args, "session_id": ctx.session_id}
@@ -218,6 +253,18 @@ def _validate(spec: ToolSpec, raw_args: dict[str, Any], ctx: ToolContext) -> Bas
             for err in exc.errors(include_url=False)
         )
         raise InvalidArgs(f"{spec.name}: invalid arguments: {problems}") from None
+
+
+def _lone_surrogate(raw_args: dict[str, Any]) -> bool:
+    """A lone surrogate in any argument, except the inline `content` of load sources: the
+    loader reports each such text as its own `unsupported_file`, and loads the others."""
+    sources = raw_args.get("sources")
+    if not isinstance(sources, list):
+        return has_lone_surrogate(raw_args)
+    rest = {k: v for k, v in raw_args.items() if k != "sources"}
+    rest["sources"] = [{k: v for k, v in s.items() if k != "content"}
+                       if isinstance(s, dict) else s for s in sources]
+    return has_lone_surrogate(rest)
 
 
 def _rebind(ctx: ToolContext, session_id: str) -> ToolContext:
