@@ -7,6 +7,7 @@ import math
 import os
 import secrets
 import sqlite3
+from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from ..errors import BudgetExceeded, InvalidArgs, NotFound
 from ..types import SpanRef, sha256_hex
 from .blobs import BlobStore
 from .db import PRIVATE_FILE, connect, private_dir, utcnow
+from .parses import ParseRecords
 from .tracewriter import TraceWriter, tool_trace
 
 __all__ = ["Document", "Span", "Store", "new_id"]
@@ -69,6 +71,8 @@ class Store:
         private_dir(data_dir)
         self.db = connect(data_dir / "rlm.db")
         self.blobs = BlobStore(data_dir / "blobs")
+        self.parses = ParseRecords(self.db)
+        """How each document was parsed: format, pages, encoding, version (seed 003 §14)."""
         private_dir(data_dir / "indexes")  # search indexes hold the documents' vocabulary
         _tighten(data_dir / "traces")  # stores written before files were made 0600
         self.writer = TraceWriter(data_dir / "rlm.db")
@@ -149,8 +153,14 @@ class Store:
         source_type: str,
         token_hint: int | None = None,
         metadata: dict[str, Any] | None = None,
+        parse_meta: dict[str, Any] | None = None,
     ) -> Document:
-        """Store one decoded-valid UTF-8 text; the blob is shared by every session that loads it."""
+        """Store one decoded-valid UTF-8 text; the blob is shared by every session that loads it.
+
+        `parse_meta` (a parser's §14.5 metadata) is kept beside it. A file loaded again under
+        the same source gets a new document; when its raw bytes changed, that is a new version
+        pointing at the one before (which stays, with its citations).
+        """
         content_hash = self.blobs.put(data)
         tokens = token_hint if token_hint is not None else math.ceil(length_chars / 4)
         doc = Document(
@@ -172,10 +182,19 @@ class Store:
                     utcnow(),
                 ),
             )
+            if parse_meta is not None:
+                self.parses.record(doc.id, session_id, source, parse_meta)
             self.db.execute(
                 "UPDATE sessions SET docs_version = docs_version + 1 WHERE id = ?", (session_id,)
             )
         return doc
+
+    def locate(self, doc: Document, offset: int) -> dict[str, int]:
+        """Where an offset lies: `{"page": n}` in a paged document, else `{"line": n}`."""
+        starts = self.parses.info(doc.id).page_starts
+        if starts:
+            return {"page": max(bisect_right(starts, offset), 1)}
+        return {"line": self.text(doc).count("\n", 0, offset) + 1}
 
     def document(self, session_id: str, doc_id: str) -> Document:
         row = self.db.execute(
