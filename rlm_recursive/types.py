@@ -5,11 +5,12 @@ from __future__ import annotations
 import hashlib
 import json
 import unicodedata
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
-__all__ = ["SpanRef", "ToolDef", "ToolResult", "sha256_hex", "text_checksum"]
+__all__ = ["SpanRef", "ToolDef", "ToolResult", "location_label", "sha256_hex", "text_checksum"]
 
 
 class SpanRef(BaseModel):
@@ -42,6 +43,17 @@ def sha256_hex(data: bytes) -> str:
 def text_checksum(text: str) -> str:
     """Citation checksum: "sha256:" + sha256 of the NFC-normalised UTF-8 text."""
     return "sha256:" + sha256_hex(unicodedata.normalize("NFC", text).encode("utf-8"))
+
+
+def location_label(item: Mapping[str, Any]) -> str:
+    """Where a citation or hit lies, for people: "handbook.pdf, page 4" or "app.py, line 12"
+    (the source as loaded, else the doc id), as every text surface prints it."""
+    where = str(item.get("source") or item.get("source_name") or item.get("doc_id"))
+    if item.get("page") is not None:
+        return f"{where}, page {item['page']}"
+    if item.get("line") is not None:
+        return f"{where}, line {item['line']}"
+    return where
 
 
 class ToolDef(BaseModel):

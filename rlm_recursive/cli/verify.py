@@ -11,6 +11,7 @@ import typer
 from ..agent.runtime import Runtime
 from ..errors import InvalidArgs
 from ..ops.verify import CitationCheck, load_citations, verify_citations
+from ..types import location_label
 from .common import CliState, console, print_json, run
 
 __all__ = ["register"]
@@ -33,8 +34,8 @@ def _print(checks: list[CitationCheck], verbose: bool) -> None:
     for check in checks:
         c = check.citation
         console.print(f"{_MARK[check.status]} ", end="")
-        console.print(f"{c.source or c.doc_id} [{c.start}:{c.end}] {c.checksum[:23]}… — "
-                      f"{check.detail}", markup=False, highlight=False)
+        console.print(f"{location_label(c.model_dump())} [{c.start}:{c.end}] "
+                      f"{c.checksum[:23]}… — {check.detail}", markup=False, highlight=False)
         if verbose and check.text is not None:
             for line in check.text.splitlines() or [""]:
                 console.print(f"    │ {line}", markup=False, highlight=False, style="dim")
