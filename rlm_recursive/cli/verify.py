@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -54,6 +55,9 @@ def register(app: typer.Typer) -> None:
         ] = None,
         verbose: Annotated[bool, typer.Option("-v", "--verbose",
                                               help="Show the cited text.")] = False,
+        against_source: Annotated[bool, typer.Option(
+            "--source", help="Re-read and re-parse each cited original file and check the "
+            "text there, not the stored copy.")] = False,
         json_out: Annotated[bool, typer.Option("--json")] = False,
     ) -> None:
         """Check that each cited span still has the text it had; exit 1 if any does not."""
@@ -61,7 +65,9 @@ def register(app: typer.Typer) -> None:
 
         async def body(rt: Runtime) -> list[CitationCheck]:
             citations, answer_session = load_citations(_read(source))
-            return verify_citations(rt.store, citations, session or answer_session)
+            return await asyncio.to_thread(
+                verify_citations, rt.store, citations, session or answer_session,
+                rt.policy if against_source else None)
 
         checks = run(state, json_out, body)
         if json_out:

@@ -5,7 +5,7 @@ result type (`Parsed`, seed 003 §14). Pure: no store, no policy; safe to run in
 processes.
 """
 
-from .model import PAGE_SEPARATOR, PARSER_VERSION, Parsed, position
+from .model import PAGE_SEPARATOR, PARSER_VERSION, Parsed
 from .ocr import OcrEngine
 from .registry import FORMATS, detect_format, parse_bytes
 
@@ -17,5 +17,4 @@ __all__ = [
     "Parsed",
     "detect_format",
     "parse_bytes",
-    "position",
 ]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,7 +11,6 @@ __all__ = [
     "PARSER_VERSION",
     "Parsed",
     "TextBuilder",
-    "position",
 ]
 
 PARSER_VERSION = "rlm-parsers-1"
@@ -72,13 +70,6 @@ def offset_checkpoints(text: str, interval: int = CHECKPOINT_INTERVAL) -> dict[s
         byte += len(text[char : char + interval].encode("utf-8", "surrogatepass"))
     return {"char_length": len(text), "byte_length": byte, "checkpoint_interval": interval,
             "checkpoints": points}
-
-
-def position(text: str, page_starts: list[int] | None, offset: int) -> dict[str, int]:
-    """Where an offset lies: `{"page": n}` in a paged document, else `{"line": n}` (1-based)."""
-    if page_starts:
-        return {"page": max(bisect_right(page_starts, offset), 1)}
-    return {"line": text.count("\n", 0, offset) + 1}
 
 
 class TextBuilder:

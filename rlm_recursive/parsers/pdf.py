@@ -131,12 +131,14 @@ def _outline(document: pdfium.PdfDocument, pages: list[tuple[int, int, int]]) ->
     headings = []
     try:
         for item in document.get_toc(max_depth=6):
-            if item.page_index is None or not 0 <= item.page_index < len(pages):
+            dest = item.get_dest()
+            index = dest.get_index() if dest is not None else None
+            if index is None or not 0 <= index < len(pages):
                 continue
-            _, start, end = pages[item.page_index]
-            headings.append({"type": "section", "title": item.title, "level": item.level + 1,
-                             "start_char": start, "end_char": end,
-                             "page": item.page_index + 1})
+            _, start, end = pages[index]
+            headings.append({"type": "section", "title": item.get_title(),
+                             "level": item.level + 1, "start_char": start, "end_char": end,
+                             "page": index + 1})
     except pdfium.PdfiumError:
         return []
     return headings

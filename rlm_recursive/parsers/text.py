@@ -13,7 +13,7 @@ import re
 import charset_normalizer
 
 from ..errors import UnsupportedFile
-from .model import Parsed, TextBuilder
+from .model import Parsed
 
 __all__ = ["decode", "parse_text"]
 
@@ -27,7 +27,7 @@ _BOMS = (
 )
 _SNIFF_BYTES = 8192
 _WESTERN = ("cp1252", "latin_1", "iso8859_15")
-_MARKDOWN_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_MARKDOWN_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*\r?$", re.MULTILINE)
 
 
 def decode(data: bytes, name: str) -> tuple[str, str]:
@@ -88,13 +88,8 @@ def _utf16_without_bom(head: bytes) -> str | None:
 def parse_text(data: bytes, name: str, fmt: str, raw_sha256: str) -> Parsed:
     """Text formats keep their characters and line endings: offsets point into the file."""
     text, encoding = decode(data, name)
-    headings = []
-    if fmt == "markdown":
-        builder = TextBuilder()
-        for m in _MARKDOWN_HEADING.finditer(text):
-            builder.headings.append({"type": "section", "title": m.group(2),
-                                     "level": len(m.group(1)), "start_char": m.start(2),
-                                     "end_char": m.end(2)})
-        headings = builder.headings
+    headings = [{"type": "section", "title": m.group(2), "level": len(m.group(1)),
+                 "start_char": m.start(2), "end_char": m.end(2)}
+                for m in _MARKDOWN_HEADING.finditer(text)] if fmt == "markdown" else []
     return Parsed(text=text, format=fmt, raw_sha256=raw_sha256, encoding=encoding,
                   headings=headings, line_endings="as-is")
