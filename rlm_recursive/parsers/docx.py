@@ -25,11 +25,19 @@ def parse_docx(data: bytes, name: str, raw_sha256: str) -> Parsed:
     except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError) as exc:
         raise UnsupportedFile(f"{name} is a damaged DOCX file: {exc}") from None
     builder = TextBuilder()
+    # `Paragraph.style` looks the default style up again for every paragraph (seconds for a
+    # long document): read each paragraph's style id from its XML, name each id once.
+    styles = document.styles.element
+    names: dict[str, str | None] = {}
     for item in document.iter_inner_content():
         if isinstance(item, Table):
             builder.table([[cell.text for cell in row.cells] for row in item.rows])
         elif isinstance(item, Paragraph):
-            level = _heading_level(item)
+            style_id = item._p.style
+            if style_id is not None and style_id not in names:
+                found = styles.get_by_id(style_id)
+                names[style_id] = found.name_val if found is not None else None
+            level = _heading_level(names.get(style_id) if style_id else None)
             if level is not None:
                 builder.heading(level, item.text)
             elif item.text.strip():
@@ -38,8 +46,7 @@ def parse_docx(data: bytes, name: str, raw_sha256: str) -> Parsed:
                   headings=builder.headings, tables=builder.tables)
 
 
-def _heading_level(paragraph: Paragraph) -> int | None:
-    style = paragraph.style.name if paragraph.style is not None else ""
+def _heading_level(style: str | None) -> int | None:
     if style == "Title":
         return 1
     m = _HEADING_STYLE.match(style or "")
