@@ -155,7 +155,7 @@ def register(app: typer.Typer) -> None:
                             warnings=[w for d in loaded["loaded"] for w in d.get("warnings")
                                       or []])
                 if not json_out:
-                    print_load_problems(err_console, loaded, limit=20)
+                    print_load_problems(err_console, loaded)
             if json_out:
                 result = await run_query(rt, sid or "", question, options)
                 if result.execution_id:
