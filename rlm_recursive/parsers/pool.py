@@ -1,6 +1,6 @@
 """Parse many files in worker processes, in order, with a bounded number in flight.
 
-Memory stays bounded: at most `2 × workers` files' bytes are read ahead, and each worker is
+Memory stays bounded: at most `4 × workers` files' bytes are read ahead, and each worker is
 replaced after a number of files (pdfium and lxml keep caches). Small loads are parsed in
 this process: starting workers costs more than they save.
 """
@@ -23,7 +23,7 @@ from .registry import parse_bytes
 __all__ = ["default_workers", "parse_many", "parse_one"]
 
 K = TypeVar("K")
-_TASKS_PER_WORKER = 256
+_TASKS_PER_WORKER = 1000
 _POOL_MIN_FILES = 32
 _POOL_MIN_BYTES = 8_000_000
 
@@ -65,7 +65,7 @@ def parse_many(
                 pool = _new_pool(workers)
                 future = pool.submit(parse_one, data, name, ocr)
             pending.append((key, name, future))
-            while len(pending) >= 2 * workers:
+            while len(pending) >= 4 * workers:
                 yield _result(*pending.popleft())
         while pending:
             yield _result(*pending.popleft())
