@@ -28,6 +28,8 @@
         ├── ProviderError         provider_error
         │   └── ModelNotFound     model_not_found
         ├── Conflict              conflict (another process holds a lock; retryable)
+        ├── StoreUnavailable      store_unavailable (the shared database cannot be reached;
+        │                         retryable)
         └── InternalError         internal_error
 
 Inside the agent loop, ModelError and UserError raised by a tool go back to the model;
@@ -63,6 +65,7 @@ __all__ = [
     "SecretsFound",
     "SessionClosed",
     "SessionNotReady",
+    "StoreUnavailable",
     "Timeout",
     "Unauthorized",
     "UnknownTool",
@@ -209,6 +212,13 @@ class Conflict(RunError):
     """Another process holds a lock we waited for (e.g. the search index writer): retry later."""
 
     code = "conflict"
+    default_retryable = True
+
+
+class StoreUnavailable(RunError):
+    """The shared database (`RLM_DATABASE_URL`) cannot be reached; retry once it is up."""
+
+    code = "store_unavailable"
     default_retryable = True
 
 

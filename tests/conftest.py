@@ -15,6 +15,9 @@ from hypothesis import settings as hypothesis_settings
 from rlm_recursive.agent.runtime import Runtime
 from rlm_recursive.types import ToolResult
 
+# Real PostgreSQL and S3 (moto) servers: `postgres_url`, `database_url`, `s3_bucket`.
+pytest_plugins = ["backends"]
+
 # CI runs the same generated cases every time: a red build is reproducible, never bad luck
 # (tests that assert how many cases of each kind they drew depend on it). Locally, random.
 hypothesis_settings.register_profile("ci", derandomize=True, database=None)
@@ -89,7 +92,7 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("RLM_DATA_DIR", str(folder))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
-    for name in ("RLM_PROFILE", "RLM_MODELS"):
+    for name in ("RLM_PROFILE", "RLM_MODELS", "RLM_DATABASE_URL", "RLM_BLOB_URL"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)
     return folder

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import random
+import sqlite3
 from pathlib import Path
+from typing import Any
 
 from rlm_recursive.lcm import Lcm, LcmConfig
 
@@ -47,3 +50,39 @@ def build_conversation(data_dir: Path, turns: int = 60, *, seed: int = 7,
         lcm.append(cid, "user" if turn % 2 else "assistant", text)
         texts.append(text)
     return lcm, cid, texts
+
+
+class RawDatabase:
+    """The LCM tables past the store, to damage them as a bug or a hand edit would: foreign
+    keys are not enforced, and `drop_constraints` removes a table's keys and checks."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.url = os.environ.get("RLM_DATABASE_URL")
+        if self.url:
+            import psycopg
+
+            self.pg = psycopg.connect(self.url, autocommit=True)
+            self.pg.execute("SET session_replication_role = replica")  # no FK triggers
+        else:
+            self.sqlite = sqlite3.connect(data_dir / "rlm.db", isolation_level=None)
+            self.sqlite.execute("PRAGMA foreign_keys=OFF")
+
+    def execute(self, sql: str, params: tuple[Any, ...] = ()) -> None:
+        if self.url:
+            self.pg.execute(sql.replace("?", "%s"), params)  # type: ignore[arg-type]
+        else:
+            self.sqlite.execute(sql, params)
+
+    def drop_constraints(self, table: str) -> None:
+        if self.url:
+            names = self.pg.execute("SELECT conname FROM pg_constraint WHERE conrelid = "
+                                    "%s::regclass", (table,)).fetchall()
+            for (name,) in names:
+                self.pg.execute(f'ALTER TABLE {table} DROP CONSTRAINT "{name}" CASCADE')
+            return
+        conn = self.sqlite
+        cols = [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
+        conn.execute(f"ALTER TABLE {table} RENAME TO {table}_old")
+        conn.execute(f"CREATE TABLE {table} ({', '.join(cols)})")
+        conn.execute(f"INSERT INTO {table} SELECT * FROM {table}_old")
+        conn.execute(f"DROP TABLE {table}_old")

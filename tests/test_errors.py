@@ -28,6 +28,7 @@ PINNED_CODES = {
     "secrets_found",
     "session_closed",
     "session_not_ready",
+    "store_unavailable",
     "timeout",
     "unauthorized",
     "unknown_tool",
@@ -76,6 +77,7 @@ def test_every_class_code_is_in_the_table_and_every_owner_has_its_code() -> None
         (errors.SecretsFound, "secrets_found"),
         (errors.GitError, "git_error"),
         (errors.Conflict, "conflict"),
+        (errors.StoreUnavailable, "store_unavailable"),
     ],
 )
 def test_single_owner_codes_map_to_their_class(cls: type[RlmError], code: str) -> None:
@@ -147,8 +149,10 @@ def test_to_dict_carries_details_and_retryable() -> None:
 def test_retryable_defaults() -> None:
     assert errors.Timeout("slow").retryable is True
     assert errors.Timeout("slow", retryable=False).retryable is False
-    # Waiting is the fix for these two (HTTP API: 429 Retry-After, a session still loading).
-    retry_later = (errors.Timeout, errors.Conflict, errors.RateLimited, errors.SessionNotReady)
+    # Waiting is the fix for these (HTTP API: 429 Retry-After, a session still loading, the
+    # shared database coming back).
+    retry_later = (errors.Timeout, errors.Conflict, errors.RateLimited, errors.SessionNotReady,
+                   errors.StoreUnavailable)
     for cls in retry_later:
         assert cls("x").retryable is True, cls
     for cls in _all_error_classes():

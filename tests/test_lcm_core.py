@@ -1,17 +1,23 @@
-"""LCM acceptance criteria 1-4 (seed 002) on fixture conversations, real SQLite on disk."""
+"""LCM acceptance criteria 1-4 (seed 002) on fixture conversations, on each backend: a real
+SQLite file on disk and a real PostgreSQL server."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
-from lcm_fixtures import TURN3_FACT, build_conversation, small_config
+from lcm_fixtures import TURN3_FACT, RawDatabase, build_conversation, small_config
 
 from rlm_recursive.errors import Conflict
 from rlm_recursive.lcm import Lcm, LcmConfig
 
 BIG = 10**9
+
+
+@pytest.fixture(autouse=True)
+def backend(database_url: str | None) -> str | None:
+    """Every test here runs twice: on SQLite, then on PostgreSQL (RLM_DATABASE_URL)."""
+    return database_url
 
 
 @pytest.mark.parametrize(("turns", "seed"), [(50, 1), (60, 7), (120, 3)])
@@ -104,9 +110,12 @@ async def test_fresh_tail_is_never_compacted_and_rows_never_deleted(tmp_path: Pa
 async def test_every_run_records_a_compaction_part(tmp_path: Path) -> None:
     lcm, cid, _ = build_conversation(tmp_path, 40)
     result = await lcm.compaction.compact(cid)
-    parts = lcm.store.query("SELECT metadata FROM message_parts WHERE part_type = 'compaction'")
+    parts = [p for m in lcm.store.messages(cid) for p in lcm.store.message_parts(m.message_id)
+             if p["part_type"] == "compaction"]
     assert len(parts) == len(result.summary_ids)
-    assert all(result.compaction_id in row[0] for row in parts)
+    assert all(p["metadata"]["compaction_id"] == result.compaction_id for p in parts)
+    assert {p["metadata"]["summary_id"] for p in parts} == set(result.summary_ids)
+    assert all(p["is_synthetic"] == 1 for p in parts)
 
 
 async def test_a_held_lease_is_a_retryable_conflict(tmp_path: Path) -> None:
@@ -174,21 +183,6 @@ def test_large_content_becomes_a_file_reference(tmp_path: Path) -> None:
 
 # --- integrity: each invariant violation, injected, is detected -------------------------
 
-def _raw(tmp_path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(tmp_path / "rlm.db", isolation_level=None)
-    conn.execute("PRAGMA foreign_keys=OFF")  # a damaged database does not honour them
-    return conn
-
-
-def _drop_constraints(conn: sqlite3.Connection, table: str) -> None:
-    """Re-create a table without its keys, as a broken backend or migration would."""
-    cols = [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
-    conn.execute(f"ALTER TABLE {table} RENAME TO {table}_old")
-    conn.execute(f"CREATE TABLE {table} ({', '.join(cols)})")
-    conn.execute(f"INSERT INTO {table} SELECT * FROM {table}_old")
-    conn.execute(f"DROP TABLE {table}_old")
-
-
 @pytest.fixture
 async def compacted(tmp_path: Path) -> tuple[Lcm, int]:
     lcm, cid, _ = build_conversation(tmp_path, 60)
@@ -211,25 +205,25 @@ def _kinds(lcm: Lcm, cid: int) -> dict[int, set[str]]:
 def test_detects_a_summary_without_source(tmp_path: Path, compacted: tuple[Lcm, int]) -> None:
     lcm, cid = compacted
     leaf = lcm.store.summaries(cid)[0].summary_id
-    _raw(tmp_path).execute("DELETE FROM summary_messages WHERE summary_id = ?", (leaf,))
+    RawDatabase(tmp_path).execute("DELETE FROM summary_messages WHERE summary_id = ?", (leaf,))
     assert _kinds(lcm, cid) == {1: {"summary_without_source"}}
 
 
 def test_detects_a_dangling_context_item(tmp_path: Path, compacted: tuple[Lcm, int]) -> None:
     lcm, cid = compacted
-    _raw(tmp_path).execute("UPDATE context_items SET summary_id = 'sum_gone' WHERE "
+    RawDatabase(tmp_path).execute("UPDATE context_items SET summary_id = 'sum_gone' WHERE "
                            "item_type = 'summary'")
     assert _kinds(lcm, cid) == {2: {"dangling_context_item"}}
 
 
 def test_detects_duplicate_ordinals(tmp_path: Path, compacted: tuple[Lcm, int]) -> None:
     lcm, cid = compacted
-    conn = _raw(tmp_path)
-    _drop_constraints(conn, "context_items")
+    conn = RawDatabase(tmp_path)
+    conn.drop_constraints("context_items")
     conn.execute("UPDATE context_items SET ordinal = (SELECT MAX(ordinal) FROM context_items) "
                  "WHERE ordinal = (SELECT MIN(ordinal) FROM context_items)")
     assert _kinds(lcm, cid) == {3: {"duplicate_context_ordinal"}}
-    _drop_constraints(conn, "message_parts")
+    conn.drop_constraints("message_parts")
     conn.execute("INSERT INTO message_parts SELECT * FROM message_parts LIMIT 1")
     assert _kinds(lcm, cid)[3] == {"duplicate_context_ordinal", "duplicate_part_ordinal"}
 
@@ -237,7 +231,7 @@ def test_detects_duplicate_ordinals(tmp_path: Path, compacted: tuple[Lcm, int]) 
 def test_detects_a_deleted_canonical_message(tmp_path: Path, compacted: tuple[Lcm, int]) -> None:
     lcm, cid = compacted
     tail = [i for i in lcm.store.get_context_items(cid) if i.item_type == "message"][-1]
-    conn = _raw(tmp_path)
+    conn = RawDatabase(tmp_path)
     # The newest message: no lineage points at it, only the append counter remembers it.
     conn.execute("DELETE FROM context_items WHERE message_id = ?", (tail.message_id,))
     conn.execute("DELETE FROM message_parts WHERE message_id = ?", (tail.message_id,))
@@ -251,7 +245,7 @@ def test_detects_a_deleted_part_and_broken_lineage(
     lcm, cid = compacted
     lcm.store.create_message_parts(1, [{"part_type": "text", "text_content": "a"},
                                        {"part_type": "text", "text_content": "b"}])
-    conn = _raw(tmp_path)
+    conn = RawDatabase(tmp_path)
     conn.execute("DELETE FROM message_parts WHERE message_id = 1 AND ordinal = 0")
     conn.execute("DELETE FROM messages WHERE seq = 2")
     found = _kinds(lcm, cid)

@@ -120,7 +120,10 @@ _WORKER = textwrap.dedent("""
 """)
 
 
-def test_two_processes_append_and_compact_one_conversation(tmp_path: Path) -> None:
+def test_two_processes_append_and_compact_one_conversation(
+    tmp_path: Path, database_url: str | None,
+) -> None:
+    """On each backend: SQLite's file, or one PostgreSQL (the workers inherit the URL)."""
     lcm = Lcm(tmp_path, small_config())
     cid = lcm.store.create_conversation("ses_two").conversation_id
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
@@ -145,5 +148,7 @@ def test_two_processes_append_and_compact_one_conversation(tmp_path: Path) -> No
     assert lcm.store.summaries(cid)
     # The two really ran at once: each began writing before the other had finished. (Their
     # rows need not interleave: SQLite may let one finish while the other waits its turn.)
+    if database_url:
+        assert not list(tmp_path.glob("*.db*"))  # nothing of it went to a local file
     spans = [tuple(float(x) for x in out.split()[2:4]) for out, _ in outputs]
     assert max(s for s, _ in spans) < min(e for _, e in spans), spans

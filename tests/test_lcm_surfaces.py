@@ -1,16 +1,16 @@
-"""LCM on every surface: registry tools, MCP (tools and rlm_query follow-ups), CLI, chat."""
+"""LCM on every surface: registry tools, MCP (tools and rlm_query follow-ups), CLI, chat;
+each on both backends (SQLite in the data dir, PostgreSQL by RLM_DATABASE_URL)."""
 
 from __future__ import annotations
 
 import json
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from lcm_fixtures import TURN3_FACT, build_conversation, small_config
+from lcm_fixtures import TURN3_FACT, RawDatabase, build_conversation, small_config
 from mcp import Client
 from typer.testing import CliRunner
 
@@ -22,6 +22,11 @@ from rlm_recursive.cli.app import app
 from rlm_recursive.mcp_server import build_server
 from rlm_recursive.providers.base import ChatRequest, ChatResult
 from rlm_recursive.providers.fake import FakeProvider, reply
+
+
+@pytest.fixture(autouse=True)
+def backend(database_url: str | None) -> str | None:
+    return database_url
 
 
 def _catalog():
@@ -109,10 +114,7 @@ def test_lcm_cli_commands(data_dir: Path) -> None:
     assert TURN3_FACT.split(".")[0] in plain.stdout
     check = _rlm("lcm", "check", "--json", data_dir=data_dir)
     assert check.returncode == 0 and json.loads(check.stdout)["ok"]
-    conn = sqlite3.connect(data_dir / "rlm.db")
-    conn.execute("PRAGMA foreign_keys=OFF")
-    conn.execute("DELETE FROM summary_messages WHERE summary_id = ?", (leaf,))
-    conn.commit()
+    RawDatabase(data_dir).execute("DELETE FROM summary_messages WHERE summary_id = ?", (leaf,))
     broken = _rlm("lcm", "check", "--json", data_dir=data_dir)
     report = json.loads(broken.stdout)
     assert broken.returncode == 1 and report["violations"][0]["kind"] == "summary_without_source"

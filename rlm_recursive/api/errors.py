@@ -39,6 +39,7 @@ HTTP_STATUS: dict[str, int] = {
     "provider_error": 502,
     "model_not_found": 502,
     "empty_answer": 502,
+    "store_unavailable": 503,
     "timeout": 504,
 }
 """One status per stable code (a test checks that every code has one)."""

@@ -76,6 +76,7 @@ class LoadReport:
     """Per loaded doc_id: format, parser_version, pages, encoding, warnings, raw_sha256."""
     pages: int = 0
     bytes_read: int = 0
+    """Raw bytes read: files as on disk, inline text as UTF-8."""
 
     def error(self, source: str, exc: RlmError) -> None:
         self.errors.append({"source": source, "error_code": exc.code, "message": exc.message})
@@ -171,7 +172,8 @@ def load_sources(
         if progress is not None:
             progress(replace(counts), label)
     inline_before(len(entries))
-    report.pages, report.bytes_read = counts.pages, counts.bytes
+    report.pages = counts.pages
+    report.bytes_read += counts.bytes
     return report
 
 
@@ -202,6 +204,7 @@ def _load_inline(store: Store, session_id: str, source: Source, report: LoadRepo
     except RlmError as exc:
         report.error(label, exc)
         return
+    report.bytes_read += len(data)
     report.loaded.append(store.add_document(
         session_id, data, length_chars=len(source.content or ""), source=label,
         source_type="inline", token_hint=source.token_count_hint))

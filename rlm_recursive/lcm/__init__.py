@@ -11,8 +11,9 @@ from .files import LargeFileService
 from .integrity import IntegrityChecker, IntegrityReport
 from .records import PART_TYPES, ContextItem, MessageRecord, SummaryRecord
 from .retrieval import RetrievalEngine
-from .service import Lcm, lcm_for, release_lcm
-from .store import ConversationStore, SqliteConversationStore
+from .service import Lcm, lcm_for, open_conversation_store, release_lcm
+from .sqlite_store import SqliteConversationStore
+from .store import ConversationStore, SqlConversationStore
 from .tokens import TokenEstimator
 
 __all__ = [
@@ -30,11 +31,13 @@ __all__ = [
     "LcmConfig",
     "MessageRecord",
     "RetrievalEngine",
+    "SqlConversationStore",
     "SqliteConversationStore",
     "Summariser",
     "SummaryRecord",
     "TokenEstimator",
     "extractive_summary",
     "lcm_for",
+    "open_conversation_store",
     "release_lcm",
 ]

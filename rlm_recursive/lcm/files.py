@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 
 from ..errors import NotFound
-from ..store.blobs import BlobStore
+from ..store.blobs import Blobs
 from ..store.db import utcnow
 from .records import FileRecord
 from .store import ConversationStore
@@ -26,7 +26,7 @@ def _exploration(text: str, head: int = 400, tail: int = 200) -> str:
 class LargeFileService:
     """Pasted or tool-returned text over the threshold goes to the blob store (by sha256)."""
 
-    def __init__(self, store: ConversationStore, blobs: BlobStore, estimator: TokenEstimator,
+    def __init__(self, store: ConversationStore, blobs: Blobs, estimator: TokenEstimator,
                  threshold_tokens: int) -> None:
         self.store = store
         self.blobs = blobs

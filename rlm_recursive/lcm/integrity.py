@@ -6,8 +6,9 @@
 4. Canonical messages and parts are never deleted: message seqs run 1..message_count without
    gaps and part ordinals run 0..n-1, so a deleted row leaves a visible hole.
 
-The checks are plain SQL over the seed's tables and never trust the backend's constraints:
-a damaged or hand-edited database is exactly what they are for.
+The checks are plain SQL over the seed's tables, in the dialect SQLite and PostgreSQL share,
+and never trust the backend's constraints: a damaged or hand-edited database is exactly what
+they are for.
 """
 
 from __future__ import annotations
@@ -70,11 +71,11 @@ _CHECKS: list[tuple[int, str, str]] = [
     (3, "duplicate_context_ordinal",
      "SELECT ci.conversation_id, 'ctx_' || ci.conversation_id || '_' || ci.ordinal, "
      "COUNT(*) || ' context items share ordinal ' || ci.ordinal FROM context_items ci "
-     "WHERE {c} 1 GROUP BY ci.conversation_id, ci.ordinal HAVING COUNT(*) > 1"),
+     "WHERE {c} TRUE GROUP BY ci.conversation_id, ci.ordinal HAVING COUNT(*) > 1"),
     (3, "duplicate_part_ordinal",
      "SELECT m.conversation_id, 'msg_' || p.message_id, COUNT(*) || ' parts share ordinal ' "
-     "|| p.ordinal FROM message_parts p JOIN messages m USING (message_id) WHERE {c} 1 "
-     "GROUP BY p.message_id, p.ordinal HAVING COUNT(*) > 1"),
+     "|| p.ordinal FROM message_parts p JOIN messages m USING (message_id) WHERE {c} TRUE "
+     "GROUP BY m.conversation_id, p.message_id, p.ordinal HAVING COUNT(*) > 1"),
     (4, "canonical_message_missing",
      "SELECT c.conversation_id, 'conv_' || c.conversation_id, c.message_count || ' appended, "
      "' || (SELECT COUNT(DISTINCT seq) FROM messages m WHERE m.conversation_id = "
@@ -83,7 +84,7 @@ _CHECKS: list[tuple[int, str, str]] = [
      "AND m.seq BETWEEN 1 AND c.message_count)"),
     (4, "canonical_part_missing",
      "SELECT m.conversation_id, 'msg_' || m.message_id, 'part ordinals have a gap' "
-     "FROM messages m JOIN message_parts p USING (message_id) WHERE {c} 1 "
+     "FROM messages m JOIN message_parts p USING (message_id) WHERE {c} TRUE "
      "GROUP BY m.message_id HAVING MAX(p.ordinal) + 1 != COUNT(DISTINCT p.ordinal)"),
 ]
 

@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from ..store import Store
-from ..store.blobs import BlobStore
+from ..store.blobs import Blobs, blob_store_for
+from ..store.connector import SqliteConnector, open_connector
 from .assembler import ContextAssembler
 from .compaction import CompactionEngine, Summariser
 from .config import LcmConfig
@@ -15,10 +16,22 @@ from .files import LargeFileService
 from .integrity import IntegrityChecker
 from .records import MessageRecord
 from .retrieval import RetrievalEngine
-from .store import SqliteConversationStore
+from .sqlite_store import SqliteConversationStore
+from .store import SqlConversationStore
 from .tokens import TokenEstimator
 
-__all__ = ["Lcm", "lcm_for", "release_lcm"]
+__all__ = ["Lcm", "lcm_for", "open_conversation_store", "release_lcm"]
+
+
+def open_conversation_store(data_dir: Path, database_url: str | None = None
+                            ) -> SqlConversationStore:
+    """PostgreSQL when `database_url` (or `RLM_DATABASE_URL`) is set, else `rlm.db`."""
+    database = open_connector(data_dir / "rlm.db", database_url)
+    if isinstance(database, SqliteConnector):
+        return SqliteConversationStore(database)
+    from .postgres_store import PostgresConversationStore
+
+    return PostgresConversationStore(database)  # type: ignore[arg-type]
 
 
 class Lcm:
@@ -26,17 +39,17 @@ class Lcm:
 
     def __init__(self, data_dir: Path, config: LcmConfig | None = None, *,
                  estimator: TokenEstimator | None = None, summariser: Summariser | None = None,
-                 blobs: BlobStore | None = None) -> None:
+                 blobs: Blobs | None = None, database_url: str | None = None) -> None:
         self.config = config or LcmConfig.load()
         data_dir.mkdir(parents=True, exist_ok=True)
-        self.store = SqliteConversationStore(data_dir / "rlm.db")
+        self.store = open_conversation_store(data_dir, database_url)
         self.estimator = estimator or TokenEstimator()
         self.assembler = ContextAssembler(self.store, self.estimator)
         self.compaction = CompactionEngine(self.store, self.estimator, self.config, summariser)
         self.retrieval = RetrievalEngine(self.store, self.estimator,
                                          self.config.max_expand_tokens)
         self.integrity = IntegrityChecker(self.store)
-        self.files = LargeFileService(self.store, blobs or BlobStore(data_dir / "blobs"),
+        self.files = LargeFileService(self.store, blobs or blob_store_for(data_dir),
                                       self.estimator, self.config.large_file_tokens)
 
     def close(self) -> None:

@@ -1,24 +1,20 @@
 """ConversationStore: canonical messages and parts, summaries, lineage and active context.
 
-`ConversationStore` is the narrow interface the services use; `SqliteConversationStore`
-implements it on the project's SQLite database (migration 0005). A PostgreSQL backend (the
-seed's schema with tsvector) implements the same methods; no service changes.
+`ConversationStore` is the narrow interface the services use. `SqlConversationStore` holds
+the SQL both engines share, written once over a `Connector`; `SqliteConversationStore`
+(migration 0005) and `PostgresConversationStore` (seed 002's schema with tsvector, in
+`postgres_store.py`) add full-text search, the compaction lock and value conversions.
 """
 
 from __future__ import annotations
 
 import json
 import secrets
-import sqlite3
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from typing import Any, Protocol
 
 from ..errors import Conflict, InvalidArgs, NotFound
-from ..store.db import connect, utcnow
+from ..store.connector import Connector, Executor
+from ..store.db import utcnow
 from .records import (
     PART_COLUMNS,
     PART_TYPES,
@@ -30,7 +26,10 @@ from .records import (
     SummaryRecord,
 )
 
-__all__ = ["ConversationStore", "SqliteConversationStore"]
+__all__ = ["ConversationStore", "SqlConversationStore"]
+
+_JSON_PART_COLUMNS = ("tool_input", "patch_files", "metadata")
+_BOOL_PART_COLUMNS = ("is_ignored", "is_synthetic", "compaction_auto")
 
 
 class ConversationStore(Protocol):
@@ -62,87 +61,112 @@ class ConversationStore(Protocol):
     def release_lock(self, conversation_id: int, owner: str) -> None: ...
     def insert_file(self, record: FileRecord) -> None: ...
     def get_file(self, file_id: str) -> FileRecord | None: ...
-    def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]: ...
+    def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        """Read-only SQL both engines accept, with `?` placeholders (integrity checks)."""
+        ...
 
 
 _MESSAGE_COLS = "message_id, conversation_id, seq, role, content, token_count, created_at"
 _SUMMARY_COLS = "summary_id, conversation_id, kind, content, token_count, created_at, file_ids"
+_CONVERSATION_COLS = "conversation_id, session_id, title, message_count, created_at, updated_at"
 
 
 def _message(row: Any) -> MessageRecord:
     return MessageRecord(*row)
 
 
-def _summary(row: Any) -> SummaryRecord:
-    return SummaryRecord(*row[:6], file_ids=json.loads(row[6]))
+def _prefixed(alias: str, columns: str) -> str:
+    return ", ".join(f"{alias}.{c}" for c in columns.split(", "))
 
 
-def _fts_query(text: str) -> str:
-    """Plain words as an FTS5 query: each term quoted, so user text is never FTS syntax."""
-    terms = [t.replace('"', '""') for t in text.split()]
-    if not terms:
-        raise InvalidArgs("the search query is empty")
-    return " ".join(f'"{t}"' for t in terms)
+class SqlConversationStore:
+    """The SQL both backends share, over a connector; subclasses add the engine's parts.
 
+    Hooks: `_param_time` / `_param_json` / `_param_bool` (how a value is sent),
+    `_load_json` (how a JSON column comes back), `_lock_conversation` (serialise writers of
+    one conversation), `_SUMMARY_ORDER`, full-text search and the compaction lock.
+    """
 
-class SqliteConversationStore:
-    """The SQLite backend: its own connection to the store's database (WAL, migrated)."""
+    _SUMMARY_ORDER = "created_at"
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.db = connect(path)
-        self.db.row_factory = None  # plain tuples: the assembler's hot path reads 1,000s
-        self._lock = threading.RLock()
+    def __init__(self, connector: Connector) -> None:
+        self.connector = connector
 
     def close(self) -> None:
-        self.db.close()
+        self.connector.close()
 
-    @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        """One IMMEDIATE transaction: the write lock up front, so no read-then-write race."""
-        with self._lock:
-            self.db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self.db
-            except BaseException:
-                self.db.execute("ROLLBACK")
-                raise
-            self.db.execute("COMMIT")
+    # engine hooks
+    def _param_time(self, iso: str) -> Any:
+        return iso
+
+    def _param_json(self, column: str, value: Any) -> Any:
+        return json.dumps(value)
+
+    def _param_bool(self, value: Any) -> Any:
+        return int(bool(value))
+
+    def _load_json(self, value: Any) -> Any:
+        return json.loads(value) if isinstance(value, str) else value
+
+    def _lock_conversation(self, db: Executor, conversation_id: int) -> None:
+        """Writers of one conversation take turns (SQLite's IMMEDIATE transaction already
+        serialises all writers)."""
+
+    def _summary(self, row: Any) -> SummaryRecord:
+        return SummaryRecord(*row[:6], file_ids=self._load_json(row[6]))
+
+    def _search(self, table: str, alias: str, columns: str, conversation_id: int, query: str,
+                limit: int) -> list[Any]:
+        """Full-text matches in `table` (as `alias`) of one conversation, best first: the
+        `columns` (already prefixed by the alias), then a snippet with hits in [brackets]."""
+        raise NotImplementedError
+
+    # search
+    def search_messages(self, conversation_id: int, query: str, limit: int
+                        ) -> list[tuple[MessageRecord, str]]:
+        rows = self._search("messages", "m", _prefixed("m", _MESSAGE_COLS), conversation_id,
+                            query, limit)
+        return [(_message(r[:7]), r[7]) for r in rows]
+
+    def search_summaries(self, conversation_id: int, query: str, limit: int
+                         ) -> list[tuple[SummaryRecord, str]]:
+        rows = self._search("summaries", "s", _prefixed("s", _SUMMARY_COLS), conversation_id,
+                            query, limit)
+        return [(self._summary(r[:7]), r[7]) for r in rows]
 
     def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
-        with self._lock:
-            return self.db.execute(sql, params).fetchall()
+        return self.connector.query(sql, params)
 
     # conversations and messages
     def create_conversation(self, session_id: str, title: str | None = None
                             ) -> ConversationRecord:
-        now = utcnow()
-        with self._tx() as db:
-            cid = db.execute(
+        now = self._param_time(utcnow())
+        with self.connector.transaction() as db:
+            row = db.execute(
                 "INSERT INTO conversations (session_id, title, created_at, updated_at) "
-                "VALUES (?, ?, ?, ?)", (session_id, title, now, now)).lastrowid
-        return self.conversation(int(cid or 0))
+                f"VALUES (?, ?, ?, ?) RETURNING {_CONVERSATION_COLS}",
+                (session_id, title, now, now)).fetchone()
+        return ConversationRecord(*row)
 
     def conversation(self, conversation_id: int) -> ConversationRecord:
-        rows = self.query("SELECT conversation_id, session_id, title, message_count, created_at,"
-                          " updated_at FROM conversations WHERE conversation_id = ?",
-                          (conversation_id,))
+        rows = self.query(f"SELECT {_CONVERSATION_COLS} FROM conversations "
+                          "WHERE conversation_id = ?", (conversation_id,))
         if not rows:
             raise NotFound(f"unknown conversation {conversation_id}", kind="conversation")
         return ConversationRecord(*rows[0])
 
     def conversations(self, session_id: str | None = None) -> list[ConversationRecord]:
         where, params = ("WHERE session_id = ?", (session_id,)) if session_id else ("", ())
-        rows = self.query("SELECT conversation_id, session_id, title, message_count, created_at,"
-                          f" updated_at FROM conversations {where} ORDER BY conversation_id",
-                          params)
+        rows = self.query(f"SELECT {_CONVERSATION_COLS} FROM conversations {where} "
+                          "ORDER BY conversation_id", params)
         return [ConversationRecord(*r) for r in rows]
 
     def append_message(self, conversation_id: int, role: str, content: str, token_count: int,
                        parts: list[dict[str, Any]] | None = None) -> MessageRecord:
         """Message, parts and its context item in one transaction: never half-appended."""
-        now = utcnow()
-        with self._tx() as db:
+        now = self._param_time(utcnow())
+        with self.connector.transaction() as db:
+            # The counter's row lock also orders concurrent appends on PostgreSQL.
             row = db.execute(
                 "UPDATE conversations SET message_count = message_count + 1, updated_at = ? "
                 "WHERE conversation_id = ? RETURNING message_count, session_id",
@@ -150,29 +174,29 @@ class SqliteConversationStore:
             if row is None:
                 raise NotFound(f"unknown conversation {conversation_id}", kind="conversation")
             seq, session_id = row
-            mid = db.execute(
+            message = db.execute(
                 "INSERT INTO messages (conversation_id, seq, role, content, token_count, "
-                "created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (conversation_id, seq, role, content, token_count, now)).lastrowid
+                f"created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING {_MESSAGE_COLS}",
+                (conversation_id, seq, role, content, token_count, now)).fetchone()
             db.execute(
                 "INSERT INTO context_items (conversation_id, ordinal, item_type, message_id, "
                 "created_at) SELECT ?, COALESCE(MAX(ordinal), -1) + 1, 'message', ?, ? "
                 "FROM context_items WHERE conversation_id = ?",
-                (conversation_id, mid, now, conversation_id))
-            self._insert_parts(db, int(mid or 0), session_id, parts or [])
-        return MessageRecord(int(mid or 0), conversation_id, seq, role, content,  # type: ignore[arg-type]
-                             token_count, now)
+                (conversation_id, message[0], now, conversation_id))
+            self._insert_parts(db, message[0], session_id, parts or [])
+        return _message(message)
 
     def create_message_parts(self, message_id: int, parts: list[dict[str, Any]]) -> None:
-        with self._tx() as db:
-            row = db.execute("SELECT c.session_id FROM messages m JOIN conversations c USING "
-                             "(conversation_id) WHERE m.message_id = ?", (message_id,)).fetchone()
+        with self.connector.transaction() as db:
+            row = db.execute("SELECT c.conversation_id, c.session_id FROM messages m JOIN "
+                             "conversations c ON c.conversation_id = m.conversation_id "
+                             "WHERE m.message_id = ?", (message_id,)).fetchone()
             if row is None:
                 raise NotFound(f"unknown message msg_{message_id}", kind="message")
-            self._insert_parts(db, message_id, row[0], parts)
+            self._lock_conversation(db, row[0])
+            self._insert_parts(db, message_id, row[1], parts)
 
-    @staticmethod
-    def _insert_parts(db: sqlite3.Connection, message_id: int, session_id: str,
+    def _insert_parts(self, db: Executor, message_id: int, session_id: str,
                       parts: list[dict[str, Any]]) -> None:
         start = db.execute("SELECT COALESCE(MAX(ordinal), -1) + 1 FROM message_parts "
                            "WHERE message_id = ?", (message_id,)).fetchone()[0]
@@ -184,7 +208,8 @@ class SqliteConversationStore:
             if unknown:
                 raise InvalidArgs(f"unknown message part fields: {', '.join(sorted(unknown))}")
             cols = [c for c in PART_COLUMNS if part.get(c) is not None]
-            values = [json.dumps(part[c]) if c in ("tool_input", "patch_files", "metadata")
+            values = [self._param_json(c, part[c]) if c in _JSON_PART_COLUMNS
+                      else self._param_bool(part[c]) if c in _BOOL_PART_COLUMNS
                       else part[c] for c in cols]
             db.execute(
                 f"INSERT INTO message_parts (part_id, message_id, session_id, part_type, ordinal"
@@ -194,17 +219,18 @@ class SqliteConversationStore:
                  *values))
 
     def message_parts(self, message_id: int) -> list[dict[str, Any]]:
-        with self._lock:
-            cursor = self.db.execute("SELECT * FROM message_parts WHERE message_id = ? "
-                                     "ORDER BY ordinal", (message_id,))
-            names = [d[0] for d in cursor.description]
-            rows = cursor.fetchall()
+        names = ("part_id", "message_id", "session_id", "part_type", "ordinal", *PART_COLUMNS)
+        rows = self.query(f"SELECT {', '.join(names)} FROM message_parts WHERE message_id = ? "
+                          "ORDER BY ordinal", (message_id,))
         parts = []
         for row in rows:
             part = {k: v for k, v in zip(names, row, strict=True) if v is not None}
-            for key in ("tool_input", "patch_files", "metadata"):
+            for key in _JSON_PART_COLUMNS:
                 if key in part:
-                    part[key] = json.loads(part[key])
+                    part[key] = self._load_json(part[key])
+            for key in _BOOL_PART_COLUMNS:
+                if key in part:
+                    part[key] = int(part[key])
             parts.append(part)
         return parts
 
@@ -247,9 +273,10 @@ class SqliteConversationStore:
 
         Raises Conflict when the context items to replace changed since they were read.
         """
-        summary_id, now = f"sum_{secrets.token_hex(6)}", utcnow()
-        cid = batch.conversation_id
-        with self._tx() as db:
+        summary_id, created = f"sum_{secrets.token_hex(6)}", utcnow()
+        now, cid = self._param_time(created), batch.conversation_id
+        with self.connector.transaction() as db:
+            self._lock_conversation(db, cid)
             marks = ",".join("?" * len(batch.ordinals))
             current = db.execute(
                 f"SELECT ordinal, message_id, summary_id FROM context_items WHERE "
@@ -260,8 +287,9 @@ class SqliteConversationStore:
             if found != expected:
                 raise Conflict(f"conversation {cid}: its context changed during compaction; "
                                "retry", conversation_id=cid)
-            db.execute(f"INSERT INTO summaries ({_SUMMARY_COLS}) VALUES (?, ?, ?, ?, ?, ?, '[]')",
-                       (summary_id, cid, batch.kind, batch.content, batch.token_count, now))
+            db.execute(f"INSERT INTO summaries ({_SUMMARY_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                       (summary_id, cid, batch.kind, batch.content, batch.token_count, now,
+                        self._param_json("file_ids", [])))
             db.executemany("INSERT INTO summary_messages VALUES (?, ?, ?)",
                            [(summary_id, m, i) for i, m in enumerate(batch.message_ids)])
             db.executemany("INSERT INTO summary_parents VALUES (?, ?, ?)",
@@ -271,26 +299,28 @@ class SqliteConversationStore:
             db.execute("INSERT INTO context_items (conversation_id, ordinal, item_type, "
                        "summary_id, created_at) VALUES (?, ?, 'summary', ?, ?)",
                        (cid, batch.ordinals[0], summary_id, now))
-            latest = db.execute("SELECT message_id, c.session_id FROM messages JOIN "
-                                "conversations c USING (conversation_id) WHERE conversation_id "
-                                "= ? ORDER BY seq DESC LIMIT 1", (cid,)).fetchone()
+            latest = db.execute("SELECT m.message_id, c.session_id FROM messages m JOIN "
+                                "conversations c ON c.conversation_id = m.conversation_id "
+                                "WHERE m.conversation_id = ? ORDER BY m.seq DESC LIMIT 1",
+                                (cid,)).fetchone()
             self._insert_parts(db, latest[0], latest[1], [{
                 "part_type": "compaction", "is_synthetic": 1, "compaction_auto": int(batch.auto),
                 "metadata": {**batch.compaction, "summary_id": summary_id, "kind": batch.kind}}])
-        return SummaryRecord(summary_id, cid, batch.kind, batch.content, batch.token_count, now)
+        return SummaryRecord(summary_id, cid, batch.kind, batch.content, batch.token_count,
+                             created)
 
     def get_summary(self, summary_id: str) -> SummaryRecord | None:
         rows = self.query(f"SELECT {_SUMMARY_COLS} FROM summaries WHERE summary_id = ?",
                           (summary_id,))
-        return _summary(rows[0]) if rows else None
+        return self._summary(rows[0]) if rows else None
 
     def get_summary_children(self, summary_id: str) -> list[SummaryRecord]:
         """The summaries a condensed summary was made from, oldest first."""
         rows = self.query(
-            f"SELECT {', '.join('s.' + c for c in _SUMMARY_COLS.split(', '))} FROM "
+            f"SELECT {_prefixed('s', _SUMMARY_COLS)} FROM "
             "summary_parents p JOIN summaries s ON s.summary_id = p.parent_summary_id "
             "WHERE p.summary_id = ? ORDER BY p.ordinal", (summary_id,))
-        return [_summary(r) for r in rows]
+        return [self._summary(r) for r in rows]
 
     def get_summary_parent(self, summary_id: str) -> str | None:
         """The condensed summary this one was merged into, if any."""
@@ -300,66 +330,28 @@ class SqliteConversationStore:
 
     def get_summary_messages(self, summary_id: str) -> list[MessageRecord]:
         rows = self.query(
-            f"SELECT {', '.join('m.' + c for c in _MESSAGE_COLS.split(', '))} FROM "
+            f"SELECT {_prefixed('m', _MESSAGE_COLS)} FROM "
             "summary_messages sm JOIN messages m ON m.message_id = sm.message_id "
             "WHERE sm.summary_id = ? ORDER BY sm.ordinal", (summary_id,))
         return [_message(r) for r in rows]
 
     def summaries(self, conversation_id: int) -> list[SummaryRecord]:
         rows = self.query(f"SELECT {_SUMMARY_COLS} FROM summaries WHERE conversation_id = ? "
-                          "ORDER BY created_at, rowid", (conversation_id,))
-        return [_summary(r) for r in rows]
-
-    # search
-    def search_messages(self, conversation_id: int, query: str, limit: int
-                        ) -> list[tuple[MessageRecord, str]]:
-        rows = self.query(
-            f"SELECT {', '.join('m.' + c for c in _MESSAGE_COLS.split(', '))}, "
-            "snippet(messages_fts, 0, '[', ']', '…', 16) FROM messages_fts "
-            "JOIN messages m ON m.message_id = messages_fts.rowid "
-            "WHERE messages_fts MATCH ? AND m.conversation_id = ? "
-            "ORDER BY bm25(messages_fts), m.seq LIMIT ?",
-            (_fts_query(query), conversation_id, limit))
-        return [(_message(r[:7]), r[7]) for r in rows]
-
-    def search_summaries(self, conversation_id: int, query: str, limit: int
-                         ) -> list[tuple[SummaryRecord, str]]:
-        rows = self.query(
-            f"SELECT {', '.join('s.' + c for c in _SUMMARY_COLS.split(', '))}, "
-            "snippet(summaries_fts, 0, '[', ']', '…', 16) FROM summaries_fts "
-            "JOIN summaries s ON s.rowid = summaries_fts.rowid "
-            "WHERE summaries_fts MATCH ? AND s.conversation_id = ? "
-            "ORDER BY bm25(summaries_fts), s.created_at LIMIT ?",
-            (_fts_query(query), conversation_id, limit))
-        return [(_summary(r[:7]), r[7]) for r in rows]
-
-    # the per-conversation lock
-    def acquire_lock(self, conversation_id: int, owner: str, ttl_s: float) -> None:
-        """Take the conversation's compaction lease or raise a retryable Conflict."""
-        now = time.time()
-        with self._tx() as db:
-            row = db.execute(
-                "INSERT INTO lcm_locks VALUES (?, ?, ?) ON CONFLICT (conversation_id) DO UPDATE "
-                "SET owner = excluded.owner, expires_at = excluded.expires_at "
-                "WHERE lcm_locks.expires_at < ? OR lcm_locks.owner = excluded.owner "
-                "RETURNING owner", (conversation_id, owner, now + ttl_s, now)).fetchone()
-        if row is None:
-            raise Conflict(f"conversation {conversation_id} is being compacted by another "
-                           "process; retry shortly", conversation_id=conversation_id)
-
-    def release_lock(self, conversation_id: int, owner: str) -> None:
-        with self._tx() as db:
-            db.execute("DELETE FROM lcm_locks WHERE conversation_id = ? AND owner = ?",
-                       (conversation_id, owner))
+                          f"ORDER BY {self._SUMMARY_ORDER}", (conversation_id,))
+        return [self._summary(r) for r in rows]
 
     # large files
     def insert_file(self, record: FileRecord) -> None:
-        with self._tx() as db:
-            db.execute("INSERT INTO large_files VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        with self.connector.transaction() as db:
+            db.execute("INSERT INTO large_files (file_id, conversation_id, file_name, mime_type, "
+                       "byte_size, storage_uri, exploration_summary, created_at) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                        (record.file_id, record.conversation_id, record.file_name,
                         record.mime_type, record.byte_size, record.storage_uri,
-                        record.exploration_summary, record.created_at))
+                        record.exploration_summary, self._param_time(record.created_at)))
 
     def get_file(self, file_id: str) -> FileRecord | None:
-        rows = self.query("SELECT * FROM large_files WHERE file_id = ?", (file_id,))
+        rows = self.query("SELECT file_id, conversation_id, file_name, mime_type, byte_size, "
+                          "storage_uri, exploration_summary, created_at FROM large_files "
+                          "WHERE file_id = ?", (file_id,))
         return FileRecord(*rows[0]) if rows else None

@@ -15,7 +15,7 @@ from typing import Any
 from ..config import SessionConfig
 from ..errors import BudgetExceeded, InvalidArgs, NotFound
 from ..types import SpanRef, sha256_hex
-from .blobs import BlobStore
+from .blobs import blob_store_for
 from .db import PRIVATE_FILE, connect, private_dir, utcnow
 from .parses import ParseRecords
 from .tracewriter import TraceWriter, tool_trace
@@ -70,7 +70,7 @@ class Store:
         self.data_dir = data_dir
         private_dir(data_dir)
         self.db = connect(data_dir / "rlm.db")
-        self.blobs = BlobStore(data_dir / "blobs")
+        self.blobs = blob_store_for(data_dir)  # RLM_BLOB_URL, else the data dir's blobs/
         self.parses = ParseRecords(self.db)
         """How each document was parsed: format, pages, encoding, version (seed 003 §14)."""
         private_dir(data_dir / "indexes")  # search indexes hold the documents' vocabulary

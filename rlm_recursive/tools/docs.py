@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..corpus.loaders import LoadReport, Source, load_sources
+from ..corpus.loaders import Source, load_sources
 from ..errors import FileTooLarge, InvalidArgs
 from ..store import Document
 from ..types import SpanRef, ToolResult, sha256_hex, text_checksum
@@ -49,15 +48,6 @@ class PeekArgs(BaseModel):
         "PDF: read this page (1-based); start and end then count from the page's start"))
 
 
-def _bytes_read(ctx: ToolContext, report: LoadReport) -> int:
-    """Bytes of every document this load stored: its blob holds exactly the bytes read."""
-    total = 0
-    for doc in report.loaded:
-        with contextlib.suppress(OSError):
-            total += ctx.store.blobs.path_for(doc.content_hash).stat().st_size
-    return total
-
-
 def _check_inline(sources: list[Source], cap: int) -> None:
     """Inline text obeys the per-file cap a file would: the client sent it, not a disk."""
     for i, source in enumerate(sources):
@@ -86,7 +76,8 @@ async def load(ctx: ToolContext, args: LoadArgs) -> ToolResult:
         load_sources, ctx.store, session_id, args.sources, ctx.policy, config,
         progress=ctx.extras.get("progress"), ocr=args.ocr)
     output = report.to_dict()
-    return ToolResult(output=output, bytes_read=_bytes_read(ctx, report))
+    # For the audit record: the raw bytes read (a PDF's, not its text's).
+    return ToolResult(output=output, bytes_read=report.bytes_read)
 
 
 async def list_docs(ctx: ToolContext, args: ListArgs) -> ToolResult:
