@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import codecs
 import json
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -246,3 +247,18 @@ async def test_many_files_parse_in_the_process_pool_in_order(
     names = [Path(d["source"]).name for d in out["loaded"]]
     assert names == sorted(names) and len(names) == 40
     assert out["loaded"][0]["pages"] == 2 and out["total_pages"] == 2
+
+
+async def test_a_citation_read_across_pages_is_one_citation_per_page(
+    runtime: Runtime, session: str, tmp_path: Path,
+) -> None:
+    doc = await _pdf_session(runtime, session, tmp_path)
+    info = runtime.store.parses.info(doc["doc_id"])
+    start, end = info.page_range(3)[0] + 5, info.page_range(5)[0] + 5
+    log = CitationLog()
+    log.add(SpanRef(doc_id=doc["doc_id"], start=start, end=end))
+    cited = log.citations(runtime.store, session)
+    assert [c.page for c in cited] == [3, 4, 5]
+    assert (cited[0].start, cited[-1].end) == (start, end)
+    assert all(a.end == b.start for a, b in pairwise(cited))
+    assert [c.status for c in verify_citations(runtime.store, cited)] == ["valid"] * 3

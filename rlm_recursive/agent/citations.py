@@ -13,6 +13,7 @@ from pydantic import (
     model_serializer,
 )
 
+from ..corpus.chunking import cut_at_breaks
 from ..errors import InvalidArgs
 from ..store import Store
 from ..tools.spec import ToolContext, ToolSpec
@@ -85,7 +86,7 @@ class CitationLog:
         cited = []
         merged = self.merged()
         index = {d.id: i for i, d in enumerate(store.documents(session_id))} if merged else {}
-        for ref in merged:
+        for ref in self._one_page_each(store, merged):
             doc = store.document(session_id, ref.doc_id)
             text = store.text(doc)[ref.start : ref.end]
             cited.append(Citation(doc_id=ref.doc_id, start=ref.start, end=ref.end,
@@ -94,6 +95,17 @@ class CitationLog:
                                   session_id=session_id, doc_index=index.get(ref.doc_id),
                                   start_char=ref.start, end_char=ref.end))
         return cited
+
+
+    @staticmethod
+    def _one_page_each(store: Store, refs: list[SpanRef]) -> list[SpanRef]:
+        """Merged ranges cut again where a page starts: each citation names one page."""
+        out = []
+        for ref in refs:
+            breaks = store.parses.info(ref.doc_id).page_breaks()
+            out.extend(SpanRef(doc_id=ref.doc_id, start=start, end=end)
+                       for start, end in cut_at_breaks([(ref.start, ref.end)], breaks))
+        return out
 
 
 def verify_citation(store: Store, session_id: str, citation: Citation) -> dict[str, object]:
