@@ -103,7 +103,8 @@ class LoadReport:
 
 
 def ocr_engine(ocr: bool | None) -> OcrEngine | None:
-    """None turns OCR off; on (True) or automatic (None) finds the engine, if installed."""
+    """The engine for `ocr`: False is no OCR (None); True and automatic (None) look for
+    tesseract, and without it each image-only page is warned about."""
     return None if ocr is False else OcrEngine.find()
 
 
