@@ -44,8 +44,8 @@ class PeekArgs(BaseModel):
     doc_id: str = Field(description="Document id from the document list")
     start: int = Field(0, ge=0, description="First character offset")
     end: int = Field(-1, ge=-1, description="End offset (exclusive); -1 for the end")
-    page: int | None = Field(None, ge=1, le=1_000_000, description=(
-        "PDF: read this page (1-based); start and end then count from the page's start"))
+    page: int | None = Field(None, ge=1, le=1_000_000,
+                             description="PDF page; start/end count from its start")
 
 
 def _check_inline(sources: list[Source], cap: int) -> None:
@@ -158,8 +158,7 @@ DOCS_TOOLS = [
              "and tokens.",
              ListArgs, list_docs, model_facing=True),
     ToolSpec("rlm_docs_peek",
-             "Read characters [start, end) of one document, or of one page of a PDF (page). "
-             "Long ranges are truncated; read large documents piece by piece or search them "
-             "first.",
+             "Read characters [start, end) of one document (or of a PDF page). Long ranges are "
+             "truncated; read large documents piece by piece or search them first.",
              PeekArgs, peek, model_facing=True),
 ]

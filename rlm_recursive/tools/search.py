@@ -163,7 +163,7 @@ def _window(
 SEARCH_TOOLS = [
     ToolSpec("rlm_search_query",
              "Search the loaded documents. method bm25 ranks passages by keywords; regex and "
-             "literal find exact matches. Each match gives doc_id, its source file, the page "
-             "(PDF) or line where it starts, a span and the surrounding context.",
+             "literal find exact matches. Each match gives doc_id, source, page or line, a span "
+             "and the surrounding context.",
              SearchArgs, query, model_facing=True),
 ]
