@@ -13,14 +13,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import ConfigError
 
-__all__ = ["MAX_SERVER_NUM_CTX", "Catalog", "ModelInfo", "Preset", "TierSpec", "load_catalog"]
+__all__ = ["BUILTIN_PROVIDERS", "MAX_SERVER_NUM_CTX", "Catalog", "ModelInfo", "Preset",
+           "ProviderEntry", "TierSpec", "load_catalog"]
 
 MAX_SERVER_NUM_CTX = 32768
 """Cap on a window taken from the server (Ollama `/api/show`) for an uncatalogued model: the
 trained maximum (often 128k) would make the server allocate a KV cache most machines cannot
 hold. The catalogued models use the same window; a larger one is set in models.toml."""
 
-ProviderName = Literal["ollama", "claude", "embedded", "fake"]
+BUILTIN_PROVIDERS = ("ollama", "openai", "claude", "embedded", "fake")
+ProviderName = str
+"""A built-in provider, or the name of a `[providers.NAME]` table (checked by load_catalog)."""
 Think = bool | Literal["low", "medium", "high"]
 """Whether a thinking model thinks (Ollama `think`); unset means off."""
 
@@ -77,9 +80,29 @@ class Preset(BaseModel):
     """The depth whose model writes conversation summaries (LCM); default: the deepest."""
 
 
+class ProviderEntry(BaseModel):
+    """`[providers.NAME]`: one endpoint group, a single server or a pool of hosts."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["ollama", "openai"] | None = None
+    """The API the hosts speak; defaults to NAME when NAME is `ollama` or `openai`."""
+    base_url: str | None = None
+    """openai: includes `/v1`. Default: `$OPENAI_BASE_URL` (openai), `$OLLAMA_HOST` (ollama)."""
+    hosts: list[str] = []
+    """Several hosts serving the same models; requests are routed and fail over among them."""
+    api_key_env: str | None = None
+    """The environment variable holding the bearer key (openai default: OPENAI_API_KEY)."""
+    max_concurrency: int = Field(4, ge=1, le=1024)
+    """Requests in flight per host at once."""
+    stream: bool = False
+    """openai: read replies as server-sent events (long generations never idle the socket)."""
+
+
 class Catalog(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
+    providers: dict[str, ProviderEntry] = {}
     models: dict[str, ModelInfo] = {}
     presets: dict[str, Preset] = {}
     profiles: dict[str, dict[str, Any]] = {}
@@ -148,6 +171,7 @@ def load_catalog(user_file: Path | None = None) -> Catalog:
         err = exc.errors(include_url=False)[0]
         key = ".".join(str(p) for p in err["loc"])
         raise ConfigError(f"models.toml: {key}: {err['msg']}", key=key) from None
+    _check_providers(catalog)
     for preset_name, preset in catalog.presets.items():
         for depth, tier in enumerate(preset.tiers):
             if tier.model not in catalog.models and tier.provider is None:
@@ -155,3 +179,19 @@ def load_catalog(user_file: Path | None = None) -> Catalog:
                     f"preset {preset_name!r} tier {depth} names unknown model {tier.model!r}",
                     key=f"presets.{preset_name}.tiers.{depth}.model")
     return catalog
+
+
+def _check_providers(catalog: Catalog) -> None:
+    """Every provider table has a type, and every model names a provider that exists."""
+    for name, entry in catalog.providers.items():
+        if entry.type is None:
+            if name not in ("ollama", "openai"):
+                raise ConfigError(f"[providers.{name}] needs type = \"openai\" or \"ollama\"",
+                                  key=f"providers.{name}.type")
+            entry.type = name  # type: ignore[assignment]
+    known = set(BUILTIN_PROVIDERS) | set(catalog.providers)
+    for name, info in catalog.models.items():
+        if info.provider not in known:
+            raise ConfigError(f"model {name!r} names provider {info.provider!r}, which is neither "
+                              f"built in ({', '.join(BUILTIN_PROVIDERS)}) nor a "
+                              "[providers.NAME] table", key=f"models.{name}.provider")

@@ -26,7 +26,8 @@
         ├── EmptyAnswer           empty_answer (the model gave no answer, e.g. it spent its
         │                         whole output budget thinking)
         ├── ProviderError         provider_error
-        │   └── ModelNotFound     model_not_found
+        │   ├── ModelNotFound     model_not_found
+        │   └── ProviderAuthError auth_error (the model server refused the key: 401/403)
         ├── Conflict              conflict (another process holds a lock; retryable)
         ├── StoreUnavailable      store_unavailable (the shared database cannot be reached;
         │                         retryable)
@@ -58,6 +59,7 @@ __all__ = [
     "ModelNotFound",
     "NotFound",
     "PathDenied",
+    "ProviderAuthError",
     "ProviderError",
     "RateLimited",
     "RlmError",
@@ -206,6 +208,12 @@ class ProviderError(RunError):
 
 class ModelNotFound(ProviderError):
     code = "model_not_found"
+
+
+class ProviderAuthError(ProviderError):
+    """A model server refused the credentials: retrying with the same key cannot help."""
+
+    code = "auth_error"
 
 
 class Conflict(RunError):

@@ -10,7 +10,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
-__all__ = ["SpanRef", "ToolDef", "ToolResult", "location_label", "sha256_hex", "text_checksum"]
+__all__ = ["MODEL_TIERS_HELP", "SpanRef", "ToolDef", "ToolResult", "location_label",
+           "sha256_hex", "text_checksum"]
+
+MODEL_TIERS_HELP = (
+    'Which model answers at each depth: {"0": "qwen3:8b", "1": "ollama/qwen3:1.7b"}. Keys are '
+    "depths 0, 1, … without gaps; the last covers every deeper depth. A value is a model from "
+    "models.toml or PROVIDER/MODEL (PROVIDER: ollama, openai, claude, embedded or a "
+    "[providers.NAME] group). Wins over model, recursive_model and preset.")
+"""Option B of the tiering plan, described once for the CLI, MCP and HTTP surfaces."""
 
 
 class SpanRef(BaseModel):

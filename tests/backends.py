@@ -61,6 +61,8 @@ def postgres_url(postgres_server: str) -> Iterator[str]:
     try:
         yield url
     finally:
+        if (pools := sys.modules.get("rlm_recursive.store.postgres")) is not None:
+            pools.close_pools(url)  # a test may leave its stores open
         with psycopg.connect(postgres_server, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
@@ -70,6 +72,7 @@ def database_url(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
                  ) -> str | None:
     """Each backend in turn: None (SQLite in the data dir) or a fresh PostgreSQL database,
     also exported as RLM_DATABASE_URL so code that reads the environment follows."""
+    request.getfixturevalue("data_dir")  # conftest's clean environment first, then the URL
     if request.param == "sqlite":
         monkeypatch.delenv("RLM_DATABASE_URL", raising=False)
         return None

@@ -92,6 +92,8 @@ class Recorded:
 class LoopbackServer:
     url: str
     requests: list[Recorded]
+    stop: Callable[[], None] = lambda: None
+    """Kill the server: it stops listening, so later connections are refused."""
 
     def bodies(self, path: str) -> list[dict[str, Any]]:
         return [r.body for r in self.requests if r.path == path]
@@ -129,11 +131,18 @@ def serve(script: Script) -> Iterator[LoopbackServer]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
+    stopped = threading.Event()
+
+    def stop() -> None:
+        if not stopped.is_set():
+            stopped.set()
+            server.shutdown()
+            server.server_close()
+
     try:
-        yield LoopbackServer(f"http://127.0.0.1:{server.server_address[1]}", requests)
+        yield LoopbackServer(f"http://127.0.0.1:{server.server_address[1]}", requests, stop)
     finally:
-        server.shutdown()
-        server.server_close()
+        stop()
 
 
 @contextmanager

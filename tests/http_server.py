@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx2
 import pytest
 
-__all__ = ["HttpServer", "authed_client", "free_port", "http_server"]
+__all__ = ["HttpServer", "authed_client", "free_port", "http_server", "stop_process"]
 
 _TOKEN = re.compile(r'--header "Authorization: Bearer ([A-Za-z0-9_\-]+)"')
 
@@ -76,12 +76,17 @@ def http_server(
             yield HttpServer(url=f"http://{shown}:{port}/mcp", host=host, port=port,
                              token=found.group(1) if found else None, log=log)
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=10)
+            stop_process(proc)
+
+
+def stop_process(proc: subprocess.Popen, timeout_s: float = 10) -> None:
+    """Terminate a server subprocess; kill it if it does not exit in time."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=timeout_s)
 
 
 def authed_client(token: str | None) -> httpx2.AsyncClient:

@@ -34,6 +34,8 @@ CALLS = {
     ("POST", "/v1/executions/{execution_id}/cancel"): {},
     ("POST", "/v1/executions/{execution_id}/tools/resolve"): {"json": {"tool_requests": {
         "search": [{"key": "k", "query": "alpha"}]}}},
+    ("GET", "/v1/executions/{execution_id}/events"): {},
+    ("GET", "/v1/models/{model_id}"): {},  # the model of a session: rlm/<session_id>
 }
 
 
@@ -72,6 +74,7 @@ def _call(client: httpx.Client, method: str, path: str, ids: dict[str, str],
           execution: str) -> httpx.Response:
     url = path.replace("{session_id}", ids["session_id"]).replace("{execution_id}",
                                                                    ids[execution])
+    url = url.replace("{model_id}", f"rlm/{ids['session_id']}")
     return client.request(method, url, **CALLS[(method, path)])
 
 

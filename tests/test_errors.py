@@ -9,6 +9,7 @@ from rlm_recursive.errors import ERROR_CODES, RlmError
 
 # Renaming or dropping a code breaks clients that branch on it: change this on purpose only.
 PINNED_CODES = {
+    "auth_error",
     "budget_exceeded",
     "conflict",
     "context_overflow",

@@ -77,7 +77,15 @@ def test_restricted_allows_in_process_providers(restricted):
 
 def test_restricted_denies_unknown_provider(restricted):
     with pytest.raises(EgressDenied):
-        restricted.check("openai", endpoint="http://127.0.0.1:8080", model="gpt")
+        restricted.check("mystery", endpoint="http://127.0.0.1:8080", model="gpt")
+
+
+def test_restricted_allows_openai_compatible_servers_only_on_local_hosts(restricted):
+    restricted.check("openai", endpoint="http://127.0.0.1:8080/v1", model="qwen")
+    for endpoint in ("http://gpu1.invalid:8000/v1", "http://localhost.invalid/v1", None):
+        with pytest.raises(EgressDenied, match="not loopback") as err:
+            restricted.check("openai", endpoint=endpoint, model="qwen")
+        assert "gpu1.invalid" in str(err.value) or endpoint != "http://gpu1.invalid:8000/v1"
 
 
 def test_restricted_denies_ollama_cloud_models_even_on_loopback(restricted):

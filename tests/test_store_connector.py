@@ -167,3 +167,49 @@ def test_dropped_connections_are_replaced_and_a_lock_dies_with_its_holder(
     assert [m.content for m in second.store.messages(cid)] == ["still here after the restart"]
     first.close()
     second.close()
+
+
+def test_connectors_of_one_url_share_a_pool_that_the_last_close_ends(
+    tmp_path: Path, postgres_url: str,
+) -> None:
+    from rlm_recursive.errors import Conflict
+
+    long_lived = PostgresConnector(postgres_url)
+    per_run = Lcm(tmp_path, LcmConfig(), database_url=postgres_url)
+    assert per_run.store.connector.pool is long_lived.pool  # type: ignore[attr-defined]
+    cid = per_run.store.create_conversation("ses_pool").conversation_id
+    per_run.store.acquire_lock(cid, "run-1", ttl_s=60)
+    per_run.close()  # gives back its lock's connection: no lock may stay in the pool
+    assert not long_lived.pool.closed
+    other = Lcm(tmp_path, LcmConfig(), database_url=postgres_url)
+    other.store.acquire_lock(cid, "run-2", ttl_s=60)
+    third = Lcm(tmp_path / "b", LcmConfig(), database_url=postgres_url)
+    with pytest.raises(Conflict):
+        third.store.acquire_lock(cid, "run-3", ttl_s=60)
+    other.store.release_lock(cid, "run-2")
+    for lcm in (other, third):
+        lcm.close()
+    assert long_lived.query("SELECT COUNT(*) FROM conversations") == [(1,)]
+    long_lived.close()
+    assert long_lived.pool.closed
+
+
+def test_the_cli_of_another_data_dir_reads_the_shared_conversation(
+    tmp_path: Path, postgres_url: str,
+) -> None:
+    """Machine A writes a conversation; `rlm-recursive lcm` on machine B (its own data dir,
+    another process) finds it, because both name the same RLM_DATABASE_URL."""
+    import json
+
+    writer = Lcm(tmp_path / "machine-a", LcmConfig(), database_url=postgres_url)
+    cid = writer.store.create_conversation("ses_team").conversation_id
+    writer.append(cid, "user", "The chiller on level 2 was serviced on 3 March.")
+    writer.close()
+    env = {**os.environ, "RLM_DATABASE_URL": postgres_url}
+    done = subprocess.run([sys.executable, "-m", "rlm_recursive", "--data-dir",
+                           str(tmp_path / "machine-b"), "lcm", "grep", "chiller serviced",
+                           "-c", str(cid), "--json"], capture_output=True, text=True,
+                          timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    matches = json.loads(done.stdout)["matches"]
+    assert [m["id"] for m in matches] == ["msg_1"] and "[chiller]" in matches[0]["snippet"]

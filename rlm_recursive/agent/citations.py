@@ -134,7 +134,7 @@ class VerifyArgs(BaseModel):
     end_char: int | None = Field(None, description="Ignored, as source")
 
 
-async def _verify(ctx: ToolContext, args: VerifyArgs) -> ToolResult:
+def _verify(ctx: ToolContext, args: VerifyArgs) -> ToolResult:
     citation = Citation(doc_id=args.doc_id, start=args.start, end=args.end,
                         checksum=args.checksum)
     return ToolResult(output=verify_citation(ctx.store, ctx.require_session(), citation))

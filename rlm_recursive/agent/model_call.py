@@ -15,7 +15,7 @@ from ..types import ToolDef
 from .context import RunContext
 from .recursion import Tier
 
-__all__ = ["CHARS_PER_TOKEN", "call_model", "fit_messages", "window_chars"]
+__all__ = ["CHARS_PER_TOKEN", "call_model", "check_egress", "fit_messages", "window_chars"]
 
 CHARS_PER_TOKEN = 3.0
 """Conservative: code, numbers and ids tokenise worse than the usual 4 chars per token."""
@@ -77,14 +77,20 @@ def fit_messages(
     return total
 
 
+def check_egress(rc: RunContext, tier: Tier) -> None:
+    """The run's egress policy over every host the tier's provider may contact, before any."""
+    if rc.egress is not None:
+        kind, endpoints = rc.providers.endpoints(tier.provider)
+        rc.egress.check_all(kind, endpoints, model=tier.model,
+                            model_overridden=rc.model_overridden)
+
+
 async def call_model(
     rc: RunContext, tier: Tier, messages: list[Message], tools: list[ToolDef],
     *, cacheable: bool = False, tool_runner: Any = None,
 ) -> ChatResult:
     """One model call: egress-checked, measured against the window, budgeted, maybe cached."""
-    if rc.egress is not None:
-        rc.egress.check(tier.provider, endpoint=rc.providers.endpoint(tier.provider),
-                        model=tier.model, model_overridden=rc.model_overridden)
+    check_egress(rc, tier)
     reserve = min(1024, tier.num_ctx // 4)
     prompt_chars = fit_messages(messages, tools, tier.num_ctx, reserve)
     # Always the tier's window: the plan shows it, and `fit_messages` measured against it.

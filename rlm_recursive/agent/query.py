@@ -26,6 +26,8 @@ from .budget import Budget, BudgetLimits
 from .citations import Citation
 from .context import RunContext, RunSettings
 from .conversation import open_conversation
+from .hints import plan_from_hints
+from .model_call import check_egress
 from .pool import ProviderPool
 from .recursion import MAX_DEPTH_CAP, RecursionState, Tier, TierPlan
 from .strategies import Strategy, pick_strategy, run_strategy
@@ -34,8 +36,8 @@ from .subcalls import SubQueryCaller
 if TYPE_CHECKING:  # the runtime builds on this module, not the other way round
     from .runtime import Runtime
 
-__all__ = ["ClientSubQueries", "QueryOptions", "QueryResult", "build_run", "resolve_plan",
-           "run_egress", "run_query"]
+__all__ = ["ClientSubQueries", "QueryOptions", "QueryResult", "build_run", "preflight_egress",
+           "resolve_plan", "run_egress", "run_query"]
 
 _DEFAULT_PRESET = {"ollama": "fully-local", "embedded": "embedded", "claude": "quality-first"}
 
@@ -91,8 +93,10 @@ class QueryResult(BaseModel):
 
 async def resolve_plan(
     catalog: Catalog, profile: Profile, options: QueryOptions,
+    hints: dict[str, Any] | None = None,
 ) -> tuple[TierPlan, str]:
-    """Option B (model_tiers) > A (model) > C (preset) > the provider's default preset."""
+    """Option B (model_tiers) > A (model) > C (preset) > the session's `model_hints` > the
+    provider's default preset (a hint left out takes that default's tier)."""
     provider = options.provider if options.provider not in (None, "auto") else None
     if options.model_tiers:
         return TierPlan.from_map(catalog, options.model_tiers), "model_tiers"
@@ -103,6 +107,17 @@ async def resolve_plan(
             recursive_model=options.recursive_model), "model"
     if options.preset:
         return TierPlan.from_preset(catalog, options.preset), f"preset {options.preset}"
+    hinted = plan_from_hints(catalog, hints)
+    if hinted is not None:  # the root is hinted: no default (and no probe) needed
+        return hinted, "session model_hints"
+    plan, reason = await _default_plan(catalog, profile, provider)
+    hinted = plan_from_hints(catalog, hints, plan)
+    return (hinted, f"session model_hints over {reason}") if hinted else (plan, reason)
+
+
+async def _default_plan(
+    catalog: Catalog, profile: Profile, provider: str | None,
+) -> tuple[TierPlan, str]:
     reason = f"provider {provider}"
     if provider is None:
         from ..providers.auto import detect_provider
@@ -122,16 +137,38 @@ async def resolve_plan(
 
 def _refuse_remote_probe(profile: Profile) -> None:
     """Auto-detection probes OLLAMA_HOST: a local-only profile must not reach a remote one."""
-    from ..policy import is_loopback_url
-    from ..providers.ollama import ollama_host
+    from ..policy.egress import endpoint_host, is_local_endpoint
+    from ..providers.hosts import ollama_hosts
 
-    host = ollama_host()
-    if profile.local_only and not is_loopback_url(host):
-        name = profile.name
-        raise EgressDenied(
-            f"the {name!r} profile allows only local models and OLLAMA_HOST is not loopback, "
-            "so provider auto-detection would contact a remote host; point OLLAMA_HOST at "
-            "http://127.0.0.1:11434, or choose provider 'embedded'", profile=name)
+    for host in ollama_hosts():  # every entry of a pool, before any of them is contacted
+        if profile.local_only and not is_local_endpoint(host, profile.local_hosts):
+            name = profile.name
+            raise EgressDenied(
+                f"the {name!r} profile allows only local models and OLLAMA_HOST lists "
+                f"{endpoint_host(host)!r}, which is not local, so provider auto-detection "
+                "would contact a remote host; point OLLAMA_HOST at http://127.0.0.1:11434, "
+                "or choose provider 'embedded'", profile=name, host=endpoint_host(host))
+
+
+async def preflight_egress(runtime: Runtime, options: QueryOptions) -> None:
+    """Refuse, before a file is loaded, a run that would reach a host the profile refuses:
+    every host of every tier of an explicit choice, or every OLLAMA_HOST entry auto-detection
+    would probe. Nothing is contacted."""
+    egress = run_egress(runtime, options)
+    if not (options.model_tiers or options.model or options.preset):
+        if egress.profile.local_only and options.provider in (None, "auto"):
+            _refuse_remote_probe(egress.profile)
+        return
+    plan, _ = await resolve_plan(runtime.catalog, egress.profile, options)
+    pool = ProviderPool(catalog=runtime.catalog)
+    for tier in plan.tiers:
+        kind, endpoints = pool.endpoints(tier.provider)
+        egress.check_all(kind, endpoints, model=tier.model)
+
+
+def _hints(runtime: Runtime, session_id: str) -> dict[str, Any] | None:
+    """The session's advisory `model_hints` (root, sub-call and bulk models), if any."""
+    return runtime.store.session_config(session_id).model_hints if session_id else None
 
 
 def run_egress(runtime: Runtime, options: QueryOptions) -> EgressPolicy:
@@ -150,6 +187,7 @@ def build_run(
 ) -> RunContext:
     """The shared context of one recursion tree; a preset may tighten the egress profile."""
     egress = run_egress(runtime, options)
+    providers.catalog = providers.catalog or runtime.catalog  # its [providers.NAME] groups
     # A session's `max_tool_calls` caps each run on it; runs do not spend it (tools/spec.py).
     session_cap = runtime.store.session_config(session_id).max_tool_calls if session_id else None
     limits = BudgetLimits(max_sub_calls=options.max_sub_calls,
@@ -163,8 +201,10 @@ def build_run(
     return RunContext(
         registry=runtime.registry, tool_ctx=runtime.context(session_id), plan=plan,
         providers=providers, catalog=runtime.catalog, budget=Budget(limits), egress=egress,
+        # A client's hints are its choice of model, as much as a `model` argument is.
         audit=runtime.audit, model_overridden=options.client_override and bool(
-            options.model or options.model_tiers or options.recursive_model),
+            options.model or options.model_tiers or options.recursive_model
+            or plan.source == "model_hints"),
         settings=settings, sub_queries=SubQueryCaller,
         cache_store=ExecutionStore(runtime.store.db),
     )
@@ -225,8 +265,11 @@ async def _answer(
     providers = providers or ProviderPool()
     rc: RunContext | None = None
     try:
-        plan, reason = await resolve_plan(runtime.catalog, runtime.profile, options)
+        plan, reason = await resolve_plan(runtime.catalog, runtime.profile, options,
+                                          _hints(runtime, session_id))
         rc = build_run(runtime, session_id, plan, options, providers).derive(progress=progress)
+        for tier in plan.tiers:  # every host of every tier, before anything is sent
+            check_egress(rc, tier)
         plan = await _fit_windows(rc, plan)
         rc = rc.derive(plan=plan)
         root = plan.at(0)
@@ -289,14 +332,18 @@ class ClientSubQueries:
         options = QueryOptions(provider=args.provider, model=args.model,
                                recursive_provider=args.recursive_provider,
                                recursive_model=args.recursive_model, preset=args.tier_strategy,
-                               client_override=True)
-        plan, _ = await resolve_plan(self.runtime.catalog, self.runtime.profile, options)
+                               model_tiers=args.model_tiers, client_override=True)
+        plan, _ = await resolve_plan(self.runtime.catalog, self.runtime.profile, options,
+                                     _hints(self.runtime, ctx.require_session()))
+        if plan.source == "model_hints" and len(plan.tiers) > 1:
+            plan = plan.model_copy(update={"tiers": plan.tiers[1:]})  # from subcall_model on
         pool = self.providers or ProviderPool()
         rc = build_run(self.runtime, ctx.require_session(), plan, options, pool)
         # The client sits at depth 0; its sub-call is depth 1 and may recurse max_depth more.
         state = RecursionState(depth=0, max_depth=min(1 + args.max_depth, 5))
         plain = args.model_copy(update={"provider": None, "model": None, "tier_strategy": None,
-                                        "recursive_provider": None, "recursive_model": None})
+                                        "recursive_provider": None, "recursive_model": None,
+                                        "model_tiers": None})
         return SubQueryCaller(rc.derive(plan_offset=1), state), plain, pool
 
     async def run(self, ctx: ToolContext, args: SubQueryArgs) -> ToolResult:
@@ -324,9 +371,7 @@ async def _fit_windows(rc: RunContext, plan: TierPlan) -> TierPlan:
         if not tier.info.catalogued:
             window = getattr(rc.providers.get(tier), "context_window", None)
             if window is not None:
-                if rc.egress is not None:
-                    rc.egress.check(tier.provider, endpoint=rc.providers.endpoint(tier.provider),
-                                    model=tier.model, model_overridden=rc.model_overridden)
+                check_egress(rc, tier)
                 info = tier.info.model_copy(update={"num_ctx": await window(tier.model)})
                 tier = tier.model_copy(update={"info": info})
         tiers.append(tier)

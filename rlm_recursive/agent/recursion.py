@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from ..catalog import Catalog, ModelInfo
+from ..catalog import BUILTIN_PROVIDERS, Catalog, ModelInfo
 from ..errors import ConfigError, InvalidArgs
 
 __all__ = ["MAX_DEPTH_CAP", "RecursionState", "Tier", "TierPlan"]
@@ -106,7 +106,10 @@ class TierPlan(BaseModel):
         for depth in depths:
             entry = model_tiers.get(depth, model_tiers.get(str(depth)))
             if isinstance(entry, str):
-                provider, _, model = entry.partition("/") if "/" in entry else ("", "", entry)
+                provider, _, model = entry.partition("/")
+                if not model or (provider not in BUILTIN_PROVIDERS
+                                 and provider not in catalog.providers):
+                    provider, model = "", entry  # `Qwen/Qwen3-8B` is one model id
                 tiers.append(_tier(catalog, model, provider or None))
             elif isinstance(entry, dict) and "model" in entry:
                 tiers.append(_tier(catalog, entry["model"], entry.get("provider")))

@@ -15,7 +15,7 @@ from ..types import SpanRef, ToolResult
 from .citations import CitationLog
 from .context import RunContext
 from .loop import run_agent
-from .model_call import call_model
+from .model_call import call_model, check_egress
 from .recursion import RecursionState, TierPlan
 
 __all__ = ["SubQueryCaller"]
@@ -51,10 +51,7 @@ class SubQueryCaller:
         """Refuse a disallowed provider or model before looking at anything else."""
         depth = self.state.depth + 1
         rc = self._routed(args, depth)
-        if rc.egress is not None:
-            tier = rc.tier(depth)
-            rc.egress.check(tier.provider, endpoint=rc.providers.endpoint(tier.provider),
-                            model=tier.model, model_overridden=rc.model_overridden)
+        check_egress(rc, rc.tier(depth))
 
     async def run(self, ctx: ToolContext, args: SubQueryArgs) -> ToolResult:
         self._check_egress(args)
@@ -86,7 +83,9 @@ class SubQueryCaller:
         """A tier override from the call applies to its subtree, re-based at its depth."""
         catalog = self.rc.catalog
         current = self.rc.tier(child_depth)
-        if args.tier_strategy:
+        if args.model_tiers:
+            plan = TierPlan.from_map(catalog, args.model_tiers)
+        elif args.tier_strategy:
             plan = TierPlan.from_preset(catalog, args.tier_strategy)
         elif args.provider or args.model or args.recursive_provider or args.recursive_model:
             plan = TierPlan.from_models(
@@ -96,7 +95,7 @@ class SubQueryCaller:
         else:
             return self.rc
         # Naming a model is an override; naming a preset is not (its models are configured).
-        overridden = bool(args.model or args.recursive_model)
+        overridden = bool(args.model or args.recursive_model or args.model_tiers)
         return self.rc.derive(plan=plan, plan_offset=child_depth,
                               model_overridden=self.rc.model_overridden or overridden)
 

@@ -22,7 +22,7 @@ from ..agent.runtime import Runtime
 from ..errors import InternalError, InvalidArgs, NotFound, RlmError
 from .errors import error_response, request_id_from
 from .mcp_mount import mcp_route
-from .routes import citations, executions, sessions, system
+from .routes import citations, events, executions, openai, sessions, system
 from .routes import runtime as runtime_mode
 from .runner import ExecutionRunner
 from .state import ApiSettings, ApiState
@@ -54,7 +54,7 @@ def create_app(runtime: Runtime, settings: ApiSettings | None = None,
                   openapi_url="/v1/openapi.json", docs_url="/docs", redoc_url=None)
     app.state.api = state
     app.state.runner = ExecutionRunner(state)
-    for module in (sessions, executions, runtime_mode, citations, system):
+    for module in (sessions, executions, runtime_mode, citations, system, events, openai):
         app.include_router(module.router)
     if mcp_app is not None:
         app.router.routes.append(mcp_route(mcp_app, state))

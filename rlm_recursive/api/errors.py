@@ -38,6 +38,7 @@ HTTP_STATUS: dict[str, int] = {
     "git_error": 500,
     "provider_error": 502,
     "model_not_found": 502,
+    "auth_error": 502,  # the model server refused the runner's key: not the client's 401
     "empty_answer": 502,
     "store_unavailable": 503,
     "timeout": 504,

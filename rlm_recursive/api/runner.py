@@ -11,12 +11,14 @@ import contextlib
 import time
 from typing import Any
 
+from .. import trajectory
 from ..agent.query import QueryOptions, QueryResult, run_query
 from ..agent.repl.execution import status_for
 from ..errors import InternalError, ProviderError, RlmError, SessionNotReady
 from ..store import new_id
 from ..store.executions import ExecutionStore
 from .deps import Principal
+from .feeds import ExecutionFeeds
 from .state import ApiState
 
 __all__ = ["ExecutionRunner", "spanref"]
@@ -44,6 +46,8 @@ class ExecutionRunner:
         self.state = state
         self._sessions: dict[str, str] = {}
         """The session of each running execution."""
+        self.feeds = ExecutionFeeds()
+        """Each execution's live events (GET /v1/executions/{id}/events, streamed chat)."""
 
     async def start(self, who: Principal, session_id: str, question: str,
                     options: QueryOptions, extra: dict[str, Any]) -> str:
@@ -70,6 +74,7 @@ class ExecutionRunner:
         except BaseException:
             state.release_execution(who.tenant_id)
             raise
+        self.feeds.open(execution_id)
         task = asyncio.create_task(self._run(who, session_id, execution_id, question, options))
         state.tasks[execution_id] = task
         self._sessions[execution_id] = session_id
@@ -87,17 +92,21 @@ class ExecutionRunner:
         store = ExecutionStore(state.runtime.store.db)
         status, usage, model, spans = "FAILED", {}, None, 0
         try:
-            result = await run_query(state.runtime, session_id, question, options,
-                                     providers=state.providers)
+            feed = self.feeds.get(execution_id)
+            with trajectory.listening(*(feed,) if feed is not None else ()):
+                result = await run_query(state.runtime, session_id, question, options,
+                                         providers=state.providers)
             status = "MAX_TURNS_EXCEEDED" if result.stopped == "max_iterations" else "COMPLETED"
             usage, model, spans = result.usage, result.model, len(result.citations)
-            await state.db(state.tenants.save_result, execution_id,
-                           _result(who.tenant_id, result))
+            saved = _result(who.tenant_id, result)
+            await state.db(state.tenants.save_result, execution_id, saved)
             await state.db(store.finish, execution_id, status, answer=result.answer,
                            usage=usage)
+            self.feeds.answered(execution_id, result, saved["citations"])
         except asyncio.CancelledError:
             status = "FAILED"
             error = {"code": "cancelled", "message": "the execution was cancelled"}
+            self.feeds.failed(execution_id, error)
             await asyncio.shield(state.db(store.finish, execution_id, status, error=error))
             raise
         except Exception as exc:
@@ -107,8 +116,10 @@ class ExecutionRunner:
             if isinstance(err, ProviderError):
                 state.metrics.llm_errors.inc()
             error = {"code": err.code, "message": err.message, "retryable": err.retryable}
+            self.feeds.failed(execution_id, error)
             await state.db(store.finish, execution_id, status, error=error)
         finally:
+            self.feeds.finish(execution_id, status)
             state.release_execution(who.tenant_id)
             state.metrics.execution(status, "answerer", time.monotonic() - started, usage,
                                     model, spans)

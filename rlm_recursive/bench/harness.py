@@ -73,10 +73,10 @@ def _joined(task: BenchTask) -> str:
 
 
 async def _direct(tier: Tier, provider: Provider, task: BenchTask, egress: EgressPolicy,
-                  endpoint: str | None) -> Outcome:
+                  endpoints: tuple[str, list[str]]) -> Outcome:
     """The context in one prompt, cut to the window: what a user without a runner does."""
     # Straight to the provider, but never around the egress policy: a denial ends the bench.
-    egress.check(tier.provider, endpoint=endpoint, model=tier.model)
+    egress.check_all(endpoints[0], endpoints[1], model=tier.model)
     question = f"\n\nQuestion: {task.question}\nAnswer:"
     count = getattr(provider, "count_tokens", None)
     budget = tier.num_ctx - 1100  # the reply and the chat template need the rest
@@ -170,7 +170,7 @@ async def run_bench(
     options = options or QueryOptions()
     with tempfile.TemporaryDirectory(prefix=f"rlm-{name}-") as tmp:
         runtime = Runtime(data_dir or Path(tmp), profile)
-        pool = providers or ProviderPool()
+        pool = providers or ProviderPool(catalog=runtime.catalog)
         try:
             plan, reason = await resolve_plan(runtime.catalog, runtime.profile, options)
             # The same egress policy the runner's calls get (a preset may tighten it).
@@ -182,7 +182,7 @@ async def run_bench(
                     if method == DIRECT:
                         tier = plan.at(0)
                         latest.append(await _direct(tier, pool.get(tier), task, egress,
-                                                    pool.endpoint(tier.provider)))
+                                                    pool.endpoints(tier.provider)))
                     else:
                         runner = options.model_copy(update={"strategy": method})
                         latest.append(await _runner(runtime, task, runner, pool))

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from ..agent.pool import ProviderPool
-from ..agent.query import QueryOptions, run_query
+from ..agent.query import QueryOptions, preflight_egress, run_query
 from ..agent.runtime import Runtime
 from ..catalog import load_catalog
 from ..errors import RlmError
@@ -38,6 +38,8 @@ from .options import (
     ProviderOpt,
     SessionOpt,
     StrategyOpt,
+    TierOpt,
+    tier_map,
 )
 from .query import render_result
 
@@ -89,6 +91,7 @@ def register(app: typer.Typer) -> None:
         preset: PresetOpt = None,
         provider: ProviderOpt = None,
         model: ModelOpt = None,
+        tier: TierOpt = None,
         strategy: StrategyOpt = "auto",
         max_iterations: MaxIterationsOpt = 20,
         json_out: Annotated[bool, typer.Option("--json", help="One JSON object per turn.")
@@ -101,12 +104,13 @@ def register(app: typer.Typer) -> None:
         if preset and not state.profile:
             state.profile = load_catalog().preset(preset).profile
         options = QueryOptions(preset=preset, provider=provider, model=model,
-                               strategy=strategy, max_iterations=max_iterations,
-                               conversation_id=conversation)
+                               model_tiers=tier_map(tier), strategy=strategy,
+                               max_iterations=max_iterations, conversation_id=conversation)
 
         async def body(rt: Runtime) -> None:
             sid = session
             if paths:
+                await preflight_egress(rt, options)  # a refused host: nothing gets loaded
                 loaded = await load_paths(rt, paths, session, None, None, None,
                                           show_progress=not json_out)
                 sid = loaded["session_id"]

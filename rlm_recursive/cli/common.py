@@ -35,7 +35,7 @@ __all__ = [
 console = Console()
 err_console = Console(stderr=True)
 T = TypeVar("T")
-ProviderChoice = Literal["auto", "ollama", "claude", "embedded"]
+ProviderChoice = Literal["auto", "ollama", "openai", "claude", "embedded"]
 """The providers a person can name on the command line."""
 
 

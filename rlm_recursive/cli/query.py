@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 from rich.tree import Tree
 
-from ..agent.query import QueryOptions, QueryResult, run_query
+from ..agent.query import QueryOptions, QueryResult, preflight_egress, run_query
 from ..agent.recursion import TierPlan
 from ..agent.runtime import Runtime
 from ..catalog import MAX_SERVER_NUM_CTX, load_catalog
@@ -34,6 +34,8 @@ from .options import (
     ProviderOpt,
     SessionOpt,
     StrategyOpt,
+    TierOpt,
+    tier_map,
 )
 
 __all__ = ["register", "render_result"]
@@ -85,11 +87,14 @@ def _show_step(event: dict) -> None:
     if event["error"]:
         err_console.print(f"  [red]{event['error']['type']}[/]: {event['error']['message']}")
 def _tiers(plan: TierPlan) -> list[dict]:
-    """`describe()`, plus where each window comes from: an uncatalogued Ollama model gets the
-    server's trained length (capped) at run time, and a listing asks no server."""
+    """`describe()`, plus where each window comes from: an uncatalogued model on a server
+    (Ollama, OpenAI-compatible) gets the server's length (capped) at run time, and a listing
+    asks no server."""
     rows = plan.describe()
     for row, tier in zip(rows, plan.tiers, strict=True):
-        from_server = not tier.info.catalogued and tier.provider == "ollama"
+        # Ollama, openai and [providers.NAME] groups ask their server for the window.
+        from_server = not tier.info.catalogued and tier.provider not in (
+            "embedded", "claude", "fake")
         row["num_ctx_from"] = "server" if from_server else "catalog"
         if from_server:
             row["num_ctx"] = None
@@ -113,6 +118,7 @@ def register(app: typer.Typer) -> None:
         preset: PresetOpt = None,
         provider: ProviderOpt = None,
         model: ModelOpt = None,
+        tier: TierOpt = None,
         max_depth: Annotated[int, typer.Option(min=0, max=5)] = 1,
         max_iterations: MaxIterationsOpt = 20,
         strategy: StrategyOpt = "auto",
@@ -136,7 +142,8 @@ def register(app: typer.Typer) -> None:
             # The hospital preset implies the restricted profile, for loading too.
             state.profile = load_catalog().preset(preset).profile
         options = QueryOptions(
-            preset=preset, provider=provider, model=model, max_depth=max_depth,
+            preset=preset, provider=provider, model=model, model_tiers=tier_map(tier),
+            max_depth=max_depth,
             max_iterations=max_iterations, strategy=strategy, timeout_s=timeout,
             max_tool_calls=max_tool_calls, max_sub_calls=max_sub_calls, budget_usd=max_usd,
             conversation_id=conversation)
@@ -147,6 +154,7 @@ def register(app: typer.Typer) -> None:
         async def body(rt: Runtime) -> QueryResult:
             sid = session
             if paths:
+                await preflight_egress(rt, options)  # a refused host: nothing gets loaded
                 loaded = await load_paths(rt, paths, session, None, None, None,
                                           show_progress=not json_out, ocr=ocr,
                                           ignore_rules=not no_ignore)

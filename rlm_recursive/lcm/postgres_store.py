@@ -43,8 +43,8 @@ class PostgresConversationStore(SqlConversationStore):
     def close(self) -> None:
         with self._held_lock:
             held, self._held = list(self._held.values()), {}
-        for _, conn in held:
-            self.pg.pool.putconn(conn)  # the pool resets it, which drops its advisory locks
+        for _, conn in held:  # the pool is shared: no lock may go back into it
+            self._give_back(conn, "SELECT pg_advisory_unlock_all()")
         super().close()
 
     # engine hooks
@@ -109,10 +109,13 @@ class PostgresConversationStore(SqlConversationStore):
             if held is None or held[0] != owner:
                 return
             del self._held[conversation_id]
-        conn = held[1]
+        self._give_back(held[1], "SELECT pg_advisory_unlock(%s)",
+                        advisory_key(_LOCK_NAMESPACE, conversation_id))
+
+    def _give_back(self, conn: Any, unlock: str, *params: Any) -> None:
+        """Unlock on the pinned connection, then return it to the pool."""
         try:
-            conn.execute("SELECT pg_advisory_unlock(%s)",
-                         (advisory_key(_LOCK_NAMESPACE, conversation_id),))
+            conn.execute(unlock, params)
         except psycopg.OperationalError:
             pass  # the connection is gone, and its lock with it; the pool replaces it
         finally:

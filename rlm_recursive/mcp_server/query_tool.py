@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import traceback
+from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -18,10 +19,12 @@ from ..agent.pool import ProviderPool
 from ..agent.query import QueryOptions, QueryResult, run_query
 from ..agent.runtime import Runtime
 from ..agent.strategies import Strategy
+from ..corpus.loaders import LoadProgress
 from ..errors import InternalError, InvalidArgs, RlmError
 from ..lcm import lcm_for
 from ..parsers import OcrEngine, parse_bytes
 from ..policy import audited
+from ..types import MODEL_TIERS_HELP
 
 __all__ = [
     "RLM_QUERY_DESCRIPTION",
@@ -86,8 +89,12 @@ class RlmQueryArgs(BaseModel):
         "counting by pattern; classify: a per-item judgement summed in code; auto: by model "
         "size and question",
     )
-    provider: Literal["auto", "ollama", "claude", "embedded"] = Field(
-        "auto", description="auto: Ollama if it answers, else the embedded model"
+    provider: Literal["auto", "ollama", "openai", "claude", "embedded"] = Field(
+        "auto", description="auto: Ollama if it answers, else the embedded model; openai: "
+        "the OpenAI-compatible server at OPENAI_BASE_URL"
+    )
+    model_tiers: dict[str, str] | None = Field(
+        None, description=MODEL_TIERS_HELP + " Subject to the egress policy, as model is."
     )
     conversation_id: int | None = Field(
         None, ge=1, le=2**63 - 1, description="Continue this conversation (a previous answer's "
@@ -140,15 +147,20 @@ async def run_rlm_query(
     *,
     correlation_id: str,
     providers: ProviderPool | None = None,
+    progress: Callable[[LoadProgress, str], None] | None = None,
 ) -> tuple[dict[str, Any], bool]:
-    """Run one `rlm_query` call; returns `(envelope, is_error)` and writes one audit record."""
+    """Run one `rlm_query` call; returns `(envelope, is_error)` and writes one audit record.
+
+    `progress(counts, label)` hears each loaded file (MCP progress notifications).
+    """
     async with audited(runtime.audit, RLM_QUERY_NAME, correlation_id) as record:
         try:
             args = _parse(arguments)
             text, source = await asyncio.to_thread(_read_source, runtime, args)
             record.bytes_read = source["bytes_read"]
             session_id = await _load(runtime, text, args.path or "context",
-                                     _conversation_session(runtime, args.conversation_id))
+                                     _conversation_session(runtime, args.conversation_id),
+                                     progress)
             question = args.task
             if args.language:
                 question += f"\n\n(The text is {args.language}.)"
@@ -216,9 +228,10 @@ def _conversation_session(runtime: Runtime, conversation_id: int | None) -> str 
     return lcm_for(runtime.store).store.conversation(conversation_id).session_id
 
 
-async def _load(runtime: Runtime, text: str, label: str, session_id: str | None = None) -> str:
+async def _load(runtime: Runtime, text: str, label: str, session_id: str | None = None,
+                progress: Callable[[LoadProgress, str], None] | None = None) -> str:
     """The text as one document in `session_id`, or in a fresh session; the session's id."""
-    ctx = runtime.context()
+    ctx = runtime.context(**({"progress": progress} if progress is not None else {}))
     if session_id is None:
         created = await runtime.registry.invoke("rlm_session_create",
                                                 {"name": RLM_QUERY_NAME}, ctx)
@@ -253,6 +266,7 @@ def _options(args: RlmQueryArgs) -> QueryOptions:
         preset=args.preset,
         provider=args.provider,
         model=args.model,
+        model_tiers=args.model_tiers,
         strategy=args.strategy,
         timeout_s=float(args.timeout_s),
         budget_usd=args.budget_usd,

@@ -30,6 +30,9 @@ from ..errors import RlmError, UnknownTool
 from ..policy import new_correlation_id
 from ..tools import tool_def
 from ..tools.names import check_tool_names
+from ..trajectory.feed import EventFeed
+from ..types import ToolResult
+from .progress import PROGRESS_TOOLS, with_progress
 from .query_tool import (
     RLM_QUERY_DESCRIPTION,
     RLM_QUERY_NAME,
@@ -191,10 +194,19 @@ def build_server(
 
 
 def _registry_call(runtime: Runtime, name: str) -> ToolCall:
+    async def invoke(arguments: dict[str, Any], correlation_id: str,
+                     feed: EventFeed | None = None) -> ToolResult:
+        extras = {"progress": feed.loader_progress()} if feed is not None else {}
+        return await runtime.call(name, arguments, runtime.context(**extras), correlation_id)
+
     async def call(arguments: dict[str, Any], context: Context) -> CallToolResult:
         correlation_id = new_correlation_id()
         try:
-            result = await runtime.call(name, arguments, runtime.context(), correlation_id)
+            if name in PROGRESS_TOOLS:
+                result = await with_progress(
+                    context, lambda feed: invoke(arguments, correlation_id, feed))
+            else:
+                result = await invoke(arguments, correlation_id)
         except RlmError as exc:  # run errors (budget, timeout, provider, internal) raise
             return _error_result(exc)
         except Exception as exc:  # never let the SDK swallow the message
@@ -208,9 +220,9 @@ def _query_call(runtime: Runtime, providers: ProviderPool | None) -> ToolCall:
     async def call(arguments: dict[str, Any], context: Context) -> CallToolResult:
         correlation_id = new_correlation_id()
         try:
-            output, is_error = await run_rlm_query(
-                runtime, arguments, correlation_id=correlation_id, providers=providers
-            )
+            output, is_error = await with_progress(context, lambda feed: run_rlm_query(
+                runtime, arguments, correlation_id=correlation_id, providers=providers,
+                progress=feed.loader_progress()))
         except Exception as exc:  # the audit log could not be written, or a bug
             error = (
                 exc

@@ -1,6 +1,7 @@
 """`doctor`: why a preset would not run, each finding with the command that fixes it.
 
 The checks only read: they ask Ollama over HTTP (`/api/version`, `/api/tags`, `/api/show`),
+every configured endpoint group host by host (`ops/endpoints.py`),
 look for the embedded GGUF and load it, look for the Claude CLI and for the *presence* of
 credentials (never their value), probe the data dir, and describe the policy in force.
 """
@@ -92,6 +93,9 @@ async def run_doctor(
                  if catalog.model(t.model, t.provider).provider == "embedded"), None)
     checks.append(await _embedded_check(gguf, load_embedded, "embedded" in used))
     checks += _claude_checks(profile, "claude" in used)
+    from .endpoints import endpoint_checks  # imports this module's Check
+
+    checks += await endpoint_checks(catalog, profile)
     checks += _storage_checks(data_dir)
     checks.append(_ocr_check())
     checks += _policy_checks(profile, host, trajectory_mode(

@@ -22,12 +22,14 @@ __all__ = [
     "LOOPBACK_PROVIDERS",
     "OLLAMA_DEFAULT_ENDPOINT",
     "EgressPolicy",
+    "endpoint_host",
+    "is_local_endpoint",
     "is_loopback_url",
 ]
 
 IN_PROCESS_PROVIDERS = frozenset({"embedded", "fake"})
 """Run inside this process: no network at all."""
-LOOPBACK_PROVIDERS = frozenset({"ollama"})
+LOOPBACK_PROVIDERS = frozenset({"ollama", "openai"})
 """Network providers that are local when their endpoint is loopback."""
 CLOUD_PROVIDERS = frozenset({"claude"})
 
@@ -107,21 +109,36 @@ class EgressPolicy:
                 model=model,
             )
 
+    def check_all(
+        self, provider: str, endpoints: list[str], *, model: str, model_overridden: bool = False,
+    ) -> None:
+        """`check` for every host of an endpoint group: one non-local host refuses them all."""
+        for endpoint in endpoints or [None]:
+            self.check(provider, endpoint=endpoint, model=model,
+                       model_overridden=model_overridden)
+
+    def _is_local(self, endpoint: str) -> bool:
+        return bool(endpoint) and is_local_endpoint(endpoint, self.profile.local_hosts)
+
     def _check_local(self, provider: str, endpoint: str | None, model: str) -> None:
         name = self.profile.name
         if provider in IN_PROCESS_PROVIDERS:
             return
         if provider in LOOPBACK_PROVIDERS:
-            effective = endpoint or self._env.get("OLLAMA_HOST") or OLLAMA_DEFAULT_ENDPOINT
-            if not is_loopback_url(effective):
+            effective = endpoint or (
+                (self._env.get("OLLAMA_HOST") or OLLAMA_DEFAULT_ENDPOINT).split(",")[0]
+                if provider == "ollama" else "")
+            if not self._is_local(effective):
                 raise EgressDenied(
                     f"the {name!r} profile allows only local models, and the {provider} "
-                    f"endpoint host {_host(effective)!r} is not loopback; point it at "
-                    f"http://127.0.0.1:11434 (or localhost / [::1])",
+                    f"endpoint host {endpoint_host(effective)!r} is not loopback; point it at "
+                    f"127.0.0.1 (or localhost / [::1]), or list the host in local_hosts of "
+                    f"[profiles.{name}] in models.toml",
                     profile=name,
                     provider=provider,
+                    host=endpoint_host(effective),
                 )
-            if _OLLAMA_CLOUD_MODEL.search(model):
+            if provider == "ollama" and _OLLAMA_CLOUD_MODEL.search(model):
                 raise EgressDenied(
                     f"{model!r} is an Ollama cloud model, which sends data off this machine; "
                     f"the {name!r} profile allows only local models",
@@ -131,14 +148,23 @@ class EgressPolicy:
             return
         raise EgressDenied(
             f"provider {provider!r} is not allowed in the {name!r} profile, which allows only "
-            f"local models (embedded, or ollama on loopback); use a local tier or switch "
-            f"profile (RLM_PROFILE=unrestricted) outside restricted deployments",
+            f"local models (embedded, or ollama or an OpenAI-compatible server on a local "
+            f"host); use a local tier or switch profile (RLM_PROFILE=unrestricted) outside "
+            f"restricted deployments",
             profile=name,
             provider=provider,
         )
 
 
-def _host(endpoint: str) -> str:
+def is_local_endpoint(endpoint: str, local_hosts: list[str]) -> bool:
+    """Loopback, or a host the profile lists in `local_hosts` (exact, case-insensitive)."""
+    if is_loopback_url(endpoint):
+        return True
+    host = endpoint_host(endpoint).lower()
+    return host != "?" and host in {h.strip().strip("[]").lower() for h in local_hosts}
+
+
+def endpoint_host(endpoint: str) -> str:
     """The host part alone: an endpoint may carry credentials, which must not be echoed."""
     text = endpoint if "://" in endpoint else "http://" + endpoint
     try:

@@ -95,6 +95,9 @@ class Profile(BaseModel):
     max_bytes_query: int = Field(default=262144, gt=0)
     """Cap for a file read by `rlm_query`; a client may lower it, never raise it."""
     local_only: bool = True
+    local_hosts: list[str] = Field(default_factory=list)
+    """Host names or IP literals a local-only profile also counts as local (a model server on
+    the hospital's own network); loopback always counts. Matched exactly, never by DNS."""
     allowed_model_prefixes: list[str] = Field(default_factory=list)
     """Empty allows any model; otherwise `model` or `provider/model` must start with one."""
     allow_model_override: bool = False

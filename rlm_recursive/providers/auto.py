@@ -9,8 +9,8 @@ from typing import Any
 import httpx
 
 from ..errors import ModelNotFound, ProviderError
+from .hosts import ollama_hosts
 from .ollama import http_client_options
-from .ollama import ollama_host as ollama_host_url
 
 __all__ = ["detect_provider", "embedded_available"]
 
@@ -62,11 +62,16 @@ async def detect_provider(
     pulled: a server without it would fail the run. Then the embedded model is used when
     installed, and the reason carries the `ollama pull` line; otherwise `model_not_found`.
     """
-    host = ollama_host_url(ollama_host)
+    hosts = ollama_hosts(ollama_host)
+    host, version, tags = hosts[0], None, None
     # Probe traffic follows the same rules as model traffic: no proxies, no redirects.
     async with httpx.AsyncClient(timeout=timeout_s, **http_client_options()) as client:
-        version_body = await _get_json(client, f"{host}/api/version")
-        version = version_body.get("version") if isinstance(version_body, dict) else None
+        for candidate in hosts:  # a pool: the first host that answers speaks for it
+            version_body = await _get_json(client, f"{candidate}/api/version")
+            version = version_body.get("version") if isinstance(version_body, dict) else None
+            if isinstance(version, str) and version:
+                host = candidate
+                break
         running = isinstance(version, str) and bool(version)
         tags = await _get_json(client, f"{host}/api/tags") if running and root_model else None
     pulled = _pulled(tags)

@@ -5,20 +5,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
-import urllib.parse
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TypeVar
 
 import httpx
-import ollama
 import pydantic
-from tenacity import (
-    AsyncRetrying,
-    retry_if_exception,
-    stop_after_attempt,
-    wait_exponential_jitter,
-)
+from tenacity import wait_exponential_jitter
 from tenacity.wait import wait_base
 
 from ..catalog import MAX_SERVER_NUM_CTX
@@ -31,6 +23,8 @@ from .base import (
     plain_text_turn,
     tool_choice_schema,
 )
+from .hosts import DEFAULT_OLLAMA_HOST as DEFAULT_HOST
+from .hosts import import_ollama, normalise_host, ollama_hosts
 from .ollama_wire import (
     INVALID_JSON_KEY,
     context_length,
@@ -40,6 +34,7 @@ from .ollama_wire import (
     thought_out,
     tool_addendum,
 )
+from .retry import with_retries
 
 __all__ = [
     "DEFAULT_HOST",
@@ -51,7 +46,8 @@ __all__ = [
     "normalise_host",
 ]
 
-DEFAULT_HOST = "http://127.0.0.1:11434"
+ollama = import_ollama()  # never plain `import ollama`: a host list in OLLAMA_HOST breaks it
+
 DEFAULT_NUM_CTX = 8192
 """Used when `/api/show` reports no context length for the model."""
 THINKING_RETRY_NUM_PREDICT = 4096
@@ -60,24 +56,9 @@ _RETRY_STATUSES = frozenset({429, 500, 502, 503})
 _T = TypeVar("_T")
 
 
-def normalise_host(host: str | None) -> str:
-    """`host[:port]`, `:port` or a URL → `scheme://host:port[/path]`, the way Ollama reads it."""
-    host = (host or "").strip()
-    scheme, sep, rest = host.partition("://")
-    if not sep:
-        scheme, rest = "http", host
-    default_port = {"http": 80, "https": 443}.get(scheme, 11434) if sep else 11434
-    split = urllib.parse.urlsplit(f"{scheme}://{rest}")
-    name = split.hostname or "127.0.0.1"
-    if ":" in name:  # urlsplit strips the brackets of an IPv6 literal
-        name = f"[{name}]"
-    path = split.path.rstrip("/")
-    return f"{scheme}://{name}:{split.port or default_port}{path}"
-
-
 def ollama_host(explicit: str | None = None) -> str:
-    """The Ollama endpoint: `explicit`, else `$OLLAMA_HOST`, else loopback (one place reads it)."""
-    return normalise_host(explicit or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST)
+    """The first Ollama endpoint: `explicit`, else `$OLLAMA_HOST`, else loopback."""
+    return ollama_hosts(explicit)[0]
 
 
 def http_client_options() -> dict[str, Any]:
@@ -280,16 +261,8 @@ class OllamaProvider:
         return self._num_ctx[model]
 
     async def _retry(self, fn: Callable[[], Awaitable[_T]]) -> _T:
-        retrying = AsyncRetrying(
-            retry=retry_if_exception(_is_transient),
-            stop=stop_after_attempt(self._retry_attempts),
-            wait=self._retry_wait,
-            reraise=True,
-        )
-        async for attempt in retrying:
-            with attempt:
-                return await fn()
-        raise AssertionError("unreachable: tenacity reraises the last failure")
+        return await with_retries(fn, transient=_is_transient, attempts=self._retry_attempts,
+                                  wait=self._retry_wait)
 
     @contextlib.contextmanager
     def _map_errors(self, model: str, timeout_s: float) -> Iterator[None]:

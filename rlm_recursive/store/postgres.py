@@ -24,7 +24,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from ..errors import StoreUnavailable
 from .connector import Cursor, Dialect, advisory_key, redact_url
 
-__all__ = ["PostgresConnector", "migrations", "to_pg"]
+__all__ = ["PostgresConnector", "close_pools", "migrations", "to_pg"]
 
 MIGRATIONS_PACKAGE = "migrations_postgresql"
 _MIGRATION_LOCK = "rlm-recursive:migrations"
@@ -66,38 +66,85 @@ class _PgExecutor:
                 cursor.executemany(to_pg(sql), rows)  # type: ignore[arg-type]
 
 
+_POOLS: dict[str, tuple[ConnectionPool, int]] = {}
+"""One pool per database URL in this process, with how many connectors use it."""
+_POOLS_LOCK = threading.Lock()
+
+
+def _open_pool(url: str, max_size: int, timeout_s: float) -> ConnectionPool:
+    pool = ConnectionPool(
+        url, min_size=1, max_size=max_size, open=False, name="rlm-recursive",
+        kwargs={"autocommit": True, "application_name": "rlm-recursive",
+                "connect_timeout": max(2, int(timeout_s))},
+        configure=_configure, timeout=timeout_s,
+        # A connection the server dropped (a restart, a failover) is replaced before use,
+        # not handed out to fail the caller's first statement.
+        check=ConnectionPool.check_connection)
+    try:
+        pool.open(wait=True, timeout=timeout_s)
+    except PoolTimeout as exc:
+        pool.close()
+        raise StoreUnavailable(
+            f"cannot connect to PostgreSQL at {redact_url(url)} within {timeout_s:g} s; "
+            "is the server up and RLM_DATABASE_URL right?") from exc
+    return pool
+
+
+def _acquire_pool(url: str, max_size: int, timeout_s: float) -> ConnectionPool:
+    """This process's pool for `url`, opened by the first user (connecting outside the lock)."""
+    with _POOLS_LOCK:
+        if (entry := _POOLS.get(url)) is not None:
+            _POOLS[url] = (entry[0], entry[1] + 1)
+            return entry[0]
+    pool = _open_pool(url, max_size, timeout_s)
+    with _POOLS_LOCK:
+        if (entry := _POOLS.get(url)) is not None:  # another thread opened one meanwhile
+            _POOLS[url] = (entry[0], entry[1] + 1)
+        else:
+            _POOLS[url] = (pool, 1)
+            return pool
+    pool.close()
+    return entry[0]
+
+
+def _release_pool(url: str, pool: ConnectionPool) -> None:
+    with _POOLS_LOCK:
+        entry = _POOLS.get(url)
+        if entry is None or entry[0] is not pool:
+            return  # closed by close_pools() already
+        if entry[1] > 1:
+            _POOLS[url] = (pool, entry[1] - 1)
+            return
+        del _POOLS[url]
+    pool.close()
+
+
+def close_pools(url: str | None = None) -> None:
+    """Close this process's pool for `url` (every pool if None), whoever still uses it: for
+    shutdown, and for tests that drop a database."""
+    with _POOLS_LOCK:
+        urls = [url] if url is not None else list(_POOLS)
+        closing = [_POOLS.pop(u)[0] for u in urls if u in _POOLS]
+    for pool in closing:
+        pool.close()
+
+
 class PostgresConnector:
-    """A pool of connections to one database; `close()` closes the pool."""
+    """One database through this process's shared pool for its URL: connectors opened per
+    run (as LCM's are) reuse the connections of the long-lived ones. `close()` gives the
+    pool back; the last user closes it."""
 
     dialect: Dialect = "postgresql"
 
     def __init__(self, url: str, *, max_size: int = 8, timeout_s: float = 10.0) -> None:
         self.url = url
-        self.pool = ConnectionPool(
-            url, min_size=1, max_size=max_size, open=False, name="rlm-recursive",
-            kwargs={"autocommit": True, "application_name": "rlm-recursive",
-                    "connect_timeout": max(2, int(timeout_s))},
-            configure=_configure, timeout=timeout_s,
-            # A connection the server dropped (a restart, a failover) is replaced before use,
-            # not handed out to fail the caller's first statement.
-            check=ConnectionPool.check_connection)
+        self.pool = _acquire_pool(url, max_size, timeout_s)
+        self._closed = False
         try:
-            self.pool.open(wait=True, timeout=timeout_s)
             self._migrate()
-        except PoolTimeout as exc:
-            self.pool.close()
-            raise StoreUnavailable(
-                f"cannot connect to PostgreSQL at {redact_url(url)} within {timeout_s:g} s; "
-                "is the server up and RLM_DATABASE_URL right?") from exc
         except BaseException:
-            self.pool.close()
+            self.close()
             raise
-
-    @contextmanager
-    def connection(self) -> Iterator[psycopg.Connection[Any]]:
-        """A pooled connection of one's own (e.g. to hold a session-level advisory lock)."""
-        with self.pool.connection() as conn:
-            yield conn
 
     @contextmanager
     def transaction(self) -> Iterator[_PgExecutor]:
@@ -109,7 +156,9 @@ class PostgresConnector:
             return conn.execute(to_pg(sql), params).fetchall()  # type: ignore[arg-type]
 
     def close(self) -> None:
-        self.pool.close()
+        if not self._closed:
+            self._closed = True
+            _release_pool(self.url, self.pool)
 
     def _migrate(self) -> None:
         with _MIGRATED_LOCK:

@@ -52,7 +52,7 @@ class GetArgs(BaseModel):
     artifact_id: str
 
 
-async def store(ctx: ToolContext, args: StoreArgs) -> ToolResult:
+def store(ctx: ToolContext, args: StoreArgs) -> ToolResult:
     session_id = ctx.require_session()
     span_id = args.span_id or None  # "" means no span, as clients send for "not set"
     if span_id:
@@ -66,14 +66,14 @@ async def store(ctx: ToolContext, args: StoreArgs) -> ToolResult:
     return ToolResult(output={"artifact_id": artifact_id, "span_id": span_id})
 
 
-async def list_artifacts(ctx: ToolContext, args: ListArgs) -> ToolResult:
+def list_artifacts(ctx: ToolContext, args: ListArgs) -> ToolResult:
     rows = ctx.store.artifacts(ctx.require_session(), args.span_id, args.type)
     return ToolResult(output={"artifacts": [
         {"artifact_id": r["id"], "span_id": r["span_id"], "type": r["type"],
          "created_at": r["created_at"]} for r in rows]})
 
 
-async def get(ctx: ToolContext, args: GetArgs) -> ToolResult:
+def get(ctx: ToolContext, args: GetArgs) -> ToolResult:
     session_id = ctx.require_session()
     row = ctx.store.artifact(session_id, args.artifact_id)
     span = ctx.store.span(session_id, row["span_id"]) if row["span_id"] else None

@@ -39,7 +39,7 @@ class SpanGetArgs(BaseModel):
     span_ids: list[str] = Field(min_length=1, description="Span ids from a chunk listing")
 
 
-async def create(ctx: ToolContext, args: ChunkArgs) -> ToolResult:
+def create(ctx: ToolContext, args: ChunkArgs) -> ToolResult:
     session_id = ctx.require_session()
     doc = ctx.store.document(session_id, args.doc_id)
     try:
@@ -80,7 +80,7 @@ async def create(ctx: ToolContext, args: ChunkArgs) -> ToolResult:
     })
 
 
-async def get(ctx: ToolContext, args: SpanGetArgs) -> ToolResult:
+def get(ctx: ToolContext, args: SpanGetArgs) -> ToolResult:
     session_id = ctx.require_session()
     budget, out, read = ctx.config.max_chars_per_response, [], []
     for span_id in args.span_ids:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..corpus.loaders import Source, load_sources
@@ -64,23 +62,22 @@ def _check_inline(sources: list[Source], cap: int) -> None:
                 f"split it", max_bytes=cap)
 
 
-async def load(ctx: ToolContext, args: LoadArgs) -> ToolResult:
+def load(ctx: ToolContext, args: LoadArgs) -> ToolResult:
     session_id = ctx.require_session()
     ctx.store.session(session_id)
     config = ctx.config
     cap = config.max_file_bytes if ctx.policy.max_bytes is None else min(
         config.max_file_bytes, ctx.policy.max_bytes)
     _check_inline(args.sources, cap)
-    # Parsing is blocking work (files, a process pool): off the event loop.
-    report = await asyncio.to_thread(
-        load_sources, ctx.store, session_id, args.sources, ctx.policy, config,
-        progress=ctx.extras.get("progress"), ocr=args.ocr)
+    # Blocking (files, a process pool): the registry runs this handler in a worker thread.
+    report = load_sources(ctx.store, session_id, args.sources, ctx.policy, config,
+                          progress=ctx.extras.get("progress"), ocr=args.ocr)
     output = report.to_dict()
     # For the audit record: the raw bytes read (a PDF's, not its text's).
     return ToolResult(output=output, bytes_read=report.bytes_read)
 
 
-async def list_docs(ctx: ToolContext, args: ListArgs) -> ToolResult:
+def list_docs(ctx: ToolContext, args: ListArgs) -> ToolResult:
     session_id = ctx.require_session()
     total = ctx.store.session_stats(session_id)["documents"]
     docs = ctx.store.documents(session_id, args.limit, args.offset)
@@ -125,7 +122,7 @@ def _peek_range(ctx: ToolContext, doc: Document, args: PeekArgs) -> tuple[int, i
     return start, end
 
 
-async def peek(ctx: ToolContext, args: PeekArgs) -> ToolResult:
+def peek(ctx: ToolContext, args: PeekArgs) -> ToolResult:
     session_id = ctx.require_session()
     doc = ctx.store.document(session_id, args.doc_id)
     start, end = _peek_range(ctx, doc, args)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
@@ -43,6 +44,10 @@ class SessionIndex:
         self.index.close()
 
 
+_OPENING = threading.Lock()
+"""Searches run in worker threads: two first searches of a session open one index, not two."""
+
+
 def _session_index(store: Store, session_id: str) -> tuple[SessionIndex, bool]:
     """The session's index, brought up to date with its documents; True if it changed."""
     version = store.docs_version(session_id)
@@ -50,8 +55,12 @@ def _session_index(store: Store, session_id: str) -> tuple[SessionIndex, bool]:
     if entry is not None and entry.version == version:
         return entry, False
     if entry is None:
-        entry = SessionIndex(PassageIndex(store.data_dir / "indexes" / session_id), version)
-        store.indexes[session_id] = entry
+        with _OPENING:
+            entry = store.indexes.get(session_id)
+            if entry is None:
+                entry = SessionIndex(PassageIndex(store.data_dir / "indexes" / session_id),
+                                     version)
+                store.indexes[session_id] = entry
     docs = store.documents(session_id)
     entry.docs = {d.id: d for d in docs}
     indexed = entry.index.indexed_doc_ids()
@@ -101,7 +110,7 @@ def search_session(
     return hits, total, False, docs
 
 
-async def query(ctx: ToolContext, args: SearchArgs) -> ToolResult:
+def query(ctx: ToolContext, args: SearchArgs) -> ToolResult:
     session_id = ctx.require_session()
     # An empty filter means no filter, for every method (models send [] for "not set").
     hits, total, built, docs = search_session(

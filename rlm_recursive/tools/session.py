@@ -76,11 +76,11 @@ class SessionArgs(BaseModel):
     session_id: str
 
 
-async def create(ctx: ToolContext, args: CreateArgs) -> ToolResult:
+def create(ctx: ToolContext, args: CreateArgs) -> ToolResult:
     return ToolResult(output=ctx.store.create_session(args.name, args.session_config()))
 
 
-async def info(ctx: ToolContext, args: SessionArgs) -> ToolResult:
+def info(ctx: ToolContext, args: SessionArgs) -> ToolResult:
     row = ctx.store.session(args.session_id)
     config = ctx.store.session_config(args.session_id)
     stats = ctx.store.session_stats(args.session_id)
@@ -101,7 +101,7 @@ async def info(ctx: ToolContext, args: SessionArgs) -> ToolResult:
     })
 
 
-async def close(ctx: ToolContext, args: SessionArgs) -> ToolResult:
+def close(ctx: ToolContext, args: SessionArgs) -> ToolResult:
     closed_at = close_session(ctx.store, args.session_id)
     stats = ctx.store.session_stats(args.session_id)
     row = ctx.store.session(args.session_id)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import inspect
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -19,12 +22,24 @@ from ..store.sessions import require_open
 from ..types import SpanRef, ToolDef, ToolResult
 from .names import SESSION_WRITE_TOOLS
 
-__all__ = ["ReadLog", "Registry", "SubQueryRunner", "ToolContext", "ToolSpec", "tool_def"]
+__all__ = ["STORE_WRITES", "ReadLog", "Registry", "SubQueryRunner", "ToolContext", "ToolSpec",
+           "tool_def"]
 
-Handler = Callable[["ToolContext", Any], Awaitable[ToolResult]]
+Handler = Callable[["ToolContext", Any], Awaitable[ToolResult] | ToolResult]
+"""An `async def` handler runs on the event loop (it awaits models, sandboxes); a plain `def`
+one does blocking store, parse or index work and runs in a worker thread."""
 
 # The only call a session's tool budget does not count (exact name match, seed 000 v0.1.3).
 BUDGET_EXEMPT = "rlm_session_create"
+
+_WRITERS = SESSION_WRITE_TOOLS | {"rlm_session_create", "rlm_session_close", "rlm_chunk_create"}
+"""Blocking tools that write: one at a time (under STORE_WRITES), as when every handler ran on
+the event loop. Reads run concurrently, so a long index build no longer stalls a
+session_info."""
+STORE_WRITES = threading.Lock()
+"""Held by whoever loads documents or writes spans outside the event loop (these tools, the
+API's background loads): the store's one SQLite connection cannot hold two threads'
+transactions at once."""
 
 
 class ReadLog(Protocol):
@@ -172,7 +187,7 @@ class Registry:
             if session_id and name != BUDGET_EXEMPT and not ctx.in_run:
                 ctx.store.count_tool_call(session_id)
             call_ctx = ctx if session_id in (None, ctx.session_id) else _rebind(ctx, session_id)
-            result = await spec.handler(call_ctx, args)
+            result = await _run_handler(spec, call_ctx, args)
         except RunError as exc:
             self._trace(ctx, name, args_for_trace, exc.to_dict(), started)
             raise
@@ -202,6 +217,19 @@ class Registry:
             ctx.store.trace(session_id if isinstance(session_id, str) else None, name,
                             args, output,
                             (time.perf_counter() - started) * 1000)
+
+
+async def _run_handler(spec: ToolSpec, ctx: ToolContext, args: BaseModel) -> ToolResult:
+    if inspect.iscoroutinefunction(spec.handler):
+        return await spec.handler(ctx, args)
+    if spec.name in _WRITERS:
+        return await asyncio.to_thread(_locked, spec.handler, ctx, args)
+    return await asyncio.to_thread(spec.handler, ctx, args)  # type: ignore[return-value]
+
+
+def _locked(handler: Handler, ctx: ToolContext, args: BaseModel) -> ToolResult:
+    with STORE_WRITES:
+        return handler(ctx, args)  # type: ignore[return-value]
 
 
 def _validate(spec: ToolSpec, raw_args: dict[str, Any], ctx: ToolContext) -> BaseModel:

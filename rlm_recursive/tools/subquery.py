@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..errors import InvalidArgs
-from ..types import ToolResult
+from ..types import MODEL_TIERS_HELP, ToolResult
 from .spec import ToolContext, ToolSpec
 
 __all__ = ["SUBQUERY_TOOLS", "SubQueryArgs", "SubQueryBatchArgs"]
@@ -16,13 +16,14 @@ __all__ = ["SUBQUERY_TOOLS", "SubQueryArgs", "SubQueryBatchArgs"]
 class _Routing(BaseModel):
     """Which model answers: a tier override (options A and C of the tiering plan)."""
 
-    provider: str | None = Field(None, description="ollama, claude or embedded")
+    provider: str | None = Field(None, description="ollama, openai, claude or embedded")
     model: str | None = None
     max_depth: int = Field(0, ge=0, le=5, description="Levels the sub-model may recurse below "
                                                        "itself; 0 = plain completion")
     recursive_provider: str | None = None
     recursive_model: str | None = None
     tier_strategy: str | None = Field(None, description="A preset name from models.toml")
+    model_tiers: dict[str, str] | None = Field(None, description=MODEL_TIERS_HELP)
 
 
 class SubQueryArgs(_Routing):

@@ -192,11 +192,21 @@ def listening(*listeners: Listener) -> Iterator[None]:
         _LISTENERS.reset(token)
 
 
-def progress(task: str, done: int, total: int) -> None:
-    """Report progress of a long step of the current run (e.g. the first index build)."""
+def progress(task: str, done: int, total: int, message: str | None = None) -> None:
+    """Report progress of a long step (e.g. the first index build, a multi-hop look-up).
+
+    Outside a recorded run (a bare MCP tool call) the block's listeners still hear it.
+    """
+    payload: dict[str, Any] = {"task": task, "done": done, "total": total}
+    if message is not None:
+        payload["message"] = message
     recorder = _ACTIVE.get()
-    if recorder is not None and recorder.listeners:
-        recorder.emit("progress", {"task": task, "done": done, "total": total})
+    if recorder is not None:
+        if recorder.listeners:
+            recorder.emit("progress", payload)
+        return
+    for listener in _LISTENERS.get():
+        listener("progress", payload)
 
 
 def current_listeners() -> tuple[Listener, ...]:

@@ -102,8 +102,8 @@ async def judge_items(
 
 async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnswer:
     tier = rc.tier(state.depth + 1 if state.can_recurse() else state.depth)
-    docs = [(doc.id, rc.store.text(doc)) for doc in rc.store.documents(rc.session_id)]
-    items = await asyncio.to_thread(split_items, docs)
+    items = await asyncio.to_thread(lambda: split_items(
+        [(doc.id, rc.store.text(doc)) for doc in rc.store.documents(rc.session_id)]))
     labels = labels_for(question)
     verdicts, calls = await judge_items(rc, tier, question, items, labels)
     counts = Counter(v for v in verdicts if v is not None)

@@ -103,14 +103,14 @@ def rank_field(question: str, fields: dict[str, Counter[str]]) -> str | None:
 
 async def countable(rc: RunContext, question: str) -> bool:
     """Whether the question names something the text marks (so code can count it)."""
-    docs = _docs(rc)
+    docs = await asyncio.to_thread(_docs, rc)  # the whole corpus, read from disk
     fields = await asyncio.to_thread(field_values, (text for _, text in docs))
     return bool(ground(None, question, fields).filters or _QUOTED.search(question))
 
 
 async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnswer:
     tier = rc.tier(state.depth)
-    docs = _docs(rc)
+    docs = await asyncio.to_thread(_docs, rc)  # the whole corpus, read from disk
     fields = await asyncio.to_thread(field_values, (text for _, text in docs))
     proposal = await ask_json(
         rc, tier, _PLAN_SYSTEM, f"Question: {question}\nFields in the text: "

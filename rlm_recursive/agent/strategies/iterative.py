@@ -11,8 +11,10 @@ shown is cited.
 
 from __future__ import annotations
 
+import asyncio
 import re
 
+from ... import trajectory
 from ...corpus.search import Hit
 from ...providers.base import Message
 from ...tools.search import search_session
@@ -104,7 +106,10 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
     calls = 0
     for hop in range(1, MAX_HOPS + 1):
         query = f"{entity} {question}" if entity and hop > 1 else question
-        excerpts = _gather(rc, query, entity)
+        shown_query = " ".join((entity if entity and hop > 1 else question).split())[:60]
+        trajectory.progress("hop", hop, MAX_HOPS, f"hop {hop}/{MAX_HOPS}: searching "
+                            f"{shown_query!r}")
+        excerpts = await asyncio.to_thread(_gather, rc, query, entity)  # may build the index
         for ref, _ in excerpts:
             rc.citations.add(ref)
         shown.extend(t for _, t in excerpts if t not in shown)

@@ -43,11 +43,15 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
                 return ref, f"NOT FOUND ({exc.code})"
             return ref, result.text.strip()
 
-    jobs = []
-    for doc in store.documents(session_id):
-        text = store.text(doc)
-        for start, end in chunk_ranges(text, ChunkStrategy(type="fixed", chunk_size=size)):
-            jobs.append(ask(SpanRef(doc_id=doc.id, start=start, end=end), text[start:end]))
+    def chunks() -> list[tuple[SpanRef, str]]:  # the whole corpus, read off the event loop
+        out = []
+        for doc in store.documents(session_id):
+            text = store.text(doc)
+            for start, end in chunk_ranges(text, ChunkStrategy(type="fixed", chunk_size=size)):
+                out.append((SpanRef(doc_id=doc.id, start=start, end=end), text[start:end]))
+        return out
+
+    jobs = [ask(ref, text) for ref, text in await asyncio.to_thread(chunks)]
     partials = await asyncio.gather(*jobs)
     useful = [(ref, answer) for ref, answer in partials if "NOT FOUND" not in answer.upper()]
     for ref, _ in useful:

@@ -3,9 +3,12 @@ from them only (for small models that cannot drive tools)."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 
+from ...corpus.search import Hit
 from ...providers.base import Message
+from ...store import Document, Store
 from ...tools.search import search_session
 from ...types import SpanRef
 from ..context import AgentAnswer, RunContext
@@ -26,14 +29,20 @@ def _exact_terms(question: str) -> list[str]:
     return terms + [t for t in _IDENTIFIER.findall(question) if len(t) >= 3]
 
 
-async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnswer:
-    tier = rc.tier(state.depth)
-    store, session_id = rc.store, rc.session_id
-    context_chars = rc.settings.context_chars
+def _find(store: Store, session_id: str, question: str) -> tuple[list[Hit], dict[str, Document]]:
+    """BM25 hits, literal hits first (a worker thread: the first search builds the index)."""
     hits, _, _, docs = search_session(store, session_id, question, "bm25", limit=8)
     for term in _exact_terms(question):
         exact, _, _, _ = search_session(store, session_id, term, "literal", limit=2)
         hits = exact + hits
+    return hits, docs
+
+
+async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnswer:
+    tier = rc.tier(state.depth)
+    store, session_id = rc.store, rc.session_id
+    context_chars = rc.settings.context_chars
+    hits, docs = await asyncio.to_thread(_find, store, session_id, question)
     # Small models lose the thread in long prompts: a few focused excerpts, not a full window.
     budget = min(window_chars(tier, 1024) - len(question) - 500,
                  rc.settings.max_excerpt_chars)

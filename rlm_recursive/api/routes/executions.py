@@ -12,6 +12,7 @@ from ...agent.query import QueryOptions
 from ...agent.recursion import MAX_DEPTH_CAP
 from ...agent.strategies import Strategy
 from ...store.executions import ExecutionStore
+from ...types import MODEL_TIERS_HELP
 from ..deps import Principal, api_state, require
 from ..state import ApiState
 
@@ -23,9 +24,10 @@ router = APIRouter(prefix="/v1", tags=["executions"])
 class ModelsIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    provider: str | None = Field(None, description="auto, ollama, claude, embedded")
+    provider: str | None = Field(None, description="auto, ollama, openai, claude, embedded")
     root_model: str | None = None
     sub_model: str | None = None
+    model_tiers: dict[str, str] | None = Field(None, description=MODEL_TIERS_HELP)
 
 
 class BudgetsIn(BaseModel):
@@ -64,7 +66,8 @@ class ExecutionIn(BaseModel):
             strategy = "repl"  # only the REPL tags contexts
         return QueryOptions(
             preset=self.preset, provider=models.provider, model=models.root_model,
-            recursive_model=models.sub_model, max_depth=budgets.max_depth,
+            recursive_model=models.sub_model, model_tiers=models.model_tiers,
+            max_depth=budgets.max_depth,
             max_iterations=budgets.max_turns, strategy=strategy,
             timeout_s=budgets.max_total_seconds, budget_usd=budgets.max_usd,
             max_sub_calls=budgets.max_llm_subcalls, output_mode=options.output_mode,

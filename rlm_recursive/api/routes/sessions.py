@@ -16,6 +16,7 @@ from ...corpus.loaders import Source, load_sources
 from ...errors import InvalidArgs, RlmError
 from ...store.sessions import close_session
 from ...tools.search import search_session
+from ...tools.spec import STORE_WRITES
 from ...types import text_checksum
 from ..deps import Principal, api_state, require
 from ..state import ApiState
@@ -57,19 +58,24 @@ class SessionIn(BaseModel):
 
 
 async def _load(state: ApiState, session_id: str, sources: list[Source]) -> None:
-    """Load, then build the BM25 index; the session is READY, or FAILED with the errors."""
+    """Load, then build the BM25 index; the session is READY, or FAILED with the errors.
+
+    On a thread of its own, not the store thread: a folder's load and index build take
+    seconds, and every other request's store work would queue behind it.
+    """
     store = state.runtime.store
 
     def work() -> tuple[int, list[dict[str, Any]]]:
-        report = load_sources(store, session_id, sources, state.paths,
-                              store.session_config(session_id))
+        with STORE_WRITES:
+            report = load_sources(store, session_id, sources, state.paths,
+                                  store.session_config(session_id))
         if report.loaded:
             # A search builds the session's persisted index (tantivy) as a side effect.
             search_session(store, session_id, "index", limit=1)
         return len(report.loaded), report.to_dict().get("errors", [])
 
     try:
-        loaded, errors = await state.db(work)
+        loaded, errors = await asyncio.to_thread(work)
     except RlmError as exc:
         loaded, errors = 0, [{"code": exc.code, "message": exc.message}]
     readiness = "READY" if loaded else "FAILED"

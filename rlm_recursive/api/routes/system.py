@@ -21,7 +21,9 @@ async def health(request: Request) -> dict[str, Any]:
     state = api_state(request)
     await state.db(state.runtime.store.db.execute, "SELECT 1")  # the store answers
     return {"status": "ok", "version": __version__,
-            "running_executions": len(state.tasks)}
+            "running_executions": len(state.tasks),
+            # Each pooled provider's hosts: up or down, models, requests in flight.
+            "model_hosts": state.providers.host_states()}
 
 
 @router.get("/metrics")
