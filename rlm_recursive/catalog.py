@@ -117,6 +117,11 @@ class Catalog(BaseModel):
         if provider is None:
             raise ConfigError(f"unknown model {name!r}: add [models.{name!r}] to models.toml "
                               "or name its provider", key=f"models.{name}")
+        if provider not in BUILTIN_PROVIDERS and provider not in self.providers:
+            # A provider a client named: a bad argument now, not a failure at the first call.
+            known = ", ".join([*BUILTIN_PROVIDERS, *self.providers])
+            raise ConfigError(f"unknown provider {provider[:100]!r} for model {name[:200]!r}; "
+                              f"known: {known}", key="provider")
         # num_ctx stays at its default; the Ollama provider asks the server for the real one.
         return ModelInfo(name=name, provider=provider, catalogued=False)
 

@@ -8,9 +8,10 @@ from pathlib import Path
 from platformdirs import user_data_dir
 from pydantic import BaseModel, ConfigDict, Field
 
-from .errors import ConfigError
+from .errors import ConfigError, PathDenied, UserError
 
-__all__ = ["MAX_CHARS_LIMIT", "MAX_TOOL_CALLS_LIMIT", "SessionConfig", "resolve_data_dir"]
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "MAX_CHARS_LIMIT", "MAX_SUB_CALLS_LIMIT", "MAX_TOKENS_LIMIT",
+           "MAX_TOOL_CALLS_LIMIT", "SessionConfig", "data_dir_error", "resolve_data_dir"]
 
 APP_NAME = "rlm-recursive"
 
@@ -22,15 +23,30 @@ def resolve_data_dir(explicit: str | Path | None = None) -> Path:
     try:
         path.mkdir(parents=True, exist_ok=True)
     except (OSError, ValueError) as exc:  # a file in the way, no permission, a NUL byte
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise ConfigError(f"cannot use data dir {str(path)[:300]!r}: {reason}",
-                          key="data_dir") from None
+        raise data_dir_error(path, exc) from None
     return path
+
+
+def data_dir_error(path: Path, exc: BaseException) -> UserError:
+    """Why a data dir cannot be used, coded: no permission is `path_denied`, the rest (a file
+    in the way, a NUL byte, a database that will not open) `invalid_args`."""
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    message = (f"cannot use data dir {str(path)[:300]!r}: {reason}; give a folder you can "
+               "write with --data-dir or RLM_DATA_DIR")
+    if isinstance(exc, PermissionError):
+        return PathDenied(message, key="data_dir")
+    return ConfigError(message, key="data_dir")
 
 
 MAX_TOOL_CALLS_LIMIT = 1_000_000
 """Upper bound of a session's tool budget. Every limit has one: SQLite stores at most 2**63 - 1,
 and a larger value (a client sending 1e30) would break every later call on the session."""
+DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
+"""The HTTP API's largest request body (`api --max-body-bytes`)."""
+MAX_SUB_CALLS_LIMIT = 1_000_000
+"""Upper bound of a run's sub-call budget (same reason)."""
+MAX_TOKENS_LIMIT = 10_000_000
+"""Upper bound of a requested output-token count."""
 MAX_CHARS_LIMIT = 100_000_000
 """Upper bound of the per-response and per-peek character caps."""
 _MAX_BYTES_LIMIT = 1 << 40

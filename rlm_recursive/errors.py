@@ -19,6 +19,8 @@
     │   ├── Unauthorized          unauthorized (HTTP API: missing, malformed or revoked key)
     │   ├── Forbidden             forbidden (HTTP API: the key lacks the scope)
     │   ├── RateLimited           rate_limited (HTTP API: over a rate or concurrency limit)
+    │   ├── PayloadTooLarge       payload_too_large (HTTP API: a body over --max-body-bytes)
+    │   ├── SessionExpired        session_expired (HTTP API: the session outlived its TTL)
     │   └── SessionNotReady       session_not_ready (HTTP API: documents still loading)
     └── RunError                  the run cannot go on: ends it with its code
         ├── BudgetExceeded        budget_exceeded
@@ -59,6 +61,7 @@ __all__ = [
     "ModelNotFound",
     "NotFound",
     "PathDenied",
+    "PayloadTooLarge",
     "ProviderAuthError",
     "ProviderError",
     "RateLimited",
@@ -66,6 +69,7 @@ __all__ = [
     "RunError",
     "SecretsFound",
     "SessionClosed",
+    "SessionExpired",
     "SessionNotReady",
     "StoreUnavailable",
     "Timeout",
@@ -176,6 +180,18 @@ class RateLimited(UserError):
 
     code = "rate_limited"
     default_retryable = True
+
+
+class PayloadTooLarge(UserError):
+    """A request body over the server's limit (`api --max-body-bytes`)."""
+
+    code = "payload_too_large"
+
+
+class SessionExpired(UserError):
+    """The session outlived its TTL (seed 003: EXPIRED); create it again."""
+
+    code = "session_expired"
 
 
 class SessionNotReady(UserError):

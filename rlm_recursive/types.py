@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
-__all__ = ["MODEL_TIERS_HELP", "SpanRef", "ToolDef", "ToolResult", "location_label",
-           "sha256_hex", "text_checksum"]
+__all__ = ["MODEL_TIERS_HELP", "SpanRef", "ToolDef", "ToolResult", "has_lone_surrogate",
+           "location_label", "sha256_hex", "text_checksum"]
 
 MODEL_TIERS_HELP = (
     'Which model answers at each depth: {"0": "qwen3:8b", "1": "ollama/qwen3:1.7b"}. Keys are '
@@ -19,6 +20,30 @@ MODEL_TIERS_HELP = (
     "models.toml or PROVIDER/MODEL (PROVIDER: ollama, openai, claude, embedded or a "
     "[providers.NAME] group). Wins over model, recursive_model and preset.")
 """Option B of the tiering plan, described once for the CLI, MCP and HTTP surfaces."""
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def has_lone_surrogate(value: Any) -> bool:
+    """True if a string, or any string or key inside decoded JSON, holds a surrogate half.
+
+    Python keeps a lone UTF-16 surrogate (JSON `"\\ud800"`, or a non-UTF-8 byte of a command
+    line, decoded with surrogateescape) in a str that no encoder accepts, so it fails far
+    from where it came in. `json.loads` joins a valid pair into one character, so any
+    surrogate left is a lone one. Iterative: input nested 100,000 deep must not overflow.
+    """
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return True
+        elif isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list | tuple):
+            pending.extend(item)
+    return False
 
 
 class SpanRef(BaseModel):

@@ -55,7 +55,8 @@ def test_api_serves_keys_made_by_the_cli_and_honours_revocation(data_dir, tmp_pa
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     server = subprocess.Popen(
         [sys.executable, "-m", "rlm_recursive", "--data-dir", str(data_dir), "api", "--port",
-         str(port)], cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+         str(port), "--max-body-bytes", "65536"], cwd=tmp_path, env=env,
+        stderr=subprocess.PIPE, text=True)
     try:
         base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 30
@@ -72,6 +73,10 @@ def test_api_serves_keys_made_by_the_cli_and_honours_revocation(data_dir, tmp_pa
         made = httpx.post(base + "/v1/sessions", headers=headers,
                           json={"docs": [{"text": "hello team"}]})
         assert made.status_code == 201 and made.json()["status"] == "READY"
+        too_big = httpx.post(base + "/v1/sessions", headers=headers,
+                             json={"docs": [{"text": "x" * 70_000}]})
+        assert too_big.status_code == 413
+        assert too_big.json()["error"]["code"] == "payload_too_large"
         key_id = json.loads(_cli(data_dir, "keys", "list", "--json").stdout)[0]["id"]
         _cli(data_dir, "keys", "revoke", key_id)
         assert httpx.get(base + "/v1/sessions", headers=headers).status_code == 401

@@ -73,6 +73,11 @@ def test_contexts_mode_returns_the_tagged_spans_and_the_trace(rt):
             assert ref["tenant_id"] == "acme" and ref["session_id"] == sid
             assert c.post("/v1/citations/verify", json={"ref": ref}).json()["valid"] is True
         assert "user 17" in contexts[0]["text"] and "user 42" in contexts[1]["text"]
+        # Where each came from: never null (issue 21).
+        origins = [(c["turn_index"], c["source_name"]) for c in contexts]
+        assert origins == [(1, "inline:app.log")] * 2
+        indexes = [c["span_index"] for c in contexts]
+        assert all(isinstance(i, int) for i in indexes) and indexes == sorted(set(indexes))
         trace = view["trace"]["steps"]
         assert len(trace) == 1 and trace[0]["final"]["is_final"] is True
         steps_view = c.get(f"/v1/executions/{view['execution_id']}/steps").json()["steps"]

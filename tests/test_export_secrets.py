@@ -18,7 +18,7 @@ import pytest
 from helpers import error_code, ok
 from test_export import git, make_repo, show, snapshot, tree_files
 
-from rlm_recursive.export.secrets import SEED_PATTERNS, find_secrets, redact_text, scan_file
+from rlm_recursive.export.secrets import find_secrets, redact_text, scan_file
 
 RNG = random.Random(20260114)
 ALNUM = string.ascii_letters + string.digits
@@ -125,7 +125,7 @@ def test_corpus_is_large_enough_and_covers_every_family():
     assert len(KEYS) >= 30
     families = {"aws", "github", "anthropic", "openai", "slack", "stripe", "pem", "jwt"}
     assert families <= {label.split("_")[0] for label in KEYS}
-    assert len(SEEDS) == len(SEED_PATTERNS) == 8
+    assert len(SEEDS) == 8  # one per pattern of seed 000 Appendix C
 
 
 @pytest.mark.parametrize("kind", list(SEEDS))
@@ -150,8 +150,8 @@ def test_every_fake_key_is_detected_and_fully_redacted(label):
 
 def test_redaction_keeps_labels_and_json_valid():
     clean, count = redact_text("password = hunter2hunter2 and token: abcdefgh1234")
-    assert clean == ("password = [REDACTED:secret_password] and token: "
-                     "[REDACTED:secret_password]") and count == 2
+    assert clean == ("password = [REDACTED:secret_assignment] and token: "
+                     "[REDACTED:secret_assignment]") and count == 2
     findings = scan_file("a.json", json.dumps({"note": 'say "hi"\n' + KEYS["jwt_0"]}))
     assert [(f.file, f.line, f.kind) for f in findings] == [("a.json", 1, "json_web_token")]
 
@@ -210,7 +210,7 @@ async def test_export_is_refused_by_default_and_nothing_is_written(runtime, writ
     details = result.output["meta"]["details"]
     assert details["count"] >= len(KEYS) + len(SEEDS)
     for location in details["locations"]:
-        assert set(location) == {"file", "line", "kind"} and location["line"] >= 1
+        assert set(location) == {"file", "line", "kind", "confidence"} and location["line"] >= 1
         assert location["file"].startswith(".rlm/sessions/")
     files = {loc["file"].rsplit("/", 2)[-2] for loc in details["locations"]}
     assert {"artifacts", "traces", "docs"} <= files
@@ -239,14 +239,15 @@ async def test_redact_exports_zero_secrets(runtime, write, tmp_path):
     for label, piece in _every_secret():
         assert piece not in blob, label
     for name, content in exported.items():
-        assert scan_file(name, content) == [], name
+        # Labels such as "seed API Key" name a secret: suspects, reported as warnings.
+        assert [f for f in scan_file(name, content) if f.kind != "secret_mention"] == [], name
         if name.endswith(".json"):
             json.loads(content)
         elif name.endswith(".jsonl"):
             [json.loads(line) for line in content.splitlines()]
     assert blob.count("[REDACTED:") >= out["secrets_found"]
     kinds = {k for k in ("aws_access_key", "private_key", "json_web_token", "slack_token",
-                         "stripe_access_key", "anthropic_api_key", "openai_api_key")
+                         "stripe_key", "anthropic_api_key", "openai_api_key")
              if f"[REDACTED:{k}]" in blob}
     assert len(kinds) == 7, kinds
     # The rest of the session survives redaction.

@@ -112,6 +112,9 @@ def test_lcm_cli_commands(data_dir: Path) -> None:
     assert described["kind"] == "summary" and described["source_messages"]["first"] == "msg_1"
     plain = _rlm("lcm", "expand", leaf, data_dir=data_dir)
     assert TURN3_FACT.split(".")[0] in plain.stdout
+    # Styling is rendered, never printed as raw markup (issue 21).
+    assert "[bold]" not in plain.stdout and "[/]" not in plain.stdout
+    assert "msg_1 #1 " in plain.stdout
     check = _rlm("lcm", "check", "--json", data_dir=data_dir)
     assert check.returncode == 0 and json.loads(check.stdout)["ok"]
     RawDatabase(data_dir).execute("DELETE FROM summary_messages WHERE summary_id = ?", (leaf,))

@@ -249,7 +249,8 @@ def test_load_profile_errors_name_the_key(tree):
 
 
 def test_load_profile_name_precedence_and_overrides(tree):
-    assert load_profile(None, env={}).name == "unrestricted"
+    # The default is local-only egress (seed 001); cloud is an explicit opt-in.
+    assert load_profile(None, env={}).name == "local"
     assert load_profile(None, env={"RLM_PROFILE": "restricted"}).name == "restricted"
     assert load_profile("unrestricted", env={"RLM_PROFILE": "restricted"}).name == "unrestricted"
     p = load_profile(
@@ -455,3 +456,30 @@ def test_hostile_paths_never_escape(hostile_tree, raw):
 def test_hostile_paths_never_escape_with_absolutes_allowed(hostile_tree, raw):
     root = hostile_tree["root"]
     _assert_contained(_policy(root, allow_absolute_paths=True), root, raw)
+
+
+_SECRET_FILES = ("sub/.ssh/config", ".ssh/config", "a/b/.ssh/known_hosts", "secrets.env.local",
+                 ".env", ".env.production", ".envrc", "deep/er/app.env.staging")
+
+
+@pytest.mark.parametrize("profile", ["local", "restricted", "unrestricted"])
+@pytest.mark.parametrize("confined", [False, True])
+def test_ssh_folders_and_dotenv_files_are_denied_at_any_depth_in_every_profile(
+        tmp_path, profile, confined):
+    root = tmp_path / "root"
+    for name in (*_SECRET_FILES, "notes/env.md", "ssh-guide.txt", "environment.txt"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("x")
+    loaded = load_profile(profile, {"allowed_roots": [str(root)]}, env={})
+    policy = PathPolicy.from_profile(loaded, confined=confined)
+    for name in _SECRET_FILES:
+        with pytest.raises(PathDenied, match="denylist"):
+            policy.resolve(name, expect="file")
+    # Names that only look alike are read.
+    for name in ("notes/env.md", "ssh-guide.txt", "environment.txt"):
+        assert policy.resolve(name, expect="file") == root / name
+    # An operator's own denylist cannot drop them.
+    custom = load_profile(profile, {"allowed_roots": [str(root)], "denylist": ["*.bak"]},
+                          env={})
+    with pytest.raises(PathDenied):
+        PathPolicy.from_profile(custom).resolve("sub/.ssh/config", expect="file")

@@ -156,7 +156,8 @@ async def test_the_auto_run_falls_back_and_prints_the_pull_line(
     from rlm_recursive.agent.runtime import Runtime
 
     monkeypatch.setenv("OLLAMA_HOST", HOST)
-    runtime = Runtime()
+    # A remote OLLAMA_HOST is probed only where the operator opted out of local-only egress.
+    runtime = Runtime(profile="unrestricted")
     try:
         with respx.mock:
             respx.get(VERSION_URL).respond(200, json={"version": "0.12.3"})

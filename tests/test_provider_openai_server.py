@@ -1,8 +1,8 @@
 """The OpenAI-compatible provider against a real server on loopback: llama-cpp-python's
 (`llama-cpp-python[server]`, the `local` extra) serving the embedded SmolLM2 GGUF.
 
-RLM_TEST_LLAMA_SERVER_ARGS adds server flags for a machine whose llama.cpp build needs them
-(e.g. `--n_batch 1 --n_ubatch 1` where batched decoding crashes); unset, the defaults run."""
+Where this llama.cpp build crashes on batched decoding (providers/llama_probe.py), the server
+decodes token by token, as the embedded provider does; elsewhere its defaults run."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from rlm_recursive.agent.runtime import Runtime
 from rlm_recursive.config import SessionConfig
 from rlm_recursive.providers.base import ChatOptions, ChatRequest, Message
 from rlm_recursive.providers.embedded import default_model_path
+from rlm_recursive.providers.llama_probe import batched_decode_works
 from rlm_recursive.providers.openai import OpenAIProvider
 from rlm_recursive.types import ToolDef
 
@@ -30,6 +31,14 @@ ALIAS = "smollm2-served"
 PICK = ToolDef(name="rlm_pick", description="Pick a colour.", parameters={
     "type": "object", "properties": {"colour": {"type": "string", "enum": ["red", "blue"]}},
     "required": ["colour"]})
+
+
+def _decode_args() -> list[str]:
+    import llama_cpp
+
+    if batched_decode_works(default_model_path(), Path(llama_cpp.__file__).parent):
+        return []
+    return ["--n_batch", "1", "--n_ubatch", "1"]
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +52,7 @@ def server(tmp_path_factory) -> Iterator[str]:
             [sys.executable, "-m", "llama_cpp.server", "--model", str(default_model_path()),
              "--model_alias", ALIAS, "--host", "127.0.0.1", "--port", str(port),
              "--n_ctx", "4096", "--n_threads", "1", "--verbose", "false",
-             *os.environ.get("RLM_TEST_LLAMA_SERVER_ARGS", "").split()],
+             *_decode_args()],
             stdout=out, stderr=out, stdin=subprocess.DEVNULL, env=env)
         try:
             deadline = time.monotonic() + 120

@@ -14,9 +14,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .. import trajectory
 from ..catalog import Catalog
+from ..config import MAX_SUB_CALLS_LIMIT, MAX_TOOL_CALLS_LIMIT
 from ..errors import EgressDenied, EmptyAnswer, InvalidArgs, Timeout
 from ..lcm import LcmConfig
 from ..policy import AuditEntry, EgressPolicy, Profile, audited, load_profile
+from ..policy.profiles import CLOUD_OPT_IN, DEFAULT_PROFILE
 from ..providers.base import Message
 from ..store.executions import ExecutionStore
 from ..tools.spec import ToolContext
@@ -56,8 +58,8 @@ class QueryOptions(BaseModel):
     strategy: Strategy = "auto"
     timeout_s: float | None = Field(None, gt=0)
     budget_usd: float | None = Field(None, ge=0)
-    max_sub_calls: int = Field(64, ge=0)
-    max_tool_calls: int = Field(200, ge=1)
+    max_sub_calls: int = Field(64, ge=0, le=MAX_SUB_CALLS_LIMIT)
+    max_tool_calls: int = Field(200, ge=1, le=MAX_TOOL_CALLS_LIMIT)
     concurrency: int = Field(4, ge=1, le=64)
     """Sub-calls in flight at once (map-reduce, llm_query_batched)."""
     output_mode: Literal["ANSWER", "CONTEXTS"] = "ANSWER"
@@ -67,6 +69,10 @@ class QueryOptions(BaseModel):
     client_override: bool = False
     """True when a client (an MCP caller), not the operator, chose the model: the profile's
     `allow_model_override` decides. CLI flags are the operator's own configuration."""
+    operator_opt_in: bool = False
+    """True when the operator typed the model, provider or preset on the CLI: under the
+    default `local` profile that choice may be a cloud model (seed 001's explicit opt-in).
+    Only the CLI sets it; MCP and HTTP clients never opt in for the operator."""
 
 
 class QueryResult(BaseModel):
@@ -147,7 +153,9 @@ def _refuse_remote_probe(profile: Profile) -> None:
                 f"the {name!r} profile allows only local models and OLLAMA_HOST lists "
                 f"{endpoint_host(host)!r}, which is not local, so provider auto-detection "
                 "would contact a remote host; point OLLAMA_HOST at http://127.0.0.1:11434, "
-                "or choose provider 'embedded'", profile=name, host=endpoint_host(host))
+                "or choose provider 'embedded'"
+                + (f", or opt in with {CLOUD_OPT_IN}" if name == DEFAULT_PROFILE else ""),
+                profile=name, host=endpoint_host(host))
 
 
 async def preflight_egress(runtime: Runtime, options: QueryOptions) -> None:
@@ -178,6 +186,11 @@ def run_egress(runtime: Runtime, options: QueryOptions) -> EgressPolicy:
     if preset_profile and preset_profile != runtime.profile.name:
         return EgressPolicy(load_profile(preset_profile,
                                          runtime.catalog.profiles.get(preset_profile)))
+    if options.operator_opt_in and not options.client_override and (
+            runtime.profile.name == DEFAULT_PROFILE):
+        # The operator named the model on the command line: the default profile's local-only
+        # egress gives way for this run (restricted and custom profiles never do).
+        return EgressPolicy(runtime.profile.model_copy(update={"local_only": False}))
     return runtime.egress
 
 

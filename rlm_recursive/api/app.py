@@ -20,7 +20,9 @@ from .. import __version__
 from ..agent.pool import ProviderPool
 from ..agent.runtime import Runtime
 from ..errors import InternalError, InvalidArgs, NotFound, RlmError
+from .bodyguard import BodyGuard
 from .errors import error_response, request_id_from
+from .maintenance import maintained
 from .mcp_mount import mcp_route
 from .routes import citations, events, executions, openai, sessions, system
 from .routes import runtime as runtime_mode
@@ -38,28 +40,31 @@ def create_app(runtime: Runtime, settings: ApiSettings | None = None,
     `mcp_app` (the MCP server's streamable HTTP app) is served at /mcp for admin keys.
     """
     state = ApiState(runtime, settings or ApiSettings(), providers)
+    runner = ExecutionRunner(state)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         try:
-            if mcp_app is None:
-                yield
-            else:
-                async with mcp_app.router.lifespan_context(mcp_app):
+            async with maintained(state, runner):
+                if mcp_app is None:
                     yield
+                else:
+                    async with mcp_app.router.lifespan_context(mcp_app):
+                        yield
         finally:
             await state.aclose()
 
     app = FastAPI(title="rlm-recursive", version=__version__, lifespan=lifespan,
                   openapi_url="/v1/openapi.json", docs_url="/docs", redoc_url=None)
     app.state.api = state
-    app.state.runner = ExecutionRunner(state)
+    app.state.runner = runner
     for module in (sessions, executions, runtime_mode, citations, system, events, openai):
         app.include_router(module.router)
     if mcp_app is not None:
         app.router.routes.append(mcp_route(mcp_app, state))
     _handlers(app)
-    app.add_middleware(_Around, state=state)
+    app.add_middleware(BodyGuard, max_bytes=state.settings.max_body_bytes)
+    app.add_middleware(_Around, state=state)  # added last: outermost, so it sees the 413s
     return app
 
 

@@ -1,7 +1,8 @@
 """MCP over streamable HTTP served by the API server at /mcp, behind an admin key.
 
-The MCP tools address sessions by id across the whole store, with no tenant, so only a key
-with the `admin` scope may use them here (the API's tenant isolation is not weakened).
+Only a key with the `admin` scope may use it, and only inside its own tenant: the key's
+tenant rides in the request scope, and every tool call is checked against it
+(`mcp_server/tenancy.py`), so an admin of team-a cannot reach team-b's sessions.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..errors import Forbidden, RlmError
+from ..mcp_server.tenancy import MCP_TENANT
 from .errors import error_response, request_id_from
 from .state import ApiState
 
@@ -39,6 +41,7 @@ class _AdminOnly:
             request_id = values.get("request_id") or request_id_from(None)
             await error_response(exc, request_id)(scope, receive, send)
             return
+        scope.setdefault("state", {})[MCP_TENANT] = key.tenant_id
         await self.app(scope, receive, send)
 
 

@@ -157,6 +157,7 @@ class ExecutionRunner:
         error = {"code": "cancelled", "message": "the execution was cancelled"}
         await self.state.db(ExecutionStore(self.state.runtime.store.db).finish,
                             execution["id"], "FAILED", error=error)
+        self.state.release_runtime(execution["id"])
 
 
 def _result(tenant_id: str, result: QueryResult) -> dict[str, Any]:

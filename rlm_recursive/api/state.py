@@ -24,9 +24,12 @@ from ..agent.runtime import Runtime
 from ..errors import BudgetExceeded, RateLimited
 from ..policy import PathPolicy
 from ..store.tenancy import KeyStore, TenantStore
+from .bodyguard import DEFAULT_MAX_BODY_BYTES
 from .metrics import Metrics
 
-__all__ = ["ApiSettings", "ApiState"]
+__all__ = ["MAX_TTL_MINUTES", "ApiSettings", "ApiState"]
+
+MAX_TTL_MINUTES = 366 * 24 * 60
 
 T = TypeVar("T")
 
@@ -44,6 +47,14 @@ class ApiSettings(BaseModel):
     daily_usd: float | None = Field(None, ge=0)
     inline_sync_bytes: int = Field(1_000_000, ge=0)
     """Inline-only sessions up to this size load before POST /v1/sessions answers."""
+    max_body_bytes: int = Field(DEFAULT_MAX_BODY_BYTES, ge=1024)
+    """A larger request body is refused with 413 payload_too_large (inline documents too)."""
+    session_ttl_minutes: int = Field(7 * 24 * 60, ge=1, le=MAX_TTL_MINUTES)
+    """A session's time to live when the client gives no `ttl_minutes`."""
+    maintenance_interval_s: float = Field(600, gt=0)
+    """How often the server expires sessions, fails dead runs, sweeps orphans and runs gc."""
+    orphan_after_s: float = Field(3600, gt=0)
+    """A session still CREATING after this long lost its load (its server stopped)."""
 
 
 class ApiState:
@@ -73,6 +84,8 @@ class ApiState:
         self._per_key = RateLimitItemPerMinute(settings.key_requests_per_minute)
         self._per_tenant = RateLimitItemPerMinute(settings.tenant_requests_per_minute)
         self._running: dict[str, int] = {}
+        self.runtime_slots: dict[str, tuple[str, str]] = {}
+        """Runtime-mode executions holding a slot: execution id -> (tenant, session)."""
         self._touched: dict[str, float] = {}
         self.tasks: dict[str, asyncio.Task[None]] = {}
         self.loads: set[asyncio.Task[None]] = set()
@@ -115,6 +128,17 @@ class ApiState:
 
     def release_execution(self, tenant_id: str) -> None:
         self._running[tenant_id] = max(0, self._running.get(tenant_id, 1) - 1)
+
+    def release_runtime(self, execution_id: str) -> None:
+        """A runtime-mode execution ended (final answer, error, cancel, deleted session)."""
+        held = self.runtime_slots.pop(execution_id, None)
+        if held is not None:
+            self.release_execution(held[0])
+
+    def release_runtime_session(self, session_id: str) -> None:
+        for execution_id, (_, session) in list(self.runtime_slots.items()):
+            if session == session_id:
+                self.release_runtime(execution_id)
 
     def check_budget(self, usage: dict[str, float]) -> dict[str, float | None]:
         """Raise when a daily cap is spent; else what is left of each (None: no cap)."""

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from ..config import DEFAULT_MAX_BODY_BYTES
 from ..errors import RlmError
 from .common import CliState, fail, serve_until_stopped
 
@@ -25,6 +26,9 @@ def register(app: typer.Typer) -> None:
             min=1, help="Per key; a tenant gets twice this.")] = 600,
         concurrent_executions: Annotated[int, typer.Option(
             min=1, help="Executions a tenant may run at once.")] = 4,
+        max_body_bytes: Annotated[int, typer.Option(
+            min=1024, help="Largest request body (inline documents count); larger is 413.")
+        ] = DEFAULT_MAX_BODY_BYTES,
         mcp: Annotated[bool, typer.Option(
             "--mcp", help="Also serve MCP over streamable HTTP at /mcp (admin keys only).")
         ] = False,
@@ -43,7 +47,8 @@ def register(app: typer.Typer) -> None:
                     "TLS-terminating proxy in front of it (--allow-remote)", err=True)
             settings = ApiSettings(key_requests_per_minute=requests_per_minute,
                                    tenant_requests_per_minute=2 * requests_per_minute,
-                                   tenant_concurrent_executions=concurrent_executions)
+                                   tenant_concurrent_executions=concurrent_executions,
+                                   max_body_bytes=max_body_bytes)
             runtime = state.runtime()
         except RlmError as exc:
             raise fail(exc, False) from None

@@ -14,6 +14,7 @@ from typer.exceptions import TyperException
 from .. import __version__
 from ..errors import InternalError, InvalidArgs
 from . import api, chat, corpus, doctor, documents, export, query, serve, trace, verify
+from . import gc as gc_command
 from .bench import bench_app
 from .common import CliState, err_console, fail
 from .keys import keys_app
@@ -82,7 +83,9 @@ def _global(
     data_dir: Annotated[str | None, typer.Option(
         "--data-dir", envvar="RLM_DATA_DIR", help="Where sessions and blobs live.")] = None,
     profile: Annotated[str | None, typer.Option(
-        "--profile", envvar="RLM_PROFILE", help="Policy profile: unrestricted or restricted.")
+        "--profile", envvar="RLM_PROFILE",
+        help="Policy profile: local (the default: local models only), unrestricted (cloud "
+        "models allowed) or restricted.")
     ] = None,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True)] = False,
 ) -> None:
@@ -103,6 +106,7 @@ chat.register(app)
 app.add_typer(lcm_app, name="lcm")
 api.register(app)
 app.add_typer(keys_app, name="keys")
+gc_command.register(app)
 
 
 def main() -> None:

@@ -18,7 +18,15 @@ from ..bench import multihop, oolong
 from ..bench.harness import Outcome, run_bench
 from ..bench.sniah import run_sniah
 from ..errors import RlmError
-from .common import CliState, ProviderChoice, console, fail, known_preset, print_json
+from .common import (
+    CliState,
+    ProviderChoice,
+    console,
+    fail,
+    known_preset,
+    print_json,
+    typed_model_choice,
+)
 
 __all__ = ["bench_app"]
 
@@ -111,7 +119,8 @@ def _profile(ctx: typer.Context) -> str | None:
 
 def _options(provider: str | None, model: str | None, preset: str | None) -> QueryOptions:
     # A bench runs many sub-calls per task (classify batches, map-reduce chunks).
-    return QueryOptions(provider=provider, model=model, preset=preset, max_sub_calls=2000)
+    return QueryOptions(provider=provider, model=model, preset=preset, max_sub_calls=2000,
+                        operator_opt_in=typed_model_choice(provider, model, preset))
 
 
 @bench_app.command()

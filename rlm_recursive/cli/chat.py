@@ -26,6 +26,7 @@ from .common import (
     print_json,
     run,
     tool_output,
+    typed_model_choice,
 )
 from .corpus import load_paths
 from .documents import print_load_problems
@@ -105,7 +106,9 @@ def register(app: typer.Typer) -> None:
             state.profile = load_catalog().preset(preset).profile
         options = QueryOptions(preset=preset, provider=provider, model=model,
                                model_tiers=tier_map(tier), strategy=strategy,
-                               max_iterations=max_iterations, conversation_id=conversation)
+                               max_iterations=max_iterations, conversation_id=conversation,
+                               operator_opt_in=typed_model_choice(provider, model, preset,
+                                                                  tier))
 
         async def body(rt: Runtime) -> None:
             sid = session

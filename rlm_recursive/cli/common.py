@@ -34,6 +34,12 @@ __all__ = [
 
 console = Console()
 err_console = Console(stderr=True)
+
+
+def full_width_console() -> Console:
+    """For tables that hold ids: the terminal's width on a terminal; piped or redirected
+    (where Rich would assume 80 columns), wide enough that nothing is ever cut."""
+    return console if console.is_terminal else Console(width=100_000)
 T = TypeVar("T")
 ProviderChoice = Literal["auto", "ollama", "openai", "claude", "embedded"]
 """The providers a person can name on the command line."""
@@ -56,6 +62,13 @@ def known_preset(value: str | None) -> str | None:
         except RlmError as exc:
             raise typer.BadParameter(exc.message) from None
     return value
+
+
+def typed_model_choice(provider: str | None, model: str | None, preset: str | None,
+                       tiers: Any = None) -> bool:
+    """The operator named the model, provider, preset or tiers: their opt-in to a cloud model
+    under the default `local` profile (QueryOptions.operator_opt_in)."""
+    return bool(model or preset or tiers or provider not in (None, "auto"))
 
 
 def positive_seconds(value: str) -> float:

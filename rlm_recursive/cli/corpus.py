@@ -26,7 +26,15 @@ from ..store.sessions import discard_if_empty
 from ..tools.chunks import ChunkArgs
 from ..tools.search import SearchArgs
 from ..types import location_label
-from .common import CliState, ResultError, console, print_json, run, tool_output
+from .common import (
+    CliState,
+    ResultError,
+    console,
+    full_width_console,
+    print_json,
+    run,
+    tool_output,
+)
 from .documents import NoIgnoreOpt, OcrOpt, print_load_problems
 
 __all__ = ["register"]
@@ -221,9 +229,14 @@ def register(app: typer.Typer) -> None:
         if json_out:
             print_json({"sessions": out})
             return
-        table = Table("session_id", "name", "status", "documents", "chars", "created_at")
+        # Ids are never cut (they are copied into the next command); piped, nothing is.
+        table = Table()
+        table.add_column("session_id", no_wrap=True,
+                         min_width=max((len(s["session_id"]) for s in out), default=10))
+        for header in ("name", "status", "documents", "chars", "created_at"):
+            table.add_column(header)
         for s in out:
             # Text cells: a session name such as `[/]` is not Rich markup.
             table.add_row(s["session_id"], Text(s["name"] or ""), s["status"], str(s["documents"]),
                           f"{s['total_chars']:,}", s["created_at"])
-        console.print(table)
+        full_width_console().print(table)

@@ -14,7 +14,7 @@ from ..config import APP_NAME
 from ..errors import RlmError
 from ..ops.doctor import Check, DoctorReport, run_doctor
 from ..policy import load_profile
-from ..policy.profiles import PROFILE_ENV
+from ..policy.profiles import DEFAULT_PROFILE, PROFILE_ENV
 from .common import CliState, console, fail, known_preset, print_json
 
 __all__ = ["register"]
@@ -67,8 +67,11 @@ def register(app: typer.Typer) -> None:
         try:
             catalog = load_catalog()
             name = state.profile or os.environ.get(PROFILE_ENV) or (
-                catalog.preset(preset).profile if preset else None) or "unrestricted"
+                catalog.preset(preset).profile if preset else None) or DEFAULT_PROFILE
             profile = load_profile(name, catalog.profiles.get(name))
+            if preset and name == DEFAULT_PROFILE:
+                # As `query --preset` would run it: the preset typed here is the opt-in.
+                profile = profile.model_copy(update={"local_only": False})
             report = asyncio.run(run_doctor(catalog, profile, _data_dir(state.data_dir),
                                             preset, load_embedded=load))
         except RlmError as exc:

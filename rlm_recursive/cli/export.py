@@ -29,6 +29,9 @@ def register(app: typer.Typer) -> None:
         redact: Annotated[bool, typer.Option(
             "--redact", help="Replace secrets with [REDACTED:<kind>] instead of refusing.")
         ] = False,
+        allow_suspects: Annotated[bool, typer.Option(
+            "--allow-suspects", help="Export unredacted although the scan found possible "
+            "secrets no rule classifies (each is listed as a warning).")] = False,
         push: Annotated[bool, typer.Option(
             "--push", help="Push the branch to the configured remote (unrestricted only).")
         ] = False,
@@ -38,7 +41,8 @@ def register(app: typer.Typer) -> None:
         """Export a session to a new branch of a git repository (never the checked-out one)."""
         state: CliState = ctx.obj
         args = {"session_id": session, "repo": repo, "branch": branch, "path": path,
-                "include_docs": include_docs, "redact": redact, "push": push}
+                "include_docs": include_docs, "redact": redact, "push": push,
+                "allow_suspects": allow_suspects}
 
         async def body(rt: Runtime) -> ToolResult:
             return await rt.call("rlm_export_github", args, rt.context())
@@ -53,7 +57,8 @@ def register(app: typer.Typer) -> None:
                 err_console.print(f"error[{meta['error_code']}]: {out['error']}",
                                   markup=False, highlight=False)
                 for loc in meta.get("details", {}).get("locations", []):
-                    err_console.print(f"  {loc['file']}:{loc['line']}: {loc['kind']}",
+                    suspect = " (suspect)" if loc.get("confidence") == "suspect" else ""
+                    err_console.print(f"  {loc['file']}:{loc['line']}: {loc['kind']}{suspect}",
                                       markup=False, highlight=False)
             raise typer.Exit(1)
         if json_out:

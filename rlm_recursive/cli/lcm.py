@@ -102,10 +102,10 @@ def expand(
     console.print(f"[bold]{escape(summary_id)}[/] ({out['kind']}): {escape(out['summary'])}",
                   highlight=False)
     for c in out["children"]:
-        console.print(f"  [bold]{c['id']}[/] {escape(c['content'])}", highlight=False)
-    for m in out["messages"]:
-        console.print(f"  [bold]{m['id']}[/] #{m['seq']} {m['role']}: {escape(m['content'])}",
-                      markup=False, highlight=False)
+        console.print(f"  [bold]{escape(c['id'])}[/] {escape(c['content'])}", highlight=False)
+    for m in out["messages"]:  # markup on, every value escaped: `[bold]` is styling here
+        console.print(f"  [bold]{escape(m['id'])}[/] #{m['seq']} {escape(m['role'])}: "
+                      f"{escape(m['content'])}", highlight=False)
     if out["truncated"]:
         console.print("[yellow]truncated at the token cap[/]")
 

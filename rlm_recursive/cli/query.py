@@ -21,6 +21,7 @@ from .common import (
     positive_seconds,
     print_json,
     run,
+    typed_model_choice,
 )
 from .corpus import load_paths
 from .documents import NoIgnoreOpt, OcrOpt, not_loaded_note, print_load_problems
@@ -146,7 +147,8 @@ def register(app: typer.Typer) -> None:
             max_depth=max_depth,
             max_iterations=max_iterations, strategy=strategy, timeout_s=timeout,
             max_tool_calls=max_tool_calls, max_sub_calls=max_sub_calls, budget_usd=max_usd,
-            conversation_id=conversation)
+            conversation_id=conversation,
+            operator_opt_in=typed_model_choice(provider, model, preset, tier))
 
         execution: dict = {}
         load: dict = {}

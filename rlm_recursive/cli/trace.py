@@ -9,6 +9,7 @@ import typer
 from rich.tree import Tree
 
 from ..agent.runtime import Runtime
+from ..store.lifecycle import reap_runs
 from ..store.trajectory import list_runs
 from ..trajectory.report import load_trajectory, render_html
 from .common import CliState, console, print_json, run
@@ -43,6 +44,8 @@ def register(app: typer.Typer) -> None:
         """Show what a run did: every model call, tool call, REPL step and sub-call."""
 
         async def body(rt: Runtime) -> dict[str, Any]:
+            rt.store.flush()
+            reap_runs(rt.store.db)
             return load_trajectory(rt.store, run_id)
 
         trajectory = run(ctx.obj, json_out, body)
@@ -69,6 +72,7 @@ def register(app: typer.Typer) -> None:
             if session is not None:
                 rt.store.session(session)  # an unknown session is not_found, not "no runs"
             rt.store.flush()
+            reap_runs(rt.store.db)  # a run whose process died is failed, not "running"
             keep = ("id", "session_id", "question", "question_chars", "strategy", "status",
                     "error_code", "started_at", "duration_ms", "cost_usd", "mode")
             return [{k: r.get(k) for k in keep} for r in list_runs(rt.store.db, session, limit)]
@@ -77,7 +81,8 @@ def register(app: typer.Typer) -> None:
         if json_out:
             print_json(rows)
             return
-        # One line per run, the question last: it is the only part that may be cut short.
+        # One line per run, the question last: on a terminal it is the only part that may
+        # be cut short; piped or redirected, nothing is (ids must stay copyable).
         for r in rows:
             question = r["question"] if r["question"] is not None else (
                 f"({r['question_chars']} chars, not recorded)")
@@ -85,9 +90,11 @@ def register(app: typer.Typer) -> None:
             head = (f"{r['id']}  {r['started_at'][:16].replace('T', ' ')}  "
                     f"{r['strategy'] or '?':<10} {status:<8} "
                     f"{(r['duration_ms'] or 0) / 1000:>6.1f} s  ${r['cost_usd'] or 0:.4f}  ")
+            shown = question.replace("\n", " ")
             room = max(console.width - len(head), 20)
-            shown = question if len(question) <= room else question[: room - 1] + "…"
-            console.print(head + shown.replace("\n", " "), markup=False, highlight=False,
-                          no_wrap=True, overflow="ignore")
+            if console.is_terminal and len(shown) > room:
+                shown = shown[: room - 1] + "…"
+            console.print(head + shown, markup=False, highlight=False, no_wrap=True,
+                          overflow="ignore", crop=False)
         if not rows:
             console.print("no runs recorded yet")

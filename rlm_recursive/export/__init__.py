@@ -2,12 +2,13 @@
 
 from .layout import ExportNames, render_session, stamp_now
 from .secrets import Finding, find_secrets, redact_file, scan_file
-from .service import ExportPlan, locate_repo, scan_and_redact, write_export
+from .service import ExportPlan, ScanResult, locate_repo, scan_and_redact, write_export
 
 __all__ = [
     "ExportNames",
     "ExportPlan",
     "Finding",
+    "ScanResult",
     "find_secrets",
     "locate_repo",
     "redact_file",

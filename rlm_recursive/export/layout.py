@@ -21,7 +21,11 @@ from typing import Any
 
 from .. import __version__
 from ..errors import InvalidArgs
+from ..secretscan import apply
 from ..store import Store
+from ..store.secretspans import SessionSecrets
+from .secrets import Finding
+from .traces import TraceSanitizer
 
 __all__ = ["FORMAT_VERSION", "ExportNames", "render_session", "stamp_now"]
 
@@ -69,11 +73,18 @@ def _dump(value: Any) -> str:
 
 def render_session(
     store: Store, session_id: str, names: ExportNames, *, include_docs: bool, redact: bool,
-) -> dict[str, str]:
-    """Relative path inside the export folder → file content, manifest last."""
+    secrets: SessionSecrets,
+) -> tuple[dict[str, str], list[Finding]]:
+    """Relative path inside the export folder → file content (manifest last), and the secret
+    parts hidden in document excerpts (a finding each: without redact they refuse the export).
+
+    Documents and excerpts of them are redacted by their secret spans when `redact`; traces
+    hold no document text unless `include_docs`.
+    """
     row = store.session(session_id)
     store.flush()  # trace writes are batched: the export must hold every one made so far
     files: dict[str, str] = {}
+    hidden: list[Finding] = []
     documents = []
     for doc in store.documents(session_id):
         meta_row = store.db.execute("SELECT metadata, created_at FROM documents WHERE id = ?",
@@ -85,7 +96,9 @@ def render_session(
         documents.append(entry)
         if include_docs:
             files[f"docs/{doc.id}.meta.json"] = _dump(entry)
-            files[f"docs/{doc.id}.txt"] = store.text(doc)
+            text = store.text(doc)
+            spans = secrets.doc_spans.get(doc.id, [])
+            files[f"docs/{doc.id}.txt"] = apply(text, spans)[0] if redact and spans else text
     artifacts = []
     for art in store.artifacts(session_id):
         span = store.span(session_id, art["span_id"]) if art["span_id"] else None
@@ -101,10 +114,19 @@ def render_session(
     traces = store.db.execute(
         "SELECT ts, op, input, output, duration_ms FROM traces WHERE session_id = ? AND op != ? "
         "ORDER BY id", (session_id, EXPORT_TOOL)).fetchall()
-    files["traces/trace.jsonl"] = "".join(
-        json.dumps({"ts": t["ts"], "op": t["op"], "input": json.loads(t["input"]),
-                    "output": json.loads(t["output"]), "duration_ms": t["duration_ms"]},
-                   ensure_ascii=False, sort_keys=True) + "\n" for t in traces)
+    sanitizer = TraceSanitizer(secrets, include_docs,
+                               lambda: [store.text(d) for d in store.documents(session_id)])
+    lines = []
+    for number, t in enumerate(traces, 1):
+        before = len(sanitizer.hidden)
+        input_, output = sanitizer.record(t["op"], json.loads(t["input"]),
+                                          json.loads(t["output"]))
+        hidden += [Finding(f"{names.path}/traces/trace.jsonl", number, kind)
+                   for kind in sanitizer.hidden[before:]]
+        lines.append(json.dumps({"ts": t["ts"], "op": t["op"], "input": input_,
+                                 "output": output, "duration_ms": t["duration_ms"]},
+                                ensure_ascii=False, sort_keys=True) + "\n")
+    files["traces/trace.jsonl"] = "".join(lines)
     files["manifest.json"] = _dump({
         "format": "rlm-recursive-session", "format_version": FORMAT_VERSION,
         "session": {"session_id": session_id, "name": row["name"],
@@ -117,4 +139,4 @@ def render_session(
                    "branch": names.branch, "path": names.path, "include_docs": include_docs,
                    "redact": redact},
     })
-    return files
+    return files, hidden

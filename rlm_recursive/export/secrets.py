@@ -1,196 +1,131 @@
 """Secret scanning and redaction of the files an export would write.
 
-Two sources of detectors: the 8 patterns of seed 000 Appendix C (plus wider forms of the same
-key families, so a redaction covers the whole key and not a prefix of it) and detect-secrets'
-plugins (AWS, private keys, JWTs, Slack, Stripe, GitHub, OpenAI, … and base64 high-entropy
-strings). detect-secrets' hex high-entropy plugin is left out on purpose: every checksum in a
-manifest is a hex sha256.
+Detection is secretscan's: our keyword-anchored rules, gitleaks' rules, detect-secrets'
+plugins (all `rule` confidence) and the base64 entropy heuristic (`suspect`). Checksums, uuids
+and our own ids are allowlisted by shape (`sha256:…`, `doc_…`, a hex value of a checksum key),
+not by a blanket "hex is fine": a hex string next to a secret keyword is a secret.
 
-JSON files are scanned value by value: each string literal is decoded first, so an escaped
-quote or newline cannot hide a secret, and redaction re-encodes it, so the file stays valid
-JSON. A finding names the file, the line and the kind, never the secret.
+JSON files are scanned value by value, each decoded string with its key, so an escaped quote
+or newline cannot hide a secret; redaction re-encodes the value, so the file stays valid JSON.
+Pieces of secrets already known from the session's sources (`KnownSecrets`) are found in JSON
+values too, which catches a copy or a cut excerpt that no pattern would recognise. A finding
+names the file, the line, the kind and the confidence, never the secret.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
-from detect_secrets.plugins.aws import AWSKeyDetector
-from detect_secrets.plugins.base import RegexBasedDetector
-from detect_secrets.plugins.github_token import GitHubTokenDetector
-from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
-from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
-from detect_secrets.plugins.jwt import JwtTokenDetector
-from detect_secrets.plugins.npm import NpmDetector
-from detect_secrets.plugins.openai import OpenAIDetector
-from detect_secrets.plugins.private_key import PrivateKeyDetector
-from detect_secrets.plugins.pypi_token import PypiTokenDetector
-from detect_secrets.plugins.sendgrid import SendGridDetector
-from detect_secrets.plugins.slack import SlackDetector
-from detect_secrets.plugins.stripe import StripeDetector
-from detect_secrets.plugins.twilio import TwilioKeyDetector
+from ..secretscan import Hit, KnownSecrets, apply, default_detector, literals, value_hits
 
-__all__ = ["SEED_PATTERNS", "Finding", "find_secrets", "redact_file", "redact_text", "scan_file"]
+__all__ = ["Finding", "find_secrets", "redact_file", "redact_text", "scan_file"]
 
-# Seed 000 Appendix C, verbatim except for a named group `s` around the secret itself (so a
-# redaction keeps the `password=` label) and a left boundary on the `sk-` forms.
-SEED_PATTERNS: tuple[tuple[str, str], ...] = (
-    (r"(?i)(api[_-]?key|apikey)\s*[:=]\s*[\"']?(?P<s>[\w-]{20,})", "API Key"),
-    (r"(?i)(secret|token|password|passwd|pwd)\s*[:=]\s*[\"']?(?P<s>[\w-]{8,})",
-     "Secret/Password"),
-    (r"(?<![A-Za-z0-9])sk-[a-zA-Z0-9]{20,}", "OpenAI API Key"),
-    (r"(?<![A-Za-z0-9])sk-ant-[a-zA-Z0-9-]{20,}", "Anthropic API Key"),
-    (r"ghp_[a-zA-Z0-9]{36}", "GitHub PAT"),
-    (r"gho_[a-zA-Z0-9]{36}", "GitHub OAuth"),
-    (r"-----BEGIN (RSA |EC |DSA )?PRIVATE KEY-----", "Private Key"),
-    (r"(?i)bearer\s+(?P<s>[a-zA-Z0-9._-]{20,})", "Bearer Token"),
-)
-
-# Whole-key forms of the same families: the seed's character classes stop at `_`, which real
-# Anthropic and project-scoped OpenAI keys contain, its PEM pattern matches the header only,
-# and a JWT's signature is part of the secret.
-_WIDE_PATTERNS: tuple[tuple[str, str], ...] = (
-    (r"(?<![A-Za-z0-9])sk-ant-[A-Za-z0-9_-]{20,}", "Anthropic API Key"),
-    (r"(?<![A-Za-z0-9])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", "OpenAI API Key"),
-    (r"gh[pousr]_[A-Za-z0-9_]{36,}", "GitHub Token"),
-    (r"github_pat_[A-Za-z0-9_]{22,}", "GitHub PAT"),
-    (r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[^\0]*?-----END (?:[A-Z0-9]+ )*"
-     r"PRIVATE KEY(?: BLOCK)?-----|[^\0]*)", "Private Key"),
-    (r"(?<![A-Za-z0-9])(?:sk|rk|pk)_(?:live|test)_[0-9a-zA-Z]{16,}", "Stripe Access Key"),
-    (r"xox[abposr]-[A-Za-z0-9-]{10,}", "Slack Token"),
-    # detect-secrets' JWT pattern ends lazily before the signature.
-    (r"eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+", "JSON Web Token"),
-)
-
-_PATTERNS = [(re.compile(p, re.DOTALL), kind)
-             for p, kind in (*SEED_PATTERNS, *_WIDE_PATTERNS)]
-
-_REGEX_PLUGINS: tuple[RegexBasedDetector, ...] = (
-    AWSKeyDetector(), PrivateKeyDetector(), JwtTokenDetector(), SlackDetector(),
-    StripeDetector(), GitHubTokenDetector(), GitLabTokenDetector(), OpenAIDetector(),
-    NpmDetector(), PypiTokenDetector(), SendGridDetector(), TwilioKeyDetector(),
-)
-_MIN_ENTROPY_LEN = 20
-_HEX = re.compile(r"[0-9a-fA-F]{32,}|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
-_EXPORT_NAME = re.compile(
-    r"(?:[a-z.]{1,16}/)*\d{8}T\d{6}Z[-_][0-9a-f]{8}(?:/[a-z]{1,16}(?:_[0-9a-f]{12})?)*")
-"""The export's own branch and folder names (`rlm/session/<stamp>-<id8>`, `.rlm/sessions/
-<stamp>_<id8>/artifacts/art_<id>`): a timestamp and a session id prefix mix enough characters
-to pass the entropy limit about 1 time in 500. Only short lowercase words may stand around
-them, so no random string can hide in a name that is let through."""
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-_VALUE_SEP = "\0"
+_CHECKSUM_KEYS = frozenset({"content_hash", "checksum", "sha256", "hash", "digest", "commit",
+                            "commit_sha", "etag", "span_hash"})
+_CHECKSUM_VALUE = re.compile(r"(?:sha256:)?[0-9a-f]{40,64}")
+_SECRET_WORD = re.compile(r"(?i)\b(?:password|passwd|passphrase|secret|token|credentials?"
+                          r"|api[ _-]?key|private[ _-]key|access[ _-]key)s?\b")
+"""A text that names a secret but holds no value a rule recognises: a `suspect` line, since
+the value may be in a format no rule knows (reported, never silently exported)."""
 
 
 @dataclass(frozen=True)
 class Finding:
-    """Where a secret is: file, 1-based line and kind. Never the secret."""
+    """Where a secret is: file, 1-based line, kind and confidence. Never the secret."""
 
     file: str
     line: int
     kind: str
+    confidence: str = "rule"
 
     def to_dict(self) -> dict[str, str | int]:
-        return {"file": self.file, "line": self.line, "kind": self.kind}
-
-
-def _slug(kind: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "_", kind.lower()).strip("_")
-
-
-_ENTROPY = Base64HighEntropyString()
-with _ENTROPY.non_quoted_string_regex(is_exact_match=False):
-    # Unquoted: a JSON value is scanned after decoding, without the quotes around it.
-    _ENTROPY_TOKEN = _ENTROPY.regex
-_MIN_SECRET_LEN = 8  # shorter than any detector's shortest match ("pwd:" + 8 characters)
-
-
-def _entropy_spans(text: str) -> Iterator[tuple[int, int, str]]:
-    for match in _ENTROPY_TOKEN.finditer(text):
-        token = match.group(0)
-        if len(token) < _MIN_ENTROPY_LEN or _HEX.fullmatch(token):
-            continue  # checksums and uuids are hex by design
-        if _EXPORT_NAME.fullmatch(token):
-            continue
-        if _ENTROPY.calculate_shannon_entropy(token) > _ENTROPY.entropy_limit:
-            yield match.start(), match.end(), _ENTROPY.secret_type
+        return {"file": self.file, "line": self.line, "kind": self.kind,
+                "confidence": self.confidence}
 
 
 def find_secrets(text: str) -> list[tuple[int, int, str]]:
-    """Merged `(start, end, kind slug)` ranges of every secret in `text`, in order."""
-    if len(text) < _MIN_SECRET_LEN:
-        return []
-    spans: list[tuple[int, int, str]] = []
-    for regex, kind in _PATTERNS:
-        for match in regex.finditer(text):
-            start, end = match.span("s") if "s" in regex.groupindex else match.span()
-            spans.append((start, end, kind))
-    for plugin in _REGEX_PLUGINS:
-        for value in set(plugin.analyze_string(text)):
-            at = text.find(value)
-            while value and at != -1:
-                spans.append((at, at + len(value), plugin.secret_type))
-                at = text.find(value, at + len(value))
-    spans.extend(_entropy_spans(text))
-    spans.sort(key=lambda s: (s[0], -s[1]))
-    merged: list[tuple[int, int, str]] = []
-    for start, end, kind in spans:
-        if merged and start < merged[-1][1]:
-            last = merged[-1]
-            merged[-1] = (last[0], max(last[1], end), last[2])
-        else:
-            merged.append((start, end, _slug(kind)))
-    return merged
+    """Merged `(start, end, kind)` ranges of every secret in a plain text, in order."""
+    return [(h.start, h.end, h.kind) for h in default_detector().find(text)]
 
 
 def redact_text(text: str) -> tuple[str, int]:
     """`text` with each secret replaced by `[REDACTED:<kind>]`, and how many there were."""
-    spans = find_secrets(text)
-    out, pos = [], 0
-    for start, end, kind in spans:
-        out.append(text[pos:start])
-        out.append(f"[REDACTED:{kind}]")
-        pos = end
-    out.append(text[pos:])
-    return "".join(out), len(spans)
+    return apply(text, find_secrets(text))
 
 
 def _is_json(name: str) -> bool:
     return name.endswith((".json", ".jsonl"))
 
 
-def _json_values(line: str) -> Iterator[tuple[re.Match[str], str]]:
-    for match in _JSON_STRING.finditer(line):
-        yield match, json.loads(match.group(0))
+@lru_cache(maxsize=1 << 16)
+def _detected(key: str | None, value: str) -> tuple[Hit, ...]:
+    # An export scans each file up to three times (scan, redact, check) and repeats many
+    # values (ops, timestamps, ids): each distinct (key, value) is scanned once.
+    return tuple(value_hits(default_detector(), key, value))
 
 
-def scan_file(name: str, content: str) -> list[Finding]:
-    """Every secret in one file; JSON string values are decoded before they are scanned."""
-    findings: list[Finding] = []
-    if _is_json(name):
-        for number, line in enumerate(content.split("\n"), 1):
-            # One scan per line: NUL (escaped in JSON, so never inside a value) keeps the
-            # values apart for every pattern.
-            values = _VALUE_SEP.join(value for _, value in _json_values(line))
-            findings.extend(Finding(name, number, kind) for *_, kind in find_secrets(values))
-        return findings
-    return [Finding(name, content.count("\n", 0, start) + 1, kind)
-            for start, _, kind in find_secrets(content)]
+def _value_hits(key: str | None, value: str, known: KnownSecrets | None,
+                is_key: bool = False) -> list[Hit]:
+    if key in _CHECKSUM_KEYS and _CHECKSUM_VALUE.fullmatch(value):
+        return []  # our own checksums, under the keys we write them with
+    hits = list(_detected(key, value))
+    if known and not is_key:  # keys are field names: a piece of a secret there is chance
+        hits += [Hit(s, e, kind) for s, e, kind in known.find(value)]
+    return hits
 
 
-def redact_file(name: str, content: str) -> tuple[str, int]:
+def _mentions(text: str, hits: list[Hit], offset: int = 0) -> list[int]:
+    """Offsets of secret words in lines (of `text`) where no hit was found."""
+    found, covered = [], {text.count("\n", 0, h.start) for h in hits}
+    for match in _SECRET_WORD.finditer(text):
+        line = text.count("\n", 0, match.start())
+        start = text.rfind("\n", 0, match.start()) + 1
+        end = text.find("\n", match.end())
+        if line not in covered and "[REDACTED:" not in text[start:end if end != -1 else None]:
+            covered.add(line)
+            found.append(offset + match.start())
+    return found
+
+
+def scan_file(name: str, content: str, known: KnownSecrets | None = None, *,
+              mentions: bool = True) -> list[Finding]:
+    """Every secret in one file; JSON string values are decoded before they are scanned.
+    With `mentions`, each line that names a secret with no value found is a suspect."""
+    findings = []
+    if not _is_json(name):
+        hits = default_detector().find(content)
+        findings += [Finding(name, content.count("\n", 0, h.start) + 1, h.kind, h.confidence)
+                     for h in hits]
+        if mentions:
+            findings += [Finding(name, content.count("\n", 0, at) + 1, "secret_mention",
+                                 "suspect") for at in _mentions(content, hits)]
+        return sorted(findings, key=lambda f: f.line)
+    line, counted = 1, 0
+    for match, value, key, is_key in literals(content):
+        line += content.count("\n", counted, match.start())
+        counted = match.start()
+        hits = _value_hits(key, value, known, is_key)
+        findings += [Finding(name, line, h.kind, h.confidence) for h in hits]
+        if mentions and key is not None and _mentions(value, hits):
+            findings.append(Finding(name, line, "secret_mention", "suspect"))
+    return findings
+
+
+def redact_file(name: str, content: str, known: KnownSecrets | None = None) -> tuple[str, int]:
     """The file with its secrets redacted (JSON stays valid JSON), and how many there were."""
     if not _is_json(name):
         return redact_text(content)
-    count = 0
-
-    def one(match: re.Match[str]) -> str:
-        nonlocal count
-        clean, found = redact_text(json.loads(match.group(0)))
+    out, pos, count = [], 0, 0
+    for match, value, key, is_key in literals(content):
+        hits = _value_hits(key, value, known, is_key)
+        if not hits:
+            continue
+        clean, found = apply(value, [(h.start, h.end, h.kind) for h in hits])
         count += found
-        return json.dumps(clean, ensure_ascii=False) if found else match.group(0)
-
-    return _JSON_STRING.sub(one, content), count
+        out += [content[pos:match.start()], json.dumps(clean, ensure_ascii=False)]
+        pos = match.end()
+    out.append(content[pos:])
+    return "".join(out), count

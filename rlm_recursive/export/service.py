@@ -9,11 +9,13 @@ from typing import Any
 
 from ..errors import EgressDenied, FileNotFound, GitError, SecretsFound
 from ..policy import PathPolicy, Profile
+from ..policy.profiles import DEFAULT_PROFILE
+from ..secretscan import KnownSecrets
 from .git import GitRepo
 from .layout import ExportNames
 from .secrets import Finding, redact_file, scan_file
 
-__all__ = ["ExportPlan", "locate_repo", "scan_and_redact", "write_export"]
+__all__ = ["ExportPlan", "ScanResult", "locate_repo", "scan_and_redact", "write_export"]
 
 _MAX_LOCATIONS = 100
 _OWNER_REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
@@ -52,8 +54,11 @@ def locate_repo(repo: str, policy: PathPolicy, profile: Profile, push: bool) -> 
     working directory points at it.
     """
     if push and (profile.name == "restricted" or profile.local_only):
+        hint = ("; to push from here, opt in with --profile unrestricted (or "
+                "RLM_PROFILE=unrestricted)" if profile.name == DEFAULT_PROFILE else "")
         raise EgressDenied(f"the {profile.name!r} profile never pushes: export to a local "
-                           "repository and push it yourself after review", profile=profile.name)
+                           f"repository and push it yourself after review{hint}",
+                           profile=profile.name)
     local = None
     if not _is_url(repo):
         try:
@@ -79,30 +84,83 @@ def locate_repo(repo: str, policy: PathPolicy, profile: Profile, push: bool) -> 
                    "with `git remote add` first", reason="no_remote")
 
 
-def scan_and_redact(names: ExportNames, files: dict[str, str], *,
-                    redact: bool) -> tuple[dict[str, str], int]:
-    """The files to write and how many secrets were found; refuses unless `redact`."""
-    findings: list[Finding] = [f for name, content in files.items()
-                               for f in scan_file(f"{names.path}/{name}", content)]
-    if findings and not redact:
-        _refuse(findings, "export refused")
-    if not findings:
-        return files, 0
-    clean = {name: redact_file(name, content)[0] for name, content in files.items()}
+@dataclass
+class ScanResult:
+    """The files to write, how many secrets were redacted, and what the caller must be told."""
+
+    files: dict[str, str]
+    redacted: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+
+def scan_and_redact(names: ExportNames, files: dict[str, str], *, redact: bool,
+                    allow_suspects: bool = False, known: KnownSecrets | None = None,
+                    hidden: list[Finding] | None = None) -> ScanResult:
+    """Scan every file; refuse, redact or warn (the rule is in the README and secrets.md).
+
+    - A `rule` finding (or a secret part already hidden in an excerpt, `hidden`) refuses the
+      export unless `redact`.
+    - `suspect` findings (an entropy-only string, a line that names a secret with no value
+      any rule knows) refuse it too, unless `redact` (they are redacted where they have a
+      span, and reported where they do not) or `allow_suspects` (exported as they are, with
+      a warning that says where). An export is never silent about a scan that is not clean.
+    """
+    hidden = hidden or []
+    findings = [f for name, content in files.items()
+                for f in scan_file(f"{names.path}/{name}", content, known)]
+    sure = [f for f in findings if f.confidence == "rule"] + hidden
+    suspects = [f for f in findings if f.confidence == "suspect"]
+    if not redact:
+        if sure:
+            _refuse(sure + suspects, "export refused")
+        if suspects and not allow_suspects:
+            _refuse(suspects, "export refused: possible secrets that no rule classifies",
+                    suspects_only=True)
+        return ScanResult(files, 0, [_suspect_warning(suspects, "exported unredacted")]
+                          if suspects else [])
+    redacted = {name: redact_file(name, content, known) for name, content in files.items()}
+    clean = {name: content for name, (content, _) in redacted.items()}
     left = [f for name, content in clean.items()
-            for f in scan_file(f"{names.path}/{name}", content)]
-    if left:  # a detector that disagrees with itself: never write what it still flags
-        _refuse(left, "redaction left secrets behind; export refused")
-    return clean, len(findings)
+            for f in scan_file(f"{names.path}/{name}", content, known)]
+    still = [f for f in left if f.kind != "secret_mention"]
+    if still:  # a detector that disagrees with itself: never write what it still flags
+        _refuse(still, "redaction left secrets behind; export refused")
+    warnings = [_suspect_warning(left, "left as they are: review them")] if left else []
+    count = sum(found for _, found in redacted.values()) + len(hidden)
+    return ScanResult(clean, count, warnings)
 
 
-def _refuse(findings: list[Finding], prefix: str) -> None:
+def _suspect_warning(findings: list[Finding], what: str) -> str:
     first = findings[0]
+    return (f"{len(findings)} possible secrets (lines that name a secret with no value any "
+            f"rule knows, or high-entropy strings) {what}; first: {first.file}:{first.line} "
+            f"({first.kind})")
+
+
+def _refuse(findings: list[Finding], prefix: str, *, suspects_only: bool = False) -> None:
+    first = findings[0]
+    how = ("export with redact=true to replace each with [REDACTED:<kind>], or with "
+           "allow_suspects=true after reviewing them" if suspects_only else
+           "remove them from the session, or export with redact=true to replace each with "
+           "[REDACTED:<kind>]")
     raise SecretsFound(
         f"{prefix}: {len(findings)} possible secrets (first: {first.file}:{first.line}, "
-        f"{first.kind}); remove them from the session, or export with redact=true to replace "
-        "each with [REDACTED:<kind>]",
-        count=len(findings), locations=[f.to_dict() for f in findings[:_MAX_LOCATIONS]])
+        f"{first.kind}); {how}",
+        count=len(findings), suspects_only=suspects_only,
+        locations=[f.to_dict() for f in _spread(findings)])
+
+
+def _spread(findings: list[Finding]) -> list[Finding]:
+    """At most _MAX_LOCATIONS findings, taken from every file in turn (each file shows)."""
+    by_file: dict[str, list[Finding]] = {}
+    for finding in findings:
+        by_file.setdefault(finding.file, []).append(finding)
+    chosen: list[Finding] = []
+    while len(chosen) < _MAX_LOCATIONS and any(by_file.values()):
+        for queue in by_file.values():
+            if queue and len(chosen) < _MAX_LOCATIONS:
+                chosen.append(queue.pop(0))
+    return sorted(chosen, key=lambda f: (f.file, f.line))
 
 
 def write_export(plan: ExportPlan, session_id: str, secrets_found: int) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
+from mcp.server.stdio import stdio_server
 from mcp.types import CallToolResult, TextContent
 
 from .. import __version__
@@ -40,6 +41,8 @@ from .query_tool import (
     rlm_query_schema,
     run_rlm_query,
 )
+from .stdio_guard import SurrogateGuard
+from .tenancy import check_tenant, claim_created, request_tenant
 
 __all__ = [
     "DEFAULT_HOST",
@@ -147,6 +150,13 @@ class _EnvelopeServer(MCPServer):
                 f"unknown tool {name[:200]!r}; available: {', '.join(self._names)}"))
         return await super().call_tool(name, arguments, context)
 
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio loop, with a guard that answers the requests its parser drops."""
+        async with stdio_server() as (read_stream, write_stream):
+            await self._lowlevel_server.run(
+                SurrogateGuard(read_stream, write_stream), write_stream,
+                self._lowlevel_server.create_initialization_options())
+
 
 def build_server(
     runtime: Runtime,
@@ -201,12 +211,17 @@ def _registry_call(runtime: Runtime, name: str) -> ToolCall:
 
     async def call(arguments: dict[str, Any], context: Context) -> CallToolResult:
         correlation_id = new_correlation_id()
+        tenant = request_tenant(context)
         try:
+            if tenant is not None:  # served by the API at /mcp: stay inside the key's tenant
+                check_tenant(runtime.store, tenant, arguments)
             if name in PROGRESS_TOOLS:
                 result = await with_progress(
                     context, lambda feed: invoke(arguments, correlation_id, feed))
             else:
                 result = await invoke(arguments, correlation_id)
+            if tenant is not None and not result.is_error:
+                claim_created(runtime.store, tenant, name, result.output)
         except RlmError as exc:  # run errors (budget, timeout, provider, internal) raise
             return _error_result(exc)
         except Exception as exc:  # never let the SDK swallow the message
@@ -219,10 +234,15 @@ def _registry_call(runtime: Runtime, name: str) -> ToolCall:
 def _query_call(runtime: Runtime, providers: ProviderPool | None) -> ToolCall:
     async def call(arguments: dict[str, Any], context: Context) -> CallToolResult:
         correlation_id = new_correlation_id()
+        tenant = request_tenant(context)
         try:
+            if tenant is not None:
+                check_tenant(runtime.store, tenant, arguments)
             output, is_error = await with_progress(context, lambda feed: run_rlm_query(
                 runtime, arguments, correlation_id=correlation_id, providers=providers,
                 progress=feed.loader_progress()))
+            if tenant is not None:
+                claim_created(runtime.store, tenant, RLM_QUERY_NAME, output)
         except Exception as exc:  # the audit log could not be written, or a bug
             error = (
                 exc

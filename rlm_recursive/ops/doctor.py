@@ -218,7 +218,8 @@ def _claude_checks(profile: Profile, needed: bool) -> list[Check]:
     if profile.local_only:
         return [Check(area="claude", name="allowed", status=fail, blocking=needed,
                       detail=f"the {profile.name!r} profile allows local models only",
-                      fix="choose a local preset: rlm-recursive doctor --preset fully-local")]
+                      fix="choose a local preset: rlm-recursive doctor --preset fully-local"
+                          "   # or opt in: rlm-recursive --profile unrestricted …")]
     checks = []
     cli = _claude_cli()
     checks.append(Check(area="claude", name="cli", status="ok" if cli else fail,

@@ -35,6 +35,10 @@ def load_citations(raw: str) -> tuple[list[Citation], str | None]:
         data: Any = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise InvalidArgs(f"citations input is not JSON: {exc}") from None
+    except RecursionError:  # `[[[[…` 100,000 deep: no answer is shaped like that
+        raise InvalidArgs("citations input is nested too deeply to be an answer or a list of "
+                          "citations (arrays or objects inside each other thousands of "
+                          "levels deep)", reason="too_deep") from None
     session_id = None
     if isinstance(data, dict):
         session_id = data.get("session_id") if isinstance(data.get("session_id"), str) else None

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from urllib.parse import urlsplit
 
 from ..errors import EgressDenied
-from .profiles import Profile
+from .profiles import CLOUD_OPT_IN, DEFAULT_PROFILE, Profile
 
 __all__ = [
     "CLOUD_PROVIDERS",
@@ -133,7 +133,7 @@ class EgressPolicy:
                     f"the {name!r} profile allows only local models, and the {provider} "
                     f"endpoint host {endpoint_host(effective)!r} is not loopback; point it at "
                     f"127.0.0.1 (or localhost / [::1]), or list the host in local_hosts of "
-                    f"[profiles.{name}] in models.toml",
+                    f"[profiles.{name}] in models.toml{_opt_in(name)}",
                     profile=name,
                     provider=provider,
                     host=endpoint_host(effective),
@@ -141,19 +141,31 @@ class EgressPolicy:
             if provider == "ollama" and _OLLAMA_CLOUD_MODEL.search(model):
                 raise EgressDenied(
                     f"{model!r} is an Ollama cloud model, which sends data off this machine; "
-                    f"the {name!r} profile allows only local models",
+                    f"the {name!r} profile allows only local models{_opt_in(name)}",
                     profile=name,
                     model=model,
                 )
             return
+        if name == DEFAULT_PROFILE:
+            raise EgressDenied(
+                f"provider {provider!r} sends your documents off this machine, and the "
+                f"default profile {name!r} allows only local models (embedded, or ollama or an "
+                f"OpenAI-compatible server on a local host); to use a cloud model, opt in with "
+                f"{CLOUD_OPT_IN}",
+                profile=name, provider=provider)
         raise EgressDenied(
             f"provider {provider!r} is not allowed in the {name!r} profile, which allows only "
             f"local models (embedded, or ollama or an OpenAI-compatible server on a local "
-            f"host); use a local tier or switch profile (RLM_PROFILE=unrestricted) outside "
-            f"restricted deployments",
+            f"host); use a local tier or switch profile (--profile unrestricted or "
+            f"RLM_PROFILE=unrestricted) outside restricted deployments",
             profile=name,
             provider=provider,
         )
+
+
+def _opt_in(profile_name: str) -> str:
+    """Under the default profile, how the operator opts in to data leaving the machine."""
+    return f"; or opt in with {CLOUD_OPT_IN}" if profile_name == DEFAULT_PROFILE else ""
 
 
 def is_local_endpoint(endpoint: str, local_hosts: list[str]) -> bool:

@@ -379,8 +379,10 @@ class PathPolicy:
 
     def _too_large(self, shown: str, size: int, cap: int) -> FileTooLarge:
         return FileTooLarge(
-            f"{shown} is {size} bytes, over the {cap}-byte limit; raise max_bytes (or the "
-            f"profile's cap in [profiles.{self.profile_name}]), or pass a smaller excerpt",
+            f"{shown} is {size} bytes, over the {cap}-byte limit. The limit is the lowest of "
+            f"max_bytes_file (and max_bytes_query for rlm_query) in [profiles."
+            f"{self.profile_name}] of models.toml and the session's max_file_bytes; raise "
+            f"it there, or load a smaller excerpt",
             size=size,
             max_bytes=cap,
         )

@@ -1,6 +1,12 @@
-"""Policy profiles: `restricted` (hospital) and `unrestricted` (personal), plus operator overrides.
+"""Policy profiles: `local` (the default), `restricted` (hospital) and `unrestricted`
+(personal, cloud allowed), plus operator overrides.
 
 Decisions (see also ARCHITECTURE.md, Policy):
+- `local` (the default, seed 001: "egress policy defaults to restricted/local-only"): the
+  paths, traces and audit of `unrestricted`, but egress to local models only (embedded, or
+  Ollama on loopback). A cloud model needs an opt-in by the operator: `--profile
+  unrestricted` / `RLM_PROFILE=unrestricted`, or naming the model, provider or preset on the
+  CLI (`QueryOptions.operator_opt_in`). MCP and HTTP clients never opt in for the operator.
 - `restricted`: local providers on loopback only, model override denied, relative paths only
   (any absolute input is rejected, even one inside `allowed_roots`), roots default to the
   working directory, the SDD's minimum denylist can be extended but never removed, 16 MiB per
@@ -31,6 +37,7 @@ from ..errors import ConfigError
 __all__ = [
     "ALWAYS_DENIED",
     "BUILTIN_PROFILES",
+    "CLOUD_OPT_IN",
     "DEFAULT_DENYLIST",
     "DEFAULT_PROFILE",
     "PROFILE_ENV",
@@ -51,9 +58,15 @@ ALWAYS_DENIED: tuple[str, ...] = (
     "**/.aws/credentials",
     "**/.config/gcloud",
     "**/.kube/config",
-    "**/.env.*",
+    "**/.ssh",
+    "**/.env*",
+    "**/*.env.*",
 )
 """System and user secrets, denied in every profile whatever `denylist` says.
+
+`**/.ssh` denies an `.ssh` folder at any depth and everything below it (keys, `config`,
+`known_hosts`); `**/.env*` and `**/*.env.*` deny dotenv files (`.env`, `.env.local`,
+`.envrc`, `secrets.env.local`).
 
 A pattern starting with `/` or `~/` matches the whole canonical path (`~` is the home
 folder); the others match below an allowed root, like every denylist entry.
@@ -70,7 +83,11 @@ DEFAULT_DENYLIST: tuple[str, ...] = (
 """The SDD's minimum denylist (section 7.1 item 4) plus ALWAYS_DENIED."""
 
 PROFILE_ENV = "RLM_PROFILE"
-DEFAULT_PROFILE = "unrestricted"
+DEFAULT_PROFILE = "local"
+CLOUD_OPT_IN = ("--profile unrestricted (or RLM_PROFILE=unrestricted), or name the cloud "
+                "model on the command line (--provider claude, --model MODEL or --preset "
+                "PRESET)")
+"""How the operator opts in to cloud models under the default profile (every message says)."""
 
 
 class Profile(BaseModel):
@@ -112,7 +129,19 @@ class Profile(BaseModel):
 
 
 # Secure defaults live on the model itself, so a bare Profile(name=...) is restricted-like.
+_UNRESTRICTED: dict[str, Any] = {
+    "allow_absolute_paths": True,
+    "read_anywhere": True,
+    "max_bytes_file": None,
+    "local_only": False,
+    "allow_model_override": False,
+    # Traces stay in the local store for debugging; MCP responses still omit them by default.
+    "traces": True,
+    # Audit matters most here: it scopes an incident review after a cloud egress (SDD 10.2).
+    "audit": True,
+}
 _BUILTIN_FIELDS: dict[str, dict[str, Any]] = {
+    "local": {**_UNRESTRICTED, "local_only": True},
     "restricted": {
         "allow_absolute_paths": False,
         "read_anywhere": False,
@@ -122,17 +151,7 @@ _BUILTIN_FIELDS: dict[str, dict[str, Any]] = {
         "traces": False,
         "audit": True,
     },
-    "unrestricted": {
-        "allow_absolute_paths": True,
-        "read_anywhere": True,
-        "max_bytes_file": None,
-        "local_only": False,
-        "allow_model_override": False,
-        # Traces stay in the local store for debugging; MCP responses still omit them by default.
-        "traces": True,
-        # Audit matters most here: it scopes an incident review after a cloud egress (SDD 10.2).
-        "audit": True,
-    },
+    "unrestricted": _UNRESTRICTED,
 }
 
 BUILTIN_PROFILES: tuple[str, ...] = tuple(_BUILTIN_FIELDS)
@@ -146,7 +165,7 @@ def load_profile(
     cwd: Path | None = None,
     env: Mapping[str, str] | None = None,
 ) -> Profile:
-    """Build a profile: name from the argument, else `$RLM_PROFILE`, else `unrestricted`.
+    """Build a profile: name from the argument, else `$RLM_PROFILE`, else `local`.
 
     `overrides` is the parsed `[profiles.<name>]` table of models.toml. Unknown profile names,
     unknown keys and bad values raise ConfigError naming the key.

@@ -8,6 +8,7 @@ import functools
 import importlib.util
 import json
 import os
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from .base import (
     plain_text_turn,
     tool_choice_schema,
 )
+from .llama_probe import REBUILD_HINT, batched_decode_works
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
@@ -100,10 +102,20 @@ def _load(path: Path, n_ctx: int, n_threads: int) -> _Loaded:
                 raise ProviderError(f"GGUF model file not found: {path}", path=str(path))
             with _map_errors():
                 llm = llama_cpp.Llama(
-                    model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, verbose=False
+                    model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, verbose=False,
+                    **_decode_options(llama_cpp, path),
                 )
             loaded = _MODELS[key] = _Loaded(llm=llm, formatter=_formatter(llama_cpp, llm))
         return loaded
+
+
+def _decode_options(llama_cpp: ModuleType, path: Path) -> dict[str, int]:
+    """Token-by-token decoding where this llama.cpp build crashes on batches (llama_probe)."""
+    if batched_decode_works(path, Path(llama_cpp.__file__).parent):
+        return {}
+    print("rlm-recursive: this llama.cpp build crashes on batched decoding on this CPU, so the "
+          f"embedded model runs token by token (slower); {REBUILD_HINT}", file=sys.stderr)
+    return {"n_batch": 1, "n_ubatch": 1}
 
 
 def _formatter(llama_cpp: ModuleType, llm: Any) -> Any | None:

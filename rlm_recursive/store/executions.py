@@ -88,6 +88,12 @@ class ExecutionStore:
             out[key] = json.loads(out[key]) if out[key] else None
         return out
 
+    def status(self, execution_id: str) -> str | None:
+        """The execution's status, or None when there is no such execution."""
+        row = self.db.execute("SELECT status FROM executions WHERE id = ?",
+                              (execution_id,)).fetchone()
+        return None if row is None else row["status"]
+
     def finish(
         self, execution_id: str, status: str, *, answer: str | None = None,
         error: dict[str, Any] | None = None, usage: dict[str, Any] | None = None,

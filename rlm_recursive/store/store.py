@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..config import SessionConfig
+from ..config import SessionConfig, data_dir_error
 from ..errors import BudgetExceeded, InvalidArgs, NotFound
 from ..types import SpanRef, sha256_hex
 from .blobs import blob_store_for
 from .db import PRIVATE_FILE, connect, private_dir, utcnow
 from .parses import ParseRecords
+from .secretspans import artifact_subject, doc_subject, queue_scan
 from .tracewriter import TraceWriter, tool_trace
 
 __all__ = ["Document", "Span", "Store", "new_id"]
@@ -68,13 +69,16 @@ class Store:
 
     def __init__(self, data_dir: Path) -> None:
         self.data_dir = data_dir
-        private_dir(data_dir)
-        self.db = connect(data_dir / "rlm.db")
-        self.blobs = blob_store_for(data_dir)  # RLM_BLOB_URL, else the data dir's blobs/
+        try:  # a data dir we cannot make private or write (`/proc/self`) is the user's error
+            private_dir(data_dir)
+            self.db = connect(data_dir / "rlm.db")
+            self.blobs = blob_store_for(data_dir)  # RLM_BLOB_URL, else the data dir's blobs/
+            private_dir(data_dir / "indexes")  # search indexes hold the documents' vocabulary
+            _tighten(data_dir / "traces")  # stores written before files were made 0600
+        except (OSError, sqlite3.Error) as exc:
+            raise data_dir_error(data_dir, exc) from None
         self.parses = ParseRecords(self.db)
         """How each document was parsed: format, pages, encoding, version (seed 003 §14)."""
-        private_dir(data_dir / "indexes")  # search indexes hold the documents' vocabulary
-        _tighten(data_dir / "traces")  # stores written before files were made 0600
         self.writer = TraceWriter(data_dir / "rlm.db")
         """Batched trace and trajectory writes, on a thread of their own."""
         self._configs: dict[str, SessionConfig] = {}
@@ -187,6 +191,8 @@ class Store:
             self.db.execute(
                 "UPDATE sessions SET docs_version = docs_version + 1 WHERE id = ?", (session_id,)
             )
+        # Secrets are found once, in the source text, off the load's path (writer thread).
+        self.writer.submit(queue_scan(self.blobs, doc_subject(content_hash)))
         return doc
 
     def locate(self, doc: Document, offset: int) -> dict[str, int]:
@@ -331,7 +337,7 @@ class Store:
         content: Any,
         provenance: dict[str, Any],
     ) -> str:
-        artifact_id = new_id("art")
+        artifact_id, content_json = new_id("art"), json.dumps(content)
         self.db.execute(
             "INSERT INTO artifacts VALUES (?, ?, ?, ?, ?, ?, ?)",
             (
@@ -339,11 +345,12 @@ class Store:
                 session_id,
                 span_id,
                 kind,
-                json.dumps(content),
+                content_json,
                 json.dumps(provenance),
                 utcnow(),
             ),
         )
+        self.writer.submit(queue_scan(self.blobs, artifact_subject(artifact_id), content_json))
         return artifact_id
 
     def artifacts(
@@ -365,6 +372,12 @@ class Store:
         return row
 
     # traces
+    def execution_session(self, execution_id: str) -> str | None:
+        """The session an execution runs over (None if there is no such execution)."""
+        row = self.db.execute("SELECT session_id FROM executions WHERE id = ?",
+                              (execution_id,)).fetchone()
+        return row[0] if row is not None else None
+
     def trace(
         self,
         session_id: str | None,

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidArgs, NotFound, Unauthorized
+from ..errors import InvalidArgs, NotFound, SessionExpired, Unauthorized
 from .db import utcnow
 from .store import new_id
 
@@ -145,9 +145,30 @@ class TenantStore:
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
 
-    def claim_session(self, session_id: str, tenant_id: str, readiness: str) -> None:
-        self.db.execute("UPDATE sessions SET tenant_id = ?, readiness = ? WHERE id = ?",
-                        (tenant_id, readiness, session_id))
+    def claim_session(self, session_id: str, tenant_id: str, readiness: str,
+                      expires_at: str | None = None) -> None:
+        self.db.execute("UPDATE sessions SET tenant_id = ?, readiness = ?, expires_at = ? "
+                        "WHERE id = ?", (tenant_id, readiness, expires_at, session_id))
+
+    def discard_session(self, session_id: str) -> None:
+        """Undo a create the client never saw: the row goes, or (documents already in) it is
+        hidden as DELETED and closed, and `gc` collects what only it referenced."""
+        try:
+            self.db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+        except sqlite3.IntegrityError:  # rows point at it (documents, traces)
+            self.db.execute(
+                "UPDATE sessions SET readiness = 'DELETED', "
+                "closed_at = COALESCE(closed_at, ?) WHERE id = ?", (utcnow(), session_id))
+
+    def sweep_orphans(self, older_than: str) -> int:
+        """API sessions still CREATING since before `older_than` (their load died with its
+        server): FAILED, with the reason. Returns how many."""
+        error = json.dumps({"errors": [{"code": "internal_error", "message":
+                                        "the server stopped before the documents loaded; "
+                                        "create the session again"}]})
+        return self.db.execute(
+            "UPDATE sessions SET readiness = 'FAILED', load_error = ? "
+            "WHERE readiness = 'CREATING' AND created_at < ?", (error, older_than)).rowcount
 
     def set_readiness(self, session_id: str, readiness: str,
                       error: dict[str, Any] | None = None) -> None:
@@ -160,6 +181,9 @@ class TenantStore:
             "AND COALESCE(readiness, '') != 'DELETED'", (session_id, tenant_id)).fetchone()
         if row is None:
             raise NotFound(f"no session {session_id!r}", kind="session")
+        if row["readiness"] == "EXPIRED" or (row["expires_at"] and row["expires_at"] <= utcnow()):
+            raise SessionExpired(f"session {session_id} expired at {row['expires_at']}; "
+                                 "create it again", session_id=session_id)
         return row
 
     def sessions(self, tenant_id: str, limit: int = 100) -> list[sqlite3.Row]:

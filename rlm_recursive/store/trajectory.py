@@ -9,12 +9,12 @@ from typing import Any
 from .tracewriter import SqlRecord
 
 __all__ = ["EVENT_COLUMNS", "RUN_COLUMNS", "event_insert", "list_runs", "load_events",
-           "load_run", "run_finish", "run_insert"]
+           "load_run", "run_finish", "run_heartbeat", "run_insert"]
 
 RUN_COLUMNS = ("id", "session_id", "mode", "question", "question_chars", "strategy",
                "provider", "model", "status", "error_code", "started_at", "ended_at",
                "duration_ms", "cost_usd", "usage", "limits", "plan", "answer", "answer_chars",
-               "citations")
+               "citations", "heartbeat_at", "owner")
 EVENT_COLUMNS = ("run_id", "id", "parent_id", "seq", "kind", "depth", "name", "status",
                  "error_code", "started_at", "duration_ms", "input_tokens", "output_tokens",
                  "cost_usd", "cache_hit", "input_chars", "output_chars", "meta", "input",
@@ -42,6 +42,12 @@ def run_finish(run_id: str, fields: dict[str, Any]) -> SqlRecord:
     fields = _encode({k: v for k, v in fields.items() if k in _FINISH}, _JSON_RUN)
     return (f"UPDATE runs SET {', '.join(f'{k} = ?' for k in fields)} WHERE id = ?",
             (*fields.values(), run_id))
+
+
+def run_heartbeat(run_id: str, now: str) -> SqlRecord:
+    """Renew a running run's lease (store/lifecycle.py)."""
+    return ("UPDATE runs SET heartbeat_at = ? WHERE id = ? AND status = 'running'",
+            (now, run_id))
 
 
 def event_insert(row: dict[str, Any]) -> SqlRecord:

@@ -26,6 +26,10 @@ class ExportArgs(BaseModel):
     include_docs: bool = Field(False, description="Also export the documents' raw text")
     redact: bool = Field(False, description="Replace secrets with [REDACTED:<kind>] instead of "
                          "refusing the export")
+    allow_suspects: bool = Field(False, description="Export without redact although the scan "
+                                 "found possible secrets that no rule classifies (high-entropy "
+                                 "strings, lines that name a secret with no known value); "
+                                 "each is listed in the warnings")
     push: bool = Field(False, description="Push the branch to the configured remote "
                        "(never in the restricted profile)")
 
@@ -41,6 +45,8 @@ async def export_github(ctx: ToolContext, args: ExportArgs) -> ToolResult:
         stamp_now,
         write_export,
     )
+    from ..secretscan import KnownSecrets
+    from ..store.secretspans import session_secrets
 
     session_id = ctx.require_session()
     profile = ctx.profile
@@ -48,16 +54,21 @@ async def export_github(ctx: ToolContext, args: ExportArgs) -> ToolResult:
     # The first export's timestamp names the branch and folder for good: re-exports update them.
     names = ExportNames.for_session(session_id, record["stamp"] or stamp_now(), args.branch,
                                     args.path)
-    files = render_session(ctx.store, session_id, names, include_docs=args.include_docs,
-                           redact=args.redact)
+    secrets = session_secrets(ctx.store, session_id)
+    files, hidden = render_session(ctx.store, session_id, names, include_docs=args.include_docs,
+                                   redact=args.redact, secrets=secrets)
     warnings = _warnings(ctx, session_id, args, traces=profile.traces if profile else ctx.traces)
 
     def work() -> dict:
         repo, remote = locate_repo(args.repo, ctx.policy, profile or _local_only(), args.push)
-        clean, found = scan_and_redact(names, files, redact=args.redact)
-        if found:
-            warnings.append(f"{found} secrets redacted")
-        return write_export(ExportPlan(repo, remote, names, clean, warnings), session_id, found)
+        scan = scan_and_redact(names, files, redact=args.redact,
+                               allow_suspects=args.allow_suspects,
+                               known=KnownSecrets(secrets.known), hidden=hidden)
+        if scan.redacted:
+            warnings.append(f"{scan.redacted} secrets redacted")
+        warnings.extend(scan.warnings)
+        return write_export(ExportPlan(repo, remote, names, scan.files, warnings), session_id,
+                            scan.redacted)
 
     output = await asyncio.to_thread(work)
     mark_exported(ctx.store, session_id, stamp=names.stamp, branch=output["branch"],

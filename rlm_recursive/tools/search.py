@@ -134,6 +134,8 @@ def query(ctx: ToolContext, args: SearchArgs) -> ToolResult:
             "span_id": None,
             "score": round(hit.score, 4),
             "context": text[start:end],
+            # Where the context starts: an export redacts its secret parts by offset.
+            "context_span": span_dict(hit.doc_id, start, end),
             "highlight_start": hit.highlight_start - start,
             "highlight_end": hl_end - start,
         })

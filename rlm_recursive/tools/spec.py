@@ -19,7 +19,7 @@ from ..errors import InternalError, InvalidArgs, RlmError, RunError, UnknownTool
 from ..policy import PathPolicy, Profile
 from ..store import Store
 from ..store.sessions import require_open
-from ..types import SpanRef, ToolDef, ToolResult
+from ..types import SpanRef, ToolDef, ToolResult, has_lone_surrogate
 from .names import SESSION_WRITE_TOOLS
 
 __all__ = ["STORE_WRITES", "ReadLog", "Registry", "SubQueryRunner", "ToolContext", "ToolSpec",
@@ -214,6 +214,9 @@ class Registry:
         given = args.get("session_id") if isinstance(args, dict) else None
         session_id = given or ctx.session_id or output.get("session_id")
         with contextlib.suppress(Exception):
+            if not session_id and isinstance(args, dict) and args.get("execution_id"):
+                # REPL steps name their execution: they belong in its session's trace.
+                session_id = ctx.store.execution_session(str(args["execution_id"]))
             ctx.store.trace(session_id if isinstance(session_id, str) else None, name,
                             args, output,
                             (time.perf_counter() - started) * 1000)
@@ -235,6 +238,10 @@ def _locked(handler: Handler, ctx: ToolContext, args: BaseModel) -> ToolResult:
 def _validate(spec: ToolSpec, raw_args: dict[str, Any], ctx: ToolContext) -> BaseModel:
     if not isinstance(raw_args, dict):
         raise InvalidArgs(f"{spec.name}: arguments must be a JSON object")
+    if _lone_surrogate(raw_args):  # no encoder takes it: it would fail deep in a write
+        raise InvalidArgs(f"{spec.name}: invalid arguments: a text holds a lone UTF-16 "
+                          "surrogate, which is not valid Unicode (on a command line: a byte "
+                          "that is not UTF-8, such as $'\\xff')")
     fields = spec.args_model.model_fields
     if "session_id" in fields and not raw_args.get("session_id") and ctx.session_id:
         raw_args = {**raw_args, "session_id": ctx.session_id}
@@ -246,6 +253,18 @@ def _validate(spec: ToolSpec, raw_args: dict[str, Any], ctx: ToolContext) -> Bas
             for err in exc.errors(include_url=False)
         )
         raise InvalidArgs(f"{spec.name}: invalid arguments: {problems}") from None
+
+
+def _lone_surrogate(raw_args: dict[str, Any]) -> bool:
+    """A lone surrogate in any argument, except the inline `content` of load sources: the
+    loader reports each such text as its own `unsupported_file`, and loads the others."""
+    sources = raw_args.get("sources")
+    if not isinstance(sources, list):
+        return has_lone_surrogate(raw_args)
+    rest = {k: v for k, v in raw_args.items() if k != "sources"}
+    rest["sources"] = [{k: v for k, v in s.items() if k != "content"}
+                       if isinstance(s, dict) else s for s in sources]
+    return has_lone_surrogate(rest)
 
 
 def _rebind(ctx: ToolContext, session_id: str) -> ToolContext:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -10,6 +11,8 @@ from typing import Any
 from ..errors import RlmError
 from ..store import Store, new_id
 from ..store.db import utcnow
+from ..store.lifecycle import HEARTBEAT_S, owner
+from ..store.trajectory import run_heartbeat
 from .recorder import Mode, Recorder, activate, current_listeners
 from .sink import StoreSink
 
@@ -33,7 +36,9 @@ async def recording(
     recorder = Recorder(new_id("run"), session_id, question, mode)
     sinks = (StoreSink(store, recorder),) if mode != "off" else ()
     recorder.listeners = (*sinks, *listeners)
+    recorder.run.update(owner=owner(), heartbeat_at=recorder.run["started_at"])
     recorder.emit("run_start")
+    beating = asyncio.create_task(_heartbeat(store, recorder.run["id"])) if sinks else None
     with activate(recorder):
         try:
             yield recorder
@@ -42,6 +47,8 @@ async def recording(
                 exc, RlmError) else type(exc).__name__)
             raise
         finally:
+            if beating is not None:
+                beating.cancel()
             if recorder.run["status"] == "running":
                 recorder.run["status"] = "ok"
             recorder.run.update(ended_at=utcnow(), duration_ms=round(
@@ -49,6 +56,14 @@ async def recording(
             recorder.emit("run_end")
             if sinks:
                 store.flush()
+
+
+async def _heartbeat(store: Store, run_id: str) -> None:
+    """Renew the run's lease until it ends: a killed process stops renewing it."""
+    while True:
+        await asyncio.sleep(HEARTBEAT_S)
+        record = run_heartbeat(run_id, utcnow())
+        store.writer.submit(lambda _conn, record=record: ([record], []))
 
 
 def describe(recorder: Recorder | None, **fields: Any) -> None:

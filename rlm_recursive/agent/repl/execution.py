@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import BudgetExceeded, RlmError, Timeout
@@ -45,6 +45,8 @@ class StepView:
     """Variables the step bound or changed: name → type."""
     stdout_chars: int
     sub_calls: int
+    warnings: list[str] = field(default_factory=list)
+    """Values the step made that the execution cannot keep (not JSON), in words."""
 
     def feedback(self) -> str:
         """The next user message for the root model."""
@@ -54,6 +56,7 @@ class StepView:
             parts.append("variables: " + ", ".join(f"{n}: {t}" for n, t in self.changed.items()))
         if self.sub_calls:
             parts.append(f"sub-calls: {self.sub_calls}")
+        parts.extend(f"warning: {w}" for w in self.warnings)
         if rec.error:
             parts.append(f"error: {rec.error['type']}: {rec.error['message']}\n"
                          f"{rec.error['traceback']}")
@@ -152,9 +155,10 @@ class ReplExecution:
         fed = await self.sandbox.run(code, self.host)
         spans = list(self.host.spans)
         changed: dict[str, str] = {}
+        warnings: list[str] = []
         if self.sandbox.running:
             spans = await self.sandbox.take_spans() + spans
-            changed = await self._collect(code)
+            changed = await self._collect(code, warnings)
         final, error = self.host.final, fed.error
         if final is not None and final.get("variable"):
             described = await self.sandbox.value(final["variable"]) \
@@ -178,10 +182,13 @@ class ReplExecution:
             timings={"sandbox_ms": round(fed.sandbox_ms, 2), "host_ms": round(fed.host_ms, 2),
                      "total_ms": round((time.perf_counter() - started) * 1000, 2)})
         await asyncio.to_thread(self.store.add_step, self.id, record)
-        return StepView(record, changed, fed.stdout_chars, len(self.host.calls))
+        return StepView(record, changed, fed.stdout_chars, len(self.host.calls), warnings)
 
-    async def _collect(self, code: str) -> dict[str, str]:
-        """Refresh the JSON variables from the sandbox; return what changed (name → type)."""
+    async def _collect(self, code: str, warnings: list[str]) -> dict[str, str]:
+        """Refresh the JSON variables from the sandbox; return what changed (name → type).
+
+        A value that is not JSON is never dropped in silence: `warnings` says so, and
+        `state` keeps its last JSON value instead of vanishing."""
         described = await self.sandbox.describe([*assigned_names(code), "state"])
         changed = {}
         for name, (kind, type_name, value) in described.items():
@@ -193,9 +200,17 @@ class ReplExecution:
                 if _without_reserved(old) != _without_reserved(value):
                     changed[name] = type_name
                 self.variables[name] = value
+            elif name == "state":
+                warnings.append(f"state holds a value that is not JSON ({type_name}): it was "
+                                "not saved, and the last JSON state is kept; store lists, "
+                                "dicts, strings and numbers only (e.g. list(a_set))")
+                continue
             else:
                 changed[name] = type_name
                 self.variables.pop(name, None)  # opaque values do not survive a restart
+                warnings.append(f"{name} is a {type_name}, not JSON: it lives only in this "
+                                "sandbox and is lost if the execution resumes elsewhere; "
+                                "convert it (e.g. list(...)) to keep it")
             self.types[name] = type_name
         return changed
 
@@ -209,15 +224,20 @@ class ReplExecution:
         """output_mode CONTEXTS: the spans tagged `context` or `context:*`, with their text."""
         out, seen = [], set()
         for step in self.store.steps(self.id):
-            for span in step.span_log:
+            for span_index, span in enumerate(step.span_log):
                 tag = span.get("tag") or ""
                 key = (span["doc_index"], span["start_char"], span["end_char"], tag)
                 if (tag == "context" or tag.startswith("context:")) and key not in seen:
                     seen.add(key)
-                    text = self._docs[span["doc_index"]][2][span["start_char"]:span["end_char"]]
+                    _, source_name, doc_text = self._docs[span["doc_index"]]
+                    text = doc_text[span["start_char"]:span["end_char"]]
+                    # Where it came from: the step that read it, its place in that step's
+                    # span log, and the document's name (seed 003 §16.3.1).
                     out.append({**span, "doc_id": self.doc_ids[span["doc_index"]],
                                 "session_id": self.rc.session_id, "text": text,
-                                "checksum": text_checksum(text)})
+                                "checksum": text_checksum(text),
+                                "turn_index": step.turn_index, "span_index": span_index,
+                                "source_name": source_name})
         return out
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ...config import MAX_SUB_CALLS_LIMIT
 from ...errors import InvalidArgs, RlmError, RunError
 from ...store.executions import ExecutionStore
 from ...tools.spec import ToolContext, ToolSpec
@@ -102,7 +103,8 @@ class ExecutionService:
                     "changed": view.changed, "state": variables.get("state", {}),
                     "span_log": record.span_log, "tool_requests": record.tool_requests,
                     "final": final or {"is_final": False, "answer": None},
-                    "error": record.error, "checksum": record.checksum}
+                    "error": record.error, "checksum": record.checksum,
+                    "warnings": view.warnings}
 
     async def resolve(self, execution_id: str, requests: dict[str, list[dict[str, Any]]]
                       ) -> tuple[dict[str, Any], dict[str, str]]:
@@ -139,7 +141,7 @@ class CreateArgs(BaseModel):
     provider: str | None = Field(None, description="auto, ollama, claude, embedded")
     model: str | None = Field(None, description="Model that answers queued sub-calls")
     max_depth: int = Field(1, ge=0, le=MAX_DEPTH_CAP)
-    max_sub_calls: int = Field(64, ge=0)
+    max_sub_calls: int = Field(64, ge=0, le=MAX_SUB_CALLS_LIMIT)
 
 
 class StepArgs(BaseModel):

@@ -19,7 +19,7 @@ router = APIRouter(prefix="/v1", tags=["citations"])
 class RefIn(BaseModel):
     """A SpanRef as an execution returned it; doc_id or doc_index names the document."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     tenant_id: str | None = Field(None, description="Ignored: the key decides the tenant")
     session_id: str
@@ -41,7 +41,7 @@ class RefIn(BaseModel):
 
 
 class VerifyIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     ref: RefIn
 

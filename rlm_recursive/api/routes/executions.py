@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ...agent.query import QueryOptions
 from ...agent.recursion import MAX_DEPTH_CAP
 from ...agent.strategies import Strategy
+from ...config import MAX_SUB_CALLS_LIMIT
 from ...store.executions import ExecutionStore
 from ...types import MODEL_TIERS_HELP
 from ..deps import Principal, api_state, require
@@ -22,7 +23,7 @@ router = APIRouter(prefix="/v1", tags=["executions"])
 
 
 class ModelsIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     provider: str | None = Field(None, description="auto, ollama, openai, claude, embedded")
     root_model: str | None = None
@@ -31,17 +32,17 @@ class ModelsIn(BaseModel):
 
 
 class BudgetsIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     max_turns: int = Field(20, ge=1, le=200)
     max_total_seconds: float = Field(180, gt=0, le=3600)
-    max_llm_subcalls: int = Field(64, ge=0)
+    max_llm_subcalls: int = Field(64, ge=0, le=MAX_SUB_CALLS_LIMIT)
     max_usd: float | None = Field(None, ge=0)
     max_depth: int = Field(1, ge=0, le=MAX_DEPTH_CAP)
 
 
 class OptionsIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     synchronous: bool = False
     synchronous_timeout_seconds: float = Field(30, gt=0, le=600)
@@ -51,7 +52,7 @@ class OptionsIn(BaseModel):
 
 
 class ExecutionIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     question: str = Field(min_length=1, max_length=20_000)
     preset: str | None = None
@@ -75,7 +76,7 @@ class ExecutionIn(BaseModel):
 
 
 class WaitIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     timeout_seconds: float = Field(30, ge=0, le=600)
 

@@ -11,15 +11,17 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ...config import SessionConfig
+from ...config import MAX_TOOL_CALLS_LIMIT, SessionConfig
 from ...corpus.loaders import Source, load_sources
 from ...errors import InvalidArgs, RlmError
+from ...store.db import utcnow
+from ...store.lifecycle import expires_at
 from ...store.sessions import close_session
 from ...tools.search import search_session
 from ...tools.spec import STORE_WRITES
 from ...types import text_checksum
 from ..deps import Principal, api_state, require
-from ..state import ApiState
+from ..state import MAX_TTL_MINUTES, ApiState
 
 __all__ = ["router"]
 
@@ -30,12 +32,13 @@ _MAX_SPAN_CHARS = 200_000
 class DocIn(BaseModel):
     """A path under the server's allowed roots, or inline text."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
-    path: str | None = Field(None, description="Relative to the server's allowed root")
+    path: str | None = Field(None, max_length=4096,
+                             description="Relative to the server's allowed root")
     type: Literal["file", "directory", "glob"] = "file"
-    text: str | None = None
-    source_name: str | None = Field(None, description="A label for inline text")
+    text: str | None = Field(None, description="Inline text, bound by the server's body limit")
+    source_name: str | None = Field(None, max_length=1000, description="A label for inline text")
 
     @model_validator(mode="after")
     def _one(self) -> DocIn:
@@ -50,11 +53,13 @@ class DocIn(BaseModel):
 
 
 class SessionIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     name: str | None = Field(None, max_length=200)
     docs: list[DocIn] = Field(min_length=1, max_length=1000)
-    max_tool_calls: int = Field(500, ge=1)
+    max_tool_calls: int = Field(500, ge=1, le=MAX_TOOL_CALLS_LIMIT)
+    ttl_minutes: int | None = Field(None, ge=1, le=MAX_TTL_MINUTES,
+                                    description="Time to live; the server's default if absent")
 
 
 async def _load(state: ApiState, session_id: str, sources: list[Source]) -> None:
@@ -78,6 +83,8 @@ async def _load(state: ApiState, session_id: str, sources: list[Source]) -> None
         loaded, errors = await asyncio.to_thread(work)
     except RlmError as exc:
         loaded, errors = 0, [{"code": exc.code, "message": exc.message}]
+    except Exception as exc:  # a bug of ours: the session says so instead of staying CREATING
+        loaded, errors = 0, [{"code": "internal_error", "message": type(exc).__name__}]
     readiness = "READY" if loaded else "FAILED"
     await state.db(state.tenants.set_readiness, session_id, readiness,
                    {"errors": errors} if errors else None)
@@ -94,25 +101,39 @@ def _check_paths(state: ApiState, docs: list[DocIn]) -> None:
 async def create_session(body: SessionIn, request: Request,
                          who: Annotated[Principal, Depends(require("run"))]) -> dict[str, Any]:
     state = api_state(request)
+    # Everything is checked before anything exists: the schema (bounds, no lone surrogates:
+    # bodyguard.py), the session's limits and every path.
+    config = SessionConfig(max_tool_calls=body.max_tool_calls)
     await state.db(_check_paths, state, body.docs)
+    sources = [d.source() for d in body.docs]
     store = state.runtime.store
 
+    ttl = body.ttl_minutes or state.settings.session_ttl_minutes
+
     def create() -> str:
-        sid = store.create_session(body.name, SessionConfig(
-            max_tool_calls=body.max_tool_calls))["session_id"]
-        state.tenants.claim_session(sid, who.tenant_id, "CREATING")
+        sid = store.create_session(body.name, config)["session_id"]
+        try:
+            state.tenants.claim_session(sid, who.tenant_id, "CREATING", expires_at(ttl))
+        except BaseException:
+            state.tenants.discard_session(sid)
+            raise
         return sid
 
     session_id = await state.db(create)
-    sources = [d.source() for d in body.docs]
-    inline = sum(len(d.text.encode("utf-8")) for d in body.docs if d.text is not None)
-    if all(d.text is not None for d in body.docs) and inline <= state.settings.inline_sync_bytes:
-        await _load(state, session_id, sources)
-    else:
-        task = asyncio.create_task(_load(state, session_id, sources))
-        state.loads.add(task)
-        task.add_done_callback(state.loads.discard)
-    return await _view(state, who, session_id)
+    try:
+        inline = sum(len(d.text.encode("utf-8")) for d in body.docs if d.text is not None)
+        if (all(d.text is not None for d in body.docs)
+                and inline <= state.settings.inline_sync_bytes):
+            await _load(state, session_id, sources)
+        else:
+            task = asyncio.create_task(_load(state, session_id, sources))
+            state.loads.add(task)
+            task.add_done_callback(state.loads.discard)
+        return await _view(state, who, session_id)
+    except BaseException:
+        # A create that did not answer leaves nothing behind (the client never got the id).
+        await asyncio.shield(state.db(state.tenants.discard_session, session_id))
+        raise
 
 
 async def _view(state: ApiState, who: Principal, session_id: str) -> dict[str, Any]:
@@ -128,6 +149,7 @@ async def _view(state: ApiState, who: Principal, session_id: str) -> dict[str, A
         "readiness": {"parsed_ready": status == "READY", "search_ready": status == "READY",
                       "ready": status == "READY"},
         "created_at": row["created_at"], "closed_at": row["closed_at"],
+        "expires_at": row["expires_at"],
         "errors": (json.loads(row["load_error"]) or {}).get("errors", [])
         if row["load_error"] else [],
         "docs": [{"doc_id": d.id, "doc_index": i, "source_name": d.source,
@@ -141,8 +163,12 @@ async def list_sessions(request: Request,
                         who: Annotated[Principal, Depends(require("read"))]) -> dict[str, Any]:
     state = api_state(request)
     rows = await state.db(state.tenants.sessions, who.tenant_id)
-    return {"sessions": [{"session_id": r["id"], "name": r["name"], "status": r["readiness"],
-                          "created_at": r["created_at"]} for r in rows]}
+    now = utcnow()
+    return {"sessions": [{"session_id": r["id"], "name": r["name"],
+                          "status": "EXPIRED" if r["expires_at"] and r["expires_at"] <= now
+                          else r["readiness"],
+                          "created_at": r["created_at"], "expires_at": r["expires_at"]}
+                         for r in rows]}
 
 
 @router.get("/sessions/{session_id}")
@@ -166,6 +192,7 @@ async def delete_session(session_id: str, request: Request,
 
     await state.db(delete)
     await request.app.state.runner.cancel_session(session_id)
+    state.release_runtime_session(session_id)
     return {"session_id": session_id, "status": "DELETED"}
 
 
