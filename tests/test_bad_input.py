@@ -98,6 +98,7 @@ def _base(path: tuple[str, ...], sid: str, doc: str) -> list[str]:
         ("peek",): ["peek", "doc_missing", "-s", sid],
         ("chunk",): ["chunk", "doc_missing", "-s", sid, "--strategy", "fixed"],
         ("sessions",): ["sessions"],
+        ("docs",): ["docs", "-s", "ses_missing"],
         ("query",): ["query", "q", "missing.txt"],
         ("models",): ["models"],
         ("serve",): ["serve", "--transport", "http", "--host", "0.0.0.0"],
