@@ -111,6 +111,7 @@ def _base(path: tuple[str, ...], sid: str, doc: str) -> list[str]:
         ("skill", "install"): ["skill", "install"],
         ("chat",): ["chat", "missing.txt"],
         ("doctor",): ["doctor"],
+        ("gc",): ["gc"],
         ("verify",): ["verify", "missing.json"],
         ("trace",): ["trace", "run_missing"],
         ("runs",): ["runs", "-s", "ses_missing"],
