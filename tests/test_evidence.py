@@ -235,3 +235,7 @@ def test_free_text_requests_carry_a_repeat_penalty_on_every_wire():
     assert chat_body(asked, constrained=None, stream=False)["frequency_penalty"] == \
         FREQUENCY_PENALTY
     assert "frequency_penalty" not in chat_body(plain, constrained=None, stream=False)
+
+
+def test_a_number_inside_one_the_question_says_is_still_new():
+    assert not is_echo("0", "How many requests took over 500 ms?")

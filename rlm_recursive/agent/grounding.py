@@ -15,6 +15,7 @@ whether the plan came from the question's words and matched at least one item.
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -113,17 +114,25 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
     return NOT_FOUND, _record(Grounding(False, "not_found", failed, closest, answer.text))
 
 
+_STRING_LITERAL = re.compile(r"([\"'])(.*?)(?<!\\)\1", re.DOTALL)
+
+
 def _computed_by_code(answer: AgentAnswer, first: Support, texts: list[str]) -> bool:
     """A REPL answer its code produced from what it read: the code is its plan. The code
-    read cited spans, the answer's words are in them, and neither the answer nor a value
-    missing from them is typed in the code itself (those the model wrote, not the code)."""
+    read the documents, the answer's words are in what it cited, and neither the answer nor
+    a value missing from them is typed in the code itself (the model wrote those)."""
     code = answer.extra.get("code")
-    if code is None or not any(texts) or first.echo or first.missing_words:
+    # The code must have read the documents: cited spans, or `context` (str.count cites none).
+    if code is None or not (any(texts) or "context" in code) or first.echo:
         return False
-    written = normalise(code)
-    if normalise(answer.text.strip()) in written:
+    if first.missing_words and any(texts):
         return False
-    return all(value not in written for value in first.missing_values)
+    # What the model typed is in the code's string literals ("n = 0" computes; FINAL("42")
+    # does not).
+    typed = normalise(" ".join(m.group(2) for m in _STRING_LITERAL.finditer(code)))
+    if normalise(answer.text.strip()) in typed:
+        return False
+    return all(value not in typed for value in first.missing_values)
 
 
 def _record(grounding: Grounding) -> Grounding:

@@ -232,8 +232,8 @@ def is_echo(answer: str, question: str) -> bool:
     words among many said back, or much of the question repeated ("Venus" picks an option
     the question offers and is no echo)."""
     body = _ECHO_LEAD.sub("", answer.strip())
-    if any(v not in normalise(question) for v in values(body)):
-        return False
+    if any(not _contains(normalise(question), v) for v in values(body)):
+        return False  # a value the question does not say ("0" is not in "500")
     asked = set(stems(question))
     words = stems(body)
     new = [w for w in words if w not in asked | {"question", "answer"}]
@@ -291,7 +291,7 @@ def check_support(answer: str, question: str, cited: Sequence[str],
         return support
     # One unit must hold the answer (all its new values, else a new word), every named
     # entity, and most of the question's other words, as an extractive answer would.
-    anchors = [v for v in answer_values if v not in asked_norm]
+    anchors = [v for v in answer_values if not _contains(asked_norm, v)]
     topic = asked - set(stems(" ".join(named)))
     # A named entity already pins the unit down: one word fewer is needed beside it
     # ("Who sent invoice 8?" - "Invoice 8 from Ångström AB").
