@@ -42,6 +42,9 @@ class ModelInfo(BaseModel):
     think: Think | None = None
     """Unset: ask thinking models (qwen3, gpt-oss, deepseek-r1) not to think. Their thinking
     tokens count against the reply budget and can leave an empty answer."""
+    code: bool = False
+    """A code model (qwen2.5-coder): small, yet it writes REPL code well, so `auto` lets it
+    write the count the runtime cannot plan exactly."""
     catalogued: bool = True
     """False for a model named on the command line only: its window comes from the server."""
 

@@ -6,12 +6,13 @@ import hashlib
 import json
 import re
 import unicodedata
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 __all__ = ["MODEL_TIERS_HELP", "SpanRef", "ToolDef", "ToolResult", "has_lone_surrogate",
-           "sha256_hex", "text_checksum"]
+           "location_label", "sha256_hex", "text_checksum"]
 
 MODEL_TIERS_HELP = (
     'Which model answers at each depth: {"0": "qwen3:8b", "1": "ollama/qwen3:1.7b"}. Keys are '
@@ -75,6 +76,17 @@ def sha256_hex(data: bytes) -> str:
 def text_checksum(text: str) -> str:
     """Citation checksum: "sha256:" + sha256 of the NFC-normalised UTF-8 text."""
     return "sha256:" + sha256_hex(unicodedata.normalize("NFC", text).encode("utf-8"))
+
+
+def location_label(item: Mapping[str, Any]) -> str:
+    """Where a citation or hit lies, for people: "handbook.pdf, page 4" or "app.py, line 12"
+    (the source as loaded, else the doc id), as every text surface prints it."""
+    where = str(item.get("source") or item.get("source_name") or item.get("doc_id"))
+    if item.get("page") is not None:
+        return f"{where}, page {item['page']}"
+    if item.get("line") is not None:
+        return f"{where}, line {item['line']}"
+    return where
 
 
 class ToolDef(BaseModel):

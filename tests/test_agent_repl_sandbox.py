@@ -165,7 +165,9 @@ def test_reply_parsing_and_assigned_names():
     from rlm_recursive.agent.repl.sandbox import assigned_names
 
     assert extract_code("Sure.\n```repl\nx = 1\n```\nand\n```repl\ny = 2\n```") == ("x = 1\n", 2)
-    assert extract_code("```python\nx = 1\n```") == (None, 0)
+    # Small models wrap code in a ```python fence (issue 20): it runs when no repl block does.
+    assert extract_code("```python\nx = 1\n```") == ("x = 1\n", 1)
+    assert extract_code("No code here, just words.") == (None, 0)
     code = ("import re as rx\nfrom json import dumps\na, (b, c) = 1, (2, 3)\nfor i in []: pass\n"
             "def f(): z = 1\nclass K: pass\nif (w := 5): pass\nr = await g()")
     assert sorted(assigned_names(code)) == sorted(

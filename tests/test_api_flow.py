@@ -74,6 +74,9 @@ def test_session_execution_wait_answer_citations_verify(rt):
             cited = [c for c in view["citations"]
                      if TEXT[c["start_char"]:c["end_char"]].find(NEEDLE) >= 0]
             assert cited and cited[0]["tenant_id"] == "acme" and cited[0]["doc_index"] == 0
+            # Where it lies (issue 19): the source and the line the span starts on.
+            assert cited[0]["source"] == "inline:notes.txt"
+            assert cited[0]["line"] == TEXT[: cited[0]["start_char"]].count("\n") + 1
             assert NEEDLE in sent[0]["messages"][-1]["content"]
 
             for citation in view["citations"]:
@@ -81,6 +84,7 @@ def test_session_execution_wait_answer_citations_verify(rt):
                 assert checked.status_code == 200, checked.text
                 out = checked.json()
                 assert out["valid"] is True and out["source_name"] == "inline:notes.txt"
+                assert out["line"] == citation["line"]
                 assert out["text"] == TEXT[citation["start_char"]:citation["end_char"]]
                 assert out["char_range"] == {"start_char": citation["start_char"],
                                              "end_char": citation["end_char"]}

@@ -84,8 +84,13 @@ def test_version() -> None:
 
 def test_load_json(loaded) -> None:
     out = loaded["out"]
-    assert set(out) == {"session_id", "loaded", "errors", "total_chars", "total_tokens_est"}
+    assert set(out) == {"session_id", "loaded", "errors", "skipped", "total_chars",
+                        "total_tokens_est", "total_pages"}
     assert out["session_id"].startswith("ses_")
+    assert out["skipped"] == {} and out["total_pages"] == 0
+    for doc in out["loaded"]:  # issue 19's names, on every loaded entry
+        assert doc["parser_version"] and doc["encoding"] == "utf-8" and doc["warnings"] == []
+        assert doc["pages"] is None and len(doc["raw_sha256"]) == 64
     assert sorted(loaded["docs"]) == ["manual.txt", "notes.txt"]  # folders load recursively
     assert loaded["docs"]["manual.txt"]["length_chars"] == len(MANUAL)
     assert loaded["docs"]["notes.txt"]["length_chars"] == len(NOTES)

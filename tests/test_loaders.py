@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -144,18 +145,24 @@ async def test_inline_source(runtime: Runtime, session: str) -> None:
     assert peek["content"] == text
 
 
-async def test_binary_and_invalid_utf8_are_per_source_errors(
+async def test_binary_is_a_per_source_error_and_latin1_is_decoded(
     runtime: Runtime, session: str, write
 ) -> None:
     write("mixed/good.txt", "good text\n")
     write("mixed/image.bin", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
-    write("mixed/latin1.txt", "caf\xe9 cr\xe8me".encode("latin-1"))
+    write("mixed/latin1.txt", "Le café et la crème brûlée sont prêts à être servis.".encode(
+        "latin-1"))
     write("mixed/z_last.txt", "also good\n")
     out = await _load(runtime, session, {"type": "directory", "path": "mixed"})
-    assert _names(out) == ["good.txt", "z_last.txt"]
-    assert _errors(out) == {"image.bin": "unsupported_file", "latin1.txt": "unsupported_file"}
+    assert _names(out) == ["good.txt", "latin1.txt", "z_last.txt"]
+    assert _errors(out) == {"image.bin": "unsupported_file"}
     assert all(e["message"] for e in out["errors"])
-    assert await _doc_count(runtime, session) == 2
+    latin = next(d for d in out["loaded"] if d["source"].endswith("latin1.txt"))
+    assert latin["encoding"] in {"latin_1", "iso8859_1", "cp1252", "iso8859_15"}
+    peek = ok(await runtime.call("rlm_docs_peek", {"session_id": session,
+                                                   "doc_id": latin["doc_id"]}))
+    assert "crème brûlée" in peek["content"]
+    assert await _doc_count(runtime, session) == 3
 
 
 async def test_missing_file_is_a_per_source_error(runtime: Runtime, session: str, write) -> None:
@@ -285,15 +292,19 @@ async def test_count_hint_overrides_the_estimate(runtime: Runtime, session: str,
 
 
 async def test_progress_reports_each_file(runtime: Runtime, session: str, tree: Path) -> None:
-    seen: list[tuple[int, str]] = []
-    ctx = runtime.context(session, progress=lambda chars, label: seen.append((chars, label)))
+    seen: list[tuple[Any, str]] = []
+    ctx = runtime.context(session, progress=lambda counts, label: seen.append((counts, label)))
     result = await runtime.call(
         "rlm_docs_load",
         {"sources": [{"type": "directory", "path": "docs", "recursive": True}]},
         ctx,
     )
     loaded = ok(result)["loaded"]
-    assert seen == [(d["length_chars"], d["source"]) for d in loaded]
+    # Running totals: files one by one, bytes of the raw files read so far.
+    assert [label for _, label in seen] == [d["source"] for d in loaded]
+    assert [counts.files for counts, _ in seen] == list(range(1, len(loaded) + 1))
+    sizes = [Path(d["source"]).stat().st_size for d in loaded]
+    assert [counts.bytes for counts, _ in seen] == list(accumulate(sizes))
 
 
 @pytest.mark.parametrize(

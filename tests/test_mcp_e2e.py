@@ -103,6 +103,10 @@ async def _session_flow(client: Client) -> str:
     )
     assert found["matches"] and found["matches"][0]["doc_id"] == doc_id
     span = found["matches"][0]["span"]
+    # Where the hit lies, over MCP too: the file as loaded and the line it starts on.
+    assert found["matches"][0]["source"].endswith("notes.txt")
+    assert found["matches"][0]["line"] == NOTES[: span["start"]].count("\n") + 1
+    assert loaded["loaded"][0]["parser_version"] and loaded["loaded"][0]["encoding"] == "utf-8"
     peeked = _ok(
         await client.call_tool(
             "rlm_docs_peek",

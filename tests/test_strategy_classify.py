@@ -143,3 +143,72 @@ async def test_offered_labels_give_a_distribution_ranked_in_code(tmp_path, monke
     assert result.answer.startswith("login (billing: 13, shipping: 6, login: 21)")
     assert len(fake.requests) == 1 and len(result.citations) == 21
     runtime.close()
+
+
+async def test_the_job_is_estimated_before_the_first_call_and_reported_as_it_runs(notes):
+    runtime, sid, gold = notes
+    events: list[dict] = []
+    calls_at_estimate: list[int] = []
+    fake = FakeProvider(script=_judge)
+
+    def progress(event: dict) -> None:
+        if event.get("task") == "classify":
+            events.append(event)
+            if event["phase"] == "estimate":
+                calls_at_estimate.append(len(fake.requests))
+
+    result = await run_query(runtime, sid, QUESTION,
+                             QueryOptions(provider="fake", model="small", strategy="classify",
+                                          max_sub_calls=500),
+                             providers=ProviderPool({"fake": fake}), progress=progress)
+    estimate = events[0]
+    assert estimate["phase"] == "estimate" and calls_at_estimate == [0]
+    assert estimate["items"] == 500 and estimate["calls"] == len(fake.requests)
+    done = [e["done"] for e in events if e["phase"] == "progress"]
+    assert done == sorted(done) and done[-1] == 500
+    assert result.answer.split()[0] == str(gold) and "PARTIAL" not in result.answer
+
+
+async def test_the_time_budget_returns_a_partial_count_marked_partial(notes):
+    runtime, sid, gold = notes
+
+    async def slow(request: ChatRequest) -> ChatResult:
+        await asyncio.sleep(0.15)
+        return _judge(request)
+
+    fake = FakeProvider(script=slow)
+    result = await run_query(runtime, sid, QUESTION,
+                             QueryOptions(provider="fake", model="small", strategy="classify",
+                                          max_sub_calls=500, concurrency=1,
+                                          classify_budget_s=0.4),
+                             providers=ProviderPool({"fake": fake}))
+    seen, total = _seen(result.answer)
+    assert total == 500 and 0 < seen < 500
+    assert "PARTIAL" in result.answer and result.answer.startswith("~")
+    assert len(fake.requests) < 500 / MIN_BATCH  # it stopped asking
+    # The estimate scales the share judged yes to every item: near the truth here.
+    estimate = int(result.answer[1:].split()[0])
+    assert abs(estimate - gold) <= 0.35 * gold
+
+
+async def test_named_fields_narrow_the_items_judged(tmp_path, monkeypatch):
+    runtime = small_runtime(tmp_path, monkeypatch)
+    lines = [f"level={'ERROR' if i % 2 else 'INFO'} msg=\"{'socket closed' if i % 3 else 'ok'}\""
+             for i in range(60)]
+    sid = load(runtime, "\n".join(lines) + "\n")
+    shown: list[str] = []
+
+    def judge(request: ChatRequest) -> ChatResult:
+        keys = request.tools[0].parameters["required"]
+        listing = request.messages[-1].content.split("Items:\n", 1)[1].splitlines()
+        shown.extend(listing)
+        return tool_reply("rlm_item_labels", {k: "yes" if "socket" in line else "no"
+                                              for k, line in zip(keys, listing, strict=True)})
+
+    result, _ = await ask(runtime, sid, "How many ERROR lines describe a network problem?",
+                          "auto", judge)
+    runtime.close()
+    assert result.strategy == "classify"
+    assert len(shown) == 30 and all("level=ERROR" in line for line in shown)
+    gold = sum(i % 2 == 1 and i % 3 != 0 for i in range(60))
+    assert result.answer.split()[0] == str(gold)

@@ -7,15 +7,10 @@ import random
 import pytest
 
 from rlm_recursive.agent.batching import batch_ranges, tree_groups
-from rlm_recursive.corpus.counting import (
-    CountPlan,
-    FieldFilter,
-    count_plan,
-    field_values,
-    ground_filters,
-    group_by,
-)
+from rlm_recursive.agent.routing import count_draft
 from rlm_recursive.corpus.items import detect_item_kind, split_items
+from rlm_recursive.corpus.records import read_layout
+from rlm_recursive.corpus.tally import FieldFilter, TallyPlan, group_counts, tally
 
 
 @pytest.mark.parametrize(("text", "kind", "expected"), [
@@ -55,16 +50,15 @@ def _log(seed: int, n: int) -> tuple[str, dict[tuple[str, str], int]]:
 
 def test_field_filters_ground_in_the_question_and_count_exactly():
     text, truth = _log(1, 3000)
-    fields = field_values([text])
-    assert set(fields["level"]) == {"INFO", "WARN", "ERROR"}
-    filters = ground_filters("How many log lines have level ERROR from the billing service?",
-                             fields)
-    assert set(filters) == {FieldFilter(field="level", value="ERROR"),
-                            FieldFilter(field="service", value="billing")}
-    # Split over two documents: the count covers every document.
     half = text.index("\n", len(text) // 2) + 1
-    hits, total = count_plan([("a", text[:half]), ("b", text[half:])],
-                             CountPlan(filters=filters), sample=3)
+    layout = read_layout([("a", text[:half]), ("b", text[half:])])
+    assert set(layout.fields["level"]) == {"INFO", "WARN", "ERROR"}
+    draft = count_draft("How many log lines have level ERROR from the billing service?", layout)
+    assert set(draft.plan.filters) == {FieldFilter(field="level", value="ERROR"),
+                                       FieldFilter(field="service", value="billing")}
+    assert draft.unknown == [] and draft.plan.phrases == []
+    # Split over two documents: the count covers every document.
+    hits, total = tally(layout, draft.plan, sample=3)
     assert total == truth["ERROR", "billing"]
     assert len(hits) == 3
     for hit in hits:
@@ -72,18 +66,19 @@ def test_field_filters_ground_in_the_question_and_count_exactly():
         assert "level=ERROR" in line and "service=billing" in line
 
 
-def test_literal_and_regex_patterns_count_every_occurrence():
-    text = "timeout at 1\nok\nTimeout at 2\ntimeout twice timeout\n"
-    assert count_plan([("d", text)], CountPlan(pattern="timeout"))[1] == 4
-    assert count_plan([("d", text)], CountPlan(pattern="timeout", case_sensitive=True))[1] == 3
-    assert count_plan([("d", text)], CountPlan(pattern=r"at \d", regex=True))[1] == 2
+def test_phrases_count_records_or_every_occurrence_by_stem():
+    layout = read_layout([("d", "timeout at 1\nok\nTimeouts at 2\ntimeout twice timeout\n")])
+    assert tally(layout, TallyPlan(phrases=["timeout"]))[1] == 3
+    assert tally(layout, TallyPlan(phrases=["timeout"], occurrences=True))[1] == 4
+    assert tally(layout, TallyPlan())[1] == 0  # an empty plan counts nothing
 
 
-def test_group_by_counts_each_value_of_a_field():
+def test_group_counts_each_value_of_a_field():
     text, truth = _log(2, 2000)
-    counts = group_by([("d", text)], CountPlan(filters=[FieldFilter(field="level",
-                                                                     value="WARN")]),
-                      "service")
+    layout = read_layout([("d", text)])
+    counts = group_counts(layout.records,
+                          TallyPlan(filters=[FieldFilter(field="level", value="WARN")]),
+                          "service")
     assert dict(counts) == {s: truth["WARN", s] for s in ("billing", "auth", "search")}
 
 

@@ -52,7 +52,7 @@ def test_cli_query_how_many_counts_exactly_with_no_flags(tmp_path):
     result = json.loads(proc.stdout)
     assert result["strategy"] == "count" and result["model"] == "smollm2-135m"
     assert result["answer"].split()[0] == str(gold)
-    assert result["usage"]["model_calls"] == 1
+    assert result["usage"]["model_calls"] == 0  # the plan comes from the question's words
     assert 0 < len(result["citations"]) <= 5
     assert all("level=ERROR" in c_text for c_text in _cited(tmp_path / "data", result))
 
@@ -95,3 +95,40 @@ async def test_classify_judges_every_note_once_in_few_calls(rt):
     said_yes = int(result.answer.split()[0])
     assert said_yes == len(result.citations)  # every item judged yes is cited
     assert all(verify_citation(rt.store, sid, c)["valid"] for c in result.citations)
+
+
+async def test_plain_words_over_a_bracketed_log_count_exactly_with_no_model_call(rt):
+    rng = random.Random(7)
+    rows = [(rng.choice(["INFO", "ERROR", "WARN"]), rng.choice(["mailer", "lab-results", "auth"]))
+            for _ in range(3000)]
+    text = "".join(f"2023-04-0{1 + i % 9} 10:00:{i % 60:02d},000 {lv} [{svc}] sent to mailer\n"
+                   for i, (lv, svc) in enumerate(rows))
+    sid = load(rt, text)
+    gold = sum(r == ("ERROR", "lab-results") for r in rows)
+    result = await run_query(rt, sid, "How many ERROR lines are from the lab-results service?",
+                             EMBEDDED, providers=ProviderPool())
+    assert result.strategy == "count" and result.usage["model_calls"] == 0
+    assert result.answer.split()[0] == str(gold)
+
+
+async def test_an_account_number_is_looked_up_not_counted(rt):
+    text = ("Acme Ltd holds account number 4471-220-19 at Northbank. " + "Filler line. " * 40
+            + "\n") * 3
+    sid = load(rt, text)
+    result = await run_query(rt, sid, "What is the account number of Acme Ltd?", EMBEDDED,
+                             providers=ProviderPool())
+    assert result.strategy == "search"
+    assert "counted" not in result.answer
+
+
+async def test_classify_stops_at_its_time_budget_with_a_partial_count(rt):
+    notes = [f"Note {i + 1}: bought a {'plum' if i % 4 == 0 else 'lamp'} today."
+             for i in range(600)]
+    sid = load(rt, "\n".join(notes) + "\n")
+    options = EMBEDDED.model_copy(update={"classify_budget_s": 15.0})
+    result = await run_query(rt, sid, "How many of the notes mention a fruit?", options,
+                             providers=ProviderPool())
+    assert result.strategy == "classify"
+    seen = re.search(r"items seen (\d+) / items total (\d+)", result.answer)
+    assert seen and int(seen.group(1)) < int(seen.group(2)) == 600, result.answer
+    assert "PARTIAL" in result.answer

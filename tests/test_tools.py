@@ -150,6 +150,7 @@ async def test_docs_list_pagination(runtime: Runtime, session: str) -> None:
         "length_chars": 11,
         "length_tokens_est": 3,
         "span_count": 0,
+        "format": "text",
     }
     ok(await _call(runtime, "rlm_chunk_create", session_id=session, doc_id=ids[4], chunk_size=10))
     after = ok(await _call(runtime, "rlm_docs_list", session_id=session))["documents"]

@@ -29,7 +29,7 @@ def fake_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     models.write_text(MODELS)
     monkeypatch.setenv("RLM_MODELS", str(models))
     # The CLI builds its own pool: give it the scripted provider for the "fake" tiers.
-    monkeypatch.setattr(pool, "_create", lambda tier: FakeProvider(script=script))
+    monkeypatch.setattr(pool, "_create", lambda tier, *_: FakeProvider(script=script))
 
 
 def test_query_off_a_terminal_prints_only_the_answer(tmp_path, fake_models):

@@ -148,6 +148,9 @@ def test_full_trajectory_tree_and_html(tmp_path, monkeypatch):
     assert "#cite-1" in page.links
     text = "".join(page.text)
     assert "The vault code is 5521" in text  # the cited text itself
+    # each citation names its file and the line it starts on (issue 19)
+    cited = run["citations"][0]
+    assert f"{cited['source']}, line {cited['line']} [{cited['start']}:{cited['end']}]" in text
     assert "rlm_search_query" in text and "fake/qwen-fake-leaf" in text
     assert "40 → 6 tok" in text
 

@@ -13,6 +13,7 @@ from pydantic import (
     model_serializer,
 )
 
+from ..corpus.chunking import cut_at_breaks
 from ..errors import InvalidArgs
 from ..store import Store
 from ..tools.spec import ToolContext, ToolSpec
@@ -22,6 +23,7 @@ __all__ = ["CITATION_TOOLS", "Citation", "CitationLog", "verify_citation"]
 
 
 _SEED_FIELDS = frozenset({"session_id", "doc_index", "start_char", "end_char"})
+_WHERE_FIELDS = frozenset({"page", "line"})
 
 
 class Citation(BaseModel):
@@ -34,6 +36,8 @@ class Citation(BaseModel):
     end: int = Field(ge=0)
     checksum: str
     source: str | None = None
+    page: int | None = Field(None, ge=1, description="PDF: the page the span starts on")
+    line: int | None = Field(None, ge=1, description="Other formats: the line it starts on")
     # The seed's SpanRef fields (003 §9.1), alongside the ones above.
     session_id: str | None = None
     doc_index: int | None = None
@@ -42,9 +46,11 @@ class Citation(BaseModel):
 
     @model_serializer(mode="wrap")
     def _drop_unset_seed_fields(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """A citation made without the seed's fields serialises as before they existed."""
+        """A citation made without the seed's fields serialises as before they existed; it
+        carries `page` (paged formats) or `line` (the others), not both."""
         data = handler(self)
-        return {k: v for k, v in data.items() if v is not None or k not in _SEED_FIELDS}
+        return {k: v for k, v in data.items()
+                if v is not None or k not in _SEED_FIELDS | _WHERE_FIELDS}
 
 
 class CitationLog:
@@ -80,14 +86,26 @@ class CitationLog:
         cited = []
         merged = self.merged()
         index = {d.id: i for i, d in enumerate(store.documents(session_id))} if merged else {}
-        for ref in merged:
+        for ref in self._one_page_each(store, merged):
             doc = store.document(session_id, ref.doc_id)
             text = store.text(doc)[ref.start : ref.end]
             cited.append(Citation(doc_id=ref.doc_id, start=ref.start, end=ref.end,
                                   checksum=text_checksum(text), source=doc.source,
+                                  **store.locate(doc, ref.start),
                                   session_id=session_id, doc_index=index.get(ref.doc_id),
                                   start_char=ref.start, end_char=ref.end))
         return cited
+
+
+    @staticmethod
+    def _one_page_each(store: Store, refs: list[SpanRef]) -> list[SpanRef]:
+        """Merged ranges cut again where a page starts: each citation names one page."""
+        out = []
+        for ref in refs:
+            breaks = store.parses.info(ref.doc_id).page_breaks()
+            out.extend(SpanRef(doc_id=ref.doc_id, start=start, end=end)
+                       for start, end in cut_at_breaks([(ref.start, ref.end)], breaks))
+        return out
 
 
 def verify_citation(store: Store, session_id: str, citation: Citation) -> dict[str, object]:
@@ -109,6 +127,8 @@ class VerifyArgs(BaseModel):
     end: int = Field(ge=0)
     checksum: str = Field(description='"sha256:<hex>" as given in the citation')
     source: str | None = Field(None, description="Ignored: lets a citation be passed as is")
+    page: int | None = Field(None, description="Ignored, as source")
+    line: int | None = Field(None, description="Ignored, as source")
     doc_index: int | None = Field(None, description="Ignored, as source")
     start_char: int | None = Field(None, description="Ignored, as source")
     end_char: int | None = Field(None, description="Ignored, as source")

@@ -47,6 +47,8 @@ class RunSettings:
     """repl strategy: replies without a ```repl block before the run gives up on code."""
     output_mode: Literal["ANSWER", "CONTEXTS"] = "ANSWER"
     """repl strategy: CONTEXTS returns the spans tagged `context` instead of an answer."""
+    classify_budget_s: float = 300.0
+    """classify strategy: seconds of judging before it returns a partial count."""
 
 
 SubQueryFactory = Callable[["RunContext", RecursionState], SubQueryRunner]

@@ -64,6 +64,8 @@ class QueryOptions(BaseModel):
     """Sub-calls in flight at once (map-reduce, llm_query_batched)."""
     output_mode: Literal["ANSWER", "CONTEXTS"] = "ANSWER"
     """repl strategy: CONTEXTS returns the passages the model tagged, not an answer."""
+    classify_budget_s: float = Field(300.0, gt=0, le=86_400)
+    """classify strategy: seconds of judging before it returns a partial count, so marked."""
     conversation_id: int | None = Field(None, ge=1, le=2**63 - 1)
     """Continue this conversation (LCM); None starts a new one when LCM is enabled."""
     client_override: bool = False
@@ -210,7 +212,8 @@ def build_run(
                           max_usd=options.budget_usd)
     settings = RunSettings(timeout_s=min(options.timeout_s or 180.0, 180.0),
                            max_iterations=options.max_iterations,
-                           concurrency=options.concurrency, output_mode=options.output_mode)
+                           concurrency=options.concurrency, output_mode=options.output_mode,
+                           classify_budget_s=options.classify_budget_s)
     return RunContext(
         registry=runtime.registry, tool_ctx=runtime.context(session_id), plan=plan,
         providers=providers, catalog=runtime.catalog, budget=Budget(limits), egress=egress,

@@ -33,7 +33,10 @@ def spanref(tenant_id: str, citation: dict[str, Any]) -> dict[str, Any]:
             "start_char": citation.get("start_char", citation.get("start")),
             "end_char": citation.get("end_char", citation.get("end")),
             "checksum": citation["checksum"],
-            "source_name": citation.get("source") or citation.get("source_name")}
+            "source_name": citation.get("source") or citation.get("source_name"),
+            # Where it lies (issue 19): the file as loaded, its page (PDF) or line.
+            "source": citation.get("source") or citation.get("source_name"),
+            **{k: citation[k] for k in ("page", "line") if citation.get(k) is not None}}
 
 
 class ExecutionRunner:

@@ -115,6 +115,11 @@ async def _runner(runtime: Runtime, task: BenchTask, options: QueryOptions,
         answer, calls = result.answer, result.usage["model_calls"]
         tokens, error, strategy = result.usage["input_tokens"], None, result.strategy
         extra = {"citations": len(result.citations)}
+        if getattr(result, "grounded", True) is False:
+            # The user is told the answer is not grounded (non-zero exit): it is scored
+            # as the "not found" it is reported as, never as a found value.
+            answer = f"Not found (ungrounded): {answer}"
+            extra["ungrounded"] = 1
         if task.assess is not None:
             extra.update(task.assess(result, runtime.store))
     except EgressDenied:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 
 from .harness import BenchTask
-from .sniah import filler_sentence
+from .hosts import host_text
 
 __all__ = ["HOPS", "make_tasks"]
 
@@ -61,14 +61,7 @@ def make_task(rng: random.Random, hops: int, length: int, chains: int = 8) -> Be
     else:
         question = ("What is the alarm code of the building that houses the office that runs "
                     f"the {projects[target]} project?")
-    parts, size = [], sum(map(len, facts)) + len(facts)
-    while size < length:
-        sentence = filler_sentence(rng) + (" " if rng.random() > 0.15 else "\n\n")
-        parts.append(sentence)
-        size += len(sentence)
-    for fact in facts:
-        parts.insert(rng.randint(0, len(parts)), fact + " ")
-    text = "".join(parts)
+    text = host_text("prose", rng, length, facts)
     others = codes[:target] + codes[target + 1:]
     return BenchTask(group=f"{hops} hops {length:,}", length=length, question=question,
                      documents=(("handbook.txt", text),), score=_score(codes[target], others),

@@ -13,7 +13,7 @@ from typer.exceptions import TyperException
 
 from .. import __version__
 from ..errors import InternalError, InvalidArgs
-from . import api, chat, corpus, doctor, export, query, serve, trace, verify
+from . import api, chat, corpus, doctor, documents, export, query, serve, trace, verify
 from . import gc as gc_command
 from .bench import bench_app
 from .common import CliState, err_console, fail
@@ -93,6 +93,7 @@ def _global(
 
 
 corpus.register(app)
+documents.register(app)
 query.register(app)
 serve.register(app)
 doctor.register(app)

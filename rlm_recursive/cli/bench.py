@@ -1,4 +1,5 @@
-"""`rlm-recursive bench sniah|oolong|multihop`: the runner against the model used directly."""
+"""`rlm-recursive bench sniah|oolong|multihop|suite|routing`: the runner against the model used
+directly, and the routing of `auto` on the phrasing suite."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from rich.table import Table
 from ..agent.query import QueryOptions
 from ..agent.strategies import STRATEGIES
 from ..agent.strategies import Strategy as StrategyName
-from ..bench import multihop, oolong
+from ..bench import multihop, oolong, routing, suite
 from ..bench.harness import Outcome, run_bench
 from ..bench.sniah import run_sniah
 from ..errors import RlmError
@@ -184,3 +185,62 @@ def multihop_cmd(
     _run("multi-hop", json_out, lambda progress: run_bench(
         "multihop", generated, seed=seed, methods=_methods(method, strategy), options=options,
         progress=progress, profile=_profile(ctx)))
+
+
+@bench_app.command("suite")
+def suite_cmd(
+    ctx: typer.Context,
+    part: Annotated[str, typer.Option(help="dev, heldout, or both (comma-separated).")
+                    ] = "heldout",
+    families: Annotated[str, typer.Option(help="Families, comma-separated: "
+                                               + ", ".join(suite.FAMILIES))
+                        ] = ",".join(suite.FAMILIES),
+    length: Lengths = "200k",
+    classify_items: Annotated[int, typer.Option(help="Notes per classify task.", min=1,
+                                                max=100_000)] = 300,
+    classify_budget: Annotated[float, typer.Option(help="Seconds of judging per classify "
+                                                        "run before a partial count.", min=1)
+                               ] = 300.0,
+    tasks: Tasks = 5, seed: int = 0, method: Methods = None, strategy: Strategy = "auto",
+    provider: Provider = None, model: str | None = None, preset: Preset = None,
+    json_out: JsonOut = False,
+) -> None:
+    """Every family over varied generators, dev and held-out: accuracy, time, calls, tokens,
+    against the direct baseline."""
+    parts = [p.strip() for p in part.split(",") if p.strip()]
+    chosen = [f.strip() for f in families.split(",") if f.strip()]
+    if not parts or set(parts) - set(suite.PARTS):
+        raise typer.BadParameter("use dev and/or heldout", param_hint="--part")
+    unknown = sorted(set(chosen) - set(suite.FAMILIES))
+    if not chosen or unknown:
+        raise typer.BadParameter(f"unknown famil(ies) {', '.join(unknown)}; use "
+                                 f"{', '.join(suite.FAMILIES)}", param_hint="--families")
+    generated = suite.make_tasks(seed, parts, chosen, _lengths(length)[0], tasks,
+                                 classify_items)
+    options = _options(provider, model, preset).model_copy(
+        update={"classify_budget_s": classify_budget})
+    _run("suite", json_out, lambda progress: run_bench(
+        "suite", generated, seed=seed, methods=_methods(method, strategy), options=options,
+        progress=progress, profile=_profile(ctx)))
+
+
+@bench_app.command("routing")
+def routing_cmd(
+    part: Annotated[str, typer.Option(help="dev, heldout, or both (comma-separated).")
+                    ] = "dev,heldout",
+    json_out: JsonOut = False,
+) -> None:
+    """Routing accuracy of `auto` on the adversarial phrasing suite (no model is called)."""
+    parts = [p.strip() for p in part.split(",") if p.strip()]
+    if not parts or set(parts) - set(routing.PARTS):
+        raise typer.BadParameter("use dev and/or heldout", param_hint="--part")
+    reports = [routing.evaluate(p) for p in parts]  # type: ignore[arg-type]
+    if json_out:
+        print_json({"parts": reports})
+        return
+    table = Table("part", "questions", "accuracy", "by expected route",
+                  title="routing · phrasing suite")
+    for r in reports:
+        table.add_row(r["part"], str(r["questions"]), f"{r['accuracy']:.1%}",
+                      ", ".join(f"{k} {v}" for k, v in r["by_route"].items()))
+    console.print(table)

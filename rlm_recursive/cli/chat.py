@@ -22,12 +22,14 @@ from ..lcm import LcmConfig, lcm_for
 from .common import (
     CliState,
     console,
+    err_console,
     print_json,
     run,
     tool_output,
     typed_model_choice,
 )
 from .corpus import load_paths
+from .documents import print_load_problems
 from .options import (
     ConversationOpt,
     MaxIterationsOpt,
@@ -112,8 +114,10 @@ def register(app: typer.Typer) -> None:
             sid = session
             if paths:
                 await preflight_egress(rt, options)  # a refused host: nothing gets loaded
-                sid = (await load_paths(rt, paths, session, None, None, None,
-                                        show_progress=not json_out))["session_id"]
+                loaded = await load_paths(rt, paths, session, None, None, None,
+                                          show_progress=not json_out)
+                sid = loaded["session_id"]
+                print_load_problems(err_console, loaded, limit=20)
             if not json_out:
                 console.print(f"[dim]session {sid} · {HELP}[/]")
             pool = ProviderPool()

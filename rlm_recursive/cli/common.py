@@ -25,6 +25,7 @@ __all__ = [
     "err_console",
     "fail",
     "known_preset",
+    "nonnegative_seconds",
     "positive_seconds",
     "print_json",
     "run",
@@ -71,15 +72,25 @@ def typed_model_choice(provider: str | None, model: str | None, preset: str | No
     return bool(model or preset or tiers or provider not in (None, "auto"))
 
 
-def positive_seconds(value: str) -> float:
-    """An option parser: a finite number of seconds above zero (not nan, inf or 0)."""
+def _seconds(value: str, *, zero_ok: bool) -> float:
     try:
         seconds = float(value)
     except ValueError:
         raise typer.BadParameter(f"{value!r} is not a number of seconds") from None
-    if not math.isfinite(seconds) or seconds <= 0:
-        raise typer.BadParameter(f"{value!r} is not a positive, finite number of seconds")
+    if not math.isfinite(seconds) or seconds < 0 or (seconds == 0 and not zero_ok):
+        least = "zero or more" if zero_ok else "positive"
+        raise typer.BadParameter(f"{value!r} is not a {least}, finite number of seconds")
     return seconds
+
+
+def positive_seconds(value: str) -> float:
+    """An option parser: a finite number of seconds above zero (not nan, inf or 0)."""
+    return _seconds(value, zero_ok=False)
+
+
+def nonnegative_seconds(value: str) -> float:
+    """An option parser: a finite number of seconds, zero allowed (not nan, inf or < 0)."""
+    return _seconds(value, zero_ok=True)
 
 
 def print_json(value: Any) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import stat
 import sys
@@ -9,13 +10,22 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.progress import BarColumn, Progress, TextColumn, TransferSpeedColumn
+from rich.progress import (
+    DownloadColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TransferSpeedColumn,
+)
 from rich.table import Table
 from rich.text import Text
 
 from ..agent.runtime import Runtime
+from ..corpus.loaders import LoadProgress
+from ..store.sessions import discard_if_empty
 from ..tools.chunks import ChunkArgs
 from ..tools.search import SearchArgs
+from ..types import location_label
 from .common import (
     CliState,
     ResultError,
@@ -25,6 +35,7 @@ from .common import (
     run,
     tool_output,
 )
+from .documents import NoIgnoreOpt, OcrOpt, print_load_problems
 
 __all__ = ["register"]
 
@@ -48,7 +59,8 @@ def _kind(raw: str) -> str:
     return "glob" if any(c in raw for c in "*?[") else "file"
 
 
-def sources_for(paths: list[str], include: str | None, exclude: str | None) -> list[dict]:
+def sources_for(paths: list[str], include: str | None, exclude: str | None,
+                ignore_rules: bool = True) -> list[dict]:
     """CLI paths as loader sources: folders recursive, anything with a wildcard a glob."""
     sources = []
     for raw in paths:
@@ -56,43 +68,56 @@ def sources_for(paths: list[str], include: str | None, exclude: str | None) -> l
         source: dict[str, Any] = {"type": kind, "path": raw}
         if kind == "directory":
             source.update(recursive=True, include_pattern=include, exclude_pattern=exclude)
+        if kind != "file":
+            source["ignore_rules"] = ignore_rules
         sources.append(source)
     return sources
 
 
 async def load_paths(
     runtime: Runtime, paths: list[str], session: str | None, name: str | None,
-    include: str | None, exclude: str | None, show_progress: bool,
+    include: str | None, exclude: str | None, show_progress: bool, *,
+    ocr: bool | None = None, ignore_rules: bool = True,
 ) -> dict:
     """Create a session if needed and load paths into it; the output carries `session_id`.
 
     Raises when nothing at all was loaded, with the first source's code: a load (or a query)
-    must not carry on as a success over an empty input.
+    must not carry on as a success over an empty input. A session made for this load is
+    then removed again: a failed load leaves no empty session behind.
     """
+    created = session is None
     if session is None:
         session = (await tool_output(runtime, "rlm_session_create", {"name": name}))["session_id"]
-    args = {"session_id": session, "sources": sources_for(paths, include, exclude)}
+    args: dict[str, Any] = {"session_id": session,
+                            "sources": sources_for(paths, include, exclude, ignore_rules)}
+    if ocr is not None:
+        args["ocr"] = ocr
     output = await _load(runtime, args, show_progress)
     if not output["loaded"]:
+        if created:
+            await asyncio.to_thread(discard_if_empty, runtime.store, session)
         first = output["errors"][0] if output["errors"] else None
         raise ResultError(
             f"nothing was loaded: {first['source']}: {first['message']}" if first
             else "nothing was loaded: no files found",
             first["error_code"] if first else "file_not_found", False,
-            session_id=session, errors=output["errors"])
+            **({} if created else {"session_id": session}), errors=output["errors"],
+            skipped=output.get("skipped", {}))
     return {"session_id": session, **output}
 
 
 async def _load(runtime: Runtime, args: dict[str, Any], show_progress: bool) -> dict:
     if not (show_progress and console.is_terminal):
         return await tool_output(runtime, "rlm_docs_load", args)
-    with Progress(TextColumn("[bold]loading"), BarColumn(), TextColumn("{task.completed:,} chars"),
-                  TransferSpeedColumn(), TextColumn("{task.description}"),
+    with Progress(TextColumn("[bold]loading"), SpinnerColumn(),
+                  TextColumn("{task.fields[files]:,} files · {task.fields[pages]:,} pages"),
+                  DownloadColumn(), TransferSpeedColumn(), TextColumn("{task.description}"),
                   console=console, transient=True) as bar:
-        task = bar.add_task("", total=None)
+        task = bar.add_task("", total=None, files=0, pages=0)
 
-        def advance(chars: int, label: str) -> None:
-            bar.update(task, advance=chars, description=Path(label).name)
+        def advance(counts: LoadProgress, label: str) -> None:
+            bar.update(task, completed=counts.bytes, files=counts.files, pages=counts.pages,
+                       description=Path(label).name)
 
         return await tool_output(runtime, "rlm_docs_load", args, progress=advance)
 
@@ -106,23 +131,25 @@ def register(app: typer.Typer) -> None:
         name: Annotated[str | None, typer.Option(help="Name for a new session.")] = None,
         include: Annotated[str | None, typer.Option(help="Glob of files to keep.")] = None,
         exclude: Annotated[str | None, typer.Option(help="Glob of files to skip.")] = None,
+        ocr: OcrOpt = None,
+        no_ignore: NoIgnoreOpt = False,
         json_out: JsonOpt = False,
     ) -> None:
         """Load documents into a session (a new one unless --session is given)."""
         state: CliState = ctx.obj
         out = run(state, json_out, lambda rt: load_paths(
-            rt, paths, session, name, include, exclude, show_progress=not json_out))
+            rt, paths, session, name, include, exclude, show_progress=not json_out, ocr=ocr,
+            ignore_rules=not no_ignore))
         if json_out:
             print_json(out)
             return
         # Names and messages are printed as they are: markup off, or `[/]` in a name would
         # be read as a Rich tag.
-        console.print(f"session {out['session_id']}: {len(out['loaded'])} documents, "
+        pages = f", {out['total_pages']:,} pages" if out.get("total_pages") else ""
+        console.print(f"session {out['session_id']}: {len(out['loaded'])} documents{pages}, "
                       f"{out['total_chars']:,} chars (~{out['total_tokens_est']:,} tokens)",
                       markup=False, highlight=False)
-        for err in out["errors"]:
-            console.print(f"  skipped {err['source']}: {err['error_code']}: {err['message']}",
-                          markup=False, highlight=False, style="yellow")
+        print_load_problems(console, out)
 
     @app.command()
     def search(
@@ -139,17 +166,21 @@ def register(app: typer.Typer) -> None:
             return
         for m in out["matches"]:
             span = m["span"]
-            console.rule(f"{m['doc_id']} [{span['start']}:{span['end']}] score {m['score']}")
+            console.rule(Text(f"{location_label(m)} · {m['doc_id']} "
+                              f"[{span['start']}:{span['end']}] score {m['score']}"))
             console.print(m["context"], markup=False, highlight=False)
         console.print(f"{out['total_matches']} matches")
 
     @app.command()
     def peek(
         ctx: typer.Context, doc_id: str, session: SessionOpt, start: int = 0, end: int = -1,
+        page: Annotated[int | None, typer.Option(
+            min=1, help="A PDF page; start and end then count from its start.")] = None,
         json_out: JsonOpt = False,
     ) -> None:
-        """Print characters [start, end) of a document."""
-        args = {"session_id": session, "doc_id": doc_id, "start": start, "end": end}
+        """Print characters [start, end) of a document, or of one of its pages."""
+        args = {"session_id": session, "doc_id": doc_id, "start": start, "end": end,
+                "page": page}
         out = run(ctx.obj, json_out, lambda rt: tool_output(rt, "rlm_docs_peek", args))
         if json_out:
             print_json(out)

@@ -10,7 +10,7 @@ import typer
 from ..agent.runtime import Runtime
 from ..store.gc import GRACE_S, collect
 from ..store.lifecycle import expire_sessions, reap_runs
-from .common import CliState, console, print_json, run
+from .common import CliState, console, nonnegative_seconds, print_json, run
 
 __all__ = ["register"]
 
@@ -22,7 +22,8 @@ def register(app: typer.Typer) -> None:
         delete: Annotated[bool, typer.Option(
             "--delete", help="Delete what is found (default: only report it).")] = False,
         grace_s: Annotated[float, typer.Option(
-            "--grace-s", min=0, help="Keep files younger than this many seconds.")] = GRACE_S,
+            "--grace-s", parser=nonnegative_seconds,
+            help="Keep files younger than this many seconds.")] = GRACE_S,
         json_out: Annotated[bool, typer.Option("--json")] = False,
     ) -> None:
         """Collect blobs and search indexes that no live session references (dry run)."""

@@ -12,6 +12,7 @@ from ..agent.query import QueryOptions, QueryResult, preflight_egress, run_query
 from ..agent.recursion import TierPlan
 from ..agent.runtime import Runtime
 from ..catalog import MAX_SERVER_NUM_CTX, load_catalog
+from ..types import location_label
 from .common import (
     CliState,
     console,
@@ -23,6 +24,7 @@ from .common import (
     typed_model_choice,
 )
 from .corpus import load_paths
+from .documents import NoIgnoreOpt, OcrOpt, not_loaded_note, print_load_problems
 from .live import live_progress
 from .options import (
     ConversationOpt,
@@ -47,8 +49,8 @@ def render_result(result: QueryResult) -> None:
     if result.citations:
         console.print("[bold]citations[/]")
         for c in result.citations:
-            console.print(f"  {c.source or c.doc_id} [{c.start}:{c.end}] {c.checksum[:23]}…",
-                          markup=False, highlight=False)
+            console.print(f"  {location_label(c.model_dump())} [{c.start}:{c.end}] "
+                          f"{c.checksum[:23]}…", markup=False, highlight=False)
     usage = result.usage
     console.print(f"[dim]{result.provider}/{result.model} · num_ctx {result.plan[0]['num_ctx']} · "
                   f"strategy {result.strategy} · "
@@ -129,6 +131,8 @@ def register(app: typer.Typer) -> None:
             min=0, help="Sub-model calls the run may make.")] = 64,
         max_usd: Annotated[float | None, typer.Option(
             min=0, help="Dollar cap for the run (cloud models).")] = None,
+        ocr: OcrOpt = None,
+        no_ignore: NoIgnoreOpt = False,
         json_out: Annotated[bool, typer.Option("--json")] = False,
     ) -> None:
         """Answer a question over loaded documents (loading PATHs first if given)."""
@@ -147,14 +151,21 @@ def register(app: typer.Typer) -> None:
             operator_opt_in=typed_model_choice(provider, model, preset, tier))
 
         execution: dict = {}
+        load: dict = {}
 
         async def body(rt: Runtime) -> QueryResult:
             sid = session
             if paths:
                 await preflight_egress(rt, options)  # a refused host: nothing gets loaded
                 loaded = await load_paths(rt, paths, session, None, None, None,
-                                          show_progress=not json_out)
+                                          show_progress=not json_out, ocr=ocr,
+                                          ignore_rules=not no_ignore)
                 sid = loaded["session_id"]
+                load.update(errors=loaded["errors"], skipped=loaded["skipped"],
+                            warnings=[w for d in loaded["loaded"] for w in d.get("warnings")
+                                      or []])
+                if not json_out:
+                    print_load_problems(err_console, loaded)
             if json_out:
                 result = await run_query(rt, sid or "", question, options)
                 if result.execution_id:
@@ -170,11 +181,15 @@ def register(app: typer.Typer) -> None:
             err_console.print("warning: the answer cites nothing the run read, so no document "
                               "backs it; check it before relying on it", markup=False,
                               highlight=False)
+        note = not_loaded_note(load)
         if json_out:
+            # `load`: the files this query's PATHs lost (errors) or ignored (skipped counts).
             print_json({**result.model_dump(), **({"execution": execution} if execution
-                                                  else {})})
+                                                  else {}), **({"load": load} if load else {})})
         else:
             render_result(result)
+            if note:
+                console.print(note, markup=False, highlight=False, style="yellow")
 
     @app.command()
     def models(

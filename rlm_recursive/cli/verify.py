@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -11,6 +12,7 @@ import typer
 from ..agent.runtime import Runtime
 from ..errors import InvalidArgs
 from ..ops.verify import CitationCheck, load_citations, verify_citations
+from ..types import location_label
 from .common import CliState, console, print_json, run
 
 __all__ = ["register"]
@@ -33,8 +35,8 @@ def _print(checks: list[CitationCheck], verbose: bool) -> None:
     for check in checks:
         c = check.citation
         console.print(f"{_MARK[check.status]} ", end="")
-        console.print(f"{c.source or c.doc_id} [{c.start}:{c.end}] {c.checksum[:23]}… — "
-                      f"{check.detail}", markup=False, highlight=False)
+        console.print(f"{location_label(c.model_dump())} [{c.start}:{c.end}] "
+                      f"{c.checksum[:23]}… — {check.detail}", markup=False, highlight=False)
         if verbose and check.text is not None:
             for line in check.text.splitlines() or [""]:
                 console.print(f"    │ {line}", markup=False, highlight=False, style="dim")
@@ -53,6 +55,9 @@ def register(app: typer.Typer) -> None:
         ] = None,
         verbose: Annotated[bool, typer.Option("-v", "--verbose",
                                               help="Show the cited text.")] = False,
+        against_source: Annotated[bool, typer.Option(
+            "--source", help="Re-read and re-parse each cited original file and check the "
+            "text there, not the stored copy.")] = False,
         json_out: Annotated[bool, typer.Option("--json")] = False,
     ) -> None:
         """Check that each cited span still has the text it had; exit 1 if any does not."""
@@ -60,7 +65,9 @@ def register(app: typer.Typer) -> None:
 
         async def body(rt: Runtime) -> list[CitationCheck]:
             citations, answer_session = load_citations(_read(source))
-            return verify_citations(rt.store, citations, session or answer_session)
+            return await asyncio.to_thread(
+                verify_citations, rt.store, citations, session or answer_session,
+                rt.policy if against_source else None)
 
         checks = run(state, json_out, body)
         if json_out:

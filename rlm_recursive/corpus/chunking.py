@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..errors import InvalidArgs
 
-__all__ = ["ChunkStrategy", "chunk_ranges"]
+__all__ = ["ChunkStrategy", "chunk_ranges", "cut_at_breaks"]
 
 # `regex` rather than `re` for delimiters: its matcher honours a timeout, so a model's
 # catastrophic pattern such as `(a+)+b` cannot hang the process (the same rule as search).
@@ -71,6 +71,22 @@ def chunk_ranges(text: str, strategy: ChunkStrategy) -> list[tuple[int, int]]:
         return _group(_split_after(text, _PARAGRAPH_BREAK), 1, strategy.overlap)
     pattern = _delimiter_pattern(strategy.delimiter or "", strategy.regex)
     return _group(_split_after(text, pattern), 1, strategy.overlap)
+
+
+def cut_at_breaks(
+    ranges: list[tuple[int, int]], breaks: list[int]
+) -> list[tuple[int, int]]:
+    """Ranges cut where a page starts, so each lies on one page (breaks sorted ascending)."""
+    if not breaks:
+        return ranges
+    out = []
+    for start, end in ranges:
+        for cut in breaks:
+            if start < cut < end:
+                out.append((start, cut))
+                start = cut
+        out.append((start, end))
+    return out
 
 
 def _delimiter_pattern(delimiter: str, is_regex: bool) -> regex.Pattern[str]:

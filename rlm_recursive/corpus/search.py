@@ -13,6 +13,7 @@ import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 import tantivy
@@ -28,7 +29,7 @@ from rlm_recursive import errors
 
 from .highlight import highlight
 
-__all__ = ["Hit", "PassageIndex", "split_passages"]
+__all__ = ["Hit", "PassageIndex", "page_passages", "split_passages"]
 
 # Writer memory is shared by its threads; 64 MB keeps a 50M-char build in a few segments
 # while the whole process stays far under 200 MB. Two threads match the 2-core target box.
@@ -91,6 +92,19 @@ def split_passages(text: str, target_chars: int = 1000) -> list[tuple[int, int]]
         start = cut
     if start < n:
         spans.append((start, n))
+    return spans
+
+
+def page_passages(
+    text: str, breaks: Sequence[int] = (), target_chars: int = 1000
+) -> list[tuple[int, int]]:
+    """`split_passages` within each page: `breaks` are the offsets where a new page starts,
+    so every passage (and every search hit) lies on one page."""
+    spans: list[tuple[int, int]] = []
+    bounds = [0, *(b for b in breaks if 0 < b < len(text)), len(text)]
+    for first, last in pairwise(bounds):
+        spans.extend((first + s, first + e)
+                     for s, e in split_passages(text[first:last], target_chars))
     return spans
 
 
@@ -157,11 +171,14 @@ class PassageIndex:
         """Ids of every document already in the index."""
         return {term for term, _ in self._live_searcher().terms_with_prefix("doc_id", "")}
 
-    def add_documents(self, docs: Iterable[tuple[str, str]]) -> int:
-        """Index (doc_id, text) pairs one at a time, commit once; return passages added.
+    def add_documents(
+        self, docs: Iterable[tuple[str, str] | tuple[str, str, Sequence[int]]]
+    ) -> int:
+        """Index (doc_id, text[, page breaks]) one at a time, commit once; return passages added.
 
-        Ids already in the index are skipped (documents are immutable). An empty text is
-        recorded as one empty passage so its id still counts as indexed.
+        Passages never cross a page break. Ids already in the index are skipped (documents
+        are immutable). An empty text is recorded as one empty passage so its id still counts
+        as indexed.
         """
         with self._lock, self._process_lock():
             # Another process may have indexed some of these since our searcher was made:
@@ -171,7 +188,7 @@ class PassageIndex:
             writer: tantivy.IndexWriter | None = None
             added = 0
             try:
-                for doc_id, text in docs:
+                for doc_id, text, *pages in docs:
                     if not doc_id:
                         raise errors.InvalidArgs("doc_id must be a non-empty string")
                     if doc_id in known:
@@ -179,7 +196,8 @@ class PassageIndex:
                     known.add(doc_id)
                     if writer is None:
                         writer = self._writer()
-                    for start, end in split_passages(text) or [(0, 0)]:
+                    breaks = pages[0] if pages else ()
+                    for start, end in page_passages(text, breaks) or [(0, 0)]:
                         doc = tantivy.Document()
                         doc.add_text("doc_id", doc_id)
                         doc.add_text("body", text[start:end])

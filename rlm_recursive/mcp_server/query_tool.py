@@ -7,6 +7,7 @@ cost and the error code only. Success is `{data, meta}` with no `error` key; fai
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import traceback
 from collections.abc import Callable
@@ -18,8 +19,10 @@ from ..agent.pool import ProviderPool
 from ..agent.query import QueryOptions, QueryResult, run_query
 from ..agent.runtime import Runtime
 from ..agent.strategies import Strategy
-from ..errors import InternalError, InvalidArgs, RlmError, UnsupportedFile
+from ..corpus.loaders import LoadProgress
+from ..errors import InternalError, InvalidArgs, RlmError
 from ..lcm import lcm_for
+from ..parsers import OcrEngine, parse_bytes
 from ..policy import audited
 from ..types import MODEL_TIERS_HELP
 
@@ -144,16 +147,16 @@ async def run_rlm_query(
     *,
     correlation_id: str,
     providers: ProviderPool | None = None,
-    progress: Callable[[int, str], None] | None = None,
+    progress: Callable[[LoadProgress, str], None] | None = None,
 ) -> tuple[dict[str, Any], bool]:
     """Run one `rlm_query` call; returns `(envelope, is_error)` and writes one audit record.
 
-    `progress(chars, label)` hears each loaded file (MCP progress notifications).
+    `progress(counts, label)` hears each loaded file (MCP progress notifications).
     """
     async with audited(runtime.audit, RLM_QUERY_NAME, correlation_id) as record:
         try:
             args = _parse(arguments)
-            text, source = _read_source(runtime, args)
+            text, source = await asyncio.to_thread(_read_source, runtime, args)
             record.bytes_read = source["bytes_read"]
             session_id = await _load(runtime, text, args.path or "context",
                                      _conversation_session(runtime, args.conversation_id),
@@ -213,14 +216,8 @@ def _read_source(runtime: Runtime, args: RlmQueryArgs) -> tuple[str, dict[str, A
     policy = runtime.policy
     canonical = policy.resolve(args.path or "", expect="file", max_bytes=cap)
     data = policy.read_bytes(canonical, max_bytes=cap)
-    shown = repr(args.path)
-    # A NUL byte is the cheap, reliable sign of a binary file; UTF-8 decoding catches the rest.
-    if b"\x00" in data[:8192]:
-        raise UnsupportedFile(f"{shown} looks binary (NUL bytes); only UTF-8 text is read")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UnsupportedFile(f"{shown} is not valid UTF-8 text: {exc.reason}") from None
+    # The same parsers as a load: PDF, DOCX, HTML, any text encoding (binary is refused).
+    text = parse_bytes(data, str(args.path), ocr=OcrEngine.find()).text
     return text, {"type": "path", "path": args.path, "bytes_read": len(data), "truncated": False}
 
 
@@ -232,7 +229,7 @@ def _conversation_session(runtime: Runtime, conversation_id: int | None) -> str 
 
 
 async def _load(runtime: Runtime, text: str, label: str, session_id: str | None = None,
-                progress: Callable[[int, str], None] | None = None) -> str:
+                progress: Callable[[LoadProgress, str], None] | None = None) -> str:
     """The text as one document in `session_id`, or in a fresh session; the session's id."""
     ctx = runtime.context(**({"progress": progress} if progress is not None else {}))
     if session_id is None:

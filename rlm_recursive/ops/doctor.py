@@ -22,6 +22,7 @@ import httpx
 from pydantic import BaseModel
 
 from ..catalog import Catalog
+from ..parsers import OcrEngine
 from ..policy import Profile, is_loopback_url
 from ..providers.ollama import http_client_options, ollama_host
 from ..providers.ollama_wire import context_length
@@ -96,6 +97,7 @@ async def run_doctor(
 
     checks += await endpoint_checks(catalog, profile)
     checks += _storage_checks(data_dir)
+    checks.append(_ocr_check())
     checks += _policy_checks(profile, host, trajectory_mode(
         profile, catalog.profiles.get(profile.name)))
     return DoctorReport(preset=preset, profile=profile.name, checks=checks,
@@ -260,6 +262,20 @@ def _storage_checks(data_dir: Path) -> list[Check]:
     checks.append(Check(area="storage", name="engines", status="info",
                         detail=f"SQLite {sqlite3.sqlite_version}, tantivy {tantivy}"))
     return checks
+
+
+def _ocr_check() -> Check:
+    """Whether image-only PDF pages can be read: `load --ocr` is on by default when so."""
+    engine = OcrEngine.find()
+    if engine.available:
+        return Check(area="documents", name="ocr", status="ok",
+                     detail=f"{engine.version() or 'tesseract'} at {engine.tesseract}: "
+                            "image-only PDF pages are read (load --no-ocr turns it off)")
+    missing = "tesseract" if engine.tesseract is None else "Pillow (the ocr extra)"
+    return Check(area="documents", name="ocr", status="warn",
+                 detail=f"{missing} is not installed: image-only PDF pages load empty, "
+                        "with a warning per page",
+                 fix=OcrEngine.install_hint())
 
 
 def _policy_checks(profile: Profile, ollama_host: str, trace_mode: str) -> list[Check]:

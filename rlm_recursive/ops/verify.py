@@ -7,17 +7,18 @@ Each citation's checksum is recomputed by the one verification routine the
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from ..agent.citations import Citation, verify_citation
 from ..errors import InternalError, InvalidArgs, NotFound
+from ..policy import PathPolicy
 from ..store import Store
+from .reparse import Verdict, check_source
 
 __all__ = ["CitationCheck", "load_citations", "verify_citations"]
 
-Verdict = Literal["valid", "changed", "missing"]
 
 
 class CitationCheck(BaseModel):
@@ -60,14 +61,24 @@ def _session_of(store: Store, doc_id: str) -> str | None:
 
 def verify_citations(
     store: Store, citations: list[Citation], session_id: str | None = None,
+    source_policy: PathPolicy | None = None,
 ) -> list[CitationCheck]:
-    """One verdict per citation: valid, changed (text differs) or missing (doc or blob gone)."""
+    """One verdict per citation: valid, changed (text differs) or missing (doc or blob gone).
+
+    With `source_policy`, each cited document's original file is read (through that policy)
+    and parsed again, and the verdict is about the file, not the stored copy.
+    """
     checks = []
     for citation in citations:
         session = session_id or _session_of(store, citation.doc_id)
         try:
             if session is None:
                 raise NotFound(f"unknown doc_id {citation.doc_id!r}", kind="document")
+            if source_policy is not None:
+                status, detail, text = check_source(store, source_policy, session, citation)
+                checks.append(CitationCheck(citation=citation, status=status, detail=detail,
+                                            text=text))
+                continue
             result = verify_citation(store, session, citation)
         except NotFound as exc:
             checks.append(CitationCheck(citation=citation, status="missing", detail=exc.message))

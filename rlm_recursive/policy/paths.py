@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -161,6 +161,7 @@ class PathPolicy:
         include: Sequence[str] = (),
         exclude: Sequence[str] = (),
         max_bytes: int | None = None,
+        skip: Callable[[Path, str, bool], bool] | None = None,
     ) -> Iterator[tuple[Path, RlmError | None]]:
         """Walk a folder: `(canonical, None)` per allowed file, `(path, error)` per denied one.
 
@@ -170,6 +171,8 @@ class PathPolicy:
         reported, a cycle is entered once); every file is re-checked by resolve()'s rules.
         `include`/`exclude` are globs on the path relative to `root_dir`; an excluded folder is
         pruned. Files come out in sorted, depth-first order, each canonical path once.
+        `skip(path, rel, is_dir)` passes over an entry (a folder is pruned) before any check:
+        the walker's ignore rules (corpus.walk), which count what they skip.
         """
         top = self.recheck(root_dir, expect="dir")
         inc = [compile_glob(p) for p in include]
@@ -209,7 +212,7 @@ class PathPolicy:
                     yield walked, os_error(err, show(rel))
                     continue
                 if is_dir:
-                    if not recursive:
+                    if not recursive or (skip is not None and skip(walked, rel, True)):
                         continue
                     canon = realpath_fixed(walked)
                     if canon is None or not self._inside(canon):
@@ -225,6 +228,8 @@ class PathPolicy:
                         subdirs.append(walked)
                     continue
                 if inc and not any(p.fullmatch(rel) for p in inc):
+                    continue
+                if skip is not None and skip(walked, rel, False):
                     continue
                 try:
                     canon = self.recheck(walked, max_bytes=max_bytes, expect="file")

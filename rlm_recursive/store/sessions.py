@@ -6,11 +6,14 @@ frozen once `closed_at` is set, whatever its status: it can be read and exported
 
 from __future__ import annotations
 
+import contextlib
+import sqlite3
+
 from ..errors import SessionClosed
 from .db import utcnow
 from .store import Store
 
-__all__ = ["close_session", "export_record", "mark_exported", "require_open"]
+__all__ = ["close_session", "discard_if_empty", "export_record", "mark_exported", "require_open"]
 
 
 def require_open(store: Store, session_id: str) -> None:
@@ -49,3 +52,22 @@ def mark_exported(store: Store, session_id: str, *, stamp: str, branch: str, com
         "UPDATE sessions SET status = 'exported', export_stamp = COALESCE(export_stamp, ?), "
         "export_branch = ?, export_commit = ?, exported_at = ? WHERE id = ?",
         (stamp, branch, commit, utcnow(), session_id))
+
+
+def discard_if_empty(store: Store, session_id: str) -> bool:
+    """Remove a session that holds no document (a load that loaded nothing), with its tool
+    traces; True if it was removed. A session anything else refers to stays."""
+    store.flush()  # the create and load traces are queued: write them, then remove them
+    try:
+        with store.db:
+            store.db.execute("BEGIN IMMEDIATE")
+            if store.db.execute("SELECT 1 FROM documents WHERE session_id = ? LIMIT 1",
+                                (session_id,)).fetchone():
+                return False
+            store.db.execute("DELETE FROM traces WHERE session_id = ?", (session_id,))
+            store.db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+    except sqlite3.IntegrityError:  # referred to (a run, a tenant): keep it
+        return False
+    with contextlib.suppress(FileNotFoundError):
+        (store.data_dir / "traces" / f"{session_id}.jsonl").unlink()
+    return True

@@ -7,6 +7,7 @@ import math
 import os
 import secrets
 import sqlite3
+from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from ..errors import BudgetExceeded, InvalidArgs, NotFound
 from ..types import SpanRef, sha256_hex
 from .blobs import blob_store_for
 from .db import PRIVATE_FILE, connect, private_dir, utcnow
+from .parses import ParseRecords
 from .secretspans import artifact_subject, doc_subject, queue_scan
 from .tracewriter import TraceWriter, tool_trace
 
@@ -75,6 +77,8 @@ class Store:
             _tighten(data_dir / "traces")  # stores written before files were made 0600
         except (OSError, sqlite3.Error) as exc:
             raise data_dir_error(data_dir, exc) from None
+        self.parses = ParseRecords(self.db)
+        """How each document was parsed: format, pages, encoding, version (seed 003 §14)."""
         self.writer = TraceWriter(data_dir / "rlm.db")
         """Batched trace and trajectory writes, on a thread of their own."""
         self._configs: dict[str, SessionConfig] = {}
@@ -153,8 +157,14 @@ class Store:
         source_type: str,
         token_hint: int | None = None,
         metadata: dict[str, Any] | None = None,
+        parse_meta: dict[str, Any] | None = None,
     ) -> Document:
-        """Store one decoded-valid UTF-8 text; the blob is shared by every session that loads it."""
+        """Store one decoded-valid UTF-8 text; the blob is shared by every session that loads it.
+
+        `parse_meta` (a parser's §14.5 metadata) is kept beside it. A file loaded again under
+        the same source gets a new document; when its raw bytes changed, that is a new version
+        pointing at the one before (which stays, with its citations).
+        """
         content_hash = self.blobs.put(data)
         tokens = token_hint if token_hint is not None else math.ceil(length_chars / 4)
         doc = Document(
@@ -176,12 +186,21 @@ class Store:
                     utcnow(),
                 ),
             )
+            if parse_meta is not None:
+                self.parses.record(doc.id, session_id, source, parse_meta)
             self.db.execute(
                 "UPDATE sessions SET docs_version = docs_version + 1 WHERE id = ?", (session_id,)
             )
         # Secrets are found once, in the source text, off the load's path (writer thread).
         self.writer.submit(queue_scan(self.blobs, doc_subject(content_hash)))
         return doc
+
+    def locate(self, doc: Document, offset: int) -> dict[str, int]:
+        """Where an offset lies: `{"page": n}` in a paged document, else `{"line": n}`."""
+        starts = self.parses.info(doc.id).page_starts
+        if starts:
+            return {"page": max(bisect_right(starts, offset), 1)}
+        return {"line": self.text(doc).count("\n", 0, offset) + 1}
 
     def document(self, session_id: str, doc_id: str) -> Document:
         row = self.db.execute(

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..corpus.chunking import ChunkStrategy, chunk_ranges
+from ..corpus.chunking import ChunkStrategy, chunk_ranges, cut_at_breaks
 from ..errors import InvalidArgs
 from ..types import SpanRef, ToolResult
 from .docs import span_dict
@@ -53,7 +53,10 @@ def create(ctx: ToolContext, args: ChunkArgs) -> ToolResult:
     spans = ctx.store.chunking(doc.id, key) if ctx.config.chunk_cache_enabled else None
     cached = spans is not None
     if spans is None:
-        spans = ctx.store.save_chunking(doc, key, chunk_ranges(ctx.store.text(doc), strategy))
+        # Cut at page breaks too: every span lies on one page of a PDF.
+        ranges = cut_at_breaks(chunk_ranges(ctx.store.text(doc), strategy),
+                               ctx.store.parses.info(doc.id).page_breaks())
+        spans = ctx.store.save_chunking(doc, key, ranges)
     total = len(spans)
     if strategy.max_chunks is not None:
         spans = spans[: strategy.max_chunks]
@@ -66,6 +69,7 @@ def create(ctx: ToolContext, args: ChunkArgs) -> ToolResult:
             break
         listed.append({"span_id": span.id, "index": span.chunk_index,
                        "span": span_dict(doc.id, span.start, span.end),
+                       **ctx.store.locate(doc, span.start),
                        "length_chars": span.end - span.start,
                        "content_hash": span.content_hash, "preview": preview})
     listed_to = args.offset + len(listed)
@@ -86,6 +90,7 @@ def get(ctx: ToolContext, args: SpanGetArgs) -> ToolResult:
         content = ctx.store.text(doc)[span.start : end]
         budget -= len(content)
         out.append({"span_id": span.id, "span": span_dict(doc.id, span.start, span.end),
+                    "source": doc.source, **ctx.store.locate(doc, span.start),
                     "content": content, "content_hash": span.content_hash,
                     "truncated": end < span.end})
         if content:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
-
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..corpus.loaders import LoadReport, Source, load_sources
-from ..errors import FileTooLarge, InternalError, InvalidArgs
+from ..corpus.loaders import Source, load_sources
+from ..errors import FileTooLarge, InvalidArgs
+from ..store import Document
 from ..types import SpanRef, ToolResult, sha256_hex, text_checksum
 from .spec import ToolContext, ToolSpec
 
@@ -23,6 +22,9 @@ class LoadArgs(BaseModel):
 
     session_id: str
     sources: list[Source] = Field(min_length=1)
+    ocr: bool | None = Field(
+        None, description="Read image-only PDF pages with OCR: default on when the engine "
+        "(tesseract) is installed; false turns it off")
 
 
 class ListArgs(BaseModel):
@@ -40,15 +42,8 @@ class PeekArgs(BaseModel):
     doc_id: str = Field(description="Document id from the document list")
     start: int = Field(0, ge=0, description="First character offset")
     end: int = Field(-1, ge=-1, description="End offset (exclusive); -1 for the end")
-
-
-def _bytes_read(ctx: ToolContext, report: LoadReport) -> int:
-    """Bytes of every document this load stored: its blob holds exactly the bytes read."""
-    total = 0
-    for doc in report.loaded:
-        with contextlib.suppress(OSError, InternalError):  # a blob gone since: not counted
-            total += ctx.store.blobs.size(doc.content_hash)
-    return total
+    page: int | None = Field(None, ge=1, le=1_000_000,
+                             description="PDF page; start/end count from its start")
 
 
 def _check_inline(sources: list[Source], cap: int) -> None:
@@ -74,10 +69,12 @@ def load(ctx: ToolContext, args: LoadArgs) -> ToolResult:
     cap = config.max_file_bytes if ctx.policy.max_bytes is None else min(
         config.max_file_bytes, ctx.policy.max_bytes)
     _check_inline(args.sources, cap)
+    # Blocking (files, a process pool): the registry runs this handler in a worker thread.
     report = load_sources(ctx.store, session_id, args.sources, ctx.policy, config,
-                          progress=ctx.extras.get("progress"))
+                          progress=ctx.extras.get("progress"), ocr=args.ocr)
     output = report.to_dict()
-    return ToolResult(output=output, bytes_read=_bytes_read(ctx, report))
+    # For the audit record: the raw bytes read (a PDF's, not its text's).
+    return ToolResult(output=output, bytes_read=report.bytes_read)
 
 
 def list_docs(ctx: ToolContext, args: ListArgs) -> ToolResult:
@@ -91,7 +88,7 @@ def list_docs(ctx: ToolContext, args: ListArgs) -> ToolResult:
         "documents": [
             {"doc_id": d.id, "content_hash": d.content_hash, "source": d.source,
              "length_chars": d.length_chars, "length_tokens_est": d.length_tokens_est,
-             "span_count": counts.get(d.id, 0)}
+             "span_count": counts.get(d.id, 0), **_parse_fields(ctx, d.id)}
             for d in docs
         ],
         "total": total,
@@ -99,21 +96,46 @@ def list_docs(ctx: ToolContext, args: ListArgs) -> ToolResult:
     })
 
 
+def _parse_fields(ctx: ToolContext, doc_id: str) -> dict[str, object]:
+    """Format, and pages for a paged one: a model reads this list, so it stays short."""
+    info = ctx.store.parses.info(doc_id)
+    return {"format": info.format, **({"pages": info.page_count} if info.page_count else {})}
+
+
+def _peek_range(ctx: ToolContext, doc: Document, args: PeekArgs) -> tuple[int, int]:
+    """[start, end) in the document; with `page`, offsets count from that page's start."""
+    low, high = 0, doc.length_chars
+    if args.page is not None:
+        info = ctx.store.parses.info(doc.id)
+        if not info.page_count:
+            raise InvalidArgs(f"document {doc.id} ({doc.source}) has no pages; peek by "
+                              "offsets instead")
+        if args.page > info.page_count:
+            raise InvalidArgs(f"document {doc.id} has {info.page_count} pages; there is no "
+                              f"page {args.page}")
+        low, high = info.page_range(args.page)
+    start = low + args.start
+    end = high if args.end == -1 else min(low + args.end, high)
+    if start > end:
+        raise InvalidArgs(f"start {args.start} is after end {end - low} (length "
+                          f"{high - low})")
+    return start, end
+
+
 def peek(ctx: ToolContext, args: PeekArgs) -> ToolResult:
     session_id = ctx.require_session()
     doc = ctx.store.document(session_id, args.doc_id)
-    end = doc.length_chars if args.end == -1 else min(args.end, doc.length_chars)
-    if args.start > end:
-        raise InvalidArgs(f"start {args.start} is after end {end} (document length "
-                          f"{doc.length_chars})")
+    start, end = _peek_range(ctx, doc, args)
     limit = ctx.config.max_chars_per_peek
-    truncated = end - args.start > limit
-    end = min(end, args.start + limit)
-    content = ctx.store.text(doc)[args.start : end]
+    truncated = end - start > limit
+    end = min(end, start + limit)
+    content = ctx.store.text(doc)[start : end]
     return ToolResult(
         output={
             "content": content,
-            "span": span_dict(doc.id, args.start, end),
+            "span": span_dict(doc.id, start, end),
+            "source": doc.source,
+            **ctx.store.locate(doc, start),
             "content_hash": sha256_hex(content.encode("utf-8")),
             # The one checksum format (citations, REPL spans): "sha256:" over NFC text.
             # content_hash (plain hex of the bytes) stays for existing clients.
@@ -121,7 +143,7 @@ def peek(ctx: ToolContext, args: PeekArgs) -> ToolResult:
             "truncated": truncated,
             "total_length": doc.length_chars,
         },
-        read_spans=[SpanRef(doc_id=doc.id, start=args.start, end=end)],
+        read_spans=[SpanRef(doc_id=doc.id, start=start, end=end)],
     )
 
 
@@ -129,10 +151,11 @@ DOCS_TOOLS = [
     ToolSpec("rlm_docs_load",
              "Load files, directories, globs or inline text into a session.", LoadArgs, load),
     ToolSpec("rlm_docs_list",
-             "List the loaded documents: doc_id, source, length in characters and tokens.",
+             "List the loaded documents: doc_id, source, format, pages, length in characters "
+             "and tokens.",
              ListArgs, list_docs, model_facing=True),
     ToolSpec("rlm_docs_peek",
-             "Read characters [start, end) of one document. Long ranges are truncated; read "
-             "large documents piece by piece or search them first.",
+             "Read characters [start, end) of one document (or of a PDF page). Long ranges are "
+             "truncated; read large documents piece by piece or search them first.",
              PeekArgs, peek, model_facing=True),
 ]

@@ -72,11 +72,13 @@ def _session_index(store: Store, session_id: str) -> tuple[SessionIndex, bool]:
     return entry, bool(missing)
 
 
-def _with_progress(store: Store, docs: list[Document]) -> Iterator[tuple[str, str]]:
-    """(doc_id, text) pairs, reporting characters indexed to a live view if one listens."""
+def _with_progress(
+    store: Store, docs: list[Document]
+) -> Iterator[tuple[str, str, list[int]]]:
+    """(doc_id, text, page breaks), reporting characters indexed to a live view if one listens."""
     total, done = sum(d.length_chars for d in docs), 0
     for doc in docs:
-        yield doc.id, store.text(doc)
+        yield doc.id, store.text(doc), store.parses.info(doc.id).page_breaks()
         done += doc.length_chars
         trajectory.progress("index", done, total)
 
@@ -115,13 +117,19 @@ def query(ctx: ToolContext, args: SearchArgs) -> ToolResult:
         ctx.store, session_id, args.query, args.method, args.doc_ids or None, args.limit)
     budget, matches, read = ctx.config.max_chars_per_response, [], []
     for hit in hits:
-        text = ctx.store.text(docs[hit.doc_id])
-        start, end, hl_end = _window(hit, args.context_chars, len(text), budget, first=not matches)
+        doc = docs[hit.doc_id]
+        text = ctx.store.text(doc)
+        where = ctx.store.locate(doc, hit.start)
+        low, high = _bounds(ctx, doc.id, where, len(text))
+        start, end, hl_end = _window(hit, args.context_chars, low, high, budget,
+                                     first=not matches)
         if end - start > budget:
             break
         budget -= end - start
         matches.append({
             "doc_id": hit.doc_id,
+            "source": doc.source,
+            **where,
             "span": span_dict(hit.doc_id, hit.start, hit.end),
             "span_id": None,
             "score": round(hit.score, 4),
@@ -139,17 +147,26 @@ def query(ctx: ToolContext, args: SearchArgs) -> ToolResult:
     )
 
 
+def _bounds(ctx: ToolContext, doc_id: str, where: dict[str, int], length: int
+            ) -> tuple[int, int]:
+    """The part of the document a match's context may show: its page, or the whole text."""
+    if "page" not in where:
+        return 0, length
+    return ctx.store.parses.info(doc_id).page_range(where["page"])
+
+
 def _window(
-    hit: Hit, context_chars: int, length: int, budget: int, *, first: bool
+    hit: Hit, context_chars: int, low: int, length: int, budget: int, *, first: bool
 ) -> tuple[int, int, int]:
-    """Context bounds and highlight end; the first match is narrowed to fit the budget."""
-    start = max(hit.highlight_start - context_chars, 0)
-    end = min(hit.highlight_end + context_chars, length)
+    """Context bounds (within [low, length)) and highlight end; the first match is narrowed
+    to fit the budget."""
+    start = max(hit.highlight_start - context_chars, low)
+    end = max(min(hit.highlight_end + context_chars, length), hit.highlight_end)
     if end - start <= budget or not first:
         return start, end, hit.highlight_end
     # A tiny response cap must still show the best match: less context, then less highlight.
     around = max((budget - (hit.highlight_end - hit.highlight_start)) // 2, 0)
-    start = max(hit.highlight_start - around, 0)
+    start = max(hit.highlight_start - around, low)
     end = min(hit.highlight_end + around, length, start + budget)
     return start, end, min(hit.highlight_end, end)
 
@@ -157,6 +174,7 @@ def _window(
 SEARCH_TOOLS = [
     ToolSpec("rlm_search_query",
              "Search the loaded documents. method bm25 ranks passages by keywords; regex and "
-             "literal find exact matches. Each match gives doc_id, a span and the surrounding "
-             "context.", SearchArgs, query, model_facing=True),
+             "literal find exact matches. Each match gives doc_id, source, page or line, a span "
+             "and the surrounding context.",
+             SearchArgs, query, model_facing=True),
 ]

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..corpus.loaders import LoadProgress
 from .recorder import Node
 
 __all__ = ["EventFeed", "FeedEvent", "narrate"]
@@ -140,16 +141,16 @@ class EventFeed:
             self._append("progress", self._held)
             self._held = None
 
-    def loader_progress(self) -> Callable[[int, str], None]:
-        """A `load_sources` progress callback: one event per file loaded (thinned)."""
-        files, chars = 0, 0
+    def loader_progress(self) -> Callable[[LoadProgress, str], None]:
+        """A `load_sources` progress callback: one event per file (thinned), with the load's
+        running counts of files, pages and raw bytes (`corpus.loaders.LoadProgress`)."""
 
-        def loaded(length_chars: int, label: str) -> None:
-            nonlocal files, chars
-            files, chars = files + 1, chars + length_chars
+        def loaded(counts: LoadProgress, label: str) -> None:
             self.publish("progress", {
-                "task": "load", "done": files, "total": None, "chars": chars,
-                "message": f"loaded {files} files ({chars:,} chars), latest {label}"})
+                "task": "load", "done": counts.files, "total": None, "pages": counts.pages,
+                "bytes": counts.bytes,
+                "message": f"loaded {counts.files} files ({counts.pages:,} pages, "
+                           f"{counts.bytes:,} bytes), latest {label}"})
 
         return loaded
 

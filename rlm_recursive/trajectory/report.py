@@ -17,6 +17,7 @@ from typing import Any
 from ..errors import NotFound, RlmError
 from ..store import Store
 from ..store.trajectory import load_events, load_run
+from ..types import location_label
 
 __all__ = ["load_trajectory", "render_html"]
 
@@ -109,7 +110,7 @@ def _budget(run: dict[str, Any]) -> str:
 def _citations(run: dict[str, Any]) -> str:
     items = []
     for i, c in enumerate(run.get("citations") or [], start=1):
-        where = escape(f"{c.get('source') or c['doc_id']} [{c['start']}:{c['end']}]")
+        where = escape(f"{location_label(c)} [{c['start']}:{c['end']}]")
         text = (f"<pre>{escape(c['text'])}</pre>" if c.get("text") is not None
                 else _withheld(c["end"] - c["start"]))
         items.append(f'<li id="cite-{i}"><div><b>{where}</b></div>'

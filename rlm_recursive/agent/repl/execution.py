@@ -158,7 +158,12 @@ class ReplExecution:
         warnings: list[str] = []
         if self.sandbox.running:
             spans = await self.sandbox.take_spans() + spans
-            changed = await self._collect(code, warnings)
+            rebound = "context" in assigned_names(code)
+            if rebound:
+                await self.sandbox.restore_context()
+            changed = await self._collect(code, warnings, ["user_context"] if rebound else [])
+            if rebound:
+                changed["context"] = "the documents again (your value is now user_context)"
         final, error = self.host.final, fed.error
         if final is not None and final.get("variable"):
             described = await self.sandbox.value(final["variable"]) \
@@ -184,12 +189,15 @@ class ReplExecution:
         await asyncio.to_thread(self.store.add_step, self.id, record)
         return StepView(record, changed, fed.stdout_chars, len(self.host.calls), warnings)
 
-    async def _collect(self, code: str, warnings: list[str]) -> dict[str, str]:
+    async def _collect(self, code: str, warnings: list[str],
+                       also: list[str] | None = None) -> dict[str, str]:
         """Refresh the JSON variables from the sandbox; return what changed (name → type).
 
         A value that is not JSON is never dropped in silence: `warnings` says so, and
-        `state` keeps its last JSON value instead of vanishing."""
-        described = await self.sandbox.describe([*assigned_names(code), "state"])
+        `state` keeps its last JSON value instead of vanishing. `also`: names bound by the
+        host rather than the code (`user_context`)."""
+        described = await self.sandbox.describe([*assigned_names(code), *(also or []),
+                                                 "state"])
         changed = {}
         for name, (kind, type_name, value) in described.items():
             if kind == "json" and name != "state" and \

@@ -145,6 +145,7 @@ class _Tool:
 
 tool = _Tool()
 context = [DocView(_i, _d[0], _d[1], _d[2]) for _i, _d in enumerate(_docs)]
+_context = context
 if "state" not in _restored:
     state = {}
 '''

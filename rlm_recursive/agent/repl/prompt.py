@@ -3,6 +3,7 @@ parsing of its replies."""
 
 from __future__ import annotations
 
+import ast
 import re
 
 from .prelude import INTERPRETER_NOTE
@@ -54,6 +55,8 @@ CORRECTIVE = ("Your reply had no ```repl code block. Reply with exactly one bloc
               "to answer.")
 
 _BLOCK = re.compile(r"```repl[ \t]*\r?\n(.*?)```", re.DOTALL)
+_OTHER_BLOCK = re.compile(r"```(?:python3?|py)?[ \t]*\r?\n(.*?)```", re.DOTALL | re.IGNORECASE)
+_CALL = re.compile(r"^\s*(print|FINAL|FINAL_VAR)\s*\(|^\s*\w+\s*=|\bcontext\b", re.MULTILINE)
 
 
 def root_system(overview: str, *, subcalls: bool, stdout_cap: int, budget: str,
@@ -65,6 +68,23 @@ def root_system(overview: str, *, subcalls: bool, stdout_cap: int, budget: str,
 
 
 def extract_code(reply: str) -> tuple[str | None, int]:
-    """The first ```repl block of a reply, and how many blocks there were."""
-    blocks = _BLOCK.findall(reply)
-    return (blocks[0] if blocks else None), len(blocks)
+    """The first ```repl block of a reply, and how many blocks there were.
+
+    Small models wrap code in prose: a ```python (or bare ```) block counts when there is no
+    repl block, and so does a reply that is Python as a whole and reads the corpus or answers.
+    """
+    blocks = _BLOCK.findall(reply) or _OTHER_BLOCK.findall(reply)
+    if blocks:
+        return blocks[0], len(blocks)
+    text = reply.strip()
+    if text and _CALL.search(text) and _parses(text):
+        return text, 1
+    return None, 0
+
+
+def _parses(code: str) -> bool:
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    return True

@@ -234,6 +234,11 @@ class Sandbox:
         lines.append("_described")
         return dict(await self._internal("\n".join(lines)) or {})
 
+    async def restore_context(self) -> None:
+        """Small models rebind `context` (to one document, or to text they pasted): their value
+        moves to `user_context` and `context` is the documents again for the next step."""
+        await self._internal("user_context = context\ncontext = _context")
+
     async def value(self, name: str) -> list[Any] | None:
         """`["json"|"opaque", type, value|None]` of a variable, or None if it is not bound."""
         if not name.isidentifier():

@@ -1,6 +1,7 @@
 """The classify strategy: a typed judgement per item by the model, summed in code.
 
-1. The session is split into items (lines, records, paragraphs or delimited pieces).
+1. The session is split into items (the records its format marks: lines, rows, blocks,
+   paragraphs), narrowed by the field values the question names.
 2. Items are packed into batches that fill the window without overflowing it (at least
    `MIN_BATCH` per call); each batch gets one constrained JSON reply: one label per numbered
    item (`yes`/`no`, or the labels the question offers).
@@ -8,29 +9,38 @@
    answer is retried in halves once; items still unjudged are reported as such).
 4. The answer gives the count or distribution, items seen / items total, and cites every
    item judged `yes` (or of the winning label).
-Batches run with bounded concurrency, through the temperature-0 cache.
+Batches run with bounded concurrency, through the temperature-0 cache. Before the first
+call the user is told the size of the job (items, calls, minutes on this model); progress
+follows each call; a time budget (`classify_budget_s`, 5 min) ends it with a partial count,
+marked partial.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
+import sys
+import time
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
-from ...corpus.items import Item, split_items
+from ...corpus.records import Record
+from ...corpus.tally import TallyPlan, tally
 from ...types import SpanRef
 from ..batching import batch_ranges, calls_in_flight
 from ..context import AgentAnswer, RunContext
-from ..model_call import window_chars
+from ..model_call import CHARS_PER_TOKEN, window_chars
 from ..recursion import RecursionState, Tier
+from ..routing import count_draft, session_layout
+from .count import computed
 from .structured import ask_json
 
-__all__ = ["MAX_BATCH", "MIN_BATCH", "judge_items", "labels_for", "run"]
+__all__ = ["MAX_BATCH", "MIN_BATCH", "Judging", "estimate", "judge_items", "labels_for", "run"]
 
 MIN_BATCH = 20
 """At most one model call per this many items."""
-MAX_BATCH = 40
+MAX_BATCH = 50
 """Small models lose track of long numbered lists; the window is not the only limit."""
 _REPLY_TOKENS_PER_ITEM = 8
 _ITEM_CHARS = 300
@@ -64,29 +74,70 @@ def _schema(size: int, labels: list[str]) -> dict[str, Any]:
     return {"type": "object", "properties": {k: label for k in keys}, "required": keys}
 
 
+@dataclass
+class Judging:
+    """Verdicts so far, the calls made, and whether the time budget cut the work short."""
+
+    verdicts: list[str | None]
+    calls: int = 0
+    partial: bool = False
+    seconds: float = 0.0
+
+
+def estimate(tier: Tier, items: int, calls: int, prompt_chars: int) -> float:
+    """Seconds the judging should take on this model, before any call is made.
+
+    From the model's size (a GGUF on this CPU prefills and generates slowly; a server is
+    usually faster): a rough figure for the user, refined by the measured calls as it runs.
+    """
+    size = max(tier.info.params_b or 1.0, 0.05)
+    prompt_tokens = prompt_chars / CHARS_PER_TOKEN
+    reply_tokens = _REPLY_TOKENS_PER_ITEM * items / max(calls, 1)
+    if tier.provider == "embedded":
+        per_call = prompt_tokens / (55 / size) + reply_tokens / (3.4 / size)
+    elif tier.provider == "fake":
+        per_call = 0.0
+    else:
+        per_call = 2.0 + prompt_tokens / 2000 + reply_tokens / 40
+    return per_call * calls
+
+
+def _minutes(seconds: float) -> str:
+    return f"~{seconds / 60:.0f} min" if seconds >= 90 else f"~{seconds:.0f} s"
+
+
 async def judge_items(
-    rc: RunContext, tier: Tier, question: str, items: list[Item], labels: list[str],
-) -> tuple[list[str | None], int]:
-    """One label per item (None: the model gave none), and the number of model calls."""
+    rc: RunContext, tier: Tier, question: str, items: list[Record], labels: list[str],
+) -> Judging:
+    """One label per item (None: the model gave none, or the time budget ran out first)."""
     criterion = _criterion(question, labels)
     budget = window_chars(tier, min(1024, tier.num_ctx // 4)) - len(criterion) - len(_SYSTEM)
     shown = [it.text[:_ITEM_CHARS].replace("\n", " ") for it in items]
     # Each item costs its text, its number, and the schema entry that forces its label.
     overhead = 12 + sum(len(x) + 3 for x in labels) + 40
     ranges = batch_ranges([len(s) for s in shown], budget, overhead, MAX_BATCH)
-    verdicts: list[str | None] = [None] * len(items)
+    judging = Judging([None] * len(items))
+    expected = estimate(tier, len(items), len(ranges), sum(map(len, shown)) // max(
+        len(ranges), 1) + len(criterion) + len(_SYSTEM))
+    _tell(rc, f"classify: ~{len(items):,} items, ~{len(ranges)} calls, {_minutes(expected)} "
+              f"on {tier.model} (time budget {rc.settings.classify_budget_s:.0f} s)",
+          {"phase": "estimate", "items": len(items), "calls": len(ranges),
+           "seconds": round(expected, 1), "budget_s": rc.settings.classify_budget_s})
     gate = asyncio.Semaphore(calls_in_flight(rc, tier))
-    calls = 0
+    started = time.monotonic()
+    deadline = started + rc.settings.classify_budget_s
 
     async def ask(start: int, stop: int, retry: bool) -> None:
-        nonlocal calls
         async with gate:
+            if time.monotonic() >= deadline:
+                judging.partial = True
+                return
             rc.budget.charge_sub_call()
             listing = "\n".join(f"{i - start + 1}. {shown[i]}" for i in range(start, stop))
             reply = await ask_json(rc, tier, _SYSTEM, f"{criterion}\n\nItems:\n{listing}",
                                    "rlm_item_labels", _schema(stop - start, labels),
                                    description="One label per item number.", cacheable=True)
-            calls += 1
+            judging.calls += 1
         answered = [reply.get(str(i - start + 1)) if reply else None
                     for i in range(start, stop)]
         if retry and any(a not in labels for a in answered) and stop - start > 1:
@@ -94,18 +145,53 @@ async def judge_items(
             await asyncio.gather(ask(start, middle, False), ask(middle, stop, False))
             return
         for i, answer in zip(range(start, stop), answered, strict=True):
-            verdicts[i] = answer if answer in labels else None
+            judging.verdicts[i] = answer if answer in labels else None
+        done = sum(v is not None for v in judging.verdicts)
+        _tell(rc, None, {"phase": "progress", "done": done, "total": len(items),
+                         "calls": judging.calls,
+                         "elapsed_s": round(time.monotonic() - started, 1)})
 
-    await asyncio.gather(*(ask(a, b, True) for a, b in ranges))
-    return verdicts, calls
+    tasks = [asyncio.ensure_future(ask(a, b, True)) for a, b in ranges]
+    if tasks:
+        _, pending = await asyncio.wait(tasks, timeout=rc.settings.classify_budget_s + 1)
+        for task in pending:  # a call still running at the budget's end is abandoned
+            task.cancel()
+            judging.partial = True
+        await asyncio.gather(*pending, return_exceptions=True)
+        for task in tasks:
+            if not task.cancelled() and task.exception() is not None:
+                raise task.exception()  # type: ignore[misc]
+    judging.seconds = time.monotonic() - started
+    return judging
+
+
+def _tell(rc: RunContext, line: str | None, event: dict[str, Any]) -> None:
+    """The estimate goes to stderr (the CLI user sees it before waiting); events to the
+    surface's progress callback."""
+    if line is not None:
+        print(f"rlm-recursive: {line}", file=sys.stderr)
+    if rc.progress is not None:
+        rc.progress({"event": "progress", "task": "classify", **event})
+
+
+async def _items(rc: RunContext, question: str) -> tuple[list[Record], str, str]:
+    """The items to judge: the session's records, narrowed by the field values the question
+    names ("How many ERROR lines mention a network problem?": ERROR lines only)."""
+    layout, _ = await session_layout(rc)
+    draft = count_draft(question, layout)
+    if draft.negated or not draft.plan.filters:
+        return layout.records, layout.unit, ""
+    prefilter = TallyPlan(filters=draft.plan.filters)
+    hits, _ = tally(layout, prefilter, sample=len(layout.records))
+    return hits, layout.unit, prefilter.describe()
 
 
 async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnswer:
     tier = rc.tier(state.depth + 1 if state.can_recurse() else state.depth)
-    items = await asyncio.to_thread(lambda: split_items(
-        [(doc.id, rc.store.text(doc)) for doc in rc.store.documents(rc.session_id)]))
+    items, unit, narrowed = await _items(rc, question)
     labels = labels_for(question)
-    verdicts, calls = await judge_items(rc, tier, question, items, labels)
+    judging = await judge_items(rc, tier, question, items, labels)
+    verdicts, calls = judging.verdicts, judging.calls
     counts = Counter(v for v in verdicts if v is not None)
     seen = sum(counts.values())
     if labels == ["yes", "no"]:
@@ -113,13 +199,23 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
     else:
         chosen = max(labels, key=lambda x: counts[x])
         head = f"{chosen} ({', '.join(f'{x}: {counts[x]}' for x in labels)})"
+    if judging.partial and labels == ["yes", "no"] and seen:
+        head = f"~{round(counts['yes'] * len(items) / seen)}"
     cited = [it for it, v in zip(items, verdicts, strict=True) if v == chosen]
     for item in cited:
         rc.citations.add(SpanRef(doc_id=item.doc_id, start=item.start, end=item.end))
     sample = "\n".join(f"- {it.text[:160]}" for it in cited[:5])
-    text = (f"{head} — {len(cited)} of {len(items)} items judged '{chosen}' by the model, "
-            f"one label per item, counted by code (items seen {seen} / items total "
-            f"{len(items)}, {calls} model calls)." + (f"\nExamples:\n{sample}" if sample else ""))
+    scope = f" among the {unit}s with {narrowed}" if narrowed else ""
+    cut = (f" PARTIAL: the {rc.settings.classify_budget_s:.0f} s time budget ran out after "
+           f"{seen} of {len(items)} items; the estimate scales the share judged '{chosen}' "
+           f"({counts[chosen]}) to all items." if judging.partial else "")
+    text = (f"{head} — {len(cited)} of {len(items)} items{scope} judged '{chosen}' by the "
+            f"model, one label per item, counted by code (items seen {seen} / items total "
+            f"{len(items)}, {calls} model calls, {judging.seconds:.0f} s).{cut}"
+            + (f"\nExamples:\n{sample}" if sample else ""))
+    plan = f"model judged each {unit}{scope}: {question.strip()}"
     return AgentAnswer(text, tier, calls, extra={
         "items_total": len(items), "items_seen": seen, "counts": dict(counts),
-        "model_calls": calls})
+        "model_calls": calls, "partial": judging.partial,
+        "computed": computed("classify", plan, counts[chosen], counts[chosen] > 0,
+                             judging.partial)})

@@ -4,6 +4,7 @@ corpus; `llm_query` is answered by the runtime (seed 003 §7, the paper's RLM)."
 from __future__ import annotations
 
 import asyncio
+import re
 
 from ... import trajectory
 from ...errors import RlmError, RunError
@@ -88,10 +89,16 @@ async def _loop(
             messages = await memory.window(tier, system, [], question)
 
     corrections = 0
+    last: StepView | None = None
     while execution.turn < settings.max_iterations:
         reply = (await call_model(rc, tier, messages, [])).text
         await add(Message(role="assistant", content=reply))
         code, blocks = extract_code(reply)
+        printed = _printed_answer(last, reply, code)
+        if printed is not None:
+            # It printed the answer and then restated it (or ran the same step again)
+            # instead of calling FINAL: what its code printed is the answer.
+            return AgentAnswer(printed, tier, execution.turn, stopped="printed")
         if code is None:
             corrections += 1
             if corrections > settings.max_corrections:
@@ -104,6 +111,7 @@ async def _loop(
             view = await execution.step(code)
             recorded.result({"stdout": view.record.stdout, "error": view.record.error})
         _report(rc, view)
+        last = view
         final = view.record.final
         if final is not None and final.get("answer"):
             return _finished(rc, execution, tier, str(final["answer"]))
@@ -112,6 +120,21 @@ async def _loop(
     await add(Message(role="user", content=_OUT_OF_TURNS))
     result = await call_model(rc, tier, messages, [])
     return AgentAnswer(result.text.strip(), tier, execution.turn, stopped="max_iterations")
+
+
+def _printed_answer(last: StepView | None, reply: str, code: str | None) -> str | None:
+    """The output of the previous step when the model treats printing as answering: it
+    repeats that step's code, or replies in prose that restates what the step printed.
+    Only a short, error-free output counts (an exploratory print is no answer)."""
+    if last is None or last.record.error or not last.record.stdout.strip():
+        return None
+    out = last.record.stdout.strip()
+    if len(out) > 2000:
+        return None
+    if code is not None:
+        return out if code.strip() == last.record.code.strip() else None
+    restated = re.search(rf"(?<!\w){re.escape(out)}(?!\w)", reply, re.IGNORECASE)
+    return out if len(out) <= 200 and len(reply) <= 400 and restated else None
 
 
 def _finished(rc: RunContext, execution: ReplExecution, tier, answer: str) -> AgentAnswer:

@@ -29,6 +29,9 @@ class RefIn(BaseModel):
     end_char: int = Field(ge=0)
     checksum: str = Field(pattern=r"^sha256:[0-9a-f]{64}$")
     source_name: str | None = Field(None, description="Ignored")
+    source: str | None = Field(None, description="Ignored")
+    page: int | None = Field(None, description="Ignored: recomputed from the document")
+    line: int | None = Field(None, description="Ignored: recomputed from the document")
 
     @model_validator(mode="after")
     def _doc(self) -> RefIn:
@@ -64,7 +67,7 @@ async def verify(body: VerifyIn, request: Request,
             raise InvalidArgs("doc_id and doc_index name different documents")
         out = verify_citation(store, ref.session_id, Citation(
             doc_id=doc.id, start=ref.start_char, end=ref.end_char, checksum=ref.checksum))
-        return {**out, "source_name": doc.source,
+        return {**out, "source_name": doc.source, **store.locate(doc, ref.start_char),
                 "char_range": {"start_char": ref.start_char, "end_char": ref.end_char}}
 
     return await state.db(check)

@@ -1,0 +1,299 @@
+"""Routing by the question's structure, checked against the corpus, not by keywords.
+
+A question counts only when it asks how many of something there are ("how many", "the number
+of errors", "count the ...", "which ... most often"), not when "number" or "total" names a
+value ("the account number of Acme", "the total on invoice 7", "the sum insured"). Then the
+corpus decides: the counted words name field values or phrases the records hold → count; they
+name something no record says literally → classify (the model judges each record); the text
+states the number ("the ward has 24 beds") → search. Iterative needs a bridge: a relative
+clause or participle on an entity the question does not name ("the office that runs X").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from ..corpus.records import Layout, read_layout
+from ..corpus.tally import FieldFilter, TallyPlan, match_values, phrase_regex, stems, words
+
+if TYPE_CHECKING:
+    from .context import RunContext
+
+__all__ = ["CountDraft", "Route", "asks_to_aggregate", "asks_to_count", "count_draft",
+           "has_bridge", "route", "session_layout"]
+
+Route = Literal["count", "classify", "iterative", "search", "map-reduce"]
+
+_COUNT = re.compile(
+    r"\bhow\s+(many|often|frequently)\b"
+    r"|(?:^|\b(?:the|a|total|overall|exact|whats|what's|is|me|us|give|report|find|get)\s+)"
+    r"(?:total\s+|overall\s+|exact\s+)?(?:number|count|tally|amount)\s+of\s+"
+    r"(?!(?:the|this|that|its|his|her|their|our|my|your|account|policy|invoice)\b|\w+'s\b)"
+    r"|^\s*(?:please\s+|now\s+)?(?:count|tally|enumerate)\b"
+    r"|\b(?:can|could|would)\s+you\s+(?:please\s+)?(?:count|tally)\b"
+    r"|\bnumber\s+of\s+times\b|\bhow\s+much\s+of\s+the\s+\w+\s+(?:is|are)\b", re.IGNORECASE)
+_RANK = re.compile(r"\b(most|least|fewest)\b(?:\s+(?:frequent(?:ly)?|common(?:ly)?|often|"
+                   r"entries|lines|records|rows))?|\b(?:which|what)\b[^?]*\b(?:top|commonest)\b",
+                   re.IGNORECASE)
+_OFTEN = re.compile(r"\b(most|least)\s+(frequent(ly)?|common(ly)?|often)\b|\bfewest\b|"
+                    r"\b(most|least)\s+(entries|lines|records|rows|errors|warnings|mentions)\b",
+                    re.IGNORECASE)
+_TIMES = re.compile(r"\bhow\s+(often|frequently)\b|\btimes\b|\boccurrences?\b",
+                    re.IGNORECASE)
+_NEGATION = re.compile(r"\b(not|without|except|excluding|other\s+than|aren't|isn't|weren't|"
+                       r"wasn't|don't|doesn't|didn't|never|non)\b", re.IGNORECASE)
+_SUMMARY = re.compile(
+    r"\bsummari[sz](e|ing)\b|\b(give|write|provide|produce|need|want)\b[^?.]{0,20}"
+    r"\b(summary|overview|recap|synopsis|digest)\b|\btl;?dr\b|\bgist\b|\bin a nutshell\b"
+    r"|\b(main|key|central|major|overall)\s+(themes?|points?|topics?|ideas?|findings|takeaways|"
+    r"messages?|arguments?)\b|\bwhat\s+(is|are)\s+(this|these|the)\s+(documents?|reports?|"
+    r"files?|texts?|notes?)\s+(mostly\s+|mainly\s+|all\s+)?about\b|\brecap\b|\boverview of\b",
+    re.IGNORECASE)
+_RELATIVE = re.compile(r"\b(the|a|an)\s+((?:(?!(?:the|a|an|of)\b)[\w-]+\s+){0,2}[\w-]+)\s+"
+                       r"(that|which|who|whose|where)\b", re.IGNORECASE)
+_PARTICIPLE = re.compile(
+    r"\bthe\s+(?:[\w-]+\s+){0,2}?[\w-]+\s+(running|housing|managing|owning|leading|hosting|"
+    r"operating|supervising|overseeing|handling|responsible\s+for|in\s+charge\s+of|behind|"
+    r"assigned\s+to|based\s+in|located\s+in|that's|which's)\s", re.IGNORECASE)
+_OPENING = re.compile(r"^\s*(?:(?:what|which|who|whom|where|when|how)(?:'s|\s+is|\s+was|"
+                      r"\s+are|\s+were|\s+does|\s+did|\s+do)?|tell\s+me|give\s+me|find|name|"
+                      r"state|list|identify)\s+", re.IGNORECASE)
+_NUMBER = (r"(?:(?<![\w.])\d[\d,]*(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|"
+           r"ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred|a\s+dozen|dozens\s+of)")
+_STOP = frozenset(
+    "a an the of and or in on at to for from with by is are was were be been being do does did "
+    "have has had that this these those there their its which what who whose where when why "
+    "it they them we you i me my our your his her any all each every per total overall exact "
+    "exactly please tell give find get report count tally enumerate number amount how many much "
+    "often frequently times time occurrence occurrences appear appears appeared occur occurs "
+    "occurred mention mentions mentioned contain contains contained say says said include "
+    "includes included show shows shown log logged record recorded list listed come came "
+    "originate exist exists word words phrase term string text file files document documents "
+    "corpus dataset data loaded whole across altogether overall can could would you us "
+    "marked tagged labelled labeled set as level severity status type kind category "
+    "service component app host source field value most least fewest frequent frequently "
+    "common commonly which top commonest than write wrote written writes produce produced "
+    "produces emit emitted emits generate generated generates print printed raise raised "
+    "throw threw thrown got see seen saw found happen happened still currently now ever "
+    "so far yet today overall get gets return returned returns send sent sends make made "
+    "makes need needs go went want belong belongs belonging associated related under within "
+    "inside among between into out about over up there's here altogether entire".split())
+_UNITS = frozenset(stems("line lines entry entries record records row rows item items event "
+                         "events message messages log logs note notes paragraph paragraphs "
+                         "section sections"))
+_MIN_ITEMS = 5
+"""Fewer records than this is not a countable unit: the text states facts, it does not list."""
+
+
+@dataclass
+class CountDraft:
+    """What a counting question selects, read from its words against the corpus fields."""
+
+    plan: TallyPlan
+    unknown: list[str] = field(default_factory=list)
+    """Content words no record holds: the question asks for a judgement (classify)."""
+    rank_key: str | None = None
+    """The field a "which ... most/least" question ranks."""
+    offered: list[str] = field(default_factory=list)
+    """The values of `rank_key` the question offers (empty: every value)."""
+    negated: bool = False
+
+
+_AGGREGATE = re.compile(
+    r"\b(average|mean|median|percent(age)?|proportion|distinct|unique|frequency)\b"
+    r"|\bper\s+(day|hour|week|month|service|user|file|document|host|category)\b"
+    r"|\b(list|enumerate|name)\s+(all|every|each)\b|\bpairs?\s+of\b|\ball\s+pairs\b"
+    r"|\b(sum|total)\s+of\s+(all|every|the)\s+\w+s\b|\bmost\s+(common|frequent)\b",
+    re.IGNORECASE)
+
+
+def asks_to_aggregate(question: str) -> bool:
+    """Counting, or another computation over many records (an average, a list of all, a
+    total of all ...), which code does exactly; not "the total on invoice 7"."""
+    return asks_to_count(question) or bool(_AGGREGATE.search(question))
+
+
+def asks_to_count(question: str) -> bool:
+    """Does the question ask how many of something there are (or which is most frequent)?"""
+    return bool(_COUNT.search(question) or _OFTEN.search(question))
+
+
+def has_bridge(question: str) -> bool:
+    """A relative clause or participle on an entity other than the one asked about."""
+    body = question.split("?")[0]
+    head = _OPENING.match(body)
+    target_end = head.end() if head else 0
+    for m in _RELATIVE.finditer(body):
+        # "What is the code that opens the vault?": the clause describes the asked value
+        # itself, one look-up. A clause further on bridges to another entity.
+        if m.start() > target_end + 1 or not head:
+            return True
+    return bool(_PARTICIPLE.search(body))
+
+
+def _content_runs(question: str, skip: set[int]) -> list[list[str]]:
+    """Runs of adjacent content words, by position, leaving out the `skip` positions."""
+    runs: list[list[str]] = []
+    current: list[str] = []
+    for i, word in enumerate(words(question)):
+        keep = i not in skip and word not in _STOP and len(word) > 1
+        if keep:
+            current.append(word)
+        elif current:
+            runs.append(current)
+            current = []
+    if current:
+        runs.append(current)
+    return runs
+
+
+def _head_unit(question: str, taken: set[int] | None = None) -> int | None:
+    """Position of the noun after "how many" / "number of" (the counted unit), past the
+    words a field value took ("how many high priority tickets": tickets)."""
+    ws = words(question)
+    for i in range(len(ws) - 1):
+        pair = (ws[i], ws[i + 1])
+        verb = i == 0 and ws[i] in ("count", "tally", "enumerate")
+        if verb or pair in (("how", "many"), ("number", "of"), ("count", "of")):
+            j = i + (1 if verb else 2)
+            while j < len(ws) and (ws[j] in ("the", "a", "an", "all") or j in (taken or ())):
+                j += 1
+            return j if j < len(ws) else None
+    return None
+
+
+def count_draft(question: str, layout: Layout) -> CountDraft:
+    """The count plan a question's words support in this corpus."""
+    q_stems = stems(question)
+    matches = match_values(q_stems, layout.fields)
+    filters = list(dict.fromkeys(FieldFilter(field=m.field, value=m.value) for m in matches))
+    skip = {i for m in matches for i in range(m.start, m.stop)}
+    keys = {s for key in layout.fields for s in stems(key)}
+    skip |= {i for i, s in enumerate(q_stems) if s in keys or s in _UNITS}
+    head = _head_unit(question, skip)
+    if head is not None and filters:
+        skip.add(head)  # "how many tickets are in billing": tickets are the unit counted
+    draft = CountDraft(TallyPlan(filters=filters), negated=bool(_NEGATION.search(question)))
+    rank = _OFTEN.search(question) or (_RANK.search(question) and re.search(
+        r"\b(which|what)\b", question, re.IGNORECASE))
+    if rank:
+        draft.rank_key = _rank_key(question, layout, matches)
+        if draft.rank_key is not None:
+            draft.offered = [m.value for m in matches if m.field == draft.rank_key]
+            draft.plan.filters = [f for f in filters if f.field != draft.rank_key]
+    corpus = _corpus_sample(layout)
+    for run in _content_runs(question, skip):
+        phrase = " ".join(run)
+        if phrase_regex(phrase).search(corpus):
+            draft.plan.phrases.append(phrase)
+        else:
+            found = [w for w in run if phrase_regex(w).search(corpus)]
+            if len(found) == len(run):
+                draft.plan.phrases.extend(found)
+            else:
+                draft.unknown.extend(w for w in run if w not in found)
+    draft.plan.phrases = [p for p in draft.plan.phrases if not _everywhere(p, layout)]
+    draft.plan.occurrences = bool(_TIMES.search(question)) and not filters
+    draft.plan.every = not (filters or draft.plan.phrases or draft.unknown)
+    return draft
+
+
+def _rank_key(question: str, layout: Layout, matches: list) -> str | None:
+    """The field ranked: the one whose values the question offers, else the one it names."""
+    by_field: dict[str, int] = {}
+    for m in matches:
+        by_field[m.field] = by_field.get(m.field, 0) + 1
+    offered = [k for k, n in by_field.items() if n >= 2]
+    if offered:
+        return offered[0]
+    q = set(stems(question))
+    named = [k for k in layout.fields if set(stems(k)) and set(stems(k)) <= q
+             and 1 < len(layout.fields[k]) <= 1000]
+    return named[0] if named else None
+
+
+def _ranks_a_field(question: str, layout: Layout) -> bool:
+    """"Which ward has the most patients?" over records with a Ward field."""
+    if not (_RANK.search(question) and re.match(r"\s*(which|what)\b", question, re.IGNORECASE)):
+        return False
+    return _rank_key(question, layout, []) is not None
+
+
+def _corpus_sample(layout: Layout) -> str:
+    return "\n".join(r.text for r in layout.records)
+
+
+def _everywhere(phrase: str, layout: Layout) -> bool:
+    """A phrase on (almost) every record selects nothing ("ticket" in `ticket=T-1 ...`)."""
+    if len(layout.records) < _MIN_ITEMS:
+        return False
+    pattern = phrase_regex(phrase)
+    step = max(len(layout.records) // 200, 1)
+    sample = layout.records[::step]
+    return sum(bool(pattern.search(r.text)) for r in sample) >= 0.9 * len(sample)
+
+
+def _states_number(question: str, layout: Layout) -> bool:
+    """The text states the count itself ("the Oak ward has 24 beds"): a look-up."""
+    head = _head_unit(question)
+    ws = words(question)
+    if head is None or head >= len(ws) or ws[head] in _STOP:
+        return False
+    stem = re.escape(stems(ws[head])[0])
+    stated = re.compile(rf"\b{_NUMBER}\s+(?:[\w-]+\s+){{0,2}}?{stem}\w{{0,3}}\b",
+                        re.IGNORECASE)
+    return any(stated.search(r.text) for r in layout.records)
+
+
+def route(question: str, layout: Layout | None) -> tuple[Route, str]:
+    """The runtime strategy for a question, and why (layout None: from the wording alone)."""
+    if asks_to_count(question):
+        if layout is None:
+            return "count", "the question asks how many"
+        draft = count_draft(question, layout)
+        countable = len(layout.records) >= _MIN_ITEMS
+        if draft.negated and countable:
+            return "classify", "a negated condition: each record is judged"
+        if draft.unknown and countable and not (draft.rank_key or _states_number(question,
+                                                                                 layout)):
+            narrowed = f" among {draft.plan.describe()}" if draft.plan.filters else ""
+            return "classify", (f"no record says {' '.join(draft.unknown)!r} literally: "
+                                f"each record{narrowed} is judged")
+        if draft.plan.filters or draft.rank_key:
+            return "count", f"the question names field values ({draft.plan.describe()})"
+        if _states_number(question, layout):
+            return "search", "the text states the number: a look-up"
+        if draft.plan.phrases and not draft.unknown:
+            return "count", f"the question names a phrase the text holds ({draft.plan.describe()})"
+        if draft.plan.every and countable:
+            return "count", f"every {layout.unit} is counted"
+        return "search", "nothing countable in the corpus: a look-up"
+    if layout is not None and _ranks_a_field(question, layout):
+        return "count", "the question ranks the values of a field"
+    if _SUMMARY.search(question):
+        return "map-reduce", "the question asks for a summary"
+    if has_bridge(question):
+        return "iterative", "a bridge: the answer depends on another fact found first"
+    return "search", "a single look-up"
+
+
+_LAYOUTS: OrderedDict[tuple[tuple[str, str], ...], Layout] = OrderedDict()
+
+
+async def session_layout(rc: RunContext) -> tuple[Layout, list[tuple[str, str]]]:
+    """The session's records and fields (parsed once per set of documents), and its texts."""
+    documents = await asyncio.to_thread(rc.store.documents, rc.session_id)
+    key = tuple((d.id, d.content_hash) for d in documents)
+    # The whole corpus, read from disk: off the event loop.
+    texts = await asyncio.to_thread(lambda: [(d.id, rc.store.text(d)) for d in documents])
+    layout = _LAYOUTS.get(key)
+    if layout is None:
+        layout = await asyncio.to_thread(read_layout, texts)
+        _LAYOUTS[key] = layout
+        while len(_LAYOUTS) > 4:
+            _LAYOUTS.popitem(last=False)
+    return layout, texts

@@ -1,0 +1,244 @@
+"""The countable unit of a corpus and its fields, inferred from the text, whatever its format.
+
+Each document is read as the format it is written in, detected from a sample of its lines:
+JSON lines (keys), CSV and TSV (header columns), logfmt (`key=value`), syslog
+(`host app[pid]: <level>`), bracketed logs (`LEVEL [service]`), `Key: value` blocks, or free
+prose (one item per line or paragraph). A record is one unit (a line, a row, a block) with
+the fields it marks; `key=value` pairs inside any line count as fields too.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from .items import split_items
+
+__all__ = ["LEVELS", "Format", "Layout", "Record", "detect_format", "read_layout"]
+
+Format = Literal["jsonl", "csv", "tsv", "logfmt", "syslog", "bracketed", "keyvalue", "prose"]
+
+LEVELS = frozenset("trace debug info information notice warn warning error err critical crit "
+                   "fatal alert emerg emergency severe".split())
+"""Log level words: a line that starts with one marks the `level` field."""
+_SAMPLE_LINES = 200
+_SHARE = 0.6
+"""Share of sampled lines that must fit a line format for the document to be read as it."""
+_LOGFMT = re.compile(r"(?<![\w.-])([A-Za-z_][\w.-]{0,40})=(\"[^\"\n]{0,200}\"|[^\s\"]{1,200})")
+_STAMP = (r"(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d"
+          r"|\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?)")
+_SYSLOG = re.compile(r"^(?:<\d{1,3}>)?" + _STAMP + r" (?P<host>[\w.-]+) (?P<app>[\w./-]+)"
+                     r"(?:\[(?P<pid>\d+)\])?: (?P<msg>.*)$")
+_LEVEL_HEAD = re.compile(r"^[<\[(]?(?P<level>[A-Za-z]+)[>\])]?:?(?:\s|$)")
+_BRACKET = re.compile(r"\[(?P<tag>[A-Za-z][\w./-]{0,60})\]")
+_KEY_LINE = re.compile(r"^[ \t]*(?P<key>[A-Za-z][\w .-]{0,30}?)[ \t]*:[ \t]+(?P<value>\S.{0,200}?)"
+                       r"[ \t]*$")
+_CSV_NAME = re.compile(r"^[A-Za-z_][\w .-]{0,40}$")
+
+
+@dataclass(frozen=True)
+class Record:
+    """One countable unit: `doc_id[start:end]` and the fields it marks."""
+
+    doc_id: str
+    start: int
+    end: int
+    text: str
+    fields: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Layout:
+    """The records of a corpus, the format of each document and every field's values."""
+
+    records: list[Record]
+    formats: dict[str, Format]
+    fields: dict[str, Counter[str]]
+
+    @property
+    def unit(self) -> str:
+        """What one record is, in words ("line", "row", "record", "paragraph")."""
+        kinds = Counter(_UNIT[f] for f in self.formats.values())
+        return kinds.most_common(1)[0][0] if kinds else "line"
+
+
+_UNIT: dict[str, str] = {"jsonl": "line", "csv": "row", "tsv": "row", "logfmt": "line",
+                         "syslog": "line", "bracketed": "line", "keyvalue": "record",
+                         "prose": "item"}
+
+
+def _lines(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every non-blank line."""
+    spans, pos = [], 0
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        if body.strip():
+            spans.append((pos, pos + len(body)))
+        pos += len(line)
+    return spans
+
+
+def _json_fields(line: str) -> dict[str, str] | None:
+    if not line.lstrip().startswith("{"):
+        return None
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    out: dict[str, str] = {}
+
+    def flatten(prefix: str, value: object) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                flatten(f"{prefix}.{k}" if prefix else str(k), v)
+        elif isinstance(value, str | int | float | bool) and value is not None:
+            out[prefix] = str(value).lower() if isinstance(value, bool) else str(value)
+
+    flatten("", data)
+    return out
+
+
+def _logfmt_fields(line: str) -> dict[str, str]:
+    return {m.group(1): m.group(2).strip('"') for m in _LOGFMT.finditer(line)
+            if m.group(2).strip('"')}
+
+
+def _level_of(message: str) -> str | None:
+    head = _LEVEL_HEAD.match(message.lstrip())
+    if head and head.group("level").lower() in LEVELS:
+        return head.group("level")
+    return None
+
+
+def _syslog_fields(line: str) -> dict[str, str] | None:
+    m = _SYSLOG.match(line)
+    if not m:
+        return None
+    out = {"host": m.group("host"), "app": m.group("app")}
+    if m.group("pid"):
+        out["pid"] = m.group("pid")
+    level = _level_of(m.group("msg"))
+    if level:
+        out["level"] = level
+    return out | _logfmt_fields(m.group("msg"))
+
+
+def _bracketed_fields(line: str) -> dict[str, str] | None:
+    """`<stamp> LEVEL [service] ...`, `[LEVEL] service: ...` and the like."""
+    rest = re.sub(r"^\[?" + _STAMP + r"\]?\s*", "", line)
+    level = _level_of(rest)
+    if level is None:
+        return None
+    out = {"level": level}
+    after = rest.lstrip()[len(level):]
+    tags = [t for t in _BRACKET.findall(after) if t.lower() not in LEVELS]
+    if tags:
+        out["service"] = tags[0]
+    else:
+        named = re.match(r"^[\])>:]*\s+([A-Za-z][\w./-]{0,60}):\s", after)
+        if named:
+            out["service"] = named.group(1)
+    return out | _logfmt_fields(after)
+
+
+def _csv_rows(text: str, delimiter: str) -> list[tuple[int, int, dict[str, str]]] | None:
+    spans = _lines(text)
+    if len(spans) < 2:
+        return None
+    header = next(csv.reader([text[spans[0][0]:spans[0][1]]], delimiter=delimiter))
+    names = [h.strip() for h in header]
+    if len(names) < 2 or not all(_CSV_NAME.match(n) for n in names):
+        return None
+    rows = []
+    sample_ok = 0
+    for i, (start, end) in enumerate(spans[1:]):
+        cells = next(csv.reader(io.StringIO(text[start:end]), delimiter=delimiter), [])
+        fits = len(cells) == len(names)
+        sample_ok += fits and i < _SAMPLE_LINES
+        rows.append((start, end, {n: c.strip() for n, c in zip(names, cells, strict=False)
+                                  if c.strip()}))
+    if sample_ok < _SHARE * min(len(spans) - 1, _SAMPLE_LINES):
+        return None
+    return rows
+
+
+def detect_format(text: str) -> Format:
+    """The format a document is written in, from a sample of its lines."""
+    spans = _lines(text)[:_SAMPLE_LINES]
+    if not spans:
+        return "prose"
+    lines = [text[a:b] for a, b in spans]
+    need = _SHARE * len(lines)
+
+    def share(test: object) -> int:
+        return sum(bool(test(line)) for line in lines)  # type: ignore[operator]
+
+    if share(_json_fields) >= need:
+        return "jsonl"
+    first = lines[0]
+    for delimiter, name in (("\t", "tsv"), (",", "csv"), (";", "csv")):
+        if first.count(delimiter) >= 1 and _csv_rows("\n".join(lines), delimiter):
+            return name  # type: ignore[return-value]
+    if share(_syslog_fields) >= need:
+        return "syslog"
+    if share(_bracketed_fields) >= need:
+        return "bracketed"
+    if share(lambda line: len(_LOGFMT.findall(line)) >= 2) >= need:
+        return "logfmt"
+    if share(_KEY_LINE.match) >= 0.5 * len(lines) and re.search(r"\n[ \t]*\n|^-{3,}$", text,
+                                                                 re.MULTILINE):
+        return "keyvalue"
+    return "prose"
+
+
+def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
+    if fmt in ("csv", "tsv"):
+        delimiter = "\t" if fmt == "tsv" else ("," if text.split("\n", 1)[0].count(",")
+                                               else ";")
+        rows = _csv_rows(text, delimiter) or []
+        return [Record(doc_id, a, b, text[a:b], f) for a, b, f in rows]
+    if fmt == "keyvalue" or fmt == "prose":
+        out = []
+        for item in split_items([(doc_id, text)]):
+            fields: dict[str, str] = {}
+            if fmt == "keyvalue":
+                for line in item.text.splitlines():
+                    m = _KEY_LINE.match(line)
+                    if m:
+                        fields.setdefault(m.group("key").strip(), m.group("value").strip())
+            else:
+                fields = _logfmt_fields(item.text)
+            out.append(Record(doc_id, item.start, item.end, item.text, fields))
+        return out
+    parse = {"jsonl": _json_fields, "syslog": _syslog_fields, "bracketed": _bracketed_fields,
+             "logfmt": _logfmt_fields}[fmt]
+    records = []
+    for a, b in _lines(text):
+        line = text[a:b]
+        found = parse(line)
+        fields = found if found is not None else _logfmt_fields(line)
+        records.append(Record(doc_id, a, b, line, fields))
+    return records
+
+
+def read_layout(docs: Iterable[tuple[str, str]]) -> Layout:
+    """Every record of every (doc_id, text), and the values each field takes."""
+    records: list[Record] = []
+    formats: dict[str, Format] = {}
+    values: dict[str, Counter[str]] = defaultdict(Counter)
+    for doc_id, text in docs:
+        formats[doc_id] = detect_format(text)
+        found = _doc_records(doc_id, text, formats[doc_id])
+        records.extend(found)
+        for record in found:
+            for key, value in record.fields.items():
+                values[key][value] += 1
+    return Layout(records, formats, dict(values))

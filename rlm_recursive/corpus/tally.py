@@ -1,0 +1,193 @@
+"""Counting records by plan: field filters matched to the question's words, phrases counted
+where no field fits, all compared by English stems ("errors" → error, "fire alarms" → fire
+alarm) and case-insensitively."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+import snowballstemmer
+from pydantic import BaseModel, ConfigDict, Field
+
+from .records import Layout, Record
+
+__all__ = ["FieldFilter", "TallyPlan", "ValueMatch", "group_counts", "match_values",
+           "phrase_regex", "stems", "tally", "words"]
+
+_WORD = re.compile(r"[A-Za-z0-9]+")
+_STEMMER = snowballstemmer.stemmer("english")
+_CANON = {"err": "error", "crit": "critic", "inform": "info", "dbg": "debug", "emerg": "emerg",
+          "warning": "warn"}
+"""Stems that name the same thing (log level spellings)."""
+_NOT_VALUES = frozenset("a an the of and or to in on at for is are was be yes no none true "
+                        "false null n a na".split())
+MAX_DISTINCT = 1000
+"""A field with more distinct values than this is an identifier or free text, not a class."""
+
+
+def words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    stem = _STEMMER.stemWord(word)
+    return _CANON.get(stem, stem)
+
+
+@lru_cache(maxsize=65536)
+def stems(text: str) -> tuple[str, ...]:
+    """The text's words, lowercased and stemmed."""
+    return tuple(_stem(w) for w in words(text))
+
+
+class FieldFilter(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    field: str = Field(min_length=1)
+    value: str = Field(min_length=1)
+
+
+class TallyPlan(BaseModel):
+    """What to count: records holding every filter and every phrase, or the phrase's
+    occurrences (`occurrences`), or every record when the question asks for all of them.
+    Filters on one field are alternatives ("ERROR or WARN lines"); fields combine with and."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    filters: list[FieldFilter] = Field(default_factory=list)
+    phrases: list[str] = Field(default_factory=list)
+    occurrences: bool = False
+    every: bool = False
+
+    @property
+    def empty(self) -> bool:
+        return not (self.filters or self.phrases or self.every)
+
+    def describe(self) -> str:
+        grouped: dict[str, list[str]] = {}
+        for f in self.filters:
+            grouped.setdefault(f.field, []).append(f.value)
+        parts = [f"{k}={'|'.join(v)}" for k, v in grouped.items()]
+        parts += [f"text {p!r}" for p in self.phrases]
+        if self.every and not parts:
+            return "every record"
+        return " and ".join(parts) or "(everything)"
+
+
+@dataclass(frozen=True)
+class ValueMatch:
+    """A field value the question names: which question words (`start:stop`) name it."""
+
+    field: str
+    value: str
+    start: int
+    stop: int
+    frequency: int
+
+
+def _value_index(fields: dict[str, Counter[str]]) -> dict[str, list[tuple[tuple[str, ...],
+                                                                            str, str, int]]]:
+    index: dict[str, list[tuple[tuple[str, ...], str, str, int]]] = {}
+    for key, values in fields.items():
+        if not 1 < len(values) <= MAX_DISTINCT:
+            continue
+        for value, freq in values.items():
+            seq = stems(value)
+            if not seq or all(s in _NOT_VALUES for s in seq) or len(value) < 2:
+                continue
+            index.setdefault(seq[0], []).append((seq, key, value, freq))
+    return index
+
+
+def match_values(question_stems: tuple[str, ...], fields: dict[str, Counter[str]]
+                 ) -> list[ValueMatch]:
+    """Field values the question names, at most one per question word (a field may be
+    named several times: "billing, auth or search").
+
+    Longer values win over shorter ones on the same words; a value several fields share
+    goes to the field the question names, else to the one where it is most frequent.
+    """
+    index = _value_index(fields)
+    named = set(question_stems)
+    found: list[ValueMatch] = []
+    for i, first in enumerate(question_stems):
+        for seq, key, value, freq in index.get(first, []):
+            if tuple(question_stems[i:i + len(seq)]) == seq:
+                found.append(ValueMatch(key, value, i, i + len(seq), freq))
+
+    def rank(m: ValueMatch) -> tuple[int, bool, int]:
+        key_named = bool(set(stems(m.field)) & named)
+        return (-(m.stop - m.start), not key_named, -m.frequency)
+
+    chosen: list[ValueMatch] = []
+    used: set[int] = set()
+    for m in sorted(found, key=rank):
+        if used & set(range(m.start, m.stop)):
+            continue
+        chosen.append(m)
+        used.update(range(m.start, m.stop))
+    return sorted(chosen, key=lambda m: m.start)
+
+
+def phrase_regex(phrase: str) -> re.Pattern[str]:
+    """A phrase by its stems: each word may take any ending ("alarm" finds "alarms")."""
+    parts = []
+    for word in words(phrase):
+        # The stem is not always a prefix ("retry" → "retri"): keep what the two share.
+        stem = _STEMMER.stemWord(word)
+        shared = next((i for i, (a, b) in enumerate(zip(word, stem, strict=False))
+                       if a != b),
+                      min(len(word), len(stem)))
+        root = word[:shared]
+        parts.append(rf"\b{re.escape(word)}\b" if len(root) < 3 else rf"\b{re.escape(root)}\w*")
+    return re.compile(r"[\W_]+".join(parts), re.IGNORECASE)
+
+
+def _same(a: str, b: str) -> bool:
+    return a == b or stems(a) == stems(b)
+
+
+def _matches(record: Record, plan: TallyPlan, patterns: list[re.Pattern[str]]) -> bool:
+    wanted: dict[str, list[str]] = {}
+    for flt in plan.filters:
+        wanted.setdefault(flt.field, []).append(flt.value)
+    for key, values in wanted.items():
+        have = record.fields.get(key)
+        if have is None or not any(_same(have, v) for v in values):
+            return False
+    return all(p.search(record.text) for p in patterns)
+
+
+def tally(layout: Layout, plan: TallyPlan, sample: int = 5) -> tuple[list[Record], int]:
+    """(the first `sample` counted records, the exact count) over every record."""
+    if plan.empty:
+        return [], 0
+    patterns = [phrase_regex(p) for p in plan.phrases]
+    hits: list[Record] = []
+    total = 0
+    for record in layout.records:
+        if not _matches(record, plan, patterns):
+            continue
+        if len(hits) < sample:
+            hits.append(record)
+        if plan.occurrences and patterns:
+            total += min(len(p.findall(record.text)) for p in patterns)
+        else:
+            total += 1
+    return hits, total
+
+
+def group_counts(records: Iterable[Record], plan: TallyPlan, key: str) -> Counter[str]:
+    """How many records matching `plan` hold each value of field `key`."""
+    patterns = [phrase_regex(p) for p in plan.phrases]
+    counts: Counter[str] = Counter()
+    for record in records:
+        value = record.fields.get(key)
+        if value is not None and _matches(record, plan, patterns):
+            counts[value] += 1
+    return counts
