@@ -302,3 +302,35 @@ def test_cli_prints_locations_never_secrets(tmp_path: Path, data_dir):
     assert "error[secrets_found]" in result.stderr and "anthropic_api_key" in result.stderr
     assert "/artifacts/art_" in result.stderr
     assert KEYS["anthropic_0"][-16:] not in result.output + result.stderr
+
+
+def test_cli_refuses_suspects_and_exports_them_with_allow_suspects(tmp_path: Path, data_dir):
+    import asyncio
+
+    from typer.testing import CliRunner
+
+    from rlm_recursive.agent.runtime import Runtime
+    from rlm_recursive.cli.app import app
+
+    repo = make_repo(tmp_path / "repo")
+
+    async def setup() -> str:
+        rt = Runtime(data_dir, "unrestricted")
+        try:
+            sid = ok(await rt.call("rlm_session_create", {}))["session_id"]
+            # No rule knows this value: the line naming a password is a suspect.
+            ok(await rt.call("rlm_artifact_store", {
+                "session_id": sid, "content": "the admin password is on the blue card"}))
+            return sid
+        finally:
+            rt.close()
+
+    sid = asyncio.run(setup())
+    base = ["--data-dir", str(data_dir), "export", sid, "--repo", str(repo)]
+    refused = CliRunner().invoke(app, base)
+    assert refused.exit_code == 1
+    assert "secret_mention (suspect)" in refused.stderr and "allow_suspects" in refused.stderr
+    done = CliRunner().invoke(app, [*base, "--allow-suspects"])
+    assert done.exit_code == 0, done.output
+    said = " ".join(done.output.split())  # Rich wraps long lines
+    assert "possible secrets" in said and "exported unredacted" in said
