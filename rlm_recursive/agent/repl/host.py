@@ -220,12 +220,14 @@ class ReplHost:
 
         gate = asyncio.Semaphore(self.rc.settings.concurrency)
 
-        async def bounded(job: Any) -> None:
+        async def bounded(job: Any, req: dict[str, Any]) -> None:
+            # The coroutine is made inside the gate: one made before it and cancelled while
+            # waiting there would never be awaited.
             async with gate:
-                await job
+                await job(req)
 
-        await _gather([*(bounded(llm(r)) for r in requests.get("llm", [])),
-                       *(bounded(search(r)) for r in requests.get("search", []))])
+        await _gather([*(bounded(llm, r) for r in requests.get("llm", [])),
+                       *(bounded(search, r) for r in requests.get("search", []))])
         return results, status
 
 
