@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .items import split_items
+from .items import Item, split_items
 
 __all__ = ["LEVELS", "Format", "Layout", "Record", "detect_format", "read_layout"]
 
@@ -43,13 +43,9 @@ _CSV_NAME = re.compile(r"^[A-Za-z_][\w .-]{0,40}$")
 
 
 @dataclass(frozen=True)
-class Record:
-    """One countable unit: `doc_id[start:end]` and the fields it marks."""
+class Record(Item):
+    """One countable unit: an item (`doc_id[start:end]`) and the fields it marks."""
 
-    doc_id: str
-    start: int
-    end: int
-    text: str
     fields: dict[str, str] = field(default_factory=dict)
 
 
