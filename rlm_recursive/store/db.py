@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import sqlite3
 from datetime import UTC, datetime
@@ -36,16 +37,34 @@ def connect(path: Path) -> sqlite3.Connection:
     # the same moment wait for the lock instead of failing with "database is locked". 30 s:
     # on a loaded 2-core box, eight processes migrating six steps each outlasted 5 s.
     conn.execute("PRAGMA busy_timeout=30000")
-    conn.execute("PRAGMA journal_mode=WAL")
     # NORMAL is durable across application crashes in WAL mode and avoids an fsync per call.
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
-    _migrate(conn)
+    with _setup_lock(path):
+        conn.execute("PRAGMA journal_mode=WAL")
+        _migrate(conn)
     # SQLite gives -wal and -shm the database's mode; older stores made them 0644.
     for suffix in ("-wal", "-shm"):
         with contextlib.suppress(FileNotFoundError):
             os.chmod(f"{path}{suffix}", PRIVATE_FILE)
     return conn
+
+
+@contextlib.contextmanager
+def _setup_lock(path: Path):  # type: ignore[no-untyped-def]
+    """Hold `rlm.db.lock` while switching to WAL and migrating.
+
+    SQLite answers "database is locked" at once, without calling the busy handler, to a
+    process whose journal-mode switch or WAL recovery races another's (seen with eight
+    processes opening a fresh data dir together). A file lock makes them take turns; each
+    one after the first finds WAL on and every migration applied.
+    """
+    fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), PRIVATE_FILE)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
 
 
 def _private_file(path: Path) -> None:
