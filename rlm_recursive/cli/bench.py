@@ -15,7 +15,7 @@ from rich.table import Table
 from ..agent.query import QueryOptions
 from ..agent.strategies import STRATEGIES
 from ..agent.strategies import Strategy as StrategyName
-from ..bench import multihop, oolong, routing, suite
+from ..bench import multihop, oolong, routing, suite, written
 from ..bench.harness import Outcome, run_bench
 from ..bench.sniah import run_sniah
 from ..errors import RlmError
@@ -221,6 +221,39 @@ def suite_cmd(
         update={"classify_budget_s": classify_budget})
     _run("suite", json_out, lambda progress: run_bench(
         "suite", generated, seed=seed, methods=_methods(method, strategy), options=options,
+        progress=progress, profile=_profile(ctx)))
+
+
+@bench_app.command("written")
+def written_cmd(
+    ctx: typer.Context,
+    part: Annotated[str, typer.Option(help="dev, heldout, or both (comma-separated).")
+                    ] = "dev",
+    families: Annotated[str, typer.Option(help="Families, comma-separated: "
+                                               + ", ".join(written.FAMILIES))
+                        ] = ",".join(written.FAMILIES),
+    length: Lengths = "200k",
+    classify_budget: Annotated[float, typer.Option(help="Seconds of judging per classify "
+                                                        "run before a partial count.", min=1)
+                               ] = 300.0,
+    seed: int = 0, method: Methods = None, strategy: Strategy = "auto",
+    provider: Provider = None, model: str | None = None, preset: Preset = None,
+    json_out: JsonOut = False,
+) -> None:
+    """Hand-written documents and questions (no generator), dev and held-out."""
+    parts = [p.strip() for p in part.split(",") if p.strip()]
+    chosen = [f.strip() for f in families.split(",") if f.strip()]
+    if not parts or set(parts) - set(written.PARTS):
+        raise typer.BadParameter("use dev and/or heldout", param_hint="--part")
+    unknown = sorted(set(chosen) - set(written.FAMILIES))
+    if not chosen or unknown:
+        raise typer.BadParameter(f"unknown famil(ies) {', '.join(unknown)}; use "
+                                 f"{', '.join(written.FAMILIES)}", param_hint="--families")
+    tasks = written.make_tasks(seed, parts, chosen, _lengths(length)[0])
+    options = _options(provider, model, preset).model_copy(
+        update={"classify_budget_s": classify_budget})
+    _run("written", json_out, lambda progress: run_bench(
+        "written", tasks, seed=seed, methods=_methods(method, strategy), options=options,
         progress=progress, profile=_profile(ctx)))
 
 
