@@ -56,6 +56,8 @@ class Layout:
     records: list[Record]
     formats: dict[str, Format]
     fields: dict[str, Counter[str]]
+    titles: dict[str, str] = field(default_factory=dict)
+    """Each document's name and first line: what a question calls it ("the mail log")."""
 
     @property
     def unit(self) -> str:
@@ -225,16 +227,21 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
     return records
 
 
-def read_layout(docs: Iterable[tuple[str, str]]) -> Layout:
-    """Every record of every (doc_id, text), and the values each field takes."""
+def read_layout(docs: Iterable[tuple[str, str]], names: dict[str, str] | None = None
+                ) -> Layout:
+    """Every record of every (doc_id, text), and the values each field takes; `names` are
+    the documents' source names."""
     records: list[Record] = []
     formats: dict[str, Format] = {}
+    titles: dict[str, str] = {}
     values: dict[str, Counter[str]] = defaultdict(Counter)
     for doc_id, text in docs:
+        first = next((line for line in text[:2000].splitlines() if line.strip()), "")
+        titles[doc_id] = f"{(names or {}).get(doc_id, '')}\n{first[:200]}".strip()
         formats[doc_id] = detect_format(text)
         found = _doc_records(doc_id, text, formats[doc_id])
         records.extend(found)
         for record in found:
             for key, value in record.fields.items():
                 values[key][value] += 1
-    return Layout(records, formats, dict(values))
+    return Layout(records, formats, dict(values), titles)
