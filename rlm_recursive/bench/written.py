@@ -26,7 +26,7 @@ from typing import Any
 from .harness import BenchTask
 from .oolong import numeric_score
 from .sniah import filler_sentence
-from .suite import not_found
+from .suite import not_found, value_score
 
 __all__ = ["FAMILIES", "PARTS", "load_questions", "make_tasks"]
 
@@ -53,14 +53,6 @@ def _norm(text: str) -> str:
     return re.sub(r"[\s,]", "", text.lower())
 
 
-def _value_score(gold: str, others: list[str]) -> Callable[[str], float]:
-    def score(answer: str) -> float:
-        said = _norm(answer)
-        return float(_norm(gold) in said and not any(_norm(o) in said for o in others)
-                     and not not_found(answer))
-    return score
-
-
 def _unanswerable_score(others: list[str]) -> Callable[[str], float]:
     def score(answer: str) -> float:
         return float(not_found(answer) and not any(_norm(o) in _norm(answer) for o in others))
@@ -85,7 +77,7 @@ def _scorer(q: dict[str, Any]) -> Callable[[str], float]:
         if "tolerance" in q:
             return _tolerance_score(float(gold), float(q["tolerance"]))
         return numeric_score(int(gold))
-    return _value_score(str(gold), q.get("others", []))
+    return value_score(str(gold), q.get("others", []))
 
 
 def _filler(rng: random.Random, length: int) -> str:

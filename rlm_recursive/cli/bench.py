@@ -187,6 +187,20 @@ def multihop_cmd(
         progress=progress, profile=_profile(ctx)))
 
 
+def _parts_and_families(part: str, families: str, known_parts: tuple[str, ...],
+                        known_families: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """--part and --families, checked (a usage error names what is allowed)."""
+    parts = [p.strip() for p in part.split(",") if p.strip()]
+    chosen = [f.strip() for f in families.split(",") if f.strip()]
+    if not parts or set(parts) - set(known_parts):
+        raise typer.BadParameter("use dev and/or heldout", param_hint="--part")
+    unknown = sorted(set(chosen) - set(known_families))
+    if not chosen or unknown:
+        raise typer.BadParameter(f"unknown famil(ies) {', '.join(unknown)}; use "
+                                 f"{', '.join(known_families)}", param_hint="--families")
+    return parts, chosen
+
+
 @bench_app.command("suite")
 def suite_cmd(
     ctx: typer.Context,
@@ -207,14 +221,7 @@ def suite_cmd(
 ) -> None:
     """Every family over varied generators, dev and held-out: accuracy, time, calls, tokens,
     against the direct baseline."""
-    parts = [p.strip() for p in part.split(",") if p.strip()]
-    chosen = [f.strip() for f in families.split(",") if f.strip()]
-    if not parts or set(parts) - set(suite.PARTS):
-        raise typer.BadParameter("use dev and/or heldout", param_hint="--part")
-    unknown = sorted(set(chosen) - set(suite.FAMILIES))
-    if not chosen or unknown:
-        raise typer.BadParameter(f"unknown famil(ies) {', '.join(unknown)}; use "
-                                 f"{', '.join(suite.FAMILIES)}", param_hint="--families")
+    parts, chosen = _parts_and_families(part, families, suite.PARTS, suite.FAMILIES)
     generated = suite.make_tasks(seed, parts, chosen, _lengths(length)[0], tasks,
                                  classify_items)
     options = _options(provider, model, preset).model_copy(
@@ -241,14 +248,7 @@ def written_cmd(
     json_out: JsonOut = False,
 ) -> None:
     """Hand-written documents and questions (no generator), dev and held-out."""
-    parts = [p.strip() for p in part.split(",") if p.strip()]
-    chosen = [f.strip() for f in families.split(",") if f.strip()]
-    if not parts or set(parts) - set(written.PARTS):
-        raise typer.BadParameter("use dev and/or heldout", param_hint="--part")
-    unknown = sorted(set(chosen) - set(written.FAMILIES))
-    if not chosen or unknown:
-        raise typer.BadParameter(f"unknown famil(ies) {', '.join(unknown)}; use "
-                                 f"{', '.join(written.FAMILIES)}", param_hint="--families")
+    parts, chosen = _parts_and_families(part, families, written.PARTS, written.FAMILIES)
     tasks = written.make_tasks(seed, parts, chosen, _lengths(length)[0])
     options = _options(provider, model, preset).model_copy(
         update={"classify_budget_s": classify_budget})
