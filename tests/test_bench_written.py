@@ -10,15 +10,16 @@ def test_parts_load_with_their_documents_and_never_share_one():
     for part in written.PARTS:
         tasks = written.make_tasks(0, [part], list(written.FAMILIES), 200_000)
         questions = written.load_questions(part)
-        assert len(tasks) == len(questions) >= 25
-        assert {q["family"] for q in questions} == set(written.FAMILIES)
+        assert len(tasks) == len(questions) >= 20
+        assert {q["family"] for q in questions} >= set(written.FAMILIES) - {"classify"}
         names[part] = {name for t in tasks for name, _ in t.documents} - {"background.txt"}
         # A folder question sees every document of its part, padded to the length asked.
         folder = next(t for t in tasks if len(t.documents) > 2)
         assert 200_000 <= folder.length < 201_000
-    assert not names["dev"] & names["heldout"]
-    dev = {q["question"] for q in written.load_questions("dev")}
-    assert not dev & {q["question"] for q in written.load_questions("heldout")}
+    for held in ("heldout", "heldout2"):
+        assert not names["dev"] & names[held]
+        dev = {q["question"] for q in written.load_questions("dev")}
+        assert not dev & {q["question"] for q in written.load_questions(held)}
 
 
 def _task(part: str, question: str):
