@@ -167,3 +167,13 @@ async def test_the_collection_named_selects_its_document(rt):
     result, _ = await ask(rt, sid, "How many messages were deferred in the mail log?", "auto",
                           _never)
     assert result.answer.startswith("3 — counted exactly by code")
+
+
+def test_in_total_at_the_end_sums_the_field_named_before_it():
+    text = "booking\tnights\tchannel\n" + "".join(
+        f"B-{i}\t{i % 4 + 1}\t{('agency', 'direct')[i % 2]}\n" for i in range(12))
+    layout = read_layout([("b", text)])
+    draft = count_draft("How many nights were booked through agencies, in total?", layout)
+    assert draft.aggregate is not None and draft.aggregate.key == "nights"
+    assert [(f.field, f.value) for f in draft.plan.filters] == [("channel", "agency")]
+    assert route("How many nights were booked through agencies, in total?", layout)[0] == "count"

@@ -146,3 +146,40 @@ async def test_a_broken_chain_falls_back_to_the_model(rt):
                              "West Pier repainting?", "iterative", lambda r: reply("NOT FOUND"))
     assert fake.requests  # the runtime found no chain: the model's loop ran
     assert "310" not in result.answer and "322" not in result.answer
+
+
+SUPPLIERS = ("# Approved suppliers\n\n| Supplier | Contact | Our account ref |\n|---|---|---|\n"
+             "| Greenfield Produce | Sam Orr | GP-771 |\n| Tallis Dairies | Kofi Mensah | TD-409 |\n"
+             "| Crumb Bakery | Lotte Visser | CB-630 |\n\nDeliveries are daily except Sunday.\n")
+DIRECTORY = ("Staff directory\n\n"
+             "Carla Benedetti — Director of Estates. Office: Ashdown Building, room 301.\n"
+             "Extension 5120.\n"
+             "Rhys Pemberton — Energy Lead. Office: Pellow Building, room 2.17.\n"
+             "Extension 5177.\n")
+
+
+async def test_a_markdown_table_row_answers_by_its_column(rt):
+    sid = load(rt, FILLER, SUPPLIERS)
+    result, _ = await ask(rt, sid, "What's our account ref with Tallis Dairies?", "search",
+                          _neighbour)
+    assert result.answer == "Our account ref: TD-409" and result.grounded
+
+
+async def test_an_entry_goes_on_over_its_next_lines(rt):
+    sid = load(rt, FILLER, DIRECTORY)
+    result, _ = await ask(rt, sid, "What is Rhys Pemberton's extension number?", "search",
+                          _neighbour)
+    assert "5177" in result.answer and "5120" not in result.answer and result.grounded
+
+
+async def test_a_model_answer_naming_a_neighbours_value_too_is_replaced(rt):
+    sid = load(rt, FILLER + BOARD, MINUTES)
+    result, _ = await ask(rt, sid, "What will the front desk line be?", "search",
+                          lambda r: reply("01632 960 455 or 01632 960 457"))
+    assert "455" in result.answer and "457" not in result.answer
+
+
+def test_a_family_named_in_the_plural_possessive_is_the_family():
+    from rlm_recursive.corpus.evidence import entities
+    assert "wolski" in entities("When does the Wolskis' lease end?")
+    assert "james" in entities("Where is James's office?")

@@ -155,7 +155,7 @@ def _computed_by_code(answer: AgentAnswer, first: Support, texts: list[str]) -> 
 def _extract_holds(rc: RunContext, question: str, answer: AgentAnswer) -> bool:
     """A field the runtime copied from a record ("carrier: CMA CGM" from a CSV row): checked
     against the record's own text in the store (the value and every entity the question
-    names in it, the field's name in it or in its document's first line)."""
+    names in it, the field's name in it or in its table's header before it)."""
     copied = answer.extra.get("extracted")
     if not isinstance(copied, dict) or not copied.get("field"):
         return False
@@ -163,8 +163,8 @@ def _extract_holds(rc: RunContext, question: str, answer: AgentAnswer) -> bool:
     if doc is None:
         return False
     text = rc.store.text(doc)
-    header = text[:text.find("\n")] if "\n" in text else text
-    return verify_extract(question, answer.text, text[copied["start"]:copied["end"]], header)
+    return verify_extract(question, answer.text, text[copied["start"]:copied["end"]],
+                          text[:copied["start"]])
 
 
 def _record(grounding: Grounding) -> Grounding:

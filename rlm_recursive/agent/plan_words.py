@@ -91,7 +91,10 @@ def aggregation(question: str, layout: Layout) -> Aggregation | None:
         key_stems = set(stems(key))
         if not key_stems or stems(cue.group(1))[0] in key_stems:
             continue  # "sum insured", "total amount" as a field's own name: a look-up
-        shared = key_stems & set(q_stems[cue_at + 1:])
+        # "the total monthly rent": the field after the cue; "how many nights ..., in
+        # total": anywhere, when the cue ends the question.
+        after = q_stems[cue_at + 1:] if cue_at + 1 < len(q_stems) else q_stems
+        shared = key_stems & set(after)
         if not shared:
             continue
         score = (len(shared) / len(key_stems), len(shared), key)

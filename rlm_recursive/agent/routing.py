@@ -81,7 +81,8 @@ _STOP = frozenset(
     "throw threw thrown got see seen saw found happen happened still currently now ever "
     "so far yet today overall get gets return returned returns send sent sends make made "
     "makes need needs go went want belong belongs belonging associated related under within "
-    "inside among between into out about over up there's here altogether entire ones one"
+    "inside among between into out about over up there's here altogether entire ones one through "
+    "via"
     .split())
 _UNITS = frozenset(stems("line lines entry entries record records row rows item items event "
                          "events message messages log logs note notes paragraph paragraphs "

@@ -79,7 +79,10 @@ def entities(question: str) -> list[str]:
               if noun.lower() not in STOP]
     taken = normalise(" ".join(named))
     for match in _CAPS_WORD.finditer(question):
-        word = match.group().removesuffix("'s").strip("'-")
+        word = match.group()
+        # "the Wolskis' lease": the family is "Wolski".
+        word = (word[:-2] if word.endswith("s'") and len(word) > 4 else
+                word.removesuffix("'s")).strip("'-")
         before = question[:match.start()].rstrip()
         if (not before or before[-1] in ".?!") and not word.isupper():
             continue  # "Summarise ...", "Describe ...": capitalised by its place only

@@ -47,6 +47,8 @@ _ENTRY = re.compile(r"^\s*(?:[-*•]\s+|\d{1,3}[.)]\s+|[A-Z][\w'.]*(?:\s+[\w'.&]
                     r"[—–]\s|[A-Z][\w'.]*(?:\s+[\w'.&]+){0,3}\s+-{1,2}\s)")
 """An entry of a list or board: a bullet, a number, or a label and a dash ("Bed 7 — ...")."""
 _ENTRY_CHARS = 400
+_LABELLED = re.compile(r"^\s*[A-Z][\w'.]*(?:\s+[\w'.&]+){0,3}\s+(?:[—–]|-{1,2})\s")
+"""A label and a dash ("Bed 7 — ", "Rhys Pemberton — "): what follows is about the label."""
 
 def normalise(text: str) -> str:
     """NFC, casefolded, one kind of dash, no thousands separators, single spaces."""
@@ -152,16 +154,25 @@ def _logical_lines(text: str, offset: int, lines: list[str]) -> list[tuple[int, 
     prose line that stops mid-sentence ("Luis Abara is the Finance\nDirector."), unless it
     starts a new entry, record or log line. Logs, rows and list items stand alone."""
     spans: list[tuple[int, int]] = []
-    previous = ""
+    previous, in_entry = "", False
     for line in lines:
         end = offset + len(line)
-        if spans and (line[:1].islower() or _wrapped(previous, line)):
+        if spans and (line[:1].islower() or _wrapped(previous, line)
+                      or (in_entry and _carries_entry(line))):
             spans[-1] = (spans[-1][0], end)
         else:
             spans.append((offset, end))
+            in_entry = bool(_LABELLED.match(line))
         previous = line
         offset = end + 1
     return spans
+
+
+def _carries_entry(line: str) -> bool:
+    """A line under a labelled entry ("Rhys Pemberton — Energy Lead. Office: ...") that is
+    not itself a new entry, record, row or log line: it goes on describing that entry."""
+    return not (_ENTRY.match(line) or _NEW_LINE.match(line) or _KEY_VALUE.match(line)
+                or _TABULAR.search(line))
 
 
 _TABULAR = re.compile(r"\t| \| |^\s*\||,\S+,")
