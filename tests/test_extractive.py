@@ -149,7 +149,8 @@ async def test_a_broken_chain_falls_back_to_the_model(rt):
 
 
 SUPPLIERS = ("# Approved suppliers\n\n| Supplier | Contact | Our account ref |\n|---|---|---|\n"
-             "| Greenfield Produce | Sam Orr | GP-771 |\n| Tallis Dairies | Kofi Mensah | TD-409 |\n"
+             "| Greenfield Produce | Sam Orr | GP-771 |\n"
+             "| Tallis Dairies | Kofi Mensah | TD-409 |\n"
              "| Crumb Bakery | Lotte Visser | CB-630 |\n\nDeliveries are daily except Sunday.\n")
 DIRECTORY = ("Staff directory\n\n"
              "Carla Benedetti — Director of Estates. Office: Ashdown Building, room 301.\n"
