@@ -192,7 +192,7 @@ async def delete_session(session_id: str, request: Request,
 
     await state.db(delete)
     await request.app.state.runner.cancel_session(session_id)
-    state.release_runtime_session(session_id)
+    await state.release_runtime_session(session_id)
     return {"session_id": session_id, "status": "DELETED"}
 
 
