@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,9 +31,9 @@ def _contents(store: Store, session_id: str) -> dict[str, str]:
 
 
 @pytest.fixture
-def stores(data_dir: Path, database_url: str | None) -> tuple[Store, Store]:
-    """Two processes' stores on one data dir (sessions and documents are not on PostgreSQL
-    yet: each backend's run still shares them through the data dir's SQLite file)."""
+def stores(data_dir: Path) -> Iterator[tuple[Store, Store]]:
+    """Two processes' stores on one data dir (SQLite: sessions and documents are not on
+    PostgreSQL yet, so two data dirs cannot share them)."""
     first, second = Store(data_dir), Store(data_dir)
     yield first, second
     first.close()
@@ -70,9 +71,9 @@ def test_a_store_whose_content_differs_from_the_index_rebuilds_it(
     index = searcher.indexes[sid].index
     changed = "the cherries are stored in the west cellar"
     new_hash = loader.blobs.put(changed.encode())
-    loader.db.execute("UPDATE documents SET content_hash = ?, length_chars = ? WHERE id = ?",
+    loader.sql.execute("UPDATE documents SET content_hash = ?, length_chars = ? WHERE id = ?",
                       (new_hash, len(changed), doc_id))
-    loader.db.execute("UPDATE sessions SET docs_version = docs_version + 1 WHERE id = ?",
+    loader.sql.execute("UPDATE sessions SET docs_version = docs_version + 1 WHERE id = ?",
                       (sid,))
     assert _hits(searcher, sid, "apples") == (0, True)
     assert _hits(searcher, sid, "cherries pears") == (2, False)
