@@ -3,6 +3,7 @@ slots. Each "process" is its own connector or connection."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from pathlib import Path
 
@@ -12,7 +13,12 @@ from limits import RateLimitItemPerMinute
 from limits.strategies import FixedWindowRateLimiter
 
 from rlm_recursive.store.connector import open_connector
-from rlm_recursive.store.counters import ExecutionSlots, SqlCounterStorage
+from rlm_recursive.store.counters import (
+    ExecutionSlots,
+    SqlCounterStorage,
+    acquire_slot,
+    open_slots,
+)
 
 
 class Clock:
@@ -111,3 +117,27 @@ def test_several_counters_are_counted_in_one_statement_in_the_order_given(
     storage.give_back("tenant", 1, clock.now + 60)
     assert storage.get("tenant") == 2
     connector.close()
+
+
+@pytest.mark.parametrize("shared", [False, True], ids=["memory", "postgresql"])
+def test_acquire_slot_waits_for_a_slot_freed_elsewhere_and_gives_up_at_its_timeout(
+    shared: bool, request: pytest.FixtureRequest,
+) -> None:
+    url = request.getfixturevalue("postgres_url") if shared else None
+    holder = open_slots(url)
+    waiter = open_slots(url) if shared else holder  # another process, or this one
+    assert holder.try_acquire("team-a", 1)
+
+    async def wait() -> tuple[bool, bool]:
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        timed_out = await acquire_slot(waiter, "team-a", 1, timeout_s=0.3, poll_s=0.05)
+        assert loop.time() - began >= 0.3
+        loop.call_later(0.2, holder.release, "team-a")
+        got = await acquire_slot(waiter, "team-a", 1, timeout_s=10, poll_s=0.05)
+        return timed_out, got
+
+    assert asyncio.run(wait()) == (False, True)
+    assert waiter.held("team-a") == 1 and not holder.try_acquire("team-a", 1)
+    for slots in {id(holder): holder, id(waiter): waiter}.values():
+        slots.close()
