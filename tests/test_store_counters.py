@@ -6,14 +6,17 @@ from __future__ import annotations
 import asyncio
 import threading
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
 from limits import RateLimitItemPerMinute
 from limits.strategies import FixedWindowRateLimiter
 
+from rlm_recursive.errors import StoreUnavailable
 from rlm_recursive.store.connector import open_connector
 from rlm_recursive.store.counters import (
+    AsyncCounters,
     ExecutionSlots,
     SqlCounterStorage,
     acquire_slot,
@@ -141,3 +144,44 @@ def test_acquire_slot_waits_for_a_slot_freed_elsewhere_and_gives_up_at_its_timeo
     assert waiter.held("team-a") == 1 and not holder.try_acquire("team-a", 1)
     for slots in {id(holder): holder, id(waiter): waiter}.values():
         slots.close()
+
+
+def test_concurrent_hits_are_grouped_yet_each_gets_its_exact_count(postgres_url: str) -> None:
+    """Two processes' AsyncCounters, 60 concurrent callers each: every caller gets its own
+    ordinal (no two the same, none lost), though they share a few statements."""
+
+    async def hammer() -> list[list[tuple[int, float]]]:
+        counters = [AsyncCounters(postgres_url) for _ in range(2)]
+        calls = [counters[i % 2].incr_all([("key", 60, 1), ("tenant", 60, 2)])
+                 for i in range(120)]
+        try:
+            return await asyncio.gather(*calls)
+        finally:
+            for c in counters:
+                await c.aclose()
+
+    open_connector(Path("unused.db"), postgres_url).close()  # migrates, as the store does
+    results = asyncio.run(hammer())
+    assert sorted(r[0][0] for r in results) == list(range(1, 121))
+    assert sorted(r[1][0] for r in results) == list(range(2, 241, 2))
+    assert len({r[0][1] for r in results}) == 1  # one window
+    with psycopg.connect(postgres_url) as conn:  # counting waits for no WAL flush
+        assert conn.execute("SELECT relpersistence FROM pg_class WHERE relname = "
+                            "'rate_counters'").fetchone() == ("u",)
+
+
+def test_grouped_hits_on_an_unreachable_database_all_fail_as_store_unavailable(
+    postgres_url: str,
+) -> None:
+    missing = postgres_url.rsplit("/", 1)[0] + "/no_such_database"
+
+    async def hits() -> list[Any]:
+        counters = AsyncCounters(missing, timeout_s=2)
+        try:
+            return await asyncio.gather(*(counters.incr_all([("key", 60, 1)])
+                                          for _ in range(5)), return_exceptions=True)
+        finally:
+            await counters.aclose()
+
+    failures = asyncio.run(hits())
+    assert [type(f) for f in failures] == [StoreUnavailable] * 5
