@@ -14,23 +14,14 @@ import textwrap
 import time
 from pathlib import Path
 
+from helpers import store_rows
 from typer.testing import CliRunner
 
 from rlm_recursive.agent.runtime import Runtime
 from rlm_recursive.cli.app import app
 from rlm_recursive.config import SessionConfig
-from rlm_recursive.store.connector import open_connector
 from rlm_recursive.store.gc import collect
 from rlm_recursive.store.lifecycle import ABANDONED, reap_runs
-
-
-def _read(data_dir: Path, sql: str, params: tuple = ()) -> tuple:
-    """One row, read by a connection of its own (another process's view)."""
-    connector = open_connector(data_dir / "rlm.db")
-    try:
-        return connector.one(sql, params)
-    finally:
-        connector.close()
 
 _RECORDING = textwrap.dedent("""
     import asyncio, sys
@@ -62,7 +53,7 @@ def test_a_run_killed_by_a_signal_is_recorded_as_failed(database_url, data_dir):
                              stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout is not None and child.stdout.readline().strip() == "recording"
-        row = _read(data_dir, "SELECT status, owner, heartbeat_at FROM runs")
+        (row,) = store_rows(data_dir, "SELECT status, owner, heartbeat_at FROM runs")
         assert row[0] == "running" and row[1].endswith(f":{child.pid}") and row[2]
         # While its process lives, the run is left alone.
         assert _runs(data_dir)[0]["status"] == "running"
@@ -145,7 +136,8 @@ def test_gc_expires_sessions_past_their_ttl(database_url, data_dir):
         runtime.close()
     result = CliRunner().invoke(app, ["--data-dir", str(data_dir), "gc", "--json"])
     assert json.loads(result.stdout)["expired_sessions"] == [sid]
-    row = _read(data_dir, "SELECT readiness, closed_at FROM sessions WHERE id = ?", (sid,))
+    (row,) = store_rows(data_dir, "SELECT readiness, closed_at FROM sessions WHERE id = ?",
+                        (sid,))
     assert row[0] == "EXPIRED" and row[1] is not None
 
 

@@ -210,3 +210,29 @@ def test_two_processes_on_two_data_dirs_share_one_postgresql(shared, tmp_path: P
     finally:
         two.close()
     assert not list(tmp_path.rglob("*.db*"))
+
+
+def test_the_audit_of_every_process_lands_in_one_table(shared, tmp_path: Path) -> None:
+    """Restricted profile on a shared database: each call's content-free record is a row
+    of `audit_log` (written off the event loop), and no audit file is left per machine."""
+    import asyncio
+
+    from rlm_recursive.agent.runtime import Runtime
+    from rlm_recursive.policy.audit import AUDIT_FIELDS
+    from rlm_recursive.store.auditrows import AUDIT_COLUMNS, audit_rows
+
+    assert AUDIT_COLUMNS == AUDIT_FIELDS
+    one = Runtime(tmp_path / "one", "restricted")
+    two = Runtime(tmp_path / "two", "restricted")
+    try:
+        made = asyncio.run(one.call("rlm_session_create", {"name": "audited"}))
+        asyncio.run(two.call("rlm_session_info", {"session_id": "ses_000000000000"}))
+        rows = audit_rows(one.store.sql)
+        assert [(r["tool"], r["error_code"], r["profile"]) for r in rows] == [
+            ("rlm_session_create", None, "restricted"),
+            ("rlm_session_info", "not_found", "restricted")]
+        assert made.output["session_id"] not in json.dumps(rows)  # ids of calls, no outputs
+    finally:
+        one.close()
+        two.close()
+    assert not list(tmp_path.rglob("audit.jsonl")) and not list(tmp_path.rglob("*.db*"))

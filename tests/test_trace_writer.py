@@ -10,8 +10,9 @@ import sys
 import textwrap
 from pathlib import Path
 
+from helpers import store_rows
+
 from rlm_recursive.agent.runtime import Runtime
-from rlm_recursive.store.connector import open_connector
 
 _SCRIPT = textwrap.dedent("""
     import asyncio, sys
@@ -31,22 +32,13 @@ _SCRIPT = textwrap.dedent("""
 """)
 
 
-def _query(data_dir: Path, sql: str, params: tuple = ()) -> list:
-    """Rows read by a connection of its own (not the writer's, not the store's)."""
-    connector = open_connector(data_dir / "rlm.db")
-    try:
-        return connector.query(sql, params)
-    finally:
-        connector.close()
-
-
 def test_no_record_lost_on_normal_exit(database_url: str | None, tmp_path: Path) -> None:
     data = tmp_path / "store"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     done = subprocess.run([sys.executable, "-c", _SCRIPT, str(data), "250"], env=env,
                           capture_output=True, text=True, timeout=120, check=True)
     sid = done.stdout.strip()
-    ops = [r[0] for r in _query(data, "SELECT op FROM traces WHERE session_id = ? ORDER BY id",
+    ops = [r[0] for r in store_rows(data, "SELECT op FROM traces WHERE session_id = ? ORDER BY id",
                                 (sid,))]
     assert ops == ["rlm_session_create"] + ["rlm_session_info"] * 250
     lines = (data / "traces" / f"{sid}.jsonl").read_text("utf-8").splitlines()
@@ -65,7 +57,7 @@ async def test_close_writes_what_is_queued_and_calls_do_not_wait(
     # Queued, not yet written: the calls returned without a synchronous insert.
     assert rt.store.sql.one(count, (sid,))[0] == 0
     rt.close()
-    assert _query(data_dir, count, (sid,))[0][0] == 21
+    assert store_rows(data_dir, count, (sid,))[0][0] == 21
 
 
 async def test_flush_then_traces_are_private(runtime: Runtime) -> None:
