@@ -65,14 +65,14 @@ class ExecutionRunner:
             usd = left["usd"] if options.budget_usd is None else min(options.budget_usd,
                                                                      left["usd"])
             options = options.model_copy(update={"budget_usd": usd})
-        state.acquire_execution(who.tenant_id)
+        await state.acquire_execution(who.tenant_id)
         try:
             execution_id = new_id("exec")
             stored = {**options.model_dump(exclude_none=True), **extra}
             await state.db(ExecutionStore(state.runtime.store.db).create, execution_id,
                            session_id, "answerer", question, stored)
         except BaseException:
-            state.release_execution(who.tenant_id)
+            await state.release_execution(who.tenant_id)
             raise
         self.feeds.open(execution_id)
         task = asyncio.create_task(self._run(who, session_id, execution_id, question, options))
@@ -120,7 +120,7 @@ class ExecutionRunner:
             await state.db(store.finish, execution_id, status, error=error)
         finally:
             self.feeds.finish(execution_id, status)
-            state.release_execution(who.tenant_id)
+            await state.release_execution(who.tenant_id)
             state.metrics.execution(status, "answerer", time.monotonic() - started, usage,
                                     model, spans)
             tokens = int((usage.get("input_tokens") or 0) + (usage.get("output_tokens") or 0))
@@ -157,7 +157,7 @@ class ExecutionRunner:
         error = {"code": "cancelled", "message": "the execution was cancelled"}
         await self.state.db(ExecutionStore(self.state.runtime.store.db).finish,
                             execution["id"], "FAILED", error=error)
-        self.state.release_runtime(execution["id"])
+        await self.state.release_runtime(execution["id"])
 
 
 def _result(tenant_id: str, result: QueryResult) -> dict[str, Any]:
