@@ -87,7 +87,7 @@ def test_execution_slots_cap_a_tenant_across_processes_and_die_with_their_holder
     assert second.try_acquire("team-a", 2) and not first.try_acquire("team-a", 2)
     # The first process dies (its connection ends): its remaining slot is free at once.
     with psycopg.connect(postgres_url, autocommit=True) as admin:
-        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+        admin.execute("SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity WHERE "
                       "application_name = 'rlm-recursive' AND pid <> pg_backend_pid() AND "
                       "datname = current_database() AND pid = ANY(%s)",
                       ([first._conn.info.backend_pid],))
