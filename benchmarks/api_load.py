@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import json
 import os
+import secrets
 import socket
 import statistics
 import subprocess
@@ -102,12 +103,22 @@ async def load(base: str, key: str, clients: int, requests: int) -> None:
     print(f"  throughput {total / wall:.0f} requests/s over {wall:.2f} s")
 
 
-def _server_side(audit: Path) -> None:
-    """Time inside the server (request in to response out), from its audit records."""
+def _server_side(data_dir: Path) -> None:
+    """Time inside the server (request in to response out), from its audit records: the
+    data dir's audit.jsonl, or the shared database's audit_log."""
     route = "GET /v1/executions/{execution_id}"
-    seconds = [r["duration_ms"] / 1000 for r in map(json.loads, audit.read_text().splitlines())
-               if r["route"] == route]
-    print("  server side (audit):   " + _summary(seconds))
+    url = os.environ.get("RLM_DATABASE_URL")
+    if url:
+        import psycopg
+
+        with psycopg.connect(url) as conn:
+            ms = [r[0] for r in conn.execute(
+                "SELECT duration_ms FROM audit_log WHERE route = %s", (route,))]
+    else:
+        audit = data_dir / "audit.jsonl"
+        ms = [r["duration_ms"] for r in map(json.loads, audit.read_text().splitlines())
+              if r["route"] == route]
+    print("  server side (audit):   " + _summary([m / 1000 for m in ms]))
 
 
 def _summary(seconds: list[float]) -> str:
@@ -149,6 +160,8 @@ def _database(backend: str, url: str | None) -> Iterator[None]:
         server = PgServer()
         url = server.start()
     os.environ["RLM_DATABASE_URL"] = url
+    # API keys on a shared database need a salt every process shares.
+    os.environ.setdefault("RLM_API_KEY_SALT", secrets.token_hex(32))
     try:
         yield
     finally:
@@ -178,7 +191,7 @@ def _run(clients: int, requests: int) -> None:
         finally:
             server.terminate()
             server.wait(timeout=15)
-        _server_side(data_dir / "audit.jsonl")
+        _server_side(data_dir)
 
 
 if __name__ == "__main__":
