@@ -4,9 +4,11 @@ The server runs in its own process (uvicorn, a fake model that answers at once),
 does not compete with it for the GIL. Prints p50/p99 latency and the error rate (target: 0
 errors, p99 <= 50 ms). Loopback only.
 
-`--backend postgresql` puts the shared state on PostgreSQL (`RLM_DATABASE_URL`: today the
-rate-limit counters, execution slots and LCM; what else lives there follows the store): a
-throw-away server from Debian's binaries (tests/pg_server.py), or `--database-url`.
+`--backend postgresql` puts the store on PostgreSQL (`RLM_DATABASE_URL`: sessions, keys,
+traces, the audit, rate-limit counters, execution slots, LCM; executions still in the data
+dir's file until they move): a throw-away server from Debian's binaries
+(tests/pg_server.py), or `--database-url`. Keys then need a shared salt: a random
+`RLM_API_KEY_SALT` is made for the run unless one is set.
 
     PYTHONPATH=. python benchmarks/api_load.py [--clients 50] [--requests 20] \
         [--backend sqlite|postgresql] [--database-url URL]
@@ -105,20 +107,22 @@ async def load(base: str, key: str, clients: int, requests: int) -> None:
 
 def _server_side(data_dir: Path) -> None:
     """Time inside the server (request in to response out), from its audit records: the
-    data dir's audit.jsonl, or the shared database's audit_log."""
-    route = "GET /v1/executions/{execution_id}"
-    url = os.environ.get("RLM_DATABASE_URL")
-    if url:
-        import psycopg
+    data dir's audit.jsonl, or on PostgreSQL the audit_log table."""
+    from rlm_recursive.store import Store
+    from rlm_recursive.store.auditrows import audit_rows
 
-        with psycopg.connect(url) as conn:
-            ms = [r[0] for r in conn.execute(
-                "SELECT duration_ms FROM audit_log WHERE route = %s", (route,))]
+    route = "GET /v1/executions/{execution_id}"
+    if os.environ.get("RLM_DATABASE_URL"):
+        store = Store(data_dir)
+        try:
+            records = audit_rows(store.sql, limit=1_000_000)
+        finally:
+            store.close()
     else:
-        audit = data_dir / "audit.jsonl"
-        ms = [r["duration_ms"] for r in map(json.loads, audit.read_text().splitlines())
-              if r["route"] == route]
-    print("  server side (audit):   " + _summary([m / 1000 for m in ms]))
+        lines = (data_dir / "audit.jsonl").read_text().splitlines()
+        records = [json.loads(line) for line in lines]
+    seconds = [r["duration_ms"] / 1000 for r in records if r["route"] == route]
+    print("  server side (audit):   " + _summary(seconds))
 
 
 def _summary(seconds: list[float]) -> str:
@@ -160,8 +164,7 @@ def _database(backend: str, url: str | None) -> Iterator[None]:
         server = PgServer()
         url = server.start()
     os.environ["RLM_DATABASE_URL"] = url
-    # API keys on a shared database need a salt every process shares.
-    os.environ.setdefault("RLM_API_KEY_SALT", secrets.token_hex(32))
+    os.environ.setdefault("RLM_API_KEY_SALT", secrets.token_hex(32))  # this process + server
     try:
         yield
     finally:
