@@ -12,7 +12,8 @@ import time
 from typing import Any
 
 from .. import trajectory
-from ..agent.query import QueryOptions, QueryResult, run_query
+from ..agent.outcome import spanref, stored_result
+from ..agent.query import QueryOptions, run_query
 from ..agent.repl.execution import status_for
 from ..errors import InternalError, ProviderError, RlmError, SessionNotReady
 from ..store import new_id
@@ -24,19 +25,6 @@ from .state import ApiState
 __all__ = ["ExecutionRunner", "spanref"]
 
 _CANCEL_GRACE_S = 10.0
-
-
-def spanref(tenant_id: str, citation: dict[str, Any]) -> dict[str, Any]:
-    """A citation in the seed's SpanRef shape (003 §9.1), with its source name."""
-    return {"tenant_id": tenant_id, "session_id": citation.get("session_id"),
-            "doc_id": citation["doc_id"], "doc_index": citation.get("doc_index"),
-            "start_char": citation.get("start_char", citation.get("start")),
-            "end_char": citation.get("end_char", citation.get("end")),
-            "checksum": citation["checksum"],
-            "source_name": citation.get("source") or citation.get("source_name"),
-            # Where it lies (issue 19): the file as loaded, its page (PDF) or line.
-            "source": citation.get("source") or citation.get("source_name"),
-            **{k: citation[k] for k in ("page", "line") if citation.get(k) is not None}}
 
 
 class ExecutionRunner:
@@ -98,7 +86,7 @@ class ExecutionRunner:
                                          providers=state.providers)
             status = "MAX_TURNS_EXCEEDED" if result.stopped == "max_iterations" else "COMPLETED"
             usage, model, spans = result.usage, result.model, len(result.citations)
-            saved = _result(who.tenant_id, result)
+            saved = stored_result(who.tenant_id, result)
             await state.db(state.tenants.save_result, execution_id, saved)
             await state.db(store.finish, execution_id, status, answer=result.answer,
                            usage=usage)
@@ -159,24 +147,3 @@ class ExecutionRunner:
                             execution["id"], "FAILED", error=error)
         self.state.release_runtime(execution["id"])
 
-
-def _result(tenant_id: str, result: QueryResult) -> dict[str, Any]:
-    citations = [spanref(tenant_id, c.model_dump()) for c in result.citations]
-    contexts = None
-    if result.contexts is not None:
-        contexts = [_context(tenant_id, i, c) for i, c in enumerate(result.contexts)]
-    return {"citations": citations, "contexts": contexts, "strategy": result.strategy,
-            "provider": result.provider, "model": result.model, "plan": result.plan,
-            "stopped": result.stopped, "repl_execution_id": result.execution_id,
-            "grounded": result.grounded, "grounding": result.grounding,
-            "closest": result.closest}
-
-
-def _context(tenant_id: str, index: int, item: dict[str, Any]) -> dict[str, Any]:
-    """A CONTEXTS item in the seed's shape (003 §16.3.1)."""
-    text = item.get("text", "")
-    return {"sequence_index": index, "turn_index": item.get("turn_index"),
-            "span_index": item.get("span_index"), "tag": item.get("tag"), "text": text,
-            "text_char_length": len(text), "source_name": item.get("source_name"),
-            "ref": spanref(tenant_id, {**item, "start": item.get("start_char"),
-                                       "end": item.get("end_char")})}

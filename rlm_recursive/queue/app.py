@@ -1,0 +1,61 @@
+"""The procrastinate app: the tasks every `api` and `worker` process agrees on.
+
+One app per process and database URL. The `api` side only defers and aborts jobs, on the
+store's own connection inside the store's transaction (so it never opens procrastinate's
+pool); the `worker` side opens it and runs the tasks. procrastinate's schema is our
+PostgreSQL migration 0010, applied by the store's migration runner under its advisory lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import procrastinate
+from procrastinate.jobs import Job
+from procrastinate.retry import RetryDecision
+
+from . import jobs
+
+__all__ = ["EXECUTIONS_QUEUE", "LEASE_S", "MAINTENANCE_QUEUE", "RETRY_STALLED_CRON",
+           "RUN_EXECUTION", "queue_app"]
+
+EXECUTIONS_QUEUE = "executions"
+MAINTENANCE_QUEUE = "queue-maintenance"
+RUN_EXECUTION = "rlm.run_execution"
+RETRY_STALLED = "rlm.retry_stalled"
+LEASE_S = 30.0
+"""A worker that has not sent a heartbeat for this long has lost its jobs (they are retried).
+Heartbeats go every LEASE_S / 3, so one late beat is not a lost lease."""
+RETRY_STALLED_CRON = "* * * * * */5"
+"""Every 5 s (the sixth field is seconds): a lost lease is noticed within LEASE_S + 5 s of
+the worker's last heartbeat. procrastinate does not retry stalled jobs by itself."""
+
+
+class _RequeueOnShutdown(procrastinate.BaseRetryStrategy):
+    """A worker stopped by SIGTERM/SIGINT cancels its running jobs: put them back at once.
+
+    The task turns a client's cancel into JobAborted (final); only the cancellation of a
+    shutdown reaches the strategy as CancelledError. Errors of the run itself never do: the
+    task records them in the execution and returns.
+    """
+
+    def get_retry_decision(self, *, exception: BaseException, job: Job
+                           ) -> RetryDecision | None:
+        if isinstance(exception, asyncio.CancelledError):
+            return RetryDecision(retry_in={"seconds": 0})
+        return None
+
+
+def queue_app(url: str, *, pool_size: int = 4) -> procrastinate.App:
+    """The app on `url` with the execution task and the periodic stalled-job retry."""
+    connector = procrastinate.PsycopgConnector(
+        conninfo=url, min_size=1, max_size=pool_size,
+        kwargs={"application_name": "rlm-recursive-worker"})
+    app = procrastinate.App(connector=connector)
+    app.task(name=RUN_EXECUTION, queue=EXECUTIONS_QUEUE, pass_context=True,
+             retry=_RequeueOnShutdown())(jobs.run_execution)
+    stalled: Any = app.task(name=RETRY_STALLED, queue=MAINTENANCE_QUEUE, pass_context=True)(
+        jobs.retry_stalled)
+    app.periodic(cron=RETRY_STALLED_CRON, periodic_id="retry-stalled")(stalled)
+    return app

@@ -1,0 +1,56 @@
+"""`rlm-recursive worker`: run queued executions from the shared store until stopped.
+
+procrastinate's worker does the queue work: it takes jobs as their NOTIFY arrives (or polls),
+runs up to `concurrency` at once on one event loop, sends a heartbeat every `lease_s / 3`
+seconds, stops on SIGTERM/SIGINT (running jobs go back to the queue after
+`shutdown_grace_s`) and defers the periodic stalled-job retry (one per tick across all
+workers).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ..agent.pool import ProviderPool
+from ..agent.runtime import Runtime
+from ..errors import ConfigError
+from ..store.connector import DATABASE_URL_ENV, database_url, open_connector
+from ..store.executions import ExecutionStore
+from ..store.tenancy import TenantStore
+from .app import EXECUTIONS_QUEUE, LEASE_S, queue_app
+from .jobs import WorkerContext
+
+__all__ = ["serve_worker"]
+
+
+async def serve_worker(
+    runtime: Runtime, *, concurrency: int = 1, lease_s: float = LEASE_S,
+    shutdown_grace_s: float = 30.0, providers: ProviderPool | None = None,
+    name: str | None = None,
+) -> None:
+    """Run jobs until a signal stops the worker; the runtime stays the caller's to close."""
+    url = database_url()
+    if url is None:
+        raise ConfigError(f"the worker needs the shared store: set {DATABASE_URL_ENV}="
+                          "postgresql://… (without it, `api` runs executions itself)",
+                          key=DATABASE_URL_ENV)
+    connector = open_connector(runtime.store.data_dir / "rlm.db", url)  # migrates (0010 too)
+    pool = providers or ProviderPool()
+    rlm = WorkerContext(runtime=runtime, providers=pool, executions=ExecutionStore(connector),
+                        tenants=TenantStore(runtime.store.db), lease_s=lease_s,
+                        executions_queue=EXECUTIONS_QUEUE)
+    app = queue_app(url, pool_size=concurrency + 3)
+    print(f"rlm-recursive worker: concurrency {concurrency}, lease {lease_s:g} s",
+          file=sys.stderr, flush=True)
+    try:
+        async with app.open_async():
+            await app.run_worker_async(
+                concurrency=concurrency, name=name or "rlm-worker",
+                additional_context={"rlm": rlm}, update_heartbeat_interval=lease_s / 3,
+                stalled_worker_timeout=lease_s, shutdown_graceful_timeout=shutdown_grace_s,
+                # NOTIFY wakes the worker at once; the poll only covers a lost notification.
+                fetch_job_polling_interval=2.0, abort_job_polling_interval=2.0)
+    finally:
+        if providers is None:
+            await pool.aclose()
+        connector.close()
