@@ -32,6 +32,7 @@ class Runtime:
         name = profile or os.environ.get(PROFILE_ENV) or DEFAULT_PROFILE
         self.profile: Profile = load_profile(name, self.catalog.profiles.get(name))
         self.egress = EgressPolicy(self.profile)
+        self.egress.check_store()  # before the store connects: its hosts receive documents
         self.store = Store(resolve_data_dir(data_dir))
         self.confined = False
         """True once a surface whose paths come from clients (MCP, HTTP) has called confine()."""

@@ -16,6 +16,7 @@ from ..config import SessionConfig, data_dir_error
 from ..errors import BudgetExceeded, InvalidArgs, NotFound
 from ..types import SpanRef, sha256_hex
 from .blobs import blob_store_for
+from .connector import Connector, Dialect, SqliteConnector, open_connector
 from .db import PRIVATE_FILE, connect, private_dir, utcnow
 from .parses import ParseRecords
 from .secretspans import artifact_subject, doc_subject, queue_scan
@@ -65,13 +66,25 @@ class Span:
 
 
 class Store:
-    """One data dir: `rlm.db`, `blobs/`, `indexes/`, `traces/`."""
+    """One data dir: `rlm.db`, `blobs/`, `indexes/`, `traces/`.
+
+    `sql` is the store's database: PostgreSQL when `RLM_DATABASE_URL` names one, else the
+    data dir's `rlm.db`. Its rows are readable by index and by name (`named_rows`).
+    """
+
+    sql: Connector
+    dialect: Dialect
 
     def __init__(self, data_dir: Path) -> None:
         self.data_dir = data_dir
         try:  # a data dir we cannot make private or write (`/proc/self`) is the user's error
             private_dir(data_dir)
-            self.db = connect(data_dir / "rlm.db")
+            self.sql = open_connector(data_dir / "rlm.db", named_rows=True)
+            self.dialect = self.sql.dialect
+            # The raw SQLite connection, for code not yet on `sql`: on SQLite the very
+            # connection `sql` uses (one transaction view), on PostgreSQL still the local file.
+            self.db = (self.sql.db if isinstance(self.sql, SqliteConnector)
+                       else connect(data_dir / "rlm.db"))
             self.blobs = blob_store_for(data_dir)  # RLM_BLOB_URL, else the data dir's blobs/
             private_dir(data_dir / "indexes")  # search indexes hold the documents' vocabulary
             _tighten(data_dir / "traces")  # stores written before files were made 0600
@@ -92,7 +105,9 @@ class Store:
             index.close()
         self.indexes.clear()
         self.writer.close()
-        self.db.close()
+        if self.db is not getattr(self.sql, "db", None):
+            self.db.close()
+        self.sql.close()
 
     # sessions
     def create_session(self, name: str | None, config: SessionConfig) -> dict[str, Any]:
