@@ -2,6 +2,8 @@
 
 The API's execution row is created before the run starts, so its id can be returned at once;
 a `repl` run persists its steps under an execution of its own, linked from the result.
+With the shared PostgreSQL store, executions are QUEUED for workers instead (`queued.py`):
+this process never runs them.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from ..store import new_id
 from ..store.executions import ExecutionStore
 from .deps import Principal
 from .feeds import ExecutionFeeds
+from .queued import queued_runs
 from .state import ApiState
 
 __all__ = ["ExecutionRunner", "spanref"]
@@ -36,6 +39,8 @@ class ExecutionRunner:
         """The session of each running execution."""
         self.feeds = ExecutionFeeds()
         """Each execution's live events (GET /v1/executions/{id}/events, streamed chat)."""
+        self.queued = queued_runs(state, self.feeds)
+        """Set with the PostgreSQL store: workers run the executions, not this process."""
 
     async def start(self, who: Principal, session_id: str, question: str,
                     options: QueryOptions, extra: dict[str, Any]) -> str:
@@ -53,11 +58,14 @@ class ExecutionRunner:
             usd = left["usd"] if options.budget_usd is None else min(options.budget_usd,
                                                                      left["usd"])
             options = options.model_copy(update={"budget_usd": usd})
+        if self.queued is not None:  # a worker runs it, when it has a slot: never a 429 here
+            return await self.queued.start(who, session_id, question, options,
+                                           {**options.model_dump(exclude_none=True), **extra})
         state.acquire_execution(who.tenant_id)
         try:
             execution_id = new_id("exec")
             stored = {**options.model_dump(exclude_none=True), **extra}
-            await state.db(ExecutionStore(state.runtime.store.db).create, execution_id,
+            await state.db(ExecutionStore(state.runtime.store.sql).create, execution_id,
                            session_id, "answerer", question, stored)
         except BaseException:
             state.release_execution(who.tenant_id)
@@ -77,7 +85,7 @@ class ExecutionRunner:
     async def _run(self, who: Principal, session_id: str, execution_id: str, question: str,
                    options: QueryOptions) -> None:
         state, started = self.state, time.monotonic()
-        store = ExecutionStore(state.runtime.store.db)
+        store = ExecutionStore(state.runtime.store.sql)
         status, usage, model, spans = "FAILED", {}, None, 0
         try:
             feed = self.feeds.get(execution_id)
@@ -119,12 +127,16 @@ class ExecutionRunner:
                     usd=float(usage.get("cost_usd") or 0.0)))
 
     async def wait(self, execution_id: str, timeout_s: float) -> None:
+        if self.queued is not None:
+            return await self.queued.wait(execution_id, timeout_s)
         task = self.state.tasks.get(execution_id)
         if task is not None:
             await asyncio.wait({task}, timeout=timeout_s)
 
     async def cancel_session(self, session_id: str) -> None:
         """Stop every running execution over a session (it is being deleted)."""
+        if self.queued is not None:
+            return await self.queued.cancel_session(session_id)
         tasks = [self.state.tasks[e] for e, s in list(self._sessions.items())
                  if s == session_id and e in self.state.tasks]
         for task in tasks:
@@ -134,6 +146,8 @@ class ExecutionRunner:
 
     async def cancel(self, execution: dict[str, Any]) -> None:
         """Stop a RUNNING execution; it ends FAILED (cancelled). Idempotent."""
+        if self.queued is not None and execution["mode"] == "answerer":
+            return await self.queued.cancel(execution)
         if execution["status"] != "RUNNING":
             return
         task = self.state.tasks.get(execution["id"])
@@ -143,7 +157,10 @@ class ExecutionRunner:
             return
         # Not running in this server (a runtime-mode execution, or one orphaned by a restart).
         error = {"code": "cancelled", "message": "the execution was cancelled"}
-        await self.state.db(ExecutionStore(self.state.runtime.store.db).finish,
+        await self.state.db(ExecutionStore(self.state.runtime.store.sql).finish,
                             execution["id"], "FAILED", error=error)
         self.state.release_runtime(execution["id"])
 
+    async def aclose(self) -> None:
+        if self.queued is not None:
+            await self.queued.aclose()

@@ -14,8 +14,8 @@ from typer.exceptions import TyperException
 from .. import __version__
 from ..errors import InternalError, InvalidArgs
 from . import api, chat, corpus, doctor, documents, export, query, serve, trace, verify
-from . import worker as worker_command
 from . import gc as gc_command
+from . import worker as worker_command
 from .bench import bench_app
 from .common import CliState, err_console, fail
 from .keys import keys_app

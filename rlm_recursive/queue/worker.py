@@ -14,7 +14,7 @@ import sys
 from ..agent.pool import ProviderPool
 from ..agent.runtime import Runtime
 from ..errors import ConfigError
-from ..store.connector import DATABASE_URL_ENV, database_url, open_connector
+from ..store.connector import DATABASE_URL_ENV, database_url
 from ..store.executions import ExecutionStore
 from ..store.tenancy import TenantStore
 from .app import EXECUTIONS_QUEUE, LEASE_S, queue_app
@@ -34,9 +34,10 @@ async def serve_worker(
         raise ConfigError(f"the worker needs the shared store: set {DATABASE_URL_ENV}="
                           "postgresql://… (without it, `api` runs executions itself)",
                           key=DATABASE_URL_ENV)
-    connector = open_connector(runtime.store.data_dir / "rlm.db", url)  # migrates (0010 too)
     pool = providers or ProviderPool()
-    rlm = WorkerContext(runtime=runtime, providers=pool, executions=ExecutionStore(connector),
+    # The runtime's store is on the URL's PostgreSQL, migrated (procrastinate's 0010 too).
+    rlm = WorkerContext(runtime=runtime, providers=pool,
+                        executions=ExecutionStore(runtime.store.sql),
                         tenants=TenantStore(runtime.store.db), lease_s=lease_s,
                         executions_queue=EXECUTIONS_QUEUE)
     app = queue_app(url, pool_size=concurrency + 3)
@@ -53,4 +54,3 @@ async def serve_worker(
     finally:
         if providers is None:
             await pool.aclose()
-        connector.close()

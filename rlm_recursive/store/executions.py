@@ -82,33 +82,11 @@ class StepRecord:
                 "checksum": self.checksum, "timings": self.timings}
 
 
-class _EmbeddedConnection:
-    """The embedded store's one SQLite connection seen as a `Connector`: each statement
-    commits on its own, as it always has (the store's other writers share the connection, so
-    no explicit transaction may be left open on it)."""
-
-    dialect = "sqlite"
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
-
-    @contextmanager
-    def transaction(self) -> Iterator[Executor]:
-        yield self.db  # type: ignore[misc]
-
-    def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
-        return self.db.execute(sql, params).fetchall()
-
-    def close(self) -> None:  # the store owns the connection
-        return None
-
-
 class ExecutionStore:
-    """SQL for executions and steps over a connector (or the embedded store's connection)."""
+    """SQL for executions and steps over the store's connector (`store.sql`)."""
 
-    def __init__(self, db: Connector | sqlite3.Connection) -> None:
-        self.db: Connector = _EmbeddedConnection(db) if isinstance(db, sqlite3.Connection) \
-            else db
+    def __init__(self, db: Connector) -> None:
+        self.db = db
 
     def create(
         self, execution_id: str, session_id: str, mode: str, question: str | None,
@@ -124,7 +102,7 @@ class ExecutionStore:
                "NULL, '{}', ?, ?)")
         if tx is not None:
             tx.execute(sql, values)
-            return _execution(values[:6] + (None, None, "{}") + values[6:])
+            return _execution((*values[:6], None, None, "{}", *values[6:]))
         with self.db.transaction() as own:
             own.execute(sql, values)
         return self.get(execution_id)
@@ -135,6 +113,17 @@ class ExecutionStore:
         if not rows:
             raise NotFound(f"no execution {execution_id!r}")
         return _execution(rows[0])
+
+    def result(self, execution_id: str) -> dict[str, Any] | None:
+        """What the run stored beyond its answer (citations, strategy, …), if it ended."""
+        rows = self.db.query("SELECT result FROM executions WHERE id = ?", (execution_id,))
+        return json.loads(rows[0][0]) if rows and rows[0][0] else None
+
+    def unfinished(self, session_id: str) -> list[str]:
+        """The session's executions still QUEUED or RUNNING."""
+        rows = self.db.query("SELECT id FROM executions WHERE session_id = ? AND status IN "
+                             "('QUEUED', 'RUNNING') ORDER BY created_at", (session_id,))
+        return [row[0] for row in rows]
 
     def status(self, execution_id: str) -> str | None:
         """The execution's status, or None when there is no such execution."""

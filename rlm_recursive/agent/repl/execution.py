@@ -94,7 +94,7 @@ class ReplExecution:
         cls, rc: RunContext, state: RecursionState, *, mode: str, question: str | None,
         options: dict[str, Any] | None = None,
     ) -> ReplExecution:
-        store = ExecutionStore(rc.store.db)
+        store = ExecutionStore(rc.store.sql)
         execution_id = new_id("exe")
         await asyncio.to_thread(store.create, execution_id, rc.session_id, mode, question,
                                 options or {})
@@ -104,7 +104,7 @@ class ReplExecution:
     async def resume(cls, rc: RunContext, state: RecursionState, execution_id: str
                      ) -> ReplExecution:
         """Pick a run up at its last step: the JSON variables come back, the turn goes on."""
-        store = ExecutionStore(rc.store.db)
+        store = ExecutionStore(rc.store.sql)
         await asyncio.to_thread(store.reopen, execution_id)
         execution = cls(rc, state, execution_id, store,
                         await asyncio.to_thread(_documents, rc))

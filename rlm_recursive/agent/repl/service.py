@@ -67,7 +67,7 @@ class ExecutionService:
         if live is not None:
             return live
         # Not in this process (restarted, or evicted): resume from the last step.
-        record = await asyncio.to_thread(ExecutionStore(self.runtime.store.db).get,
+        record = await asyncio.to_thread(ExecutionStore(self.runtime.store.sql).get,
                                          execution_id)
         if record["mode"] != "runtime":
             raise InvalidArgs(f"execution {execution_id} is not a runtime-mode execution")
@@ -120,7 +120,7 @@ class ExecutionService:
             await execution.close()
 
     async def get(self, execution_id: str, include_steps: bool) -> dict[str, Any]:
-        store = ExecutionStore(self.runtime.store.db)
+        store = ExecutionStore(self.runtime.store.sql)
         record = await asyncio.to_thread(store.get, execution_id)
         if include_steps:
             steps = await asyncio.to_thread(store.steps, execution_id)

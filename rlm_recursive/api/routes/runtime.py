@@ -92,7 +92,7 @@ async def _runtime_execution(request: Request, who: Principal, execution_id: str
 
 async def _release_if_ended(state: ApiState, execution_id: str) -> None:
     """A step that gave the final answer or ended the run frees the tenant's slot."""
-    record = await state.db(ExecutionStore(state.runtime.store.db).status, execution_id)
+    record = await state.db(ExecutionStore(state.runtime.store.sql).status, execution_id)
     if record != "RUNNING":
         state.release_runtime(execution_id)
 

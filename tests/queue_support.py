@@ -1,0 +1,86 @@
+"""Queue tests' parts: `rlm-recursive worker` as a real subprocess, an Ollama-shaped model
+that can be held mid-answer, and direct reads of the shared store."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from fake_ollama import chat_body, search_call, show_body, tags_body
+
+__all__ = ["HeldModel", "job_row", "start_worker", "until"]
+
+
+def start_worker(data_dir: Path, url: str, ollama: str, log: Path, *extra: str
+                 ) -> subprocess.Popen[bytes]:
+    """`rlm-recursive --data-dir DATA worker …` with the shared store and the fake model."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RLM_", "OLLAMA_"))}
+    env.update(RLM_DATABASE_URL=url, OLLAMA_HOST=ollama, NO_COLOR="1")
+    out = log.open("ab")
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-m", "rlm_recursive", "--data-dir", str(data_dir), "worker",
+             "--verbose", *extra], env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
+    finally:
+        out.close()
+
+
+def until(check: Callable[[], Any], timeout_s: float, what: str, every_s: float = 0.05) -> Any:
+    """Poll `check` until it returns something truthy; fail the test after `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
+        time.sleep(every_s)
+
+
+def job_row(url: str, job_id: int) -> dict[str, Any]:
+    """procrastinate's row for a job (status, attempts, abort flag)."""
+    with psycopg.connect(url) as conn:
+        row = conn.execute("SELECT status::text, attempts, abort_requested FROM "
+                           "procrastinate_jobs WHERE id = %s", (job_id,)).fetchone()
+    assert row is not None
+    return {"status": row[0], "attempts": row[1], "abort_requested": row[2]}
+
+
+class HeldModel:
+    """An Ollama-shaped script: the root searches once, then answers `answer`.
+
+    While `held` is set, every answering /api/chat call blocks until released (or the test
+    ends): a worker can be caught mid-execution. `answering` counts calls that reached it.
+    """
+
+    def __init__(self, answer: str, *, latency_s: float = 0.0) -> None:
+        self.answer, self.latency_s = answer, latency_s
+        self.held = threading.Event()
+        self.release = threading.Event()
+        self.answering = 0
+        self._lock = threading.Lock()
+
+    def __call__(self, method: str, path: str, body: dict[str, Any]) -> tuple[int, Any, dict]:
+        if path == "/api/version":
+            return 200, {"version": "0.12.3"}, {}
+        if path == "/api/tags":
+            return 200, tags_body("qwen3:8b", "qwen3:1.7b"), {}
+        if path == "/api/show":
+            return 200, show_body(40960), {}
+        if self.latency_s:
+            time.sleep(self.latency_s)
+        done = sum(m["role"] == "tool" for m in body.get("messages", []))
+        if body.get("tools") and done < 1:
+            return 200, chat_body(body["model"], tool_calls=[search_call(done)]), {}
+        with self._lock:
+            self.answering += 1
+        if self.held.is_set():
+            self.release.wait(120)
+        return 200, chat_body(body["model"], self.answer), {}
