@@ -84,3 +84,35 @@ class HeldModel:
         if self.held.is_set():
             self.release.wait(120)
         return 200, chat_body(body["model"], self.answer), {}
+
+
+class ReplModel:
+    """An Ollama-shaped root model for the repl strategy: step 1 finds the code, step 2
+    (held while `held` is set, like HeldModel) reads it and answers. `steps_seen[n]` counts
+    the requests that asked for step n (how many REPL steps their history already had + 1).
+    """
+
+    STEP_1 = ("hits = context[0].find('keypad code', max_hits=1)\n"
+              "print('step one ran', len(hits))")
+    STEP_2 = ("h = hits[0]\n"
+              "found = context[0].slice(h['start_char'], h['end_char'] + 30, tag='code')\n"
+              "FINAL('The code is 7316.')")
+
+    def __init__(self) -> None:
+        self.held = threading.Event()
+        self.release = threading.Event()
+        self.steps_seen: dict[int, int] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, method: str, path: str, body: dict[str, Any]) -> tuple[int, Any, dict]:
+        if path != "/api/chat":
+            return HeldModel("")(method, path, body)
+        done = sum(m["role"] == "assistant" and "```repl" in (m.get("content") or "")
+                   for m in body.get("messages", []))
+        with self._lock:
+            self.steps_seen[done + 1] = self.steps_seen.get(done + 1, 0) + 1
+        if done == 0:
+            return 200, chat_body(body["model"], f"```repl\n{self.STEP_1}\n```"), {}
+        if self.held.is_set():
+            self.release.wait(120)
+        return 200, chat_body(body["model"], f"```repl\n{self.STEP_2}\n```"), {}

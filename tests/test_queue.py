@@ -23,7 +23,7 @@ import httpx
 import pytest
 from api_support import auth, live_api, new_key
 from fake_ollama import serve
-from queue_support import HeldModel, job_row, start_worker, until
+from queue_support import HeldModel, ReplModel, job_row, start_worker, until
 
 from rlm_recursive.agent.runtime import Runtime
 from rlm_recursive.queue.client import ExecutionQueue
@@ -55,7 +55,8 @@ def shared(postgres_url, data_dir, monkeypatch):
     runtime.close()
 
 
-def _enqueue(client: httpx.Client, **options) -> tuple[str, str, float]:
+def _enqueue(client: httpx.Client, strategy: str = "agent", **options
+             ) -> tuple[str, str, float]:
     made = client.post("/v1/sessions", json={"docs": [{"text": NOTES,
                                                        "source_name": "notes.txt"}]})
     assert made.status_code == 201, made.text
@@ -63,7 +64,7 @@ def _enqueue(client: httpx.Client, **options) -> tuple[str, str, float]:
     started = time.monotonic()
     run = client.post(f"/v1/sessions/{sid}/executions", json={
         "question": QUESTION, "preset": "fully-local",
-        "options": {"strategy": "agent", **options}})
+        "options": {"strategy": strategy, **options}})
     assert run.status_code == 202, run.text
     assert run.json()["status"] == "QUEUED"
     return sid, run.json()["execution_id"], time.monotonic() - started
@@ -165,6 +166,37 @@ def test_a_worker_killed_mid_execution_is_finished_by_another(shared, data_dir, 
         assert usage["executions"] == 1
     # Lease 3 s + the 5 s retry tick + start-up of the new worker process.
     assert restarted_in < 30, restarted_in
+
+
+def test_a_retried_repl_execution_resumes_from_its_last_saved_step(shared, data_dir,
+                                                                    tmp_path, workers):
+    runtime, url, key = shared
+    store = ExecutionStore(runtime.store.sql)
+    model = ReplModel()
+    model.held.set()
+    with serve(model) as server, live_api(runtime) as base, \
+            httpx.Client(base_url=base, headers=auth(key), timeout=30) as client:
+        first = start_worker(data_dir, url, server.url, tmp_path / "w1.log", "--lease-s", "3")
+        workers.append(first)
+        _, execution_id, _ = _enqueue(client, "repl", grounding=False)
+        until(lambda: model.steps_seen.get(2), 60, "the first worker to ask for step 2")
+        first.send_signal(signal.SIGKILL)
+        first.wait(10)
+        model.release.set()
+        workers.append(start_worker(data_dir, url, server.url, tmp_path / "w2.log",
+                                    "--lease-s", "3"))
+        until(lambda: is_finished(store.status(execution_id)), 60, "the second worker")
+        record = store.get(execution_id)
+        assert record["status"] == "COMPLETED", (tmp_path / "w2.log").read_text()
+        assert record["answer"] == "The code is 7316."
+        # Step 1 ran once, in the killed worker; the second worker went on from it: it asked
+        # the model for step 2 only, and step 2 used the variable step 1 had saved.
+        assert model.steps_seen == {1: 1, 2: 2}
+        repl_id = store.result(execution_id)["repl_execution_id"]
+        steps = store.steps(repl_id)
+        assert [s.turn_index for s in steps] == [1, 2]
+        assert "step one ran 1" in steps[0].stdout and steps[1].error is None
+        assert store.status(repl_id) == "COMPLETED"
 
 
 def test_cancel_reaches_a_queued_and_a_running_execution(shared, data_dir, tmp_path,

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from .common import CliState, serve_until_stopped
+from .common import CliState, nonnegative_seconds, positive_seconds, serve_until_stopped
 
 __all__ = ["register"]
 
@@ -20,12 +20,13 @@ def register(app: typer.Typer) -> None:
         concurrency: Annotated[int, typer.Option(
             min=1, max=256, help="Executions this worker runs at once.")] = 1,
         lease_s: Annotated[float, typer.Option(
-            min=1.0, max=3600.0,
+            "--lease-s", parser=positive_seconds,
             help="Seconds without a heartbeat before this worker's executions are given "
             "to another worker (heartbeats go every third of it).")] = 30.0,
         shutdown_grace_s: Annotated[float, typer.Option(
-            min=0.0, max=86_400.0, help="On SIGTERM/Ctrl-C, how long running executions may "
-            "finish before they go back to the queue.")] = 30.0,
+            "--shutdown-grace-s", parser=nonnegative_seconds,
+            help="On SIGTERM/Ctrl-C, how long running executions may finish before they go "
+            "back to the queue.")] = 30.0,
         verbose: Annotated[bool, typer.Option("--verbose", help="Log every job.")] = False,
     ) -> None:
         """Run executions the `api` queued (needs RLM_DATABASE_URL=postgresql://…)."""

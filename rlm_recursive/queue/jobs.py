@@ -25,7 +25,7 @@ from procrastinate.jobs import Status
 from ..agent.outcome import stored_result
 from ..agent.pool import ProviderPool
 from ..agent.query import QueryOptions, run_query
-from ..agent.repl.execution import status_for
+from ..agent.repl.execution import ROOT_EXECUTION_ID, status_for
 from ..agent.runtime import Runtime
 from ..errors import InternalError, RlmError
 from ..store.executions import ExecutionStore
@@ -70,6 +70,8 @@ async def run_execution(context: JobContext, execution_id: str, tenant_id: str,
         return "finished already"
     record = await asyncio.to_thread(store.get, execution_id)
     started, usage, status = time.monotonic(), {}, "FAILED"
+    # A REPL run keeps its steps under an id every attempt derives alike: a retry resumes it.
+    ROOT_EXECUTION_ID.set("exe_" + execution_id.partition("_")[2])
     try:
         result = await run_query(rlm.runtime, record["session_id"], record["question"],
                                  QueryOptions.model_validate(options), providers=rlm.providers)

@@ -3,7 +3,8 @@
 Each event has an `id` (1, 2, 3, … in order), an `event` name and one JSON object as data,
 always with a one-line `message`:
 
-- `status`   {status}: RUNNING (QUEUED when a worker runs it) first, the final status (COMPLETED, FAILED, …) last;
+- `status`   {status}: RUNNING (QUEUED when a worker runs it) first, the final status
+             (COMPLETED, FAILED, …) last;
 - `step`     {phase, id, kind, name, depth, status}: a model call, tool call or REPL step began
              (or failed);
 - `sub_call` {phase, id, depth, …}: a sub-model call began, or ended with its duration;
