@@ -121,6 +121,7 @@ def main() -> None:
     if args.serve:
         serve(Path(args.serve), args.port)
         return
+    from rlm_recursive.api.server import wait_healthy
     from rlm_recursive.store import Store
     from rlm_recursive.store.tenancy import KeyStore
 
@@ -135,16 +136,7 @@ def main() -> None:
                                    "--port", str(port)], cwd=tmp, env=env)
         base = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    if httpx.get(base + "/v1/health", timeout=1).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                if server.poll() is not None or time.monotonic() > deadline:
-                    raise SystemExit("the API server did not start")
-                time.sleep(0.1)
+            wait_healthy(base, server)
             asyncio.run(load(base, key, args.clients, args.requests))
         finally:
             server.terminate()

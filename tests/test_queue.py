@@ -199,6 +199,27 @@ def test_a_retried_repl_execution_resumes_from_its_last_saved_step(shared, data_
         assert store.status(repl_id) == "COMPLETED"
 
 
+def test_over_the_tenant_cap_an_execution_waits_queued_not_refused(shared, data_dir,
+                                                                     tmp_path, workers):
+    runtime, url, key = shared
+    store = ExecutionStore(runtime.store.sql)
+    held = HeldModel(ANSWER)
+    held.held.set()
+    with serve(held) as model, live_api(runtime) as base, \
+            httpx.Client(base_url=base, headers=auth(key), timeout=30) as client:
+        workers.append(start_worker(data_dir, url, model.url, tmp_path / "w.log",
+                                    "--concurrency", "2", "--concurrent-executions", "1"))
+        _, first, _ = _enqueue(client)
+        until(lambda: held.answering >= 1, 60, "the first execution to reach the model")
+        _, second, _ = _enqueue(client)  # accepted (202), not refused with a 429
+        time.sleep(3)  # the worker has a free job slot, but the tenant's cap is 1
+        assert (store.status(first), store.status(second)) == ("RUNNING", "QUEUED")
+        assert held.answering == 1
+        held.release.set()
+        until(lambda: is_finished(store.status(second)), 60, "the second execution")
+        assert store.status(first) == store.status(second) == "COMPLETED"
+
+
 def test_cancel_reaches_a_queued_and_a_running_execution(shared, data_dir, tmp_path,
                                                          workers):
     runtime, url, key = shared

@@ -46,9 +46,10 @@ async def maintain_once(state: ApiState, runner: ExecutionRunner | None = None
     """One housekeeping pass; returns what it did."""
     done = await state.db(_sweep, state)
     for session_id in done["expired"]:
-        state.release_runtime_session(session_id)
+        await state.release_runtime_session(session_id)
         if runner is not None:
             await runner.cancel_session(session_id)
+    done["released_slots"] = await state.release_ended_runtime()
     return done
 
 

@@ -61,14 +61,14 @@ class ExecutionRunner:
         if self.queued is not None:  # a worker runs it, when it has a slot: never a 429 here
             return await self.queued.start(who, session_id, question, options,
                                            {**options.model_dump(exclude_none=True), **extra})
-        state.acquire_execution(who.tenant_id)
+        await state.acquire_execution(who.tenant_id)
         try:
             execution_id = new_id("exec")
             stored = {**options.model_dump(exclude_none=True), **extra}
             await state.db(ExecutionStore(state.runtime.store.sql).create, execution_id,
                            session_id, "answerer", question, stored)
         except BaseException:
-            state.release_execution(who.tenant_id)
+            await state.release_execution(who.tenant_id)
             raise
         self.feeds.open(execution_id)
         task = asyncio.create_task(self._run(who, session_id, execution_id, question, options))
@@ -116,7 +116,7 @@ class ExecutionRunner:
             await state.db(store.finish, execution_id, status, error=error)
         finally:
             self.feeds.finish(execution_id, status)
-            state.release_execution(who.tenant_id)
+            await state.release_execution(who.tenant_id)
             state.metrics.execution(status, "answerer", time.monotonic() - started, usage,
                                     model, spans)
             tokens = int((usage.get("input_tokens") or 0) + (usage.get("output_tokens") or 0))
@@ -159,7 +159,7 @@ class ExecutionRunner:
         error = {"code": "cancelled", "message": "the execution was cancelled"}
         await self.state.db(ExecutionStore(self.state.runtime.store.sql).finish,
                             execution["id"], "FAILED", error=error)
-        self.state.release_runtime(execution["id"])
+        await self.state.release_runtime(execution["id"])
 
     async def aclose(self) -> None:
         if self.queued is not None:

@@ -1,4 +1,11 @@
-"""What one API server holds: the runtime, the store worker, limits, metrics, live tasks."""
+"""What one API server holds: the runtime, the store worker, limits, metrics, live tasks.
+
+Limits: without `RLM_DATABASE_URL` they count in this process's memory (a moving window, and
+slots counted here), checked inline. With it, every API process on the database shares them:
+a fixed window in PostgreSQL (`store/counters.py`'s `SqlCounterStorage`) and advisory-lock
+execution slots. Those are database calls, so they run on a small thread pool of their own
+(not the store thread: a request's limit check must not queue behind a slow load).
+"""
 
 from __future__ import annotations
 
@@ -15,14 +22,17 @@ from typing import Any, TypeVar
 
 from limits import RateLimitItemPerMinute
 from limits.storage import MemoryStorage
-from limits.strategies import MovingWindowRateLimiter
+from limits.strategies import FixedWindowRateLimiter, MovingWindowRateLimiter
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..agent.pool import ProviderPool
 from ..agent.repl.service import ExecutionService
 from ..agent.runtime import Runtime
-from ..errors import BudgetExceeded, RateLimited
+from ..errors import BudgetExceeded, RateLimited, StoreUnavailable
 from ..policy import PathPolicy
+from ..store.connector import database_url, open_connector
+from ..store.counters import SqlCounterStorage, open_slots
+from ..store.executions import ExecutionStore
 from ..store.tenancy import KeyStore, TenantStore
 from .bodyguard import DEFAULT_MAX_BODY_BYTES
 from .metrics import Metrics
@@ -80,10 +90,17 @@ class ApiState:
         # never blocks on it, and there is one writer.
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rlm-api-store")
         self.metrics = Metrics()
-        self._limiter = MovingWindowRateLimiter(MemoryStorage())
         self._per_key = RateLimitItemPerMinute(settings.key_requests_per_minute)
         self._per_tenant = RateLimitItemPerMinute(settings.tenant_requests_per_minute)
-        self._running: dict[str, int] = {}
+        url = database_url()
+        self._counters = None if url is None else open_connector(
+            runtime.store.data_dir / "rlm.db", url)
+        self._limiter = (MovingWindowRateLimiter(MemoryStorage()) if self._counters is None
+                         else FixedWindowRateLimiter(SqlCounterStorage(self._counters)))
+        self.slots = open_slots(url)
+        """This process's view of the tenants' running-execution slots (`store/counters.py`)."""
+        self._limits_pool = None if url is None else ThreadPoolExecutor(
+            max_workers=4, thread_name_prefix="rlm-api-limits")
         self.runtime_slots: dict[str, tuple[str, str]] = {}
         """Runtime-mode executions holding a slot: execution id -> (tenant, session)."""
         self._touched: dict[str, float] = {}
@@ -109,8 +126,18 @@ class ApiState:
         return True
 
     # limits
-    def hit(self, key_id: str, tenant_id: str) -> None:
+    async def _limits(self, fn: Callable[..., T], /, *args: Any) -> T:
+        """In memory: inline (microseconds). Shared: a database call, on the limits pool."""
+        if self._limits_pool is None:
+            return fn(*args)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._limits_pool, functools.partial(fn, *args))
+
+    async def hit(self, key_id: str, tenant_id: str) -> None:
         """Count one request against the key's and the tenant's per-minute limits."""
+        await self._limits(self._hit, key_id, tenant_id)
+
+    def _hit(self, key_id: str, tenant_id: str) -> None:
         for item, scope, ident in ((self._per_key, "key", key_id),
                                    (self._per_tenant, "tenant", tenant_id)):
             if not self._limiter.hit(item, scope, ident):
@@ -119,26 +146,45 @@ class ApiState:
                 raise RateLimited(f"over the {scope}'s limit of {item.amount} requests a minute",
                                   retry_after_s=retry, limit=f"{scope}_requests_per_minute")
 
-    def acquire_execution(self, tenant_id: str) -> None:
-        running = self._running.get(tenant_id, 0)
-        if running >= self.settings.tenant_concurrent_executions:
-            raise RateLimited(f"the tenant already runs {running} executions at once",
+    async def acquire_execution(self, tenant_id: str) -> None:
+        """Take one of the tenant's running-execution slots (across processes when shared)."""
+        cap = self.settings.tenant_concurrent_executions
+        if not await self._limits(self.slots.try_acquire, tenant_id, cap):
+            raise RateLimited(f"the tenant already runs {cap} executions at once",
                               retry_after_s=1, limit="tenant_concurrent_executions")
-        self._running[tenant_id] = running + 1
 
-    def release_execution(self, tenant_id: str) -> None:
-        self._running[tenant_id] = max(0, self._running.get(tenant_id, 1) - 1)
+    async def release_execution(self, tenant_id: str) -> None:
+        if self._limits_pool is None:
+            self.slots.release(tenant_id)
+            return
+        try:  # shielded: a run cancelled again while it ends still gives its slot back
+            await asyncio.shield(self._limits(self.slots.release, tenant_id))
+        except StoreUnavailable as exc:
+            # The slots' connection is gone, and its advisory locks with it: none is held.
+            print(f"rlm-recursive: releasing an execution slot: {exc.message}",
+                  file=sys.stderr)
 
-    def release_runtime(self, execution_id: str) -> None:
+    async def release_ended_runtime(self) -> list[str]:
+        """Free the slots of runtime-mode executions that ended in another process (a step
+        or cancel that reached another API server); maintenance calls this."""
+        store = ExecutionStore(self.runtime.store.db)
+        ended = []
+        for execution_id in list(self.runtime_slots):
+            if await self.db(store.status, execution_id) not in ("RUNNING", "QUEUED"):
+                await self.release_runtime(execution_id)
+                ended.append(execution_id)
+        return ended
+
+    async def release_runtime(self, execution_id: str) -> None:
         """A runtime-mode execution ended (final answer, error, cancel, deleted session)."""
         held = self.runtime_slots.pop(execution_id, None)
         if held is not None:
-            self.release_execution(held[0])
+            await self.release_execution(held[0])
 
-    def release_runtime_session(self, session_id: str) -> None:
+    async def release_runtime_session(self, session_id: str) -> None:
         for execution_id, (_, session) in list(self.runtime_slots.items()):
             if session == session_id:
-                self.release_runtime(execution_id)
+                await self.release_runtime(execution_id)
 
     def check_budget(self, usage: dict[str, float]) -> dict[str, float | None]:
         """Raise when a daily cap is spent; else what is left of each (None: no cap)."""
@@ -161,6 +207,11 @@ class ApiState:
         await asyncio.gather(*self.tasks.values(), *self.loads, return_exceptions=True)
         await self.executions.aclose()  # closes the pool it was given too
         self._worker.shutdown(wait=True)
+        if self._limits_pool is not None:
+            self._limits_pool.shutdown(wait=True)
+        self.slots.close()  # shared slots: their advisory locks go with the connection
+        if self._counters is not None:
+            self._counters.close()
 
 
 def _report(future: Future[Any]) -> None:

@@ -27,6 +27,10 @@ def register(app: typer.Typer) -> None:
             "--shutdown-grace-s", parser=nonnegative_seconds,
             help="On SIGTERM/Ctrl-C, how long running executions may finish before they go "
             "back to the queue.")] = 30.0,
+        concurrent_executions: Annotated[int, typer.Option(
+            min=1, max=10_000, help="Executions a tenant may run at once, across every "
+            "worker and api process (give them all the same number); more wait QUEUED.")
+        ] = 4,
         verbose: Annotated[bool, typer.Option("--verbose", help="Log every job.")] = False,
     ) -> None:
         """Run executions the `api` queued (needs RLM_DATABASE_URL=postgresql://…)."""
@@ -39,4 +43,4 @@ def register(app: typer.Typer) -> None:
         runtime = state.runtime()
         serve_until_stopped(runtime, lambda: asyncio.run(serve_worker(
             runtime, concurrency=concurrency, lease_s=lease_s,
-            shutdown_grace_s=shutdown_grace_s)))
+            shutdown_grace_s=shutdown_grace_s, tenant_cap=concurrent_executions)))

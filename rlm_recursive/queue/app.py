@@ -32,8 +32,14 @@ RETRY_STALLED_CRON = "* * * * * */5"
 the worker's last heartbeat. procrastinate does not retry stalled jobs by itself."""
 
 
-class _RequeueOnShutdown(procrastinate.BaseRetryStrategy):
-    """A worker stopped by SIGTERM/SIGINT cancels its running jobs: put them back at once.
+NO_SLOT_RETRY_S = 1
+"""A job whose tenant is at its cap is tried again this many seconds later."""
+
+
+class _Requeue(procrastinate.BaseRetryStrategy):
+    """Put a job back in the queue when the execution has not really run:
+    - a worker stopped by SIGTERM/SIGINT cancels its running jobs: at once;
+    - the tenant has no free slot (`jobs.NoSlot`): a moment later.
 
     The task turns a client's cancel into JobAborted (final); only the cancellation of a
     shutdown reaches the strategy as CancelledError. Errors of the run itself never do: the
@@ -44,6 +50,8 @@ class _RequeueOnShutdown(procrastinate.BaseRetryStrategy):
                            ) -> RetryDecision | None:
         if isinstance(exception, asyncio.CancelledError):
             return RetryDecision(retry_in={"seconds": 0})
+        if isinstance(exception, jobs.NoSlot):
+            return RetryDecision(retry_in={"seconds": NO_SLOT_RETRY_S})
         return None
 
 
@@ -54,7 +62,7 @@ def queue_app(url: str, *, pool_size: int = 4) -> procrastinate.App:
         kwargs={"application_name": "rlm-recursive-worker"})
     app = procrastinate.App(connector=connector)
     app.task(name=RUN_EXECUTION, queue=EXECUTIONS_QUEUE, pass_context=True,
-             retry=_RequeueOnShutdown())(jobs.run_execution)
+             retry=_Requeue())(jobs.run_execution)
     stalled: Any = app.task(name=RETRY_STALLED, queue=MAINTENANCE_QUEUE, pass_context=True)(
         jobs.retry_stalled)
     app.periodic(cron=RETRY_STALLED_CRON, periodic_id="retry-stalled")(stalled)

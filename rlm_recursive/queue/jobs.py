@@ -28,13 +28,20 @@ from ..agent.query import QueryOptions, run_query
 from ..agent.repl.execution import ROOT_EXECUTION_ID, status_for
 from ..agent.runtime import Runtime
 from ..errors import InternalError, RlmError
+from ..store.counters import Slots
 from ..store.executions import ExecutionStore
 from ..store.tenancy import TenantStore
 from .watch import EXECUTION_CHANNEL
 
-__all__ = ["CANCELLED", "WorkerContext", "finish_execution", "retry_stalled", "run_execution"]
+__all__ = ["CANCELLED", "NoSlot", "WorkerContext", "finish_execution", "retry_stalled",
+           "run_execution"]
 
 CANCELLED = {"code": "cancelled", "message": "the execution was cancelled"}
+
+
+class NoSlot(Exception):
+    """The tenant already runs its cap of executions (in any process): the job goes back to
+    the queue for a moment, and the execution stays QUEUED (never a 429)."""
 
 
 @dataclass
@@ -46,6 +53,9 @@ class WorkerContext:
     executions: ExecutionStore
     """On the shared PostgreSQL."""
     tenants: TenantStore
+    slots: Slots
+    """The tenants' running-execution slots, shared with every `api` process."""
+    tenant_cap: int
     lease_s: float
     executions_queue: str
 
@@ -64,6 +74,16 @@ def finish_execution(executions: ExecutionStore, execution_id: str, attempt: int
 async def run_execution(context: JobContext, execution_id: str, tenant_id: str,
                         options: dict[str, Any]) -> str:
     rlm: WorkerContext = context.additional_context["rlm"]
+    if not await asyncio.to_thread(rlm.slots.try_acquire, tenant_id, rlm.tenant_cap):
+        raise NoSlot(f"tenant {tenant_id} runs {rlm.tenant_cap} executions already")
+    try:
+        return await _run_execution(context, rlm, execution_id, tenant_id, options)
+    finally:
+        await asyncio.shield(asyncio.to_thread(rlm.slots.release, tenant_id))
+
+
+async def _run_execution(context: JobContext, rlm: WorkerContext, execution_id: str,
+                         tenant_id: str, options: dict[str, Any]) -> str:
     store = rlm.executions
     attempt = await asyncio.to_thread(store.claim, execution_id)
     if attempt is None:

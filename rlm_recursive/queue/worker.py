@@ -15,6 +15,7 @@ from ..agent.pool import ProviderPool
 from ..agent.runtime import Runtime
 from ..errors import ConfigError
 from ..store.connector import DATABASE_URL_ENV, database_url
+from ..store.counters import ExecutionSlots
 from ..store.executions import ExecutionStore
 from ..store.tenancy import TenantStore
 from .app import EXECUTIONS_QUEUE, LEASE_S, queue_app
@@ -25,8 +26,8 @@ __all__ = ["serve_worker"]
 
 async def serve_worker(
     runtime: Runtime, *, concurrency: int = 1, lease_s: float = LEASE_S,
-    shutdown_grace_s: float = 30.0, providers: ProviderPool | None = None,
-    name: str | None = None,
+    shutdown_grace_s: float = 30.0, tenant_cap: int = 4,
+    providers: ProviderPool | None = None, name: str | None = None,
 ) -> None:
     """Run jobs until a signal stops the worker; the runtime stays the caller's to close."""
     url = database_url()
@@ -38,7 +39,8 @@ async def serve_worker(
     # The runtime's store is on the URL's PostgreSQL, migrated (procrastinate's 0010 too).
     rlm = WorkerContext(runtime=runtime, providers=pool,
                         executions=ExecutionStore(runtime.store.sql),
-                        tenants=TenantStore(runtime.store.db), lease_s=lease_s,
+                        tenants=TenantStore(runtime.store.db), slots=ExecutionSlots(url),
+                        tenant_cap=tenant_cap, lease_s=lease_s,
                         executions_queue=EXECUTIONS_QUEUE)
     app = queue_app(url, pool_size=concurrency + 3)
     print(f"rlm-recursive worker: concurrency {concurrency}, lease {lease_s:g} s",
@@ -52,5 +54,6 @@ async def serve_worker(
                 # NOTIFY wakes the worker at once; the poll only covers a lost notification.
                 fetch_job_polling_interval=2.0, abort_job_polling_interval=2.0)
     finally:
+        rlm.slots.close()
         if providers is None:
             await pool.aclose()

@@ -94,7 +94,7 @@ async def _release_if_ended(state: ApiState, execution_id: str) -> None:
     """A step that gave the final answer or ended the run frees the tenant's slot."""
     record = await state.db(ExecutionStore(state.runtime.store.sql).status, execution_id)
     if record != "RUNNING":
-        state.release_runtime(execution_id)
+        await state.release_runtime(execution_id)
 
 
 @router.post("/sessions/{session_id}/executions/runtime", status_code=201)
@@ -112,11 +112,11 @@ async def create_runtime(session_id: str, request: Request,
                            strategy="repl", client_override=True)
     # A runtime-mode execution holds one of the tenant's slots until it ends, like an
     # answerer run (`api --concurrent-executions`).
-    state.acquire_execution(who.tenant_id)
+    await state.acquire_execution(who.tenant_id)
     try:
         created = await state.executions.create(session_id, options)
     except BaseException:
-        state.release_execution(who.tenant_id)
+        await state.release_execution(who.tenant_id)
         raise
     state.runtime_slots[created["execution_id"]] = (who.tenant_id, session_id)
     request.state.audit["execution_id"] = created["execution_id"]
