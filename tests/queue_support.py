@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-from fake_ollama import chat_body, search_call, show_body, tags_body
+from fake_ollama import agent_script, chat_body
 
 __all__ = ["HeldModel", "job_row", "start_worker", "until"]
 
@@ -61,29 +61,23 @@ class HeldModel:
     """
 
     def __init__(self, answer: str, *, latency_s: float = 0.0) -> None:
-        self.answer, self.latency_s = answer, latency_s
+        self._script = agent_script(answer, searches=1)
+        self.latency_s = latency_s
         self.held = threading.Event()
         self.release = threading.Event()
         self.answering = 0
         self._lock = threading.Lock()
 
     def __call__(self, method: str, path: str, body: dict[str, Any]) -> tuple[int, Any, dict]:
-        if path == "/api/version":
-            return 200, {"version": "0.12.3"}, {}
-        if path == "/api/tags":
-            return 200, tags_body("qwen3:8b", "qwen3:1.7b"), {}
-        if path == "/api/show":
-            return 200, show_body(40960), {}
-        if self.latency_s:
+        if path == "/api/chat":
             time.sleep(self.latency_s)
-        done = sum(m["role"] == "tool" for m in body.get("messages", []))
-        if body.get("tools") and done < 1:
-            return 200, chat_body(body["model"], tool_calls=[search_call(done)]), {}
-        with self._lock:
-            self.answering += 1
-        if self.held.is_set():
-            self.release.wait(120)
-        return 200, chat_body(body["model"], self.answer), {}
+            searched = any(m["role"] == "tool" for m in body.get("messages", []))
+            if searched or not body.get("tools"):  # the answering call
+                with self._lock:
+                    self.answering += 1
+                if self.held.is_set():
+                    self.release.wait(120)
+        return self._script(method, path, body)
 
 
 class ReplModel:

@@ -16,13 +16,15 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 
 import httpx
 import pytest
 from api_support import auth, live_api, new_key
-from fake_ollama import serve
+from fake_ollama import LoopbackServer, serve
 from queue_support import HeldModel, ReplModel, job_row, start_worker, until
 
 from rlm_recursive.agent.runtime import Runtime
@@ -53,6 +55,15 @@ def shared(postgres_url, data_dir, monkeypatch):
     runtime = Runtime(data_dir)
     yield runtime, postgres_url, new_key(runtime, "acme")
     runtime.close()
+
+
+@contextmanager
+def _serving(runtime: Runtime, key: str, model: HeldModel | ReplModel
+             ) -> Iterator[tuple[LoopbackServer, httpx.Client]]:
+    """The fake model on loopback, the API over the shared store, and a client of it."""
+    with serve(model) as server, live_api(runtime) as base, \
+            httpx.Client(base_url=base, headers=auth(key), timeout=30) as client:
+        yield server, client
 
 
 def _enqueue(client: httpx.Client, strategy: str = "agent", **options
@@ -110,8 +121,7 @@ def test_the_api_enqueues_and_a_worker_subprocess_runs_it(shared, data_dir, tmp_
                                                           workers):
     runtime, url, key = shared
     store = ExecutionStore(runtime.store.sql)
-    with serve(HeldModel(ANSWER)) as model, live_api(runtime) as base, \
-            httpx.Client(base_url=base, headers=auth(key), timeout=30) as client:
+    with _serving(runtime, key, HeldModel(ANSWER)) as (model, client):
         sid, execution_id, took = _enqueue(client)
         # No worker yet: the API ran nothing and the row waits, QUEUED, with its job.
         time.sleep(0.5)
@@ -139,8 +149,7 @@ def test_a_worker_killed_mid_execution_is_finished_by_another(shared, data_dir, 
     store = ExecutionStore(runtime.store.sql)
     held = HeldModel(ANSWER)
     held.held.set()
-    with serve(held) as model, live_api(runtime) as base, \
-            httpx.Client(base_url=base, headers=auth(key), timeout=30) as client:
+    with _serving(runtime, key, held) as (model, client):
         first = start_worker(data_dir, url, model.url, tmp_path / "w1.log", "--lease-s", "3")
         workers.append(first)
         _, execution_id, _ = _enqueue(client)
@@ -174,8 +183,7 @@ def test_a_retried_repl_execution_resumes_from_its_last_saved_step(shared, data_
     store = ExecutionStore(runtime.store.sql)
     model = ReplModel()
     model.held.set()
-    with serve(model) as server, live_api(runtime) as base, \
-            httpx.Client(base_url=base, headers=auth(key), timeout=30) as client:
+    with _serving(runtime, key, model) as (server, client):
         first = start_worker(data_dir, url, server.url, tmp_path / "w1.log", "--lease-s", "3")
         workers.append(first)
         _, execution_id, _ = _enqueue(client, "repl", grounding=False)
@@ -205,8 +213,7 @@ def test_over_the_tenant_cap_an_execution_waits_queued_not_refused(shared, data_
     store = ExecutionStore(runtime.store.sql)
     held = HeldModel(ANSWER)
     held.held.set()
-    with serve(held) as model, live_api(runtime) as base, \
-            httpx.Client(base_url=base, headers=auth(key), timeout=30) as client:
+    with _serving(runtime, key, held) as (model, client):
         workers.append(start_worker(data_dir, url, model.url, tmp_path / "w.log",
                                     "--concurrency", "2", "--concurrent-executions", "1"))
         _, first, _ = _enqueue(client)
@@ -227,8 +234,7 @@ def test_cancel_reaches_a_queued_and_a_running_execution(shared, data_dir, tmp_p
     store = queue.executions
     held = HeldModel(ANSWER)
     held.held.set()
-    with serve(held) as model, live_api(runtime) as base, \
-            httpx.Client(base_url=base, headers=auth(key), timeout=30) as client:
+    with _serving(runtime, key, held) as (model, client):
         # Queued, no worker: cancelled at once, and no worker will ever take it.
         _, queued, _ = _enqueue(client)
         assert queue.cancel(queued) is True

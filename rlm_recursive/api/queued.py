@@ -11,16 +11,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..agent.query import QueryOptions
-from ..queue.client import ExecutionQueue
 from ..store import new_id
 from ..store.connector import database_url
 from ..store.executions import UNFINISHED_STATUSES
 from .deps import Principal
 from .feeds import ExecutionFeeds
 from .state import ApiState
+
+if TYPE_CHECKING:  # procrastinate (the postgres extra) is imported only with a database URL
+    from ..queue.client import ExecutionQueue
 
 __all__ = ["QueuedRuns", "queued_runs"]
 
@@ -32,6 +34,8 @@ def queued_runs(state: ApiState, feeds: ExecutionFeeds) -> QueuedRuns | None:
     url = database_url()
     if url is None or state.runtime.store.dialect != "postgresql":
         return None
+    from ..queue.client import ExecutionQueue
+
     return QueuedRuns(state, feeds, ExecutionQueue(url, state.runtime.store.sql))
 
 

@@ -1,15 +1,14 @@
-"""The procrastinate app: the tasks every `api` and `worker` process agrees on.
+"""The procrastinate app: the task every `api` and `worker` process agrees on.
 
 One app per process and database URL. The `api` side only defers and aborts jobs, on the
 store's own connection inside the store's transaction (so it never opens procrastinate's
-pool); the `worker` side opens it and runs the tasks. procrastinate's schema is our
+pool); the `worker` side opens it and runs the task. procrastinate's schema is our
 PostgreSQL migration 0010, applied by the store's migration runner under its advisory lock.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import procrastinate
 from procrastinate.jobs import Job
@@ -17,19 +16,17 @@ from procrastinate.retry import RetryDecision
 
 from . import jobs
 
-__all__ = ["EXECUTIONS_QUEUE", "LEASE_S", "MAINTENANCE_QUEUE", "RETRY_STALLED_CRON",
-           "RUN_EXECUTION", "queue_app"]
+__all__ = ["EXECUTIONS_QUEUE", "LEASE_S", "NO_SLOT_RETRY_S", "RUN_EXECUTION",
+           "STALLED_CHECK_S", "queue_app"]
 
 EXECUTIONS_QUEUE = "executions"
-MAINTENANCE_QUEUE = "queue-maintenance"
 RUN_EXECUTION = "rlm.run_execution"
-RETRY_STALLED = "rlm.retry_stalled"
 LEASE_S = 30.0
 """A worker that has not sent a heartbeat for this long has lost its jobs (they are retried).
 Heartbeats go every LEASE_S / 3, so one late beat is not a lost lease."""
-RETRY_STALLED_CRON = "* * * * * */5"
-"""Every 5 s (the sixth field is seconds): a lost lease is noticed within LEASE_S + 5 s of
-the worker's last heartbeat. procrastinate does not retry stalled jobs by itself."""
+STALLED_CHECK_S = 5.0
+"""Every worker looks for stalled jobs this often (procrastinate never retries them by
+itself): a lost lease is acted on within LEASE_S + STALLED_CHECK_S of the last heartbeat."""
 
 
 NO_SLOT_RETRY_S = 1
@@ -56,14 +53,11 @@ class _Requeue(procrastinate.BaseRetryStrategy):
 
 
 def queue_app(url: str, *, pool_size: int = 4) -> procrastinate.App:
-    """The app on `url` with the execution task and the periodic stalled-job retry."""
+    """The app on `url`, with the execution task."""
     connector = procrastinate.PsycopgConnector(
         conninfo=url, min_size=1, max_size=pool_size,
         kwargs={"application_name": "rlm-recursive-worker"})
     app = procrastinate.App(connector=connector)
     app.task(name=RUN_EXECUTION, queue=EXECUTIONS_QUEUE, pass_context=True,
              retry=_Requeue())(jobs.run_execution)
-    stalled: Any = app.task(name=RETRY_STALLED, queue=MAINTENANCE_QUEUE, pass_context=True)(
-        jobs.retry_stalled)
-    app.periodic(cron=RETRY_STALLED_CRON, periodic_id="retry-stalled")(stalled)
     return app

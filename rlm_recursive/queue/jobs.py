@@ -1,4 +1,4 @@
-"""What a worker runs: one queued execution per job, and the periodic stalled-job retry.
+"""What a worker runs: one queued execution per job; and the stalled-job retry it runs beside.
 
 An execution runs at most once at a time, and its result is written once:
 - the job `claim`s the row, which makes it RUNNING and hands this run the next attempt
@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from procrastinate import JobContext
-from procrastinate.exceptions import JobAborted
+from procrastinate.exceptions import ConnectorException, JobAborted
 from procrastinate.job_context import AbortReason
 from procrastinate.jobs import Status
+from procrastinate.manager import JobManager
 
 from ..agent.outcome import stored_result
 from ..agent.pool import ProviderPool
@@ -125,24 +126,28 @@ async def _run_execution(context: JobContext, rlm: WorkerContext, execution_id: 
     return f"{status} in {time.monotonic() - started:.1f} s (attempt {attempt})"
 
 
-async def retry_stalled(context: JobContext, timestamp: int) -> int:
+async def retry_stalled(manager: JobManager, rlm: WorkerContext) -> int:
     """Put back in the queue every execution job whose worker lost its lease (no heartbeat
-    for `lease_s`): procrastinate finds them but never retries them by itself.
+    for `lease_s`): procrastinate finds them but never retries them by itself. Returns how
+    many this call retried (every worker calls it; a job another worker retried first is
+    skipped).
 
     A job a client asked to abort is not run again: procrastinate marks it failed, and its
     execution ends FAILED (cancelled) here, since its worker cannot write that any more.
     """
-    rlm: WorkerContext = context.additional_context["rlm"]
-    manager = context.app.job_manager
-    stalled = list(await manager.get_stalled_jobs(seconds_since_heartbeat=rlm.lease_s,
-                                                  queue=rlm.executions_queue))
-    for job in stalled:
+    retried = 0
+    for job in await manager.get_stalled_jobs(seconds_since_heartbeat=rlm.lease_s,
+                                              queue=rlm.executions_queue):
         assert job.id is not None
-        await manager.retry_job(job)
+        try:
+            await manager.retry_job(job)
+        except ConnectorException:  # no longer `doing`: another worker retried it first
+            continue
+        retried += 1
         if await manager.get_job_status_async(job.id) is Status.FAILED:
             execution_id = job.task_kwargs["execution_id"]
             await asyncio.to_thread(_cancel_abandoned, rlm.executions, str(execution_id))
-    return len(stalled)
+    return retried
 
 
 def _cancel_abandoned(executions: ExecutionStore, execution_id: str) -> None:

@@ -2,14 +2,18 @@
 
 procrastinate's worker does the queue work: it takes jobs as their NOTIFY arrives (or polls),
 runs up to `concurrency` at once on one event loop, sends a heartbeat every `lease_s / 3`
-seconds, stops on SIGTERM/SIGINT (running jobs go back to the queue after
-`shutdown_grace_s`) and defers the periodic stalled-job retry (one per tick across all
-workers).
+seconds and stops on SIGTERM/SIGINT (running jobs go back to the queue after
+`shutdown_grace_s`). Beside it, every STALLED_CHECK_S, the worker retries the jobs of workers
+whose lease ran out.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import sys
+
+import procrastinate
 
 from ..agent.pool import ProviderPool
 from ..agent.runtime import Runtime
@@ -18,8 +22,8 @@ from ..store.connector import DATABASE_URL_ENV, database_url
 from ..store.counters import ExecutionSlots
 from ..store.executions import ExecutionStore
 from ..store.tenancy import TenantStore
-from .app import EXECUTIONS_QUEUE, LEASE_S, queue_app
-from .jobs import WorkerContext
+from .app import EXECUTIONS_QUEUE, LEASE_S, STALLED_CHECK_S, queue_app
+from .jobs import WorkerContext, retry_stalled
 
 __all__ = ["serve_worker"]
 
@@ -47,13 +51,34 @@ async def serve_worker(
           file=sys.stderr, flush=True)
     try:
         async with app.open_async():
-            await app.run_worker_async(
-                concurrency=concurrency, name=name or "rlm-worker",
-                additional_context={"rlm": rlm}, update_heartbeat_interval=lease_s / 3,
-                stalled_worker_timeout=lease_s, shutdown_graceful_timeout=shutdown_grace_s,
-                # NOTIFY wakes the worker at once; the poll only covers a lost notification.
-                fetch_job_polling_interval=2.0, abort_job_polling_interval=2.0)
+            stalled = asyncio.create_task(_retry_stalled_forever(app, rlm))
+            try:
+                await app.run_worker_async(
+                    concurrency=concurrency, name=name or "rlm-worker",
+                    additional_context={"rlm": rlm}, update_heartbeat_interval=lease_s / 3,
+                    stalled_worker_timeout=lease_s,
+                    shutdown_graceful_timeout=shutdown_grace_s,
+                    # NOTIFY wakes the worker at once; the poll covers a lost notification
+                    # and jobs retried for later (no slot, a stalled worker's).
+                    fetch_job_polling_interval=2.0, abort_job_polling_interval=2.0)
+            finally:
+                stalled.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await stalled
     finally:
         rlm.slots.close()
         if providers is None:
             await pool.aclose()
+
+
+async def _retry_stalled_forever(app: procrastinate.App, rlm: WorkerContext) -> None:
+    """Beside the worker loop, not as a queued job: a job would wait behind the very
+    executions that keep every worker busy, and a dead worker's would wait with it."""
+    while True:
+        await asyncio.sleep(STALLED_CHECK_S)
+        try:
+            if retried := await retry_stalled(app.job_manager, rlm):
+                print(f"rlm-recursive worker: {retried} execution(s) of a worker that lost "
+                      "its lease back in the queue", file=sys.stderr, flush=True)
+        except Exception as exc:  # the database is away: the next tick tries again
+            print(f"rlm-recursive worker: stalled-job check failed: {exc}", file=sys.stderr)

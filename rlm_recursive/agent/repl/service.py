@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ...config import MAX_SUB_CALLS_LIMIT
 from ...errors import InvalidArgs, RlmError, RunError
-from ...store.executions import ExecutionStore
+from ...store.executions import ExecutionStore, is_finished
 from ...tools.spec import ToolContext, ToolSpec
 from ...types import ToolResult
 from ..pool import ProviderPool
@@ -71,7 +71,7 @@ class ExecutionService:
                                          execution_id)
         if record["mode"] != "runtime":
             raise InvalidArgs(f"execution {execution_id} is not a runtime-mode execution")
-        if record["status"] != "RUNNING":
+        if is_finished(record["status"]):
             raise InvalidArgs(f"execution {execution_id} has ended ({record['status']})")
         options = QueryOptions.model_validate(record["options"] or {})
         execution = await self._build(record["session_id"], options, execution_id)
