@@ -13,6 +13,9 @@
 - Queue latency: one idle worker; executions are enqueued one at a time, each after the
   previous one finished. Enqueue-to-start is procrastinate's own record of the job
   (`procrastinate_events`: `deferred` → `started`, both on the server's clock).
+- Failover (`--failover`): worker A (default 30 s lease) is SIGKILLed while its execution
+  waits on the model; worker B is idle. Reported: seconds from the kill to B's claim (the
+  row's attempt 2) and to the answer.
 
 The sessions live in the data dir the workers share (until the whole store is on
 PostgreSQL); executions, steps and jobs are in PostgreSQL.
@@ -140,6 +143,42 @@ def latency(queue: ExecutionQueue, session_id: str, samples: int, data_dir: Path
             "max_ms": round(delays[-1], 1)}
 
 
+def failover(queue: ExecutionQueue, session_id: str, data_dir: Path, url: str, model: Any,
+             script: HeldModel, logs: Path) -> dict[str, Any]:
+    first = _workers(1, data_dir, url, model.url, logs)
+    script.held.set()
+    try:
+        while _registered(queue) < 1:
+            time.sleep(0.1)
+        answering = script.answering
+        execution_id = _enqueue(queue, session_id)
+        while script.answering == answering:
+            time.sleep(0.02)
+        second = _workers(1, data_dir, url, model.url, logs)
+        while _registered(queue) < 2:
+            time.sleep(0.1)
+        first[0].kill()
+        killed = time.monotonic()
+        script.release.set()
+
+        def attempt() -> int:
+            return queue.connector.one("SELECT attempt FROM executions WHERE id = ?",
+                                       (execution_id,))[0]
+
+        while attempt() < 2:
+            time.sleep(0.1)
+        claimed = time.monotonic() - killed
+        while _unfinished(queue, [execution_id]):
+            time.sleep(0.1)
+        answered = time.monotonic() - killed
+        status = queue.executions.status(execution_id)
+        _stop(second)
+    finally:
+        _stop(first)
+        script.held.clear()
+    return {"restart_s": round(claimed, 1), "answered_s": round(answered, 1), "status": status}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database-url")
@@ -147,6 +186,8 @@ def main() -> None:
     parser.add_argument("--latency-s", type=float, default=0.5)
     parser.add_argument("--samples", type=int, default=20)
     parser.add_argument("--workers", default="1,2,4")
+    parser.add_argument("--failover", action="store_true",
+                        help="also SIGKILL a worker mid-execution (about a minute)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     server = None
@@ -156,8 +197,9 @@ def main() -> None:
         url = server.start()
     os.environ["RLM_DATABASE_URL"] = url
     try:
+        script = HeldModel("The code is 7316.", latency_s=args.latency_s)
         with tempfile.TemporaryDirectory(prefix="rlm-queue-bench-") as tmp, \
-                serve(HeldModel("The code is 7316.", latency_s=args.latency_s)) as model:
+                serve(script) as model:
             data_dir, logs = Path(tmp) / "data", Path(tmp)
             runtime = Runtime(data_dir)
             session_id = runtime.store.create_session("bench", SessionConfig())["session_id"]
@@ -178,6 +220,9 @@ def main() -> None:
                 row["speedup"] = round(row["per_s"] / base, 2)
             report["queue_latency"] = latency(queue, session_id, args.samples, data_dir, url,
                                               model.url, logs)
+            if args.failover:
+                report["failover"] = failover(queue, session_id, data_dir, url, model, script,
+                                              logs)
             runtime.close()
         if args.json:
             print(json.dumps(report, indent=2))
@@ -187,6 +232,10 @@ def main() -> None:
             lat = report["queue_latency"]
             print(f"enqueue-to-start, idle worker: p50 {lat['p50_ms']} ms, p90 "
                   f"{lat['p90_ms']} ms, max {lat['max_ms']} ms ({lat['samples']} samples)")
+            if "failover" in report:
+                over = report["failover"]
+                print(f"failover, 30 s lease: restarted {over['restart_s']} s after SIGKILL, "
+                      f"answered after {over['answered_s']} s ({over['status']})")
     finally:
         if server is not None:
             server.stop()
