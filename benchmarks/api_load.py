@@ -4,13 +4,19 @@ The server runs in its own process (uvicorn, a fake model that answers at once),
 does not compete with it for the GIL. Prints p50/p99 latency and the error rate (target: 0
 errors, p99 <= 50 ms). Loopback only.
 
-    PYTHONPATH=. python benchmarks/api_load.py [--clients 50] [--requests 20]
+`--backend postgresql` puts the shared state on PostgreSQL (`RLM_DATABASE_URL`: today the
+rate-limit counters, execution slots and LCM; what else lives there follows the store): a
+throw-away server from Debian's binaries (tests/pg_server.py), or `--database-url`.
+
+    PYTHONPATH=. python benchmarks/api_load.py [--clients 50] [--requests 20] \
+        [--backend sqlite|postgresql] [--database-url URL]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import socket
@@ -19,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -115,16 +122,46 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--requests", type=int, default=20)
+    parser.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite")
+    parser.add_argument("--database-url", help="an existing PostgreSQL (a scratch database)")
     parser.add_argument("--serve", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         serve(Path(args.serve), args.port)
         return
+    with _database(args.backend, args.database_url):
+        _run(args.clients, args.requests)
+
+
+@contextlib.contextmanager
+def _database(backend: str, url: str | None) -> Iterator[None]:
+    """RLM_DATABASE_URL for this process and the server's (a throw-away server if none)."""
+    if backend == "sqlite":
+        os.environ.pop("RLM_DATABASE_URL", None)
+        yield
+        return
+    server = None
+    if url is None:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+        from pg_server import PgServer
+
+        server = PgServer()
+        url = server.start()
+    os.environ["RLM_DATABASE_URL"] = url
+    try:
+        yield
+    finally:
+        if server is not None:
+            server.stop()
+
+
+def _run(clients: int, requests: int) -> None:
     from rlm_recursive.api.server import wait_healthy
     from rlm_recursive.store import Store
     from rlm_recursive.store.tenancy import KeyStore
 
+    print(f"backend: {'postgresql' if os.environ.get('RLM_DATABASE_URL') else 'sqlite'}")
     with tempfile.TemporaryDirectory() as tmp:
         data_dir = Path(tmp) / "data"
         store = Store(data_dir)
@@ -137,7 +174,7 @@ def main() -> None:
         base = f"http://127.0.0.1:{port}"
         try:
             wait_healthy(base, server)
-            asyncio.run(load(base, key, args.clients, args.requests))
+            asyncio.run(load(base, key, clients, requests))
         finally:
             server.terminate()
             server.wait(timeout=15)

@@ -31,10 +31,14 @@ from rlm_recursive.store.counters import ExecutionSlots
 ROOT = Path(__file__).resolve().parents[1]
 DOC = {"text": "The quarterly report is due on Friday. Alice owns the budget."}
 RUNTIME = {"preset": "fully-local"}
+SALT_ENV, SALT = "RLM_API_KEY_SALT", "the deployment's shared key salt, 32+ bytes"
+"""API keys on a shared database need a salt every process shares (store/tenancy.py)."""
 
 
 @pytest.fixture
-def rt(data_dir: Path, database_url: str | None) -> Iterator[Runtime]:
+def rt(data_dir: Path, database_url: str | None, monkeypatch: pytest.MonkeyPatch
+       ) -> Iterator[Runtime]:
+    monkeypatch.setenv(SALT_ENV, SALT)
     runtime = Runtime(data_dir, "local")
     try:
         yield runtime
@@ -135,7 +139,7 @@ def _api_process(env: dict[str, str], data_dir: Path, cwd: Path, *args: str
 def test_two_api_processes_on_one_postgresql_share_rate_limits_and_execution_caps(
     tmp_path: Path, data_dir: Path, postgres_url: str,
 ) -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "RLM_DATABASE_URL": postgres_url}
+    env = {**os.environ, SALT_ENV: SALT, "PYTHONPATH": str(ROOT), "RLM_DATABASE_URL": postgres_url}
     # One data dir for both: sessions and keys are not on PostgreSQL yet (docs/scale-out.md).
     limits = ("--requests-per-minute", "20", "--concurrent-executions", "2")
     with _api_process(env, data_dir, tmp_path, *limits) as (a, _), \
@@ -197,6 +201,7 @@ def test_a_database_outage_is_503_store_unavailable_and_then_recovers(
     data_dir: Path, postgres_server: str, postgres_url: str, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("RLM_DATABASE_URL", postgres_url)
+    monkeypatch.setenv(SALT_ENV, SALT)
     runtime = Runtime(data_dir, "local")
     try:
         with live_api(runtime, ApiSettings(), ProviderPool({"ollama": FakeProvider()})) as base:

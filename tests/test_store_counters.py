@@ -87,3 +87,27 @@ def test_execution_slots_cap_a_tenant_across_processes_and_die_with_their_holder
     assert first.held("team-a") == 0
     first.close()
     second.close()
+
+
+def test_several_counters_are_counted_in_one_statement_in_the_order_given(
+    tmp_path: Path, postgres_url: str,
+) -> None:
+    clock = Clock()
+    connector = open_connector(tmp_path / "rlm.db", postgres_url)
+    storage = SqlCounterStorage(connector, clock)
+    assert storage.incr_all([("key", 60, 1), ("tenant", 60, 1)]) == [
+        (1, clock.now + 60), (1, clock.now + 60)]
+    clock.now += 30
+    storage.incr("tenant", 60, 5)
+    assert storage.incr_all([("tenant", 60, 1), ("key", 60, 1)]) == [
+        (7, clock.now + 30), (2, clock.now + 30)]
+    ended = clock.now + 30
+    clock.now += 31  # both windows ended: each starts over
+    assert storage.incr_all([("key", 60, 1), ("tenant", 60, 1)]) == [
+        (1, clock.now + 60), (1, clock.now + 60)]
+    storage.incr("tenant", 60, 2)
+    storage.give_back("tenant", 1, ended)  # a hit of the last window: not taken from this one
+    assert storage.get("tenant") == 3
+    storage.give_back("tenant", 1, clock.now + 60)
+    assert storage.get("tenant") == 2
+    connector.close()

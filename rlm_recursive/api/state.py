@@ -2,9 +2,10 @@
 
 Limits: without `RLM_DATABASE_URL` they count in this process's memory (a moving window, and
 slots counted here), checked inline. With it, every API process on the database shares them:
-a fixed window in PostgreSQL (`store/counters.py`'s `SqlCounterStorage`) and advisory-lock
-execution slots. Those are database calls, so they run on a small thread pool of their own
-(not the store thread: a request's limit check must not queue behind a slow load).
+a fixed window in PostgreSQL (`store/counters.py`'s `AsyncCounters`: one statement per
+request, on the event loop through psycopg's async pool) and advisory-lock execution slots
+(blocking calls, on a small thread pool of their own: not the store thread, so they never
+queue behind a slow load).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any, TypeVar
 
 from limits import RateLimitItemPerMinute
 from limits.storage import MemoryStorage
-from limits.strategies import FixedWindowRateLimiter, MovingWindowRateLimiter
+from limits.strategies import MovingWindowRateLimiter
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..agent.pool import ProviderPool
@@ -30,8 +31,8 @@ from ..agent.repl.service import ExecutionService
 from ..agent.runtime import Runtime
 from ..errors import BudgetExceeded, RateLimited, StoreUnavailable
 from ..policy import PathPolicy
-from ..store.connector import database_url, open_connector
-from ..store.counters import SqlCounterStorage, open_slots
+from ..store.connector import database_url
+from ..store.counters import AsyncCounters, open_slots
 from ..store.executions import ExecutionStore
 from ..store.tenancy import KeyStore, TenantStore
 from .bodyguard import DEFAULT_MAX_BODY_BYTES
@@ -93,10 +94,10 @@ class ApiState:
         self._per_key = RateLimitItemPerMinute(settings.key_requests_per_minute)
         self._per_tenant = RateLimitItemPerMinute(settings.tenant_requests_per_minute)
         url = database_url()
-        self._counters = None if url is None else open_connector(
-            runtime.store.data_dir / "rlm.db", url)
-        self._limiter = (MovingWindowRateLimiter(MemoryStorage()) if self._counters is None
-                         else FixedWindowRateLimiter(SqlCounterStorage(self._counters)))
+        self._limiter = MovingWindowRateLimiter(MemoryStorage())
+        self._shared = None if url is None else AsyncCounters(url)
+        """With a database: fixed-window counters every API process shares (its table is
+        migrated by the store, which opened the same database)."""
         self.slots = open_slots(url)
         """This process's view of the tenants' running-execution slots (`store/counters.py`)."""
         self._limits_pool = None if url is None else ThreadPoolExecutor(
@@ -135,16 +136,27 @@ class ApiState:
 
     async def hit(self, key_id: str, tenant_id: str) -> None:
         """Count one request against the key's and the tenant's per-minute limits."""
-        await self._limits(self._hit, key_id, tenant_id)
+        checks = ((self._per_key, "key", key_id), (self._per_tenant, "tenant", tenant_id))
+        if self._shared is None:
+            self._hit_in_memory(checks)
+            return
+        # Both counters in one statement (one round trip, on the loop). As in memory, a
+        # request the key's limit refuses is not counted against its tenant: a runaway key
+        # must not lock out the tenant's other keys.
+        counts = [(item.key_for(scope, ident), item.get_expiry(), 1)
+                  for item, scope, ident in checks]
+        counted = await self._shared.incr_all(counts)
+        for (item, scope, _), (hits, ends) in zip(checks, counted, strict=True):
+            if hits > item.amount:
+                if scope == "key":
+                    await self._shared.give_back(counts[1][0], 1, counted[1][1])
+                _refuse(item.amount, scope, ends)
 
-    def _hit(self, key_id: str, tenant_id: str) -> None:
-        for item, scope, ident in ((self._per_key, "key", key_id),
-                                   (self._per_tenant, "tenant", tenant_id)):
+    def _hit_in_memory(self, checks: Any) -> None:
+        for item, scope, ident in checks:
             if not self._limiter.hit(item, scope, ident):
-                stats = self._limiter.get_window_stats(item, scope, ident)
-                retry = max(1, math.ceil(stats.reset_time - time.time()))
-                raise RateLimited(f"over the {scope}'s limit of {item.amount} requests a minute",
-                                  retry_after_s=retry, limit=f"{scope}_requests_per_minute")
+                _refuse(item.amount, scope,
+                        self._limiter.get_window_stats(item, scope, ident).reset_time)
 
     async def acquire_execution(self, tenant_id: str) -> None:
         """Take one of the tenant's running-execution slots (across processes when shared)."""
@@ -210,8 +222,14 @@ class ApiState:
         if self._limits_pool is not None:
             self._limits_pool.shutdown(wait=True)
         self.slots.close()  # shared slots: their advisory locks go with the connection
-        if self._counters is not None:
-            self._counters.close()
+        if self._shared is not None:
+            await self._shared.aclose()
+
+
+def _refuse(amount: int, scope: str, window_ends: float) -> None:
+    retry = max(1, math.ceil(window_ends - time.time()))
+    raise RateLimited(f"over the {scope}'s limit of {amount} requests a minute",
+                      retry_after_s=retry, limit=f"{scope}_requests_per_minute")
 
 
 def _report(future: Future[Any]) -> None:

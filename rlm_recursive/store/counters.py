@@ -32,8 +32,8 @@ from limits.storage import Storage
 from ..errors import StoreUnavailable
 from .connector import Connector, advisory_key, redact_url
 
-__all__ = ["ExecutionSlots", "MemorySlots", "Slots", "SqlCounterStorage", "acquire_slot",
-           "open_slots"]
+__all__ = ["AsyncCounters", "ExecutionSlots", "MemorySlots", "Slots", "SqlCounterStorage",
+           "acquire_slot", "open_slots"]
 
 _SLOT_NAMESPACE = "rlm-recursive:execution-slot:"
 
@@ -56,6 +56,27 @@ def _unavailable(what: str) -> Iterator[None]:
                                f"{type(exc).__name__}: {exc}", retry_after_s=2) from exc
 
 
+def _upsert(counts: list[tuple[str, int, int]], now: float) -> tuple[str, tuple[Any, ...]]:
+    """The one statement that adds to counters, starting a window over when it ended."""
+    rows = ", ".join(["(?, ?, ?)"] * len(counts))
+    values = [v for key, expiry, amount in counts for v in (key, amount, now + expiry)]
+    return (f"INSERT INTO rate_counters (key, hits, expires_at) VALUES {rows} "
+            "ON CONFLICT (key) DO UPDATE SET "
+            "hits = CASE WHEN rate_counters.expires_at <= ? THEN excluded.hits "
+            "ELSE rate_counters.hits + excluded.hits END, "
+            "expires_at = CASE WHEN rate_counters.expires_at <= ? "
+            "THEN excluded.expires_at ELSE rate_counters.expires_at END "
+            "RETURNING key, hits, expires_at", (*values, now, now))
+
+
+_GIVE_BACK = "UPDATE rate_counters SET hits = hits - ? WHERE key = ? AND expires_at = ?"
+
+
+def _in_order(counts: list[tuple[str, int, int]], rows: Any) -> list[tuple[int, float]]:
+    by_key = {row[0]: (int(row[1]), float(row[2])) for row in rows}
+    return [by_key[key] for key, _, _ in counts]
+
+
 class SqlCounterStorage(Storage):
     """Fixed-window counters in the store's `rate_counters` table (unix-second expiries)."""
 
@@ -71,16 +92,23 @@ class SqlCounterStorage(Storage):
         return _driver_errors()
 
     def incr(self, key: str, expiry: int, amount: int = 1) -> int:
-        now = self._clock()
-        with _unavailable("counting a request"), self.connector.transaction() as db:
-            return int(db.execute(
-                "INSERT INTO rate_counters (key, hits, expires_at) VALUES (?, ?, ?) "
-                "ON CONFLICT (key) DO UPDATE SET "
-                "hits = CASE WHEN rate_counters.expires_at <= ? THEN excluded.hits "
-                "ELSE rate_counters.hits + excluded.hits END, "
-                "expires_at = CASE WHEN rate_counters.expires_at <= ? "
-                "THEN excluded.expires_at ELSE rate_counters.expires_at END "
-                "RETURNING hits", (key, amount, now + expiry, now, now)).fetchone()[0])
+        return self.incr_all([(key, expiry, amount)])[0][0]
+
+    def incr_all(self, counts: list[tuple[str, int, int]]) -> list[tuple[int, float]]:
+        """Add to several counters (key, expiry seconds, amount) in one statement, one round
+        trip: their (hits, window end) in the order given. Keys must differ; callers pass
+        them in one fixed order (per key, then per tenant), so two never lock rows crosswise.
+        """
+        sql, params = _upsert(counts, self._clock())
+        with _unavailable("counting a request"):
+            # Autocommit: one statement is its own transaction (no BEGIN/COMMIT trips).
+            return _in_order(counts, self.connector.query(sql, params))
+
+    def give_back(self, key: str, amount: int, window_ends: float) -> None:
+        """Take back hits counted in the window that ends at `window_ends` (not in a later
+        one): a request refused by another limit must not spend this one."""
+        with _unavailable("correcting a request counter"):
+            self.connector.execute(_GIVE_BACK, (amount, key, window_ends))
 
     def get(self, key: str) -> int:
         with _unavailable("reading a request counter"):
@@ -109,6 +137,56 @@ class SqlCounterStorage(Storage):
     def clear(self, key: str) -> None:
         with _unavailable("clearing a request counter"), self.connector.transaction() as db:
             db.execute("DELETE FROM rate_counters WHERE key = ?", (key,))
+
+
+class AsyncCounters:
+    """`SqlCounterStorage.incr_all` / `give_back` for the API's hot path: psycopg's async
+    pool on the event loop, so a request's limit check costs one round trip and no thread
+    hop. Its own small pool (opened at first use, on the loop that uses it); no check on
+    checkout: a connection the server dropped fails one request with `store_unavailable`
+    and is discarded by the pool."""
+
+    def __init__(self, url: str, *, max_size: int = 4, timeout_s: float = 10.0,
+                 clock: Any = time.time) -> None:
+        self._url, self._max_size, self._timeout_s, self._clock = url, max_size, timeout_s, clock
+        self._pool: Any = None
+        self._opening = asyncio.Lock()
+
+    async def _connection(self) -> Any:
+        from psycopg_pool import AsyncConnectionPool
+
+        async with self._opening:
+            if self._pool is None:
+                pool = AsyncConnectionPool(
+                    self._url, min_size=1, max_size=self._max_size, open=False,
+                    name="rlm-recursive-limits", timeout=self._timeout_s,
+                    kwargs={"autocommit": True, "application_name": "rlm-recursive",
+                            "connect_timeout": max(2, int(self._timeout_s))})
+                with _unavailable(f"connecting to {redact_url(self._url)}"):
+                    await pool.open(wait=True, timeout=self._timeout_s)
+                self._pool = pool
+        return self._pool.connection()
+
+    async def incr_all(self, counts: list[tuple[str, int, int]]) -> list[tuple[int, float]]:
+        from .postgres import to_pg
+
+        sql, params = _upsert(counts, self._clock())
+        with _unavailable("counting a request"):
+            async with await self._connection() as conn:
+                cursor = await conn.execute(to_pg(sql), params)
+                return _in_order(counts, await cursor.fetchall())
+
+    async def give_back(self, key: str, amount: int, window_ends: float) -> None:
+        from .postgres import to_pg
+
+        with _unavailable("correcting a request counter"):
+            async with await self._connection() as conn:
+                await conn.execute(to_pg(_GIVE_BACK), (amount, key, window_ends))
+
+    async def aclose(self) -> None:
+        if self._pool is not None:
+            await self._pool.close()
+            self._pool = None
 
 
 class Slots(Protocol):
