@@ -177,6 +177,29 @@ def test_a_worker_killed_mid_execution_is_finished_by_another(shared, data_dir, 
     assert restarted_in < 30, restarted_in
 
 
+def test_a_worker_stopped_by_sigterm_gives_its_execution_back(shared, data_dir, tmp_path,
+                                                              workers):
+    runtime, url, key = shared
+    store = ExecutionStore(runtime.store.sql)
+    held = HeldModel(ANSWER)
+    held.held.set()
+    with _serving(runtime, key, held) as (model, client):
+        first = start_worker(data_dir, url, model.url, tmp_path / "w1.log",
+                             "--shutdown-grace-s", "0")
+        workers.append(first)
+        _, execution_id, _ = _enqueue(client)
+        until(lambda: held.answering >= 1, 60, "the first worker to reach the model")
+        first.send_signal(signal.SIGTERM)
+        assert first.wait(30) == 0
+        # Back in the queue at once (no lease to wait for); the row is not failed.
+        assert job_row(url, store.job_id(execution_id))["status"] == "todo"
+        assert store.status(execution_id) == "RUNNING"
+        held.release.set()
+        workers.append(start_worker(data_dir, url, model.url, tmp_path / "w2.log"))
+        until(lambda: is_finished(store.status(execution_id)), 60, "the second worker")
+        assert store.get(execution_id)["answer"] == ANSWER
+
+
 def test_a_retried_repl_execution_resumes_from_its_last_saved_step(shared, data_dir,
                                                                     tmp_path, workers):
     runtime, url, key = shared
