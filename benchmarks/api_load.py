@@ -165,7 +165,7 @@ def _run(clients: int, requests: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         data_dir = Path(tmp) / "data"
         store = Store(data_dir)
-        key, _ = KeyStore(store.db, data_dir).create("bench", "load", ("read", "run"))
+        key, _ = KeyStore(store.sql, data_dir).create("bench", "load", ("read", "run"))
         store.close()
         port = _free_port()
         env = {**os.environ, "OLLAMA_HOST": "http://127.0.0.1:11434"}

@@ -22,7 +22,7 @@ def live_api(runtime: Runtime, settings: ApiSettings | None = None,
 
 
 def new_key(runtime: Runtime, tenant: str, scopes: tuple[str, ...] = ("read", "run")) -> str:
-    key, _ = KeyStore(runtime.store.db, runtime.store.data_dir).create(tenant, "test", scopes)
+    key, _ = KeyStore(runtime.store.sql, runtime.store.data_dir).create(tenant, "test", scopes)
     return key
 
 

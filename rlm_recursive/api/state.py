@@ -76,8 +76,8 @@ class ApiState:
         self.runtime = runtime
         self.settings = settings
         self.providers = providers or ProviderPool()
-        self.keys = KeyStore(runtime.store.db, runtime.store.data_dir)
-        self.tenants = TenantStore(runtime.store.db)
+        self.keys = KeyStore(runtime.store.sql, runtime.store.data_dir)
+        self.tenants = TenantStore(runtime.store)
         self.executions = ExecutionService(runtime, self.providers)
         profile = runtime.profile
         # Paths from HTTP clients are always confined, whatever the profile says about absolute

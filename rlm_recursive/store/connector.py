@@ -30,6 +30,7 @@ __all__ = [
     "Dialect",
     "SqliteConnector",
     "advisory_key",
+    "database_errors",
     "database_url",
     "integrity_errors",
     "open_connector",
@@ -131,12 +132,21 @@ def open_connector(sqlite_path: Path, url: str | None = None, *,
 def integrity_errors() -> tuple[type[Exception], ...]:
     """The exceptions either driver raises for a violated constraint (a foreign key, a
     unique key): callers that turn one into "keep the row" catch these."""
-    errors: list[type[Exception]] = [sqlite3.IntegrityError]
+    return _driver_errors("IntegrityError")
+
+
+def database_errors() -> tuple[type[Exception], ...]:
+    """Every error either driver raises (DB-API `Error`)."""
+    return _driver_errors("Error")
+
+
+def _driver_errors(name: str) -> tuple[type[Exception], ...]:
+    errors: list[type[Exception]] = [getattr(sqlite3, name)]
     try:
         import psycopg
     except ImportError:
         return tuple(errors)
-    return (*errors, psycopg.IntegrityError)
+    return (*errors, getattr(psycopg, name))
 
 
 class _SqliteExecutor:

@@ -184,14 +184,13 @@ class PostgresConnector:
 
     @contextmanager
     def transaction(self) -> Iterator[_PgExecutor]:
-        with self.pool.connection() as conn, conn.transaction():
+        with _available(self.url), self.pool.connection() as conn, conn.transaction():
             yield _PgExecutor(conn, self.named_rows)
 
     @contextmanager
     def connection(self) -> Iterator[_PgExecutor]:
-        """A pooled connection in autocommit (each statement its own transaction), for a
-        batch of statements that need no atomicity together."""
-        with self.pool.connection() as conn:
+        """A pooled connection in autocommit (each statement its own transaction)."""
+        with _available(self.url), self.pool.connection() as conn:
             yield _PgExecutor(conn, self.named_rows)
 
     def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
@@ -229,6 +228,19 @@ class PostgresConnector:
                         conn.execute("INSERT INTO schema_migrations (version) VALUES (%s)",
                                      (version,))
             _MIGRATED.add(self.url)
+
+
+@contextmanager
+def _available(url: str) -> Iterator[None]:
+    """A server that is down, restarting or refusing connections (no pooled connection in
+    time, a connection lost mid-statement) is `store_unavailable`: retryable, HTTP 503.
+    Errors of the statement itself (a violated key, bad SQL) pass through."""
+    try:
+        yield
+    except (PoolTimeout, psycopg.OperationalError) as exc:
+        raise StoreUnavailable(
+            f"the shared database at {redact_url(url)} is unavailable ({type(exc).__name__}); "
+            "retry once it is back", retry_after_s=2) from exc
 
 
 def migrations() -> list[tuple[int, str]]:

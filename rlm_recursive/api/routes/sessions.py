@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -156,7 +155,7 @@ async def create_session(body: SessionIn, request: Request,
 async def _view(state: ApiState, who: Principal, session_id: str) -> dict[str, Any]:
     store = state.runtime.store
 
-    def read() -> tuple[sqlite3.Row, list[Any]]:
+    def read() -> tuple[Any, list[Any]]:
         return state.tenants.owned_session(who.tenant_id, session_id), store.documents(session_id)
 
     row, docs = await state.db(read)
