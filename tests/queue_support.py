@@ -18,11 +18,14 @@ from fake_ollama import agent_script, chat_body
 __all__ = ["HeldModel", "job_row", "start_worker", "until"]
 
 
-def start_worker(data_dir: Path, url: str, ollama: str, log: Path, *extra: str
-                 ) -> subprocess.Popen[bytes]:
-    """`rlm-recursive --data-dir DATA worker …` with the shared store and the fake model."""
+def start_worker(data_dir: Path, url: str, ollama: str, log: Path, *extra: str,
+                 blobs: str | None = None) -> subprocess.Popen[bytes]:
+    """`rlm-recursive --data-dir DATA worker …` with the shared store and the fake model
+    (and the shared blob store, `RLM_BLOB_URL`, when the worker has a data dir of its own)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("RLM_", "OLLAMA_"))}
     env.update(RLM_DATABASE_URL=url, OLLAMA_HOST=ollama, NO_COLOR="1")
+    if blobs is not None:
+        env["RLM_BLOB_URL"] = blobs
     out = log.open("ab")
     try:
         return subprocess.Popen(

@@ -52,6 +52,7 @@ def workers():
 def shared(postgres_url, data_dir, monkeypatch):
     """The API's runtime on the shared store (RLM_DATABASE_URL) and one key."""
     monkeypatch.setenv("RLM_DATABASE_URL", postgres_url)
+    monkeypatch.setenv("RLM_API_KEY_SALT", "queue-test-salt-0123456789")
     runtime = Runtime(data_dir)
     yield runtime, postgres_url, new_key(runtime, "acme")
     runtime.close()
@@ -171,7 +172,7 @@ def test_a_worker_killed_mid_execution_is_finished_by_another(shared, data_dir, 
         assert attempts == 2  # the killed run, then the one that finished
         assert job_row(url, store.job_id(execution_id))["status"] == "succeeded"
         # Counted once: the killed run never reached its final write.
-        usage = TenantStore(runtime.store.db).usage_today("acme")
+        usage = TenantStore(runtime.store).usage_today("acme")
         assert usage["executions"] == 1
     # Lease 3 s + the 5 s retry tick + start-up of the new worker process.
     assert restarted_in < 30, restarted_in

@@ -1,5 +1,6 @@
 """Issue 23's topology without containers: two `api` processes and two `worker` processes,
-each with a data dir of its own, on one PostgreSQL; then a full restart of everything.
+each with a data dir of its own, on one PostgreSQL and one shared blob folder
+(`RLM_BLOB_URL=file:///…`, the shared volume); then a full restart of everything.
 
 Any api reads any execution (status, steps, answer, citations), `wait` and `cancel` work
 across processes, QUEUED is never taken for finished, and an execution queued before the
@@ -62,7 +63,7 @@ def team(postgres_url, tmp_path):
     """The environment every process shares, and a key made through the CLI."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("RLM_", "OLLAMA_"))}
     env.update(RLM_DATABASE_URL=postgres_url, RLM_API_KEY_SALT="queue-topology-test-salt",
-               NO_COLOR="1")
+               RLM_BLOB_URL=(tmp_path / "shared-blobs").as_uri(), NO_COLOR="1")
     made = subprocess.run(
         [sys.executable, "-m", "rlm_recursive", "--data-dir", str(tmp_path / "admin"), "keys",
          "create", "--tenant", "acme"], env=env, capture_output=True, text=True, timeout=60)
@@ -99,10 +100,11 @@ def test_two_apis_and_two_workers_with_their_own_data_dirs_then_a_full_restart(
                 assert held.answering == 0
                 for name in ("w1", "w2"):
                     workers.append(start_worker(tmp_path / name, postgres_url, model.url,
-                                                tmp_path / f"{name}.log"))
+                                                tmp_path / f"{name}.log",
+                                                blobs=env["RLM_BLOB_URL"]))
                 view = http.post(f"{b}/v1/executions/{eid}/wait",
                                  json={"timeout_seconds": 60}).json()
-                assert view["status"] == "COMPLETED", (tmp_path / "w1.log").read_text()
+                assert view["status"] == "COMPLETED", view["error"]
                 assert view["answer"] == ANSWER and view["citations"]
                 cited = view["citations"][0]
                 assert "7316" in NOTES[cited["start_char"]:cited["end_char"]]
@@ -130,7 +132,7 @@ def test_two_apis_and_two_workers_with_their_own_data_dirs_then_a_full_restart(
                 assert http.get(f"{c}/v1/executions/{last['execution_id']}").json()[
                     "status"] == "QUEUED"
                 workers.append(start_worker(tmp_path / "w3", postgres_url, model.url,
-                                            tmp_path / "w3.log"))
+                                            tmp_path / "w3.log", blobs=env["RLM_BLOB_URL"]))
                 view = http.post(f"{c}/v1/executions/{last['execution_id']}/wait",
                                  json={"timeout_seconds": 60}).json()
                 assert view["status"] == "COMPLETED" and view["answer"] == ANSWER

@@ -43,7 +43,7 @@ async def serve_worker(
     # The runtime's store is on the URL's PostgreSQL, migrated (procrastinate's 0010 too).
     rlm = WorkerContext(runtime=runtime, providers=pool,
                         executions=ExecutionStore(runtime.store.sql),
-                        tenants=TenantStore(runtime.store.db), slots=ExecutionSlots(url),
+                        tenants=TenantStore(runtime.store), slots=ExecutionSlots(url),
                         tenant_cap=tenant_cap, lease_s=lease_s,
                         executions_queue=EXECUTIONS_QUEUE)
     app = queue_app(url, pool_size=concurrency + 3)

@@ -415,8 +415,7 @@ class Store:
     # traces
     def execution_session(self, execution_id: str) -> str | None:
         """The session an execution runs over (None if there is no such execution)."""
-        row = self.db.execute("SELECT session_id FROM executions WHERE id = ?",
-                              (execution_id,)).fetchone()
+        row = self.sql.one("SELECT session_id FROM executions WHERE id = ?", (execution_id,))
         return row[0] if row is not None else None
 
     def trace(
