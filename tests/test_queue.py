@@ -3,9 +3,8 @@ subprocesses and an Ollama-shaped model on loopback: the API enqueues and return
 a worker runs the execution, a SIGKILLed worker's execution is finished by another, cancel
 reaches queued and running executions, and QUEUED never counts as finished.
 
-Until the store's sessions move to PostgreSQL (helper pgstore's port), the API and the
-workers share one data dir here: the sessions and documents are in its SQLite file, the
-executions, steps and jobs in PostgreSQL.
+The API and the workers share one data dir here (so, one blob folder); everything else is
+in PostgreSQL. test_queue_topology.py gives every process a data dir of its own.
 """
 
 from __future__ import annotations
