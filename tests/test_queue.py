@@ -25,6 +25,7 @@ import pytest
 from api_support import auth, live_api, new_key
 from fake_ollama import LoopbackServer, serve
 from queue_support import HeldModel, ReplModel, job_row, start_worker, until
+from serve_support import sse_events
 
 from rlm_recursive.agent.runtime import Runtime
 from rlm_recursive.queue.client import ExecutionQueue
@@ -140,6 +141,19 @@ def test_the_api_enqueues_and_a_worker_subprocess_runs_it(shared, data_dir, tmp_
         assert "7316" in NOTES[cited[0]["start_char"]:cited[0]["end_char"]]
         assert job_row(url, job_id)["status"] == "succeeded"
         assert len(model.bodies("/api/chat")) >= 2  # the worker, not the API, asked the model
+        # The API that queued it followed it: its events, from QUEUED to the stored answer.
+        with client.stream("GET", f"/v1/executions/{execution_id}/events") as response:
+            events = [e for e in sse_events(list(response.iter_lines())) if "comment" not in e]
+        assert [e["event"] for e in events] == ["status", "answer", "status"]
+        assert events[0]["json"]["status"] == "QUEUED"
+        assert events[1]["json"]["answer"] == ANSWER and events[1]["json"]["citations"]
+        assert events[2]["json"]["status"] == "COMPLETED"
+        # The OpenAI chat route waits on the same feed: a worker answers, the API replies.
+        chat = client.post("/v1/chat/completions", json={
+            "model": f"rlm/fully-local/{sid}", "rlm": {"strategy": "agent"},
+            "messages": [{"role": "user", "content": QUESTION}]})
+        assert chat.status_code == 200, chat.text
+        assert chat.json()["choices"][0]["message"]["content"].startswith(ANSWER)
     print(f"enqueue took {took * 1000:.0f} ms")
 
 
