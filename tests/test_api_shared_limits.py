@@ -136,6 +136,16 @@ def _api_process(env: dict[str, str], data_dir: Path, cwd: Path, *args: str
         server.wait(timeout=20)
 
 
+def _wait_for_no_advisory_locks(url: str, timeout_s: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    with psycopg.connect(url, autocommit=True) as conn:
+        while conn.execute("SELECT count(*) FROM pg_locks l JOIN pg_database d ON "
+                           "d.oid = l.database WHERE l.locktype = 'advisory' AND "
+                           "d.datname = current_database()").fetchone()[0]:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+
+
 def test_two_api_processes_on_one_postgresql_share_rate_limits_and_execution_caps(
     tmp_path: Path, data_dir: Path, postgres_url: str,
 ) -> None:
@@ -179,6 +189,7 @@ def test_two_api_processes_on_one_postgresql_share_rate_limits_and_execution_cap
         # B dies without a word: its two slots die with its connection, and A takes both.
         server_b.send_signal(signal.SIGKILL)
         server_b.wait(timeout=10)
+        _wait_for_no_advisory_locks(postgres_url)  # its backends end when they see it gone
         assert start(a).status_code == 201 and start(a).status_code == 201
         assert _limit(start(a)) == "tenant_concurrent_executions"
 
@@ -189,7 +200,7 @@ def _outage(server: str, url: str) -> Iterator[None]:
     name = url.rsplit("/", 1)[1]
     with psycopg.connect(server, autocommit=True) as admin:
         admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
-        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+        admin.execute("SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity WHERE "
                       "datname = %s", (name,))
         try:
             yield

@@ -31,9 +31,8 @@ def _contents(store: Store, session_id: str) -> dict[str, str]:
 
 
 @pytest.fixture
-def stores(data_dir: Path) -> Iterator[tuple[Store, Store]]:
-    """Two processes' stores on one data dir (SQLite: sessions and documents are not on
-    PostgreSQL yet, so two data dirs cannot share them)."""
+def stores(data_dir: Path, database_url: str | None) -> Iterator[tuple[Store, Store]]:
+    """Two processes' stores on one data dir, on each backend (two data dirs: below)."""
     first, second = Store(data_dir), Store(data_dir)
     yield first, second
     first.close()
@@ -124,3 +123,35 @@ def test_sync_extends_a_consistent_subset_and_rebuilds_anything_else(tmp_path: P
         # A document the store no longer lists goes with a rebuild.
         assert sync(index, lambda: two, _texts(texts))[0] == "rebuilt"
         assert index.search("gamma")[1] == 0 and index.search("alpha")[1] == 1
+
+
+def test_two_data_dirs_on_one_shared_store_never_serve_a_stale_index(
+    tmp_path: Path, data_dir: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two machines: each its own data dir (and search index), one PostgreSQL store and one
+    shared blob volume."""
+    monkeypatch.setenv("RLM_DATABASE_URL", postgres_url)
+    monkeypatch.setenv("RLM_BLOB_URL", (tmp_path / "shared-blobs").as_uri())
+    here, there = Store(tmp_path / "machine-a"), Store(tmp_path / "machine-b")
+    try:
+        sid = here.create_session("s", SessionConfig())["session_id"]
+        first = _add(here, sid, "the apples are stored in the north barn")
+        assert _hits(there, sid, "apples") == (1, True)  # built on machine b from the store
+        _add(here, sid, "the bananas ripen in the south shed")  # loaded on machine a
+        assert _hits(there, sid, "bananas") == (1, True)  # b extends its own index
+        assert _hits(here, sid, "apples bananas") == (2, True)  # a builds its own
+        assert here.indexes[sid].key == there.indexes[sid].key == content_key(
+            _contents(here, sid))
+        # The shared store changes under both cached indexes: each rebuilds.
+        changed = "the cherries are stored in the west cellar"
+        here.sql.execute("UPDATE documents SET content_hash = ?, length_chars = ? WHERE id = ?",
+                         (here.blobs.put(changed.encode()), len(changed), first))
+        here.sql.execute("UPDATE sessions SET docs_version = docs_version + 1 WHERE id = ?",
+                         (sid,))
+        for store in (here, there):
+            assert _hits(store, sid, "apples") == (0, True)
+            assert _hits(store, sid, "cherries") == (1, False)
+        assert not list(tmp_path.glob("machine-*/*.db*"))
+    finally:
+        here.close()
+        there.close()

@@ -140,41 +140,67 @@ class SqlCounterStorage(Storage):
 
 
 class AsyncCounters:
-    """`SqlCounterStorage.incr_all` / `give_back` for the API's hot path: psycopg's async
-    pool on the event loop, so a request's limit check costs one round trip and no thread
-    hop. Its own small pool (opened at first use, on the loop that uses it); no check on
-    checkout: a connection the server dropped fails one request with `store_unavailable`
-    and is discarded by the pool."""
+    """Shared request counters for the API's hot path, on the event loop (psycopg's async
+    pool: no thread hop per request).
 
-    def __init__(self, url: str, *, max_size: int = 4, timeout_s: float = 10.0,
-                 clock: Any = time.time) -> None:
-        self._url, self._max_size, self._timeout_s, self._clock = url, max_size, timeout_s, clock
+    Group commit: calls that arrive while a statement is in flight wait for the next one,
+    which adds all their hits at once (the amounts summed per counter, rows in key order so
+    no two processes lock them crosswise). The statement returns each counter's total, and
+    each caller gets its own exact ordinal in arrival order, as if counted one by one. Fifty
+    concurrent requests cost one or two round trips, not fifty queued on one hot row.
+    A dropped connection fails its batch with `store_unavailable`; the pool discards it.
+    """
+
+    def __init__(self, url: str, *, timeout_s: float = 10.0, clock: Any = time.time) -> None:
+        self._url, self._timeout_s, self._clock = url, timeout_s, clock
         self._pool: Any = None
         self._opening = asyncio.Lock()
-
-    async def _connection(self) -> Any:
-        from psycopg_pool import AsyncConnectionPool
-
-        async with self._opening:
-            if self._pool is None:
-                pool = AsyncConnectionPool(
-                    self._url, min_size=1, max_size=self._max_size, open=False,
-                    name="rlm-recursive-limits", timeout=self._timeout_s,
-                    kwargs={"autocommit": True, "application_name": "rlm-recursive",
-                            "connect_timeout": max(2, int(self._timeout_s))})
-                with _unavailable(f"connecting to {redact_url(self._url)}"):
-                    await pool.open(wait=True, timeout=self._timeout_s)
-                self._pool = pool
-        return self._pool.connection()
+        self._waiting: list[tuple[list[tuple[str, int, int]], asyncio.Future[Any]]] = []
+        self._flushing: asyncio.Task[None] | None = None
 
     async def incr_all(self, counts: list[tuple[str, int, int]]) -> list[tuple[int, float]]:
+        """Add to counters (key, expiry seconds, amount; keys distinct): each one's (hits
+        including this call's, window end), in the order given."""
+        future: asyncio.Future[list[tuple[int, float]]] = (
+            asyncio.get_running_loop().create_future())
+        self._waiting.append((counts, future))
+        if self._flushing is None or self._flushing.done():
+            self._flushing = asyncio.create_task(self._flush())
+        return await future
+
+    async def _flush(self) -> None:
+        while self._waiting:
+            batch, self._waiting = self._waiting, []
+            summed: dict[str, tuple[int, int]] = {}
+            for counts in (c for c, _ in batch):
+                for key, expiry, amount in counts:
+                    summed[key] = (expiry, summed.get(key, (0, 0))[1] + amount)
+            rows = [(key, expiry, amount) for key, (expiry, amount) in sorted(summed.items())]
+            try:
+                counted = await self._upsert(rows)
+            except Exception as exc:  # every waiter gets the failure
+                for _, future in batch:
+                    if not future.done():
+                        future.set_exception(exc)
+                continue
+            totals = {row[0]: total for row, total in zip(rows, counted, strict=True)}
+            left = {key: hits for key, (hits, _) in totals.items()}
+            for counts, future in reversed(batch):  # the last to arrive got the last hits
+                mine = []
+                for key, _, amount in counts:
+                    mine.append((left[key], totals[key][1]))
+                    left[key] -= amount
+                if not future.done():
+                    future.set_result(mine)
+
+    async def _upsert(self, rows: list[tuple[str, int, int]]) -> list[tuple[int, float]]:
         from .postgres import to_pg
 
-        sql, params = _upsert(counts, self._clock())
+        sql, params = _upsert(rows, self._clock())
         with _unavailable("counting a request"):
             async with await self._connection() as conn:
                 cursor = await conn.execute(to_pg(sql), params)
-                return _in_order(counts, await cursor.fetchall())
+                return _in_order(rows, await cursor.fetchall())
 
     async def give_back(self, key: str, amount: int, window_ends: float) -> None:
         from .postgres import to_pg
@@ -183,7 +209,24 @@ class AsyncCounters:
             async with await self._connection() as conn:
                 await conn.execute(to_pg(_GIVE_BACK), (amount, key, window_ends))
 
+    async def _connection(self) -> Any:
+        from psycopg_pool import AsyncConnectionPool
+
+        async with self._opening:
+            if self._pool is None:
+                pool = AsyncConnectionPool(
+                    self._url, min_size=1, max_size=2, open=False, timeout=self._timeout_s,
+                    name="rlm-recursive-limits",
+                    kwargs={"autocommit": True, "application_name": "rlm-recursive",
+                            "connect_timeout": max(2, int(self._timeout_s))})
+                with _unavailable(f"connecting to {redact_url(self._url)}"):
+                    await pool.open(wait=True, timeout=self._timeout_s)
+                self._pool = pool
+        return self._pool.connection()
+
     async def aclose(self) -> None:
+        if self._flushing is not None:
+            await asyncio.gather(self._flushing, return_exceptions=True)
         if self._pool is not None:
             await self._pool.close()
             self._pool = None
