@@ -69,7 +69,7 @@ class ApiSettings(BaseModel):
 
 
 STORE_THREADS_SHARED = 6
-"""Store threads of an API process on PostgreSQL (its pool holds 8 connections)."""
+"""Store threads of an API process on PostgreSQL (the process's pool holds 16 connections)."""
 
 
 class ApiState:
