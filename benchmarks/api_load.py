@@ -4,9 +4,11 @@ The server runs in its own process (uvicorn, a fake model that answers at once),
 does not compete with it for the GIL. Prints p50/p99 latency and the error rate (target: 0
 errors, p99 <= 50 ms). Loopback only.
 
-`--backend postgresql` puts the shared state on PostgreSQL (`RLM_DATABASE_URL`: today the
-rate-limit counters, execution slots and LCM; what else lives there follows the store): a
-throw-away server from Debian's binaries (tests/pg_server.py), or `--database-url`.
+`--backend postgresql` puts the store on PostgreSQL (`RLM_DATABASE_URL`: sessions, keys,
+traces, the audit, rate-limit counters, execution slots, LCM; executions still in the data
+dir's file until they move): a throw-away server from Debian's binaries
+(tests/pg_server.py), or `--database-url`. Keys then need a shared salt: a random
+`RLM_API_KEY_SALT` is made for the run unless one is set.
 
     PYTHONPATH=. python benchmarks/api_load.py [--clients 50] [--requests 20] \
         [--backend sqlite|postgresql] [--database-url URL]
@@ -19,6 +21,7 @@ import asyncio
 import contextlib
 import json
 import os
+import secrets
 import socket
 import statistics
 import subprocess
@@ -102,11 +105,23 @@ async def load(base: str, key: str, clients: int, requests: int) -> None:
     print(f"  throughput {total / wall:.0f} requests/s over {wall:.2f} s")
 
 
-def _server_side(audit: Path) -> None:
-    """Time inside the server (request in to response out), from its audit records."""
+def _server_side(data_dir: Path) -> None:
+    """Time inside the server (request in to response out), from its audit records: the
+    data dir's audit.jsonl, or on PostgreSQL the audit_log table."""
+    from rlm_recursive.store import Store
+    from rlm_recursive.store.auditrows import audit_rows
+
     route = "GET /v1/executions/{execution_id}"
-    seconds = [r["duration_ms"] / 1000 for r in map(json.loads, audit.read_text().splitlines())
-               if r["route"] == route]
+    if os.environ.get("RLM_DATABASE_URL"):
+        store = Store(data_dir)
+        try:
+            records = audit_rows(store.sql, limit=1_000_000)
+        finally:
+            store.close()
+    else:
+        lines = (data_dir / "audit.jsonl").read_text().splitlines()
+        records = [json.loads(line) for line in lines]
+    seconds = [r["duration_ms"] / 1000 for r in records if r["route"] == route]
     print("  server side (audit):   " + _summary(seconds))
 
 
@@ -149,6 +164,7 @@ def _database(backend: str, url: str | None) -> Iterator[None]:
         server = PgServer()
         url = server.start()
     os.environ["RLM_DATABASE_URL"] = url
+    os.environ.setdefault("RLM_API_KEY_SALT", secrets.token_hex(32))  # this process + server
     try:
         yield
     finally:
@@ -178,7 +194,7 @@ def _run(clients: int, requests: int) -> None:
         finally:
             server.terminate()
             server.wait(timeout=15)
-        _server_side(data_dir / "audit.jsonl")
+        _server_side(data_dir)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -17,13 +16,13 @@ from pathlib import Path
 import httpx
 import psycopg
 import pytest
-from api_support import auth, live_api, new_key
+from api_support import api_process, auth, live_api, new_key
 
 from rlm_recursive.agent.pool import ProviderPool
 from rlm_recursive.agent.runtime import Runtime
 from rlm_recursive.api import ApiSettings, create_app
 from rlm_recursive.api.maintenance import maintain_once
-from rlm_recursive.api.server import background_server, wait_healthy
+from rlm_recursive.api.server import background_server
 from rlm_recursive.errors import StoreUnavailable
 from rlm_recursive.providers.fake import FakeProvider
 from rlm_recursive.store.counters import ExecutionSlots
@@ -105,35 +104,11 @@ def test_a_runtime_execution_ended_on_another_server_frees_its_slot_at_maintenan
         assert again.status_code == 201, again.text
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _cli(env: dict[str, str], data_dir: Path, *args: str) -> str:
     done = subprocess.run([sys.executable, "-m", "rlm_recursive", "--data-dir", str(data_dir),
                            *args], capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
-
-
-@contextmanager
-def _api_process(env: dict[str, str], data_dir: Path, cwd: Path, *args: str
-                 ) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """A real `rlm-recursive api` process (uvicorn) on a free loopback port."""
-    port = _free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "rlm_recursive", "--data-dir", str(data_dir), "api", "--port",
-         str(port), *args], cwd=cwd, env=env, stderr=subprocess.PIPE, text=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(base, server, timeout_s=60)
-        yield base, server
-    finally:
-        if server.poll() is None:
-            server.terminate()
-        server.wait(timeout=20)
 
 
 def _wait_for_no_advisory_locks(url: str, timeout_s: float = 10.0) -> None:
@@ -152,8 +127,8 @@ def test_two_api_processes_on_one_postgresql_share_rate_limits_and_execution_cap
     env = {**os.environ, SALT_ENV: SALT, "PYTHONPATH": str(ROOT), "RLM_DATABASE_URL": postgres_url}
     # One data dir for both: sessions and keys are not on PostgreSQL yet (docs/scale-out.md).
     limits = ("--requests-per-minute", "20", "--concurrent-executions", "2")
-    with _api_process(env, data_dir, tmp_path, *limits) as (a, _), \
-            _api_process(env, data_dir, tmp_path, *limits) as (b, server_b):
+    with api_process(env, data_dir, tmp_path, *limits) as (a, _), \
+            api_process(env, data_dir, tmp_path, *limits) as (b, server_b):
         keys = [auth(_cli(env, data_dir, "keys", "create", "--tenant", "acme"))
                 for _ in range(3)]
         # Per key 20 a minute, whichever process answers: 10 requests each, then refused.
