@@ -285,3 +285,39 @@ def _no_store_rows_in_local_files(folder: Path) -> None:
         with sqlite3.connect(path) as local:
             for table in ("sessions", "documents", "api_keys", "traces", "runs"):
                 assert local.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] == 0
+
+
+def test_writers_on_two_machines_take_turns_on_one_session(shared, tmp_path: Path) -> None:
+    """Loads into one session and re-chunkings of one document, racing from two stores:
+    each new raw file gets the next version (none repeated), and a chunking is one set of
+    spans, never two side by side."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    one, two = Store(tmp_path / "one"), Store(tmp_path / "two")
+    try:
+        sid = one.create_session(None, SessionConfig())["session_id"]
+        meta = {"format": "text", "parser_version": "t1", "encoding": "utf-8", "pages": []}
+
+        def load(i: int):
+            store = (one, two)[i % 2]
+            text = f"revision {i}"
+            return store.add_document(sid, text.encode(), length_chars=len(text),
+                                      source="notes.txt", source_type="file",
+                                      parse_meta={**meta, "raw_sha256": f"raw{i}"})
+
+        with ThreadPoolExecutor(8) as pool:
+            docs = list(pool.map(load, range(16)))
+        versions = sorted(one.parses.info(d.id).version for d in docs)
+        assert versions == list(range(1, 17))
+        assert one.docs_version(sid) == 16
+        doc = docs[0]
+
+        def chunk(i: int) -> None:
+            (one, two)[i % 2].save_chunking(doc, "fixed:4", [(0, 4), (4, 8)])
+
+        with ThreadPoolExecutor(8) as pool:
+            list(pool.map(chunk, range(16)))
+        assert len(two.chunking(doc.id, "fixed:4")) == 2
+    finally:
+        one.close()
+        two.close()

@@ -137,7 +137,7 @@ def build_run(
             options.model or options.model_tiers or options.recursive_model
             or plan.source == "model_hints"),
         settings=settings, sub_queries=SubQueryCaller,
-        cache_store=ExecutionStore(runtime.store.db),
+        cache_store=ExecutionStore(runtime.store.sql),
     )
 
 

@@ -69,7 +69,7 @@ class ApiSettings(BaseModel):
 
 
 STORE_THREADS_SHARED = 6
-"""Store threads of an API process on PostgreSQL (its pool holds 8 connections)."""
+"""Store threads of an API process on PostgreSQL (the process's pool holds 16 connections)."""
 
 
 class ApiState:
@@ -189,7 +189,7 @@ class ApiState:
     async def release_ended_runtime(self) -> list[str]:
         """Free the slots of runtime-mode executions that ended in another process (a step
         or cancel that reached another API server); maintenance calls this."""
-        store = ExecutionStore(self.runtime.store.db)
+        store = ExecutionStore(self.runtime.store.sql)
         ended = []
         for execution_id in list(self.runtime_slots):
             if await self.db(store.status, execution_id) not in ("RUNNING", "QUEUED"):

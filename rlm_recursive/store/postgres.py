@@ -169,8 +169,10 @@ class PostgresConnector:
     pool back; the last user closes it."""
 
     dialect: Dialect = "postgresql"
+    # 16: an API process's store threads, its shared-database threads, the trace writer and
+    # LCM all draw from this one pool (a few API processes stay far below max_connections).
 
-    def __init__(self, url: str, *, max_size: int = 8, timeout_s: float = 10.0,
+    def __init__(self, url: str, *, max_size: int = 16, timeout_s: float = 10.0,
                  named_rows: bool = False) -> None:
         self.url = url
         self.named_rows = named_rows

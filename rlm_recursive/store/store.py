@@ -204,27 +204,20 @@ class Store:
             new_id("doc"), session_id, content_hash, source, source_type, length_chars, tokens
         )
         with self.sql.transaction() as tx:
+            # First: on PostgreSQL this locks the session's row, so loads into one session
+            # from several processes take turns and each sees the documents before it (the
+            # parse version below). SQLite's BEGIN IMMEDIATE already serialises them.
+            tx.execute(
+                "UPDATE sessions SET docs_version = docs_version + 1 WHERE id = ?", (session_id,)
+            )
             tx.execute(
                 "INSERT INTO documents (id, session_id, content_hash, source, source_type, "
                 "length_chars, length_tokens_est, metadata, created_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    doc.id,
-                    session_id,
-                    content_hash,
-                    source,
-                    source_type,
-                    length_chars,
-                    tokens,
-                    json.dumps(metadata or {}),
-                    utcnow(),
-                ),
-            )
+                (doc.id, session_id, content_hash, source, source_type, length_chars, tokens,
+                 json.dumps(metadata or {}), utcnow()))
             if parse_meta is not None:
                 self.parses.record(tx, doc.id, session_id, source, parse_meta)
-            tx.execute(
-                "UPDATE sessions SET docs_version = docs_version + 1 WHERE id = ?", (session_id,)
-            )
         # Secrets are found once, in the source text, off the load's path (writer thread).
         self.writer.submit(queue_scan(self.blobs, doc_subject(content_hash)))
         return doc
@@ -261,26 +254,15 @@ class Store:
         return self.blobs.text(doc.content_hash)
 
     def session_stats(self, session_id: str) -> dict[str, int]:
+        # One statement (one round trip on PostgreSQL, which sums BIGINTs as numeric, loaded
+        # as float: ints on both).
         row = self.sql.one(
-            "SELECT COUNT(*), COALESCE(SUM(length_chars), 0), COALESCE(SUM(length_tokens_est), 0)"
-            " FROM documents WHERE session_id = ?",
-            (session_id,),
-        )
-        spans = self.sql.one(
-            "SELECT COUNT(*) FROM spans JOIN documents d ON d.id = spans.doc_id "
-            "WHERE d.session_id = ?",
-            (session_id,),
-        )[0]
-        artifacts = self.sql.one(
-            "SELECT COUNT(*) FROM artifacts WHERE session_id = ?", (session_id,)
-        )[0]
-        return {  # PostgreSQL sums BIGINTs as numeric (loaded as float): ints on both
-            "documents": row[0],
-            "total_chars": int(row[1]),
-            "total_tokens_est": int(row[2]),
-            "spans": spans,
-            "artifacts": artifacts,
-        }
+            "SELECT COUNT(*), COALESCE(SUM(length_chars), 0), COALESCE(SUM(length_tokens_est), 0),"
+            " (SELECT COUNT(*) FROM spans JOIN documents d ON d.id = spans.doc_id "
+            "WHERE d.session_id = ?), (SELECT COUNT(*) FROM artifacts WHERE session_id = ?) "
+            "FROM documents WHERE session_id = ?", (session_id,) * 3)
+        return dict(zip(("documents", "total_chars", "total_tokens_est", "spans", "artifacts"),
+                        map(int, row), strict=True))
 
     # spans
     def chunking(self, doc_id: str, strategy_key: str) -> list[Span] | None:
@@ -300,29 +282,24 @@ class Store:
         self, doc: Document, strategy_key: str, ranges: list[tuple[int, int]]
     ) -> list[Span]:
         text = self.text(doc)
-        spans = [
-            Span(
-                new_id("spn"),
-                doc.id,
-                start,
-                end,
-                sha256_hex(text[start:end].encode("utf-8")),
-                index,
-            )
-            for index, (start, end) in enumerate(ranges)
-        ]
+        spans = [Span(new_id("spn"), doc.id, start, end,
+                      sha256_hex(text[start:end].encode("utf-8")), index)
+                 for index, (start, end) in enumerate(ranges)]
         with self.sql.transaction() as tx:
-            # A re-chunking (cache off) detaches the earlier spans instead of deleting them:
-            # their ids were handed out and artifacts may cite them.
-            tx.execute(
-                "UPDATE spans SET strategy_key = NULL WHERE doc_id = ? AND strategy_key = ?",
-                (doc.id, strategy_key),
-            )
+            # The chunking's row first: on PostgreSQL it locks, so a second process chunking
+            # the same document waits, then detaches this one's spans instead of adding a
+            # second set beside them.
             tx.execute(
                 "INSERT INTO chunkings (doc_id, strategy_key, total_spans, created_at) "
                 "VALUES (?, ?, ?, ?) ON CONFLICT (doc_id, strategy_key) DO UPDATE SET "
                 "total_spans = excluded.total_spans, created_at = excluded.created_at",
                 (doc.id, strategy_key, len(spans), utcnow()),
+            )
+            # A re-chunking (cache off) detaches the earlier spans instead of deleting them:
+            # their ids were handed out and artifacts may cite them.
+            tx.execute(
+                "UPDATE spans SET strategy_key = NULL WHERE doc_id = ? AND strategy_key = ?",
+                (doc.id, strategy_key),
             )
             tx.executemany(
                 "INSERT INTO spans (id, doc_id, start_offset, end_offset, strategy_key, "
@@ -380,16 +357,8 @@ class Store:
         artifact_id, content_json = new_id("art"), json.dumps(content)
         self.sql.execute(
             f"INSERT INTO artifacts ({_ARTIFACT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (
-                artifact_id,
-                session_id,
-                span_id,
-                kind,
-                content_json,
-                json.dumps(provenance),
-                utcnow(),
-            ),
-        )
+            (artifact_id, session_id, span_id, kind, content_json, json.dumps(provenance),
+             utcnow()))
         self.writer.submit(queue_scan(self.blobs, artifact_subject(artifact_id), content_json))
         return artifact_id
 
@@ -415,8 +384,7 @@ class Store:
     # traces
     def execution_session(self, execution_id: str) -> str | None:
         """The session an execution runs over (None if there is no such execution)."""
-        row = self.db.execute("SELECT session_id FROM executions WHERE id = ?",
-                              (execution_id,)).fetchone()
+        row = self.sql.one("SELECT session_id FROM executions WHERE id = ?", (execution_id,))
         return row[0] if row is not None else None
 
     def trace(

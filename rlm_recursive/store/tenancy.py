@@ -225,15 +225,12 @@ class TenantStore:
             "'DELETED' ORDER BY created_at DESC LIMIT ?", (tenant_id, limit))
 
     def owned_execution(self, tenant_id: str, execution_id: str) -> dict[str, Any]:
-        # Two reads, not a join: executions still live in `store.db` (the queue's tables
-        # move to the shared database separately), sessions in `store.sql`.
-        row = self.store.db.execute(
-            "SELECT id, session_id, mode, status, options, answer, error, usage, result, "
-            "created_at, updated_at FROM executions WHERE id = ?", (execution_id,)).fetchone()
-        owner = row is not None and self.sql.one(
-            "SELECT 1 FROM sessions WHERE id = ? AND tenant_id = ? "
-            "AND COALESCE(readiness, '') != 'DELETED'", (row["session_id"], tenant_id))
-        if not owner:
+        row = self.sql.one(
+            "SELECT e.id, e.session_id, e.mode, e.status, e.options, e.answer, e.error, "
+            "e.usage, e.result, e.created_at, e.updated_at FROM executions e "
+            "JOIN sessions s ON s.id = e.session_id WHERE e.id = ? AND s.tenant_id = ? "
+            "AND COALESCE(s.readiness, '') != 'DELETED'", (execution_id, tenant_id))
+        if row is None:
             raise NotFound(f"no execution {execution_id!r}", kind="execution")
         out = dict(row)
         for name in ("options", "error", "usage", "result"):
@@ -241,8 +238,8 @@ class TenantStore:
         return out
 
     def save_result(self, execution_id: str, result: dict[str, Any]) -> None:
-        self.store.db.execute("UPDATE executions SET result = ? WHERE id = ?",
-                        (json.dumps(result, ensure_ascii=False), execution_id))
+        self.sql.execute("UPDATE executions SET result = ? WHERE id = ?",
+                         (json.dumps(result, ensure_ascii=False), execution_id))
 
     def add_usage(self, tenant_id: str, *, executions: int = 0, sub_calls: int = 0,
                   tokens: int = 0, usd: float = 0.0) -> None:

@@ -12,7 +12,7 @@ from ...agent.recursion import MAX_DEPTH_CAP
 from ...agent.repl.prompt import extract_code
 from ...config import MAX_SUB_CALLS_LIMIT, MAX_TOKENS_LIMIT
 from ...errors import InvalidArgs, SessionNotReady
-from ...store.executions import ExecutionStore
+from ...store.executions import ExecutionStore, is_finished
 from ..deps import Principal, api_state, require
 from ..state import ApiState
 
@@ -85,14 +85,14 @@ async def _runtime_execution(request: Request, who: Principal, execution_id: str
     record = await state.db(state.tenants.owned_execution, who.tenant_id, execution_id)
     if record["mode"] != "runtime":
         raise InvalidArgs(f"execution {execution_id} is not a runtime-mode execution")
-    if record["status"] != "RUNNING":
+    if is_finished(record["status"]):
         raise InvalidArgs(f"execution {execution_id} has ended ({record['status']})")
     request.state.audit["execution_id"] = execution_id
 
 
 async def _release_if_ended(state: ApiState, execution_id: str) -> None:
     """A step that gave the final answer or ended the run frees the tenant's slot."""
-    record = await state.db(ExecutionStore(state.runtime.store.db).status, execution_id)
+    record = await state.db(ExecutionStore(state.runtime.store.sql).status, execution_id)
     if record != "RUNNING":
         await state.release_runtime(execution_id)
 
