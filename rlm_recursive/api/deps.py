@@ -35,12 +35,12 @@ def require(scope: str) -> Callable[[Request], Awaitable[Principal]]:
 
     async def dependency(request: Request) -> Principal:
         state = api_state(request)
-        key = await state.shared_db(state.keys.authenticate, _bearer(request))
+        key = await state.db(state.keys.authenticate, _bearer(request))
         principal = Principal(key.tenant_id, key.id, key.scopes)
         request.state.principal = principal  # for the audit record and metrics
         await state.hit(key.id, key.tenant_id)
         if state.should_touch(key.id):
-            await state.shared_db(state.keys.touch, key.id)
+            await state.db(state.keys.touch, key.id)
         if scope not in key.scopes and "admin" not in key.scopes:
             raise Forbidden(f"this key lacks the {scope!r} scope", scope=scope)
         return principal

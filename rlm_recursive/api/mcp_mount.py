@@ -30,8 +30,8 @@ class _AdminOnly:
         headers = Headers(scope=scope)
         scheme, _, token = (headers.get("authorization") or "").partition(" ")
         try:
-            key = await self.state.shared_db(self.state.keys.authenticate,
-                                             token.strip() if scheme.lower() == "bearer" else None)
+            key = await self.state.db(self.state.keys.authenticate,
+                                      token.strip() if scheme.lower() == "bearer" else None)
             await self.state.hit(key.id, key.tenant_id)
             if "admin" not in key.scopes:
                 raise Forbidden("MCP over HTTP needs a key with the 'admin' scope",

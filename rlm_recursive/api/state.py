@@ -108,10 +108,10 @@ class ApiState:
         migrated by the store, which opened the same database)."""
         self.slots = open_slots(url)
         """This process's view of the tenants' running-execution slots (`store/counters.py`)."""
-        self._shared_pool = None if url is None else ThreadPoolExecutor(
-            max_workers=8, thread_name_prefix="rlm-api-shared")
-        """With a database: threads for work on it alone (its pool is thread-safe), so a
-        request's key lookup or audit row does not queue behind the store thread."""
+        self._slots_pool = None if url is None else ThreadPoolExecutor(
+            max_workers=4, thread_name_prefix="rlm-api-slots")
+        """With a database: threads for the slots' blocking calls (not the store's, so a
+        slot is never waited for behind a slow load)."""
         self.runtime_slots: dict[str, tuple[str, str]] = {}
         """Runtime-mode executions holding a slot: execution id -> (tenant, session)."""
         self._touched: dict[str, float] = {}
@@ -123,20 +123,9 @@ class ApiState:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._worker, functools.partial(fn, *args, **kwargs))
 
-    async def shared_db(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
-        """Run blocking work that touches only `store.sql` (API keys): on PostgreSQL on the
-        shared threads, concurrently; on SQLite on the store thread, like `db`."""
-        if self._shared_pool is None:
-            return await self.db(fn, *args, **kwargs)
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._shared_pool,
-                                          functools.partial(fn, *args, **kwargs))
-
     def background(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> None:
-        """Queue work nobody waits for (the audit record: a file append on the store
-        thread, or a row on the shared database's threads); a failure is reported."""
-        pool = self._worker if self._shared_pool is None else self._shared_pool
-        future = pool.submit(functools.partial(fn, *args, **kwargs))
+        """Queue store work nobody waits for (the audit record); a failure is reported."""
+        future = self._worker.submit(functools.partial(fn, *args, **kwargs))
         future.add_done_callback(_report)
 
     def should_touch(self, key_id: str) -> bool:
@@ -149,11 +138,11 @@ class ApiState:
 
     # limits
     async def _limits(self, fn: Callable[..., T], /, *args: Any) -> T:
-        """In memory: inline (microseconds). Shared: a database call, on the shared threads."""
-        if self._shared_pool is None:
+        """In memory: inline (microseconds). Shared: a database call, on the slot threads."""
+        if self._slots_pool is None:
             return fn(*args)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._shared_pool, functools.partial(fn, *args))
+        return await loop.run_in_executor(self._slots_pool, functools.partial(fn, *args))
 
     async def hit(self, key_id: str, tenant_id: str) -> None:
         """Count one request against the key's and the tenant's per-minute limits."""
@@ -187,7 +176,7 @@ class ApiState:
                               retry_after_s=1, limit="tenant_concurrent_executions")
 
     async def release_execution(self, tenant_id: str) -> None:
-        if self._shared_pool is None:
+        if self._slots_pool is None:
             self.slots.release(tenant_id)
             return
         try:  # shielded: a run cancelled again while it ends still gives its slot back
@@ -240,8 +229,8 @@ class ApiState:
         await asyncio.gather(*self.tasks.values(), *self.loads, return_exceptions=True)
         await self.executions.aclose()  # closes the pool it was given too
         self._worker.shutdown(wait=True)
-        if self._shared_pool is not None:
-            self._shared_pool.shutdown(wait=True)
+        if self._slots_pool is not None:
+            self._slots_pool.shutdown(wait=True)
         self.slots.close()  # shared slots: their advisory locks go with the connection
         if self._shared is not None:
             await self._shared.aclose()

@@ -219,8 +219,12 @@ class AsyncCounters:
                     name="rlm-recursive-limits",
                     kwargs={"autocommit": True, "application_name": "rlm-recursive",
                             "connect_timeout": max(2, int(self._timeout_s))})
-                with _unavailable(f"connecting to {redact_url(self._url)}"):
-                    await pool.open(wait=True, timeout=self._timeout_s)
+                try:
+                    with _unavailable(f"connecting to {redact_url(self._url)}"):
+                        await pool.open(wait=True, timeout=self._timeout_s)
+                except BaseException:
+                    await pool.close()  # else it keeps trying to connect in the background
+                    raise
                 self._pool = pool
         return self._pool.connection()
 
