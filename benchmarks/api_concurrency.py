@@ -61,7 +61,7 @@ def main(mb: float, rounds: int) -> None:
         root = Path(tmp)
         generate(root / "corpus", chars=int(mb * 1_000_000), files=40, seed=7)
         runtime = Runtime(root / "data")
-        key, _ = KeyStore(runtime.store.db, runtime.store.data_dir).create("bench", "b",
+        key, _ = KeyStore(runtime.store.sql, runtime.store.data_dir).create("bench", "b",
                                                                            ("read", "run"))
         runtime.close()
         port = _free_port()

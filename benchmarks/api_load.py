@@ -4,21 +4,31 @@ The server runs in its own process (uvicorn, a fake model that answers at once),
 does not compete with it for the GIL. Prints p50/p99 latency and the error rate (target: 0
 errors, p99 <= 50 ms). Loopback only.
 
-    PYTHONPATH=. python benchmarks/api_load.py [--clients 50] [--requests 20]
+`--backend postgresql` puts the store on PostgreSQL (`RLM_DATABASE_URL`: sessions, keys,
+traces, the audit, rate-limit counters, execution slots, LCM; executions still in the data
+dir's file until they move): a throw-away server from Debian's binaries
+(tests/pg_server.py), or `--database-url`. Keys then need a shared salt: a random
+`RLM_API_KEY_SALT` is made for the run unless one is set.
+
+    PYTHONPATH=. python benchmarks/api_load.py [--clients 50] [--requests 20] \
+        [--backend sqlite|postgresql] [--database-url URL]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
+import secrets
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -71,7 +81,10 @@ async def load(base: str, key: str, clients: int, requests: int) -> None:
             "question": "which letter?", "preset": "fully-local",
             "options": {"strategy": "search", "synchronous": True}})
         view = run.json()
-        assert view["status"] == "COMPLETED", view
+        # With RLM_DATABASE_URL the API only enqueues (no worker runs here): the GET below
+        # reads the same rows for a QUEUED execution as for a finished one.
+        assert view["status"] in ("COMPLETED", "QUEUED"), view
+        print(f"the execution read: {view['status']}")
     url = f"/v1/executions/{view['execution_id']}"
     latencies: list[float] = []
     firsts: list[float] = []
@@ -95,11 +108,23 @@ async def load(base: str, key: str, clients: int, requests: int) -> None:
     print(f"  throughput {total / wall:.0f} requests/s over {wall:.2f} s")
 
 
-def _server_side(audit: Path) -> None:
-    """Time inside the server (request in to response out), from its audit records."""
+def _server_side(data_dir: Path) -> None:
+    """Time inside the server (request in to response out), from its audit records: the
+    data dir's audit.jsonl, or on PostgreSQL the audit_log table."""
+    from rlm_recursive.store import Store
+    from rlm_recursive.store.auditrows import audit_rows
+
     route = "GET /v1/executions/{execution_id}"
-    seconds = [r["duration_ms"] / 1000 for r in map(json.loads, audit.read_text().splitlines())
-               if r["route"] == route]
+    if os.environ.get("RLM_DATABASE_URL"):
+        store = Store(data_dir)
+        try:
+            records = audit_rows(store.sql, limit=1_000_000)
+        finally:
+            store.close()
+    else:
+        lines = (data_dir / "audit.jsonl").read_text().splitlines()
+        records = [json.loads(line) for line in lines]
+    seconds = [r["duration_ms"] / 1000 for r in records if r["route"] == route]
     print("  server side (audit):   " + _summary(seconds))
 
 
@@ -115,19 +140,51 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--requests", type=int, default=20)
+    parser.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite")
+    parser.add_argument("--database-url", help="an existing PostgreSQL (a scratch database)")
     parser.add_argument("--serve", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         serve(Path(args.serve), args.port)
         return
+    with _database(args.backend, args.database_url):
+        _run(args.clients, args.requests)
+
+
+@contextlib.contextmanager
+def _database(backend: str, url: str | None) -> Iterator[None]:
+    """RLM_DATABASE_URL for this process and the server's (a throw-away server if none)."""
+    if backend == "sqlite":
+        os.environ.pop("RLM_DATABASE_URL", None)
+        yield
+        return
+    server = None
+    if url is None:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+        from pg_server import PgServer
+
+        server = PgServer()
+        url = server.start()
+    os.environ["RLM_DATABASE_URL"] = url
+    os.environ.setdefault("RLM_API_KEY_SALT", secrets.token_hex(32))  # this process + server
+    try:
+        yield
+    finally:
+        if server is not None:
+            server.stop()
+
+
+def _run(clients: int, requests: int) -> None:
+    from rlm_recursive.api.server import wait_healthy
     from rlm_recursive.store import Store
     from rlm_recursive.store.tenancy import KeyStore
 
+    print(f"backend: {'postgresql' if os.environ.get('RLM_DATABASE_URL') else 'sqlite'}")
     with tempfile.TemporaryDirectory() as tmp:
         data_dir = Path(tmp) / "data"
         store = Store(data_dir)
-        key, _ = KeyStore(store.db, data_dir).create("bench", "load", ("read", "run"))
+        key, _ = KeyStore(store.sql, data_dir).create("bench", "load", ("read", "run"))
         store.close()
         port = _free_port()
         env = {**os.environ, "OLLAMA_HOST": "http://127.0.0.1:11434"}
@@ -135,21 +192,12 @@ def main() -> None:
                                    "--port", str(port)], cwd=tmp, env=env)
         base = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    if httpx.get(base + "/v1/health", timeout=1).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                if server.poll() is not None or time.monotonic() > deadline:
-                    raise SystemExit("the API server did not start")
-                time.sleep(0.1)
-            asyncio.run(load(base, key, args.clients, args.requests))
+            wait_healthy(base, server)
+            asyncio.run(load(base, key, clients, requests))
         finally:
             server.terminate()
             server.wait(timeout=15)
-        _server_side(data_dir / "audit.jsonl")
+        _server_side(data_dir)
 
 
 if __name__ == "__main__":

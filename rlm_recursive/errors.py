@@ -16,6 +16,8 @@
     │   ├── SecretsFound          secrets_found (an export would publish secrets)
     │   ├── GitError              git_error (git missing, not a repository, a git step failed)
     │   ├── ConfigError           invalid_args (bad models.toml, unknown preset or model)
+    │   │   └── KeySaltMissing    key_salt_missing (a shared database and no shared API-key
+    │   │                         salt: RLM_API_KEY_SALT or RLM_API_KEY_SALT_FILE)
     │   ├── Unauthorized          unauthorized (HTTP API: missing, malformed or revoked key)
     │   ├── Forbidden             forbidden (HTTP API: the key lacks the scope)
     │   ├── RateLimited           rate_limited (HTTP API: over a rate or concurrency limit)
@@ -57,6 +59,7 @@ __all__ = [
     "GitError",
     "InternalError",
     "InvalidArgs",
+    "KeySaltMissing",
     "ModelError",
     "ModelNotFound",
     "NotFound",
@@ -165,6 +168,13 @@ class GitError(UserError):
 
 class ConfigError(UserError):
     code = "invalid_args"
+
+
+class KeySaltMissing(ConfigError):
+    """API keys on a shared database (`RLM_DATABASE_URL`) need a salt every process shares,
+    and none was given (or it is too short)."""
+
+    code = "key_salt_missing"
 
 
 class Unauthorized(UserError):

@@ -23,3 +23,15 @@ def error_code(result: ToolResult) -> str:
     assert result.is_error, result.output
     assert set(result.output) == {"error", "meta"}
     return result.output["meta"]["error_code"]
+
+
+def store_rows(data_dir: Any, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+    """Rows of the data dir's store (SQLite, or RLM_DATABASE_URL's PostgreSQL), read by a
+    connection of its own: what another process would see."""
+    from rlm_recursive.store.connector import open_connector
+
+    connector = open_connector(data_dir / "rlm.db")
+    try:
+        return connector.query(sql, params)
+    finally:
+        connector.close()

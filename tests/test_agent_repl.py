@@ -101,7 +101,7 @@ async def test_counting_with_regex_and_len_is_exact_and_cited(rt):
             assert any(c.doc_id == doc.id and c.start <= m.start() and m.end() <= c.end
                        for c in result.citations)
     # The execution and its steps are persisted.
-    store = ExecutionStore(runtime.store.db)
+    store = ExecutionStore(runtime.store.sql)
     record = store.get(result.execution_id)
     assert record["status"] == "COMPLETED" and record["answer"] == result.answer
     steps = store.steps(result.execution_id)

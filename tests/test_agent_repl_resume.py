@@ -71,7 +71,7 @@ async def test_a_killed_run_resumes_from_its_last_step(tmp_path, monkeypatch):
     finally:
         if child.poll() is None:
             child.kill()
-    store = ExecutionStore(runtime.store.db)
+    store = ExecutionStore(runtime.store.sql)
     (row,) = runtime.store.db.execute("SELECT id, status FROM executions").fetchall()
     assert row["status"] == "RUNNING"  # killed: nobody marked it
     assert [s.turn_index for s in store.steps(row["id"])] == [1]

@@ -7,10 +7,11 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
+
+from rlm_recursive.api.server import wait_healthy
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,15 +60,7 @@ def test_api_serves_keys_made_by_the_cli_and_honours_revocation(data_dir, tmp_pa
         stderr=subprocess.PIPE, text=True)
     try:
         base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(base + "/v1/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert server.poll() is None and time.monotonic() < deadline
-            time.sleep(0.1)
+        wait_healthy(base, server)
         key = _cli(data_dir, "keys", "create", "--tenant", "acme").stdout.strip()
         headers = {"Authorization": f"Bearer {key}"}
         made = httpx.post(base + "/v1/sessions", headers=headers,

@@ -28,8 +28,17 @@ def rt(data_dir):
     runtime.close()
 
 
+@pytest.fixture
+def rt_both(database_url, data_dir, monkeypatch):
+    """A runtime on each store backend (PostgreSQL keys need the shared salt)."""
+    monkeypatch.setenv("RLM_API_KEY_SALT", "the deployment's shared key salt, 32+ bytes")
+    runtime = Runtime(data_dir)
+    yield runtime
+    runtime.close()
+
+
 def _session_rows(rt: Runtime) -> int:
-    return rt.store.db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
+    return rt.store.sql.one("SELECT COUNT(*) FROM sessions")[0]
 
 
 def _raw(body: str) -> bytes:
@@ -129,25 +138,27 @@ def test_the_default_body_limit_is_16_mib():
     assert ApiSettings().max_body_bytes == 16 * 1024 * 1024
 
 
-def test_orphans_left_creating_are_failed_by_the_sweep(rt):
+def test_orphans_left_creating_are_failed_by_the_sweep(rt_both):
+    rt = rt_both
     app = create_app(rt)
     state = app.state.api
     old = rt.store.create_session("lost", SessionConfig())["session_id"]
     state.tenants.claim_session(old, "acme", "CREATING")
-    rt.store.db.execute("UPDATE sessions SET created_at = '2000-01-01T00:00:00.000+00:00' "
-                        "WHERE id = ?", (old,))
+    rt.store.sql.execute("UPDATE sessions SET created_at = '2000-01-01T00:00:00.000+00:00' "
+                         "WHERE id = ?", (old,))
     fresh = rt.store.create_session("loading", SessionConfig())["session_id"]
     state.tenants.claim_session(fresh, "acme", "CREATING")
     done = asyncio.run(maintain_once(state))
     assert done["orphans"] == 1
-    readiness = dict(rt.store.db.execute("SELECT id, readiness FROM sessions").fetchall())
+    readiness = dict(rt.store.sql.query("SELECT id, readiness FROM sessions"))
     assert readiness == {old: "FAILED", fresh: "CREATING"}  # a load still in flight stays
-    error = json.loads(rt.store.db.execute("SELECT load_error FROM sessions WHERE id = ?",
-                                           (old,)).fetchone()[0])
+    error = json.loads(rt.store.sql.one("SELECT load_error FROM sessions WHERE id = ?",
+                                        (old,))[0])
     assert "stopped before the documents loaded" in error["errors"][0]["message"]
 
 
-def test_a_session_past_its_ttl_is_410_then_expired_and_collected(rt):
+def test_a_session_past_its_ttl_is_410_then_expired_and_collected(rt_both):
+    rt = rt_both
     with live_api(rt) as base:
         headers = auth(new_key(rt, "acme"))
         made = httpx.post(base + "/v1/sessions", headers=headers,
@@ -156,8 +167,8 @@ def test_a_session_past_its_ttl_is_410_then_expired_and_collected(rt):
         assert made.status_code == 201 and view["expires_at"] > view["created_at"]
         sid = view["session_id"]
         assert httpx.get(f"{base}/v1/sessions/{sid}", headers=headers).status_code == 200
-        rt.store.db.execute("UPDATE sessions SET expires_at = '2000-01-01T00:00:00.000+00:00' "
-                            "WHERE id = ?", (sid,))
+        rt.store.sql.execute("UPDATE sessions SET expires_at = '2000-01-01T00:00:00.000+00:00' "
+                             "WHERE id = ?", (sid,))
         gone = httpx.get(f"{base}/v1/sessions/{sid}", headers=headers)
         assert gone.status_code == 410 and gone.json()["error"]["code"] == "session_expired"
         listed = httpx.get(base + "/v1/sessions", headers=headers).json()["sessions"]
@@ -165,8 +176,7 @@ def test_a_session_past_its_ttl_is_410_then_expired_and_collected(rt):
     state = create_app(rt).state.api
     done = asyncio.run(maintain_once(state))
     assert done["expired"] == [sid]
-    row = rt.store.db.execute("SELECT readiness, closed_at FROM sessions WHERE id = ?",
-                              (sid,)).fetchone()
+    row = rt.store.sql.one("SELECT readiness, closed_at FROM sessions WHERE id = ?", (sid,))
     assert row["readiness"] == "EXPIRED" and row["closed_at"] is not None
 
 

@@ -207,3 +207,48 @@ def test_a_failed_run_is_an_openai_error_before_and_during_a_stream(rt):
     assert "down" in whole.value.message
     # The stream had begun (200): the error arrives as OpenAI's API sends it, a data line.
     assert streamed.value.code == "provider_error" and streamed.value.type == "server_error"
+
+
+def _slow_model() -> FakeProvider:
+    async def think_for_a_minute(request):
+        import asyncio
+
+        await asyncio.sleep(60)
+        return reply("too late")
+
+    return FakeProvider(script=think_for_a_minute)
+
+
+def _ended(base: str, key: str, execution_id: str) -> dict:
+    import time
+
+    deadline = time.monotonic() + 15
+    while (view := httpx.get(f"{base}/v1/executions/{execution_id}",
+                             headers=auth(key)).json())["status"] == "RUNNING":
+        assert time.monotonic() < deadline, view
+        time.sleep(0.1)
+    return view
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_a_client_that_leaves_cancels_its_run(rt, stream):
+    """A closed tab or "stop generating" ends the run instead of letting it spend on."""
+    key = new_key(rt, "acme")
+    with live_api(rt, providers=ProviderPool({"fake": _slow_model()})) as base:
+        made = httpx.post(f"{base}/v1/sessions", headers=auth(key),
+                          json={"docs": [{"text": NOTES}]})
+        body = {"model": f"rlm/scripted/{made.json()['session_id']}", "stream": stream,
+                "messages": [{"role": "user", "content": QUESTION}], **ITERATIVE}
+        if stream:
+            with httpx.stream("POST", f"{base}/v1/chat/completions", headers=auth(key),
+                              json=body, timeout=30) as response:
+                execution_id = response.headers["x-rlm-execution-id"]
+                next(response.iter_lines())  # the first chunk came: the run is under way
+        else:
+            with pytest.raises(httpx.ReadTimeout):
+                httpx.post(f"{base}/v1/chat/completions", headers=auth(key), json=body,
+                           timeout=httpx.Timeout(30, read=1.5))
+            execution_id = rt.store.db.execute(
+                "SELECT id FROM executions ORDER BY created_at DESC").fetchone()[0]
+        view = _ended(base, key, execution_id)
+    assert view["status"] == "FAILED" and view["error"]["code"] == "cancelled", view

@@ -143,7 +143,7 @@ def test_missing_or_malformed_keys_answer_401(server, header):
 
 def test_a_revoked_key_answers_401_at_once(server):
     runtime, base = server
-    keys = KeyStore(runtime.store.db, runtime.store.data_dir)
+    keys = KeyStore(runtime.store.sql, runtime.store.data_dir)
     key, record = keys.create("acme", "ci", ("read",))
     assert httpx.get(base + "/v1/sessions", headers=auth(key)).status_code == 200
     keys.revoke(record.id)

@@ -117,6 +117,7 @@ def _base(path: tuple[str, ...], sid: str, doc: str) -> list[str]:
         ("trace",): ["trace", "run_missing"],
         ("runs",): ["runs", "-s", "ses_missing"],
         ("api",): ["api", "--host", "0.0.0.0"],
+        ("worker",): ["worker"],  # no RLM_DATABASE_URL: refused in its body
         ("keys", "create"): ["keys", "create", "--tenant", "t", "--scope", "bogus"],
         ("keys", "list"): ["keys", "list"],
         ("keys", "revoke"): ["keys", "revoke", "key_missing"],

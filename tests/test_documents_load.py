@@ -262,3 +262,27 @@ async def test_a_citation_read_across_pages_is_one_citation_per_page(
     assert (cited[0].start, cited[-1].end) == (start, end)
     assert all(a.end == b.start for a, b in pairwise(cited))
     assert [c.status for c in verify_citations(runtime.store, cited)] == ["valid"] * 3
+
+
+async def test_a_file_name_that_is_not_utf8_loads_under_an_escaped_label(
+        runtime: Runtime, session: str, tmp_path: Path) -> None:
+    """Linux names are bytes: a Latin-1 `café.txt` beside UTF-8 ones once failed the whole
+    folder load with an internal error (surrogates reached the store)."""
+    folder = tmp_path / "legacy"
+    folder.mkdir()
+    (folder / "plain.txt").write_text("The gate code is 4471.\n")
+    latin1_name = bytes(folder) + b"/caf\xe9 notes.txt"
+    with open(latin1_name, "wb") as handle:
+        handle.write(b"The ward for the night shift is 7B.\n")
+    report = await _load(runtime, session, {"type": "directory", "path": str(folder)})
+    assert report["errors"] == []
+    names = sorted(d["source"] for d in report["loaded"])
+    assert names[0].endswith("caf\\xe9 notes.txt") and names[1].endswith("plain.txt")
+    json.dumps(report, ensure_ascii=False).encode("utf-8")  # printable as it is
+
+    hits = ok(await runtime.call("rlm_search_query", {"session_id": session,
+                                                       "query": "night shift"}))
+    assert hits["matches"][0]["source"].endswith("caf\\xe9 notes.txt")
+    # Loading the folder again recognises the same file under the same label.
+    again = await _load(runtime, session, {"type": "directory", "path": str(folder)})
+    assert sorted(d["source"] for d in again["loaded"]) == names

@@ -21,6 +21,7 @@ PINNED_CODES = {
     "git_error",
     "internal_error",
     "invalid_args",
+    "key_salt_missing",
     "model_not_found",
     "not_found",
     "path_denied",
@@ -81,6 +82,7 @@ def test_every_class_code_is_in_the_table_and_every_owner_has_its_code() -> None
         (errors.GitError, "git_error"),
         (errors.Conflict, "conflict"),
         (errors.StoreUnavailable, "store_unavailable"),
+        (errors.KeySaltMissing, "key_salt_missing"),
     ],
 )
 def test_single_owner_codes_map_to_their_class(cls: type[RlmError], code: str) -> None:
@@ -111,6 +113,7 @@ def test_shared_codes() -> None:
         (errors.PathDenied, errors.UserError),
         (errors.EgressDenied, errors.UserError),
         (errors.ConfigError, errors.UserError),
+        (errors.KeySaltMissing, errors.ConfigError),
         (errors.BudgetExceeded, errors.RunError),
         (errors.Timeout, errors.RunError),
         (errors.ProviderError, errors.RunError),

@@ -201,6 +201,6 @@ async def test_the_trace_keeps_the_grounding_outcome_without_content(corpus):
     result, _ = await ask(runtime, sid, "What is the door code of the Carlisle archive?",
                           "search", _answers("9310-57", "9310-57"))
     assert result.run_id is not None
-    run = load_run(runtime.store.db, result.run_id)
+    run = load_run(runtime.store.sql, result.run_id)
     assert run["grounding"] == {"grounded": False, "method": "not_found",
                                 "failed": ["missing_entities"]}

@@ -63,3 +63,19 @@ async def test_an_empty_answer_is_an_error_envelope(tmp_path):
     assert body["meta"]["error_code"] == "empty_answer" and "data" not in body
     assert [r["error_code"] for r in _audit(tmp_path) if r["tool"] == "rlm_query"] == [
         "empty_answer"]
+
+
+async def test_a_pdf_path_is_cited_by_page(tmp_path):
+    """`rlm_query` with a path loads the file itself, so a PDF's citation carries its page
+    (it used to load the parsed text inline, and cite lines of that text)."""
+    from doc_writers import write_pdf
+
+    pages = ["Pump room overview. " * 10, "Valves and pipes. " * 10, NOTES.replace("\n", " ")]
+    write_pdf(tmp_path / "manual.pdf", pages)
+    with serve(agent_script("The code is 7316.", searches=1)) as ollama:
+        body = await _rlm_query(tmp_path, ollama.url, context=None, path="manual.pdf")
+    assert body["data"]["answer"] == "The code is 7316.", body
+    [citation] = body["data"]["citations"]
+    assert citation["page"] == 3 and citation["source"].endswith("manual.pdf"), citation
+    assert body["meta"]["source"]["type"] == "path", citation["source"]
+    assert body["meta"]["source"]["bytes_read"] == (tmp_path / "manual.pdf").stat().st_size

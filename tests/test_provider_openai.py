@@ -189,3 +189,51 @@ def test_missing_base_url_is_a_config_error(monkeypatch) -> None:
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     with pytest.raises(ConfigError, match="OPENAI_BASE_URL"):
         OpenAIProvider()
+
+
+@respx.mock
+async def test_thinking_is_off_unless_a_tier_asks_and_an_effort_level_is_sent() -> None:
+    route = respx.post(f"{BASE}/chat/completions").respond(json=bodies.vllm_chat(MODEL, "ok"))
+    provider = _provider()
+    await provider.chat(_request())
+    await provider.chat(_request(think=True))
+    await provider.chat(_request(think="high"))
+    await provider.aclose()
+    sent = [json.loads(call.request.content) for call in route.calls]
+    assert [b["chat_template_kwargs"] for b in sent] == [
+        {"enable_thinking": False}, {"enable_thinking": True}, {"enable_thinking": True}]
+    assert [b.get("reasoning_effort") for b in sent] == [None, None, "high"]
+
+
+@respx.mock
+async def test_a_server_that_refuses_the_thinking_fields_gets_the_request_without_them() -> None:
+    """OpenAI's own API answers 400 to fields it does not know; the request goes again
+    without them, and the model is remembered (one refused request, not one per call)."""
+    refused = {"error": {"message": "Unrecognized request argument supplied: "
+                         "chat_template_kwargs", "type": "invalid_request_error",
+                         "param": None, "code": None}}
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if "chat_template_kwargs" in json.loads(request.content):
+            return httpx.Response(400, json=refused)
+        return httpx.Response(200, json=bodies.vllm_chat(MODEL, "Under the mat."))
+
+    route = respx.post(f"{BASE}/chat/completions").mock(side_effect=answer)
+    provider = _provider()
+    first = await provider.chat(_request())
+    second = await provider.chat(_request())
+    await provider.aclose()
+    assert first.text == second.text == "Under the mat."
+    assert len(route.calls) == 3  # refused once, then never sent again
+
+
+@respx.mock
+async def test_a_400_about_something_else_is_not_retried_without_thinking() -> None:
+    route = respx.post(f"{BASE}/chat/completions").respond(400, json={
+        "object": "error", "message": "max_tokens must be at least 1", "type": "BadRequestError",
+        "param": None, "code": 400})
+    provider = _provider()
+    with pytest.raises(ProviderError):
+        await provider.chat(_request())
+    await provider.aclose()
+    assert len(route.calls) == 1

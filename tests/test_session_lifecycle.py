@@ -23,6 +23,12 @@ from rlm_recursive.tools.names import (
 )
 from rlm_recursive.types import ToolResult
 
+
+@pytest.fixture(autouse=True)
+def _backend(database_url: str | None) -> str | None:
+    """Every test on both store backends: SQLite and PostgreSQL."""
+    return database_url
+
 # -- close freezes ----------------------------------------------------------------------------
 
 

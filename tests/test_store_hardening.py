@@ -15,6 +15,7 @@ import pytest
 
 from rlm_recursive import errors
 from rlm_recursive.config import SessionConfig
+from rlm_recursive.corpus.index_cache import index_folder
 from rlm_recursive.corpus.search import PassageIndex, split_passages
 from rlm_recursive.store import Store
 from rlm_recursive.tools.search import search_session
@@ -147,7 +148,7 @@ def test_first_search_from_several_processes_at_once_all_succeed(tmp_path: Path)
         results.append(json.loads(out))
     assert results == [{"hits": 10}] * 5
     # Each document is in the index once, however many processes raced to build it.
-    index = PassageIndex(data / "indexes" / sid)
+    index = PassageIndex(index_folder(data / "indexes", sid))
     assert len(index.indexed_doc_ids()) == 40
     _, total = index.search("needle", limit=1)
     assert total == sum(len(split_passages(t)) for t in texts)

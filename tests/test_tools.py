@@ -16,6 +16,13 @@ from rlm_recursive.errors import BudgetExceeded
 from rlm_recursive.tools import CORE_TOOLS, Registry, ToolSpec
 from rlm_recursive.types import SpanRef, ToolResult, sha256_hex
 
+
+@pytest.fixture(autouse=True)
+def _backend(database_url: str | None) -> str | None:
+    """Every test on both store backends: SQLite and PostgreSQL."""
+    return database_url
+
+
 DOCS = {
     "pumps": (
         "Pump station overview.\n\n"
@@ -735,9 +742,8 @@ async def test_trace_one_line_per_call(runtime: Runtime) -> None:
     assert lines[2]["output"]["content"].startswith("word word")
     assert lines[2]["output"]["content"].endswith(f"({len(long_text)} chars)")
     assert lines[3]["output"]["meta"]["error_code"] == "not_found"
-    rows = runtime.store.db.execute(
-        "SELECT op FROM traces WHERE session_id = ? ORDER BY id", (sid,)
-    ).fetchall()
+    rows = runtime.store.sql.query(
+        "SELECT op FROM traces WHERE session_id = ? ORDER BY id", (sid,))
     assert [r[0] for r in rows] == [r["op"] for r in lines]
 
 
@@ -768,6 +774,6 @@ async def test_restricted_profile_writes_no_traces(data_dir) -> None:
         await _load_inline(rt, sid, {"a": "text"})
         rt.store.flush()
         assert not (data_dir / "traces").exists()
-        assert rt.store.db.execute("SELECT COUNT(*) FROM traces").fetchone()[0] == 0
+        assert rt.store.sql.one("SELECT COUNT(*) FROM traces")[0] == 0
     finally:
         rt.close()

@@ -106,7 +106,7 @@ def _no_external(html: str, page: _Page) -> None:
     assert not re.search(r"<script[^>]+src=", html)
 
 
-def test_full_trajectory_tree_and_html(tmp_path, monkeypatch):
+def test_full_trajectory_tree_and_html(database_url, tmp_path, monkeypatch):
     rt = _runtime(tmp_path, monkeypatch, "unrestricted")
     try:
         sid, result = asyncio.run(_run(rt))
@@ -187,20 +187,20 @@ def test_restricted_trajectory_holds_no_content(tmp_path, monkeypatch):
     assert "content not recorded" in html and len(page.nodes) == len(events)
 
 
-def test_traces_false_records_nothing(tmp_path, monkeypatch):
+def test_traces_false_records_nothing(database_url, tmp_path, monkeypatch):
     rt = _runtime(tmp_path, monkeypatch, "unrestricted",
                   "\n[profiles.unrestricted]\ntraces = false\n")
     try:
         _, result = asyncio.run(_run(rt))
         rt.store.flush()
         assert result.run_id is None
-        assert rt.store.db.execute("SELECT COUNT(*) FROM run_events").fetchone()[0] == 0
-        assert rt.store.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 0
+        assert rt.store.sql.one("SELECT COUNT(*) FROM run_events")[0] == 0
+        assert rt.store.sql.one("SELECT COUNT(*) FROM runs")[0] == 0
     finally:
         rt.close()
 
 
-def test_runs_lists_recent_runs_and_unknown_run_is_not_found(tmp_path, monkeypatch):
+def test_runs_lists_recent_runs_and_unknown_run_is_not_found(database_url, tmp_path, monkeypatch):
     rt = _runtime(tmp_path, monkeypatch, "unrestricted")
     try:
         sid, first = asyncio.run(_run(rt))
@@ -221,7 +221,7 @@ def test_runs_lists_recent_runs_and_unknown_run_is_not_found(tmp_path, monkeypat
 
 
 @pytest.mark.parametrize("failing", [True])
-def test_a_failed_run_is_recorded_with_its_code(tmp_path, monkeypatch, failing):
+def test_a_failed_run_is_recorded_with_its_code(database_url, tmp_path, monkeypatch, failing):
     rt = _runtime(tmp_path, monkeypatch, "unrestricted")
     try:
         sid = rt.store.create_session("t", SessionConfig())["session_id"]
@@ -232,9 +232,8 @@ def test_a_failed_run_is_recorded_with_its_code(tmp_path, monkeypatch, failing):
                 rt, sid, "q?", QueryOptions(preset="fake-tiers", strategy="agent"),
                 providers=ProviderPool({"fake": FakeProvider([])})))
         rt.store.flush()
-        row = rt.store.db.execute("SELECT status, error_code FROM runs").fetchone()
-        events = rt.store.db.execute("SELECT kind, status, error_code FROM run_events"
-                                     ).fetchall()
+        row = rt.store.sql.one("SELECT status, error_code FROM runs")
+        events = rt.store.sql.query("SELECT kind, status, error_code FROM run_events")
     finally:
         rt.close()
     assert tuple(row) == ("error", caught.value.code)

@@ -1,14 +1,16 @@
-"""Batched trace writes: nothing is lost on close or on a normal interpreter exit."""
+"""Batched trace writes: nothing is lost on close or on a normal interpreter exit, on SQLite
+and on PostgreSQL (where the writer takes a pooled connection per batch)."""
 
 from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+
+from helpers import store_rows
 
 from rlm_recursive.agent.runtime import Runtime
 
@@ -30,21 +32,21 @@ _SCRIPT = textwrap.dedent("""
 """)
 
 
-def test_no_record_lost_on_normal_exit(tmp_path: Path) -> None:
+def test_no_record_lost_on_normal_exit(database_url: str | None, tmp_path: Path) -> None:
     data = tmp_path / "store"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     done = subprocess.run([sys.executable, "-c", _SCRIPT, str(data), "250"], env=env,
                           capture_output=True, text=True, timeout=120, check=True)
     sid = done.stdout.strip()
-    with sqlite3.connect(data / "rlm.db") as conn:
-        ops = [r[0] for r in conn.execute("SELECT op FROM traces WHERE session_id = ? "
-                                          "ORDER BY id", (sid,))]
+    ops = [r[0] for r in store_rows(data, "SELECT op FROM traces WHERE session_id = ? ORDER BY id",
+                                (sid,))]
     assert ops == ["rlm_session_create"] + ["rlm_session_info"] * 250
     lines = (data / "traces" / f"{sid}.jsonl").read_text("utf-8").splitlines()
     assert [json.loads(line)["op"] for line in lines] == ops
 
 
-async def test_close_writes_what_is_queued_and_calls_do_not_wait(data_dir: Path) -> None:
+async def test_close_writes_what_is_queued_and_calls_do_not_wait(
+        database_url: str | None, data_dir: Path) -> None:
     rt = Runtime(data_dir, "unrestricted")
     rt.store.writer.interval_s = 60
     out = await rt.call("rlm_session_create", {})
@@ -53,10 +55,9 @@ async def test_close_writes_what_is_queued_and_calls_do_not_wait(data_dir: Path)
         await rt.call("rlm_session_info", {"session_id": sid})
     count = "SELECT COUNT(*) FROM traces WHERE session_id = ?"
     # Queued, not yet written: the calls returned without a synchronous insert.
-    assert rt.store.db.execute(count, (sid,)).fetchone()[0] == 0
+    assert rt.store.sql.one(count, (sid,))[0] == 0
     rt.close()
-    with sqlite3.connect(data_dir / "rlm.db") as conn:
-        assert conn.execute(count, (sid,)).fetchone()[0] == 21
+    assert store_rows(data_dir, count, (sid,))[0][0] == 21
 
 
 async def test_flush_then_traces_are_private(runtime: Runtime) -> None:

@@ -137,7 +137,7 @@ def build_run(
             options.model or options.model_tiers or options.recursive_model
             or plan.source == "model_hints"),
         settings=settings, sub_queries=SubQueryCaller,
-        cache_store=ExecutionStore(runtime.store.db),
+        cache_store=ExecutionStore(runtime.store.sql),
     )
 
 
@@ -166,7 +166,7 @@ async def _run(
     providers: ProviderPool | None, progress: Callable[[dict[str, Any]], None] | None,
     audit: AuditEntry,
 ) -> QueryResult:
-    runtime.store.session(session_id)
+    await asyncio.to_thread(runtime.store.session, session_id)  # NotFound first
     mode = trajectory.trajectory_mode(runtime.profile,
                                       runtime.catalog.profiles.get(runtime.profile.name))
     async with trajectory.recording(runtime.store, session_id, question, mode) as recorder:
@@ -188,7 +188,7 @@ async def _answer(
     providers: ProviderPool | None, progress: Callable[[dict[str, Any]], None] | None,
     audit: AuditEntry,
 ) -> QueryResult:
-    if runtime.store.session_stats(session_id)["documents"] == 0:
+    if (await asyncio.to_thread(runtime.store.session_stats, session_id))["documents"] == 0:
         # Nothing to read (e.g. the only input was refused): any answer would be made up.
         raise InvalidArgs(f"session {session_id} holds no documents, so there is nothing to "
                           "answer from; load files into it first")

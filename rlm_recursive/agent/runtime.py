@@ -12,6 +12,7 @@ from ..config import resolve_data_dir
 from ..policy import AuditLog, EgressPolicy, PathPolicy, Profile, audited, load_profile
 from ..policy.profiles import DEFAULT_PROFILE, PROFILE_ENV
 from ..store import Store
+from ..store.auditrows import audit_sink
 from ..tools import Registry, ToolContext
 from ..types import ToolResult
 from .query import ClientSubQueries
@@ -32,6 +33,7 @@ class Runtime:
         name = profile or os.environ.get(PROFILE_ENV) or DEFAULT_PROFILE
         self.profile: Profile = load_profile(name, self.catalog.profiles.get(name))
         self.egress = EgressPolicy(self.profile)
+        self.egress.check_store()  # before the store connects: its hosts receive documents
         self.store = Store(resolve_data_dir(data_dir))
         self.confined = False
         """True once a surface whose paths come from clients (MCP, HTTP) has called confine()."""
@@ -40,8 +42,10 @@ class Runtime:
         self.executions = ExecutionService(self)
         """Runtime-mode REPL executions (rlm_execution_create, rlm_step_run, …)."""
         self.registry = registry or full_registry(self.executions)
+        # On a shared database the audit is its `audit_log` table (every process's calls).
+        shared = audit_sink(self.store.sql) if self.store.dialect == "postgresql" else None
         self.audit = AuditLog(self.store.data_dir / "audit.jsonl", profile=self.profile.name,
-                              enabled=self.profile.audit)
+                              enabled=self.profile.audit, sink=shared)
 
     def confine(self) -> None:
         """Keep every path inside the profile's allowed roots, in every profile.

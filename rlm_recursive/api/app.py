@@ -52,6 +52,7 @@ def create_app(runtime: Runtime, settings: ApiSettings | None = None,
                     async with mcp_app.router.lifespan_context(mcp_app):
                         yield
         finally:
+            await runner.aclose()
             await state.aclose()
 
     app = FastAPI(title="rlm-recursive", version=__version__, lifespan=lifespan,

@@ -37,7 +37,7 @@ def _key(tenant_id: str, session_id: str, history: list[Turn]) -> str:
 class ChatThreads:
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
-        self.db = runtime.store.db
+        self.sql = runtime.store.sql
 
     @property
     def enabled(self) -> bool:
@@ -49,9 +49,9 @@ class ChatThreads:
         said = _said(history)
         if not said or not self.enabled:
             return None
-        row = self.db.execute(
+        row = self.sql.one(
             "SELECT conversation_id FROM chat_threads WHERE history_sha256 = ?",
-            (_key(tenant_id, session_id, history),)).fetchone()
+            (_key(tenant_id, session_id, history),))
         if row is not None:
             return int(row["conversation_id"])
         lcm = lcm_for(self.runtime.store)
@@ -66,7 +66,10 @@ class ChatThreads:
         """`history` (this turn's messages and our reply) leads to `conversation_id`."""
         if conversation_id is None:
             return
-        self.db.execute(
-            "INSERT OR REPLACE INTO chat_threads VALUES (?, ?, ?, ?, ?)",
+        self.sql.execute(
+            "INSERT INTO chat_threads (history_sha256, tenant_id, session_id, conversation_id, "
+            "created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (history_sha256) DO UPDATE SET "
+            "tenant_id = excluded.tenant_id, session_id = excluded.session_id, "
+            "conversation_id = excluded.conversation_id, created_at = excluded.created_at",
             (_key(tenant_id, session_id, history), tenant_id, session_id, conversation_id,
              utcnow()))

@@ -38,7 +38,7 @@ def require(scope: str) -> Callable[[Request], Awaitable[Principal]]:
         key = await state.db(state.keys.authenticate, _bearer(request))
         principal = Principal(key.tenant_id, key.id, key.scopes)
         request.state.principal = principal  # for the audit record and metrics
-        state.hit(key.id, key.tenant_id)
+        await state.hit(key.id, key.tenant_id)
         if state.should_touch(key.id):
             await state.db(state.keys.touch, key.id)
         if scope not in key.scopes and "admin" not in key.scopes:

@@ -37,6 +37,7 @@ HTTP_STATUS: dict[str, int] = {
     "rate_limited": 429,
     "budget_exceeded": 429,
     "internal_error": 500,
+    "key_salt_missing": 500,  # the server's configuration, not the client's request
     "git_error": 500,
     "provider_error": 502,
     "model_not_found": 502,

@@ -33,9 +33,9 @@ class ExecutionFeeds:
     def __init__(self) -> None:
         self._feeds: OrderedDict[str, EventFeed] = OrderedDict()
 
-    def open(self, execution_id: str) -> EventFeed:
+    def open(self, execution_id: str, status: str = "RUNNING") -> EventFeed:
         feed = self._feeds[execution_id] = EventFeed()
-        feed.publish("status", {"status": "RUNNING", "message": "running"})
+        feed.publish("status", {"status": status, "message": status.lower()})
         return feed
 
     def get(self, execution_id: str) -> EventFeed | None:
@@ -54,6 +54,31 @@ class ExecutionFeeds:
             "model": result.model, "stopped": result.stopped,
             "conversation_id": result.conversation_id, "usage": result.usage,
             "closest": getattr(result, "closest", None) or []})
+
+    def settled(self, execution_id: str, record: dict[str, Any],
+                result: dict[str, Any] | None) -> None:
+        """The ending of an execution a worker ran, from its stored row and result (the run's
+        steps and sub-calls happened in the worker's process: they are not on this feed)."""
+        feed = self._feeds.get(execution_id)
+        if feed is None:
+            return
+        if record["error"]:
+            self.failed(execution_id, record["error"])
+        else:
+            result = result or {}
+            citations = result.get("citations", [])
+            verdict = result.get("grounded")
+            is_grounded = bool(citations) if verdict is None else bool(verdict)
+            contexts_only = result.get("contexts") is not None and not (record["answer"] or
+                                                                        "").strip()
+            feed.publish("answer", {
+                "message": "answered" if is_grounded else "answered, not grounded",
+                "answer": None if contexts_only else record["answer"], "citations": citations,
+                "grounded": is_grounded, "strategy": result.get("strategy"),
+                "model": result.get("model"), "stopped": result.get("stopped"),
+                "conversation_id": result.get("conversation_id"), "usage": record["usage"],
+                "closest": result.get("closest") or []})
+        self.finish(execution_id, record["status"])
 
     def failed(self, execution_id: str, error: dict[str, Any]) -> None:
         feed = self._feeds.get(execution_id)

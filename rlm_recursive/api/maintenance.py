@@ -27,7 +27,7 @@ __all__ = ["maintain_once", "maintained"]
 def _sweep(state: ApiState) -> dict[str, Any]:
     store = state.runtime.store
     store.flush()
-    expired = expire_sessions(store.db)
+    expired = expire_sessions(store.sql)
     for session_id in expired:  # its index folder may go: close it here first
         index = store.indexes.pop(session_id, None)
         if index is not None:
@@ -35,8 +35,8 @@ def _sweep(state: ApiState) -> dict[str, Any]:
     cutoff = (datetime.now(UTC) - timedelta(seconds=state.settings.orphan_after_s)).isoformat(
         timespec="milliseconds")
     orphans = state.tenants.sweep_orphans(cutoff)
-    runs = reap_runs(store.db)
-    report = collect(store.db, store.data_dir, dry_run=False, blobs=store.blobs)
+    runs = reap_runs(store.sql)
+    report = collect(store.sql, store.data_dir, dry_run=False, blobs=store.blobs)
     return {"expired": expired, "orphans": orphans, "failed_runs": runs,
             "blobs": len(report.blobs), "indexes": len(report.indexes)}
 
@@ -46,9 +46,10 @@ async def maintain_once(state: ApiState, runner: ExecutionRunner | None = None
     """One housekeeping pass; returns what it did."""
     done = await state.db(_sweep, state)
     for session_id in done["expired"]:
-        state.release_runtime_session(session_id)
+        await state.release_runtime_session(session_id)
         if runner is not None:
             await runner.cancel_session(session_id)
+    done["released_slots"] = await state.release_ended_runtime()
     return done
 
 

@@ -32,7 +32,7 @@ class _AdminOnly:
         try:
             key = await self.state.db(self.state.keys.authenticate,
                                       token.strip() if scheme.lower() == "bearer" else None)
-            self.state.hit(key.id, key.tenant_id)
+            await self.state.hit(key.id, key.tenant_id)
             if "admin" not in key.scopes:
                 raise Forbidden("MCP over HTTP needs a key with the 'admin' scope",
                                 scope="admin")

@@ -2,6 +2,8 @@
 
 The API's execution row is created before the run starts, so its id can be returned at once;
 a `repl` run persists its steps under an execution of its own, linked from the result.
+With the shared PostgreSQL store, executions are QUEUED for workers instead (`queued.py`):
+this process never runs them.
 """
 
 from __future__ import annotations
@@ -12,31 +14,20 @@ import time
 from typing import Any
 
 from .. import trajectory
-from ..agent.query import QueryOptions, QueryResult, run_query
+from ..agent.outcome import spanref, stored_result
+from ..agent.query import QueryOptions, run_query
 from ..agent.repl.execution import status_for
 from ..errors import InternalError, ProviderError, RlmError, SessionNotReady
 from ..store import new_id
 from ..store.executions import ExecutionStore
 from .deps import Principal
 from .feeds import ExecutionFeeds
+from .queued import queued_runs
 from .state import ApiState
 
 __all__ = ["ExecutionRunner", "spanref"]
 
 _CANCEL_GRACE_S = 10.0
-
-
-def spanref(tenant_id: str, citation: dict[str, Any]) -> dict[str, Any]:
-    """A citation in the seed's SpanRef shape (003 §9.1), with its source name."""
-    return {"tenant_id": tenant_id, "session_id": citation.get("session_id"),
-            "doc_id": citation["doc_id"], "doc_index": citation.get("doc_index"),
-            "start_char": citation.get("start_char", citation.get("start")),
-            "end_char": citation.get("end_char", citation.get("end")),
-            "checksum": citation["checksum"],
-            "source_name": citation.get("source") or citation.get("source_name"),
-            # Where it lies (issue 19): the file as loaded, its page (PDF) or line.
-            "source": citation.get("source") or citation.get("source_name"),
-            **{k: citation[k] for k in ("page", "line") if citation.get(k) is not None}}
 
 
 class ExecutionRunner:
@@ -48,6 +39,8 @@ class ExecutionRunner:
         """The session of each running execution."""
         self.feeds = ExecutionFeeds()
         """Each execution's live events (GET /v1/executions/{id}/events, streamed chat)."""
+        self.queued = queued_runs(state, self.feeds)
+        """Set with the PostgreSQL store: workers run the executions, not this process."""
 
     async def start(self, who: Principal, session_id: str, question: str,
                     options: QueryOptions, extra: dict[str, Any]) -> str:
@@ -65,14 +58,17 @@ class ExecutionRunner:
             usd = left["usd"] if options.budget_usd is None else min(options.budget_usd,
                                                                      left["usd"])
             options = options.model_copy(update={"budget_usd": usd})
-        state.acquire_execution(who.tenant_id)
+        if self.queued is not None:  # a worker runs it, when it has a slot: never a 429 here
+            return await self.queued.start(who, session_id, question, options,
+                                           {**options.model_dump(exclude_none=True), **extra})
+        await state.acquire_execution(who.tenant_id)
         try:
             execution_id = new_id("exec")
             stored = {**options.model_dump(exclude_none=True), **extra}
-            await state.db(ExecutionStore(state.runtime.store.db).create, execution_id,
+            await state.db(ExecutionStore(state.runtime.store.sql).create, execution_id,
                            session_id, "answerer", question, stored)
         except BaseException:
-            state.release_execution(who.tenant_id)
+            await state.release_execution(who.tenant_id)
             raise
         self.feeds.open(execution_id)
         task = asyncio.create_task(self._run(who, session_id, execution_id, question, options))
@@ -89,7 +85,7 @@ class ExecutionRunner:
     async def _run(self, who: Principal, session_id: str, execution_id: str, question: str,
                    options: QueryOptions) -> None:
         state, started = self.state, time.monotonic()
-        store = ExecutionStore(state.runtime.store.db)
+        store = ExecutionStore(state.runtime.store.sql)
         status, usage, model, spans = "FAILED", {}, None, 0
         try:
             feed = self.feeds.get(execution_id)
@@ -98,7 +94,7 @@ class ExecutionRunner:
                                          providers=state.providers)
             status = "MAX_TURNS_EXCEEDED" if result.stopped == "max_iterations" else "COMPLETED"
             usage, model, spans = result.usage, result.model, len(result.citations)
-            saved = _result(who.tenant_id, result)
+            saved = stored_result(who.tenant_id, result)
             await state.db(state.tenants.save_result, execution_id, saved)
             await state.db(store.finish, execution_id, status, answer=result.answer,
                            usage=usage)
@@ -120,7 +116,7 @@ class ExecutionRunner:
             await state.db(store.finish, execution_id, status, error=error)
         finally:
             self.feeds.finish(execution_id, status)
-            state.release_execution(who.tenant_id)
+            await state.release_execution(who.tenant_id)
             state.metrics.execution(status, "answerer", time.monotonic() - started, usage,
                                     model, spans)
             tokens = int((usage.get("input_tokens") or 0) + (usage.get("output_tokens") or 0))
@@ -131,12 +127,16 @@ class ExecutionRunner:
                     usd=float(usage.get("cost_usd") or 0.0)))
 
     async def wait(self, execution_id: str, timeout_s: float) -> None:
+        if self.queued is not None:
+            return await self.queued.wait(execution_id, timeout_s)
         task = self.state.tasks.get(execution_id)
         if task is not None:
             await asyncio.wait({task}, timeout=timeout_s)
 
     async def cancel_session(self, session_id: str) -> None:
         """Stop every running execution over a session (it is being deleted)."""
+        if self.queued is not None:
+            return await self.queued.cancel_session(session_id)
         tasks = [self.state.tasks[e] for e, s in list(self._sessions.items())
                  if s == session_id and e in self.state.tasks]
         for task in tasks:
@@ -146,6 +146,8 @@ class ExecutionRunner:
 
     async def cancel(self, execution: dict[str, Any]) -> None:
         """Stop a RUNNING execution; it ends FAILED (cancelled). Idempotent."""
+        if self.queued is not None and execution["mode"] == "answerer":
+            return await self.queued.cancel(execution)
         if execution["status"] != "RUNNING":
             return
         task = self.state.tasks.get(execution["id"])
@@ -155,28 +157,10 @@ class ExecutionRunner:
             return
         # Not running in this server (a runtime-mode execution, or one orphaned by a restart).
         error = {"code": "cancelled", "message": "the execution was cancelled"}
-        await self.state.db(ExecutionStore(self.state.runtime.store.db).finish,
+        await self.state.db(ExecutionStore(self.state.runtime.store.sql).finish,
                             execution["id"], "FAILED", error=error)
-        self.state.release_runtime(execution["id"])
+        await self.state.release_runtime(execution["id"])
 
-
-def _result(tenant_id: str, result: QueryResult) -> dict[str, Any]:
-    citations = [spanref(tenant_id, c.model_dump()) for c in result.citations]
-    contexts = None
-    if result.contexts is not None:
-        contexts = [_context(tenant_id, i, c) for i, c in enumerate(result.contexts)]
-    return {"citations": citations, "contexts": contexts, "strategy": result.strategy,
-            "provider": result.provider, "model": result.model, "plan": result.plan,
-            "stopped": result.stopped, "repl_execution_id": result.execution_id,
-            "grounded": result.grounded, "grounding": result.grounding,
-            "closest": result.closest}
-
-
-def _context(tenant_id: str, index: int, item: dict[str, Any]) -> dict[str, Any]:
-    """A CONTEXTS item in the seed's shape (003 §16.3.1)."""
-    text = item.get("text", "")
-    return {"sequence_index": index, "turn_index": item.get("turn_index"),
-            "span_index": item.get("span_index"), "tag": item.get("tag"), "text": text,
-            "text_char_length": len(text), "source_name": item.get("source_name"),
-            "ref": spanref(tenant_id, {**item, "start": item.get("start_char"),
-                                       "end": item.get("end_char")})}
+    async def aclose(self) -> None:
+        if self.queued is not None:
+            await self.queued.aclose()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -16,7 +17,7 @@ from ..agent.runtime import Runtime
 from .app import create_app
 from .state import ApiSettings
 
-__all__ = ["background_server", "serve_api"]
+__all__ = ["background_server", "serve_api", "wait_healthy"]
 
 
 def serve_api(runtime: Runtime, *, host: str, port: int,
@@ -58,3 +59,23 @@ def background_server(app: Any, host: str = "127.0.0.1") -> Iterator[str]:
         server.should_exit = True
         thread.join(timeout=15)
         sock.close()
+
+
+def wait_healthy(base: str, process: subprocess.Popen[Any] | None = None,
+                 timeout_s: float = 30.0) -> None:
+    """Wait until an API server started elsewhere (`api` in a subprocess: tests, benchmarks)
+    answers GET /v1/health; RuntimeError if its process exits or time runs out."""
+    import httpx
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            if httpx.get(base + "/v1/health", timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"the API server at {base} exited ({process.returncode})")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the API server at {base} did not start in {timeout_s:g} s")
+        time.sleep(0.1)

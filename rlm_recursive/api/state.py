@@ -1,4 +1,12 @@
-"""What one API server holds: the runtime, the store worker, limits, metrics, live tasks."""
+"""What one API server holds: the runtime, the store worker, limits, metrics, live tasks.
+
+Limits: without `RLM_DATABASE_URL` they count in this process's memory (a moving window, and
+slots counted here), checked inline. With it, every API process on the database shares them:
+a fixed window in PostgreSQL (`store/counters.py`'s `AsyncCounters`: one statement per
+request, on the event loop through psycopg's async pool) and advisory-lock execution slots
+(blocking calls, on a small thread pool of their own: not the store thread, so they never
+queue behind a slow load).
+"""
 
 from __future__ import annotations
 
@@ -21,8 +29,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..agent.pool import ProviderPool
 from ..agent.repl.service import ExecutionService
 from ..agent.runtime import Runtime
-from ..errors import BudgetExceeded, RateLimited
+from ..errors import BudgetExceeded, RateLimited, StoreUnavailable
 from ..policy import PathPolicy
+from ..store.connector import database_url
+from ..store.counters import AsyncCounters, open_slots
+from ..store.executions import ExecutionStore
 from ..store.tenancy import KeyStore, TenantStore
 from .bodyguard import DEFAULT_MAX_BODY_BYTES
 from .metrics import Metrics
@@ -57,6 +68,10 @@ class ApiSettings(BaseModel):
     """A session still CREATING after this long lost its load (its server stopped)."""
 
 
+STORE_THREADS_SHARED = 6
+"""Store threads of an API process on PostgreSQL (the process's pool holds 16 connections)."""
+
+
 class ApiState:
     """Shared by every request of one app."""
 
@@ -65,8 +80,8 @@ class ApiState:
         self.runtime = runtime
         self.settings = settings
         self.providers = providers or ProviderPool()
-        self.keys = KeyStore(runtime.store.db, runtime.store.data_dir)
-        self.tenants = TenantStore(runtime.store.db)
+        self.keys = KeyStore(runtime.store.sql, runtime.store.data_dir)
+        self.tenants = TenantStore(runtime.store)
         self.executions = ExecutionService(runtime, self.providers)
         profile = runtime.profile
         # Paths from HTTP clients are always confined, whatever the profile says about absolute
@@ -76,14 +91,27 @@ class ApiState:
         self.paths = PathPolicy(allowed_roots=roots, allow_absolute_paths=False,
                                 denylist=profile.denylist, max_bytes=profile.max_bytes_file,
                                 profile_name=profile.name)
-        # One thread does all of this server's SQLite, tantivy and file work: the event loop
-        # never blocks on it, and there is one writer.
-        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rlm-api-store")
+        # The store's work runs on these threads, never on the event loop. SQLite: one thread
+        # does all of this server's SQLite, tantivy and file work (one writer). PostgreSQL:
+        # every call is a network round trip on a pooled connection, and one thread would
+        # queue every request behind the others' round trips (p50 237 ms at 50 clients).
+        workers = 1 if runtime.store.dialect == "sqlite" else STORE_THREADS_SHARED
+        self._worker = ThreadPoolExecutor(max_workers=workers,
+                                          thread_name_prefix="rlm-api-store")
         self.metrics = Metrics()
-        self._limiter = MovingWindowRateLimiter(MemoryStorage())
         self._per_key = RateLimitItemPerMinute(settings.key_requests_per_minute)
         self._per_tenant = RateLimitItemPerMinute(settings.tenant_requests_per_minute)
-        self._running: dict[str, int] = {}
+        url = database_url()
+        self._limiter = MovingWindowRateLimiter(MemoryStorage())
+        self._shared = None if url is None else AsyncCounters(url)
+        """With a database: fixed-window counters every API process shares (its table is
+        migrated by the store, which opened the same database)."""
+        self.slots = open_slots(url)
+        """This process's view of the tenants' running-execution slots (`store/counters.py`)."""
+        self._slots_pool = None if url is None else ThreadPoolExecutor(
+            max_workers=4, thread_name_prefix="rlm-api-slots")
+        """With a database: threads for the slots' blocking calls (not the store's, so a
+        slot is never waited for behind a slow load)."""
         self.runtime_slots: dict[str, tuple[str, str]] = {}
         """Runtime-mode executions holding a slot: execution id -> (tenant, session)."""
         self._touched: dict[str, float] = {}
@@ -109,36 +137,76 @@ class ApiState:
         return True
 
     # limits
-    def hit(self, key_id: str, tenant_id: str) -> None:
+    async def _limits(self, fn: Callable[..., T], /, *args: Any) -> T:
+        """In memory: inline (microseconds). Shared: a database call, on the slot threads."""
+        if self._slots_pool is None:
+            return fn(*args)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._slots_pool, functools.partial(fn, *args))
+
+    async def hit(self, key_id: str, tenant_id: str) -> None:
         """Count one request against the key's and the tenant's per-minute limits."""
-        for item, scope, ident in ((self._per_key, "key", key_id),
-                                   (self._per_tenant, "tenant", tenant_id)):
+        checks = ((self._per_key, "key", key_id), (self._per_tenant, "tenant", tenant_id))
+        if self._shared is None:
+            self._hit_in_memory(checks)
+            return
+        # Both counters in one statement (one round trip, on the loop). As in memory, a
+        # request the key's limit refuses is not counted against its tenant: a runaway key
+        # must not lock out the tenant's other keys.
+        counts = [(item.key_for(scope, ident), item.get_expiry(), 1)
+                  for item, scope, ident in checks]
+        counted = await self._shared.incr_all(counts)
+        for (item, scope, _), (hits, ends) in zip(checks, counted, strict=True):
+            if hits > item.amount:
+                if scope == "key":
+                    await self._shared.give_back(counts[1][0], 1, counted[1][1])
+                _refuse(item.amount, scope, ends)
+
+    def _hit_in_memory(self, checks: Any) -> None:
+        for item, scope, ident in checks:
             if not self._limiter.hit(item, scope, ident):
-                stats = self._limiter.get_window_stats(item, scope, ident)
-                retry = max(1, math.ceil(stats.reset_time - time.time()))
-                raise RateLimited(f"over the {scope}'s limit of {item.amount} requests a minute",
-                                  retry_after_s=retry, limit=f"{scope}_requests_per_minute")
+                _refuse(item.amount, scope,
+                        self._limiter.get_window_stats(item, scope, ident).reset_time)
 
-    def acquire_execution(self, tenant_id: str) -> None:
-        running = self._running.get(tenant_id, 0)
-        if running >= self.settings.tenant_concurrent_executions:
-            raise RateLimited(f"the tenant already runs {running} executions at once",
+    async def acquire_execution(self, tenant_id: str) -> None:
+        """Take one of the tenant's running-execution slots (across processes when shared)."""
+        cap = self.settings.tenant_concurrent_executions
+        if not await self._limits(self.slots.try_acquire, tenant_id, cap):
+            raise RateLimited(f"the tenant already runs {cap} executions at once",
                               retry_after_s=1, limit="tenant_concurrent_executions")
-        self._running[tenant_id] = running + 1
 
-    def release_execution(self, tenant_id: str) -> None:
-        self._running[tenant_id] = max(0, self._running.get(tenant_id, 1) - 1)
+    async def release_execution(self, tenant_id: str) -> None:
+        if self._slots_pool is None:
+            self.slots.release(tenant_id)
+            return
+        try:  # shielded: a run cancelled again while it ends still gives its slot back
+            await asyncio.shield(self._limits(self.slots.release, tenant_id))
+        except StoreUnavailable as exc:
+            # The slots' connection is gone, and its advisory locks with it: none is held.
+            print(f"rlm-recursive: releasing an execution slot: {exc.message}",
+                  file=sys.stderr)
 
-    def release_runtime(self, execution_id: str) -> None:
+    async def release_ended_runtime(self) -> list[str]:
+        """Free the slots of runtime-mode executions that ended in another process (a step
+        or cancel that reached another API server); maintenance calls this."""
+        store = ExecutionStore(self.runtime.store.sql)
+        ended = []
+        for execution_id in list(self.runtime_slots):
+            if await self.db(store.status, execution_id) not in ("RUNNING", "QUEUED"):
+                await self.release_runtime(execution_id)
+                ended.append(execution_id)
+        return ended
+
+    async def release_runtime(self, execution_id: str) -> None:
         """A runtime-mode execution ended (final answer, error, cancel, deleted session)."""
         held = self.runtime_slots.pop(execution_id, None)
         if held is not None:
-            self.release_execution(held[0])
+            await self.release_execution(held[0])
 
-    def release_runtime_session(self, session_id: str) -> None:
+    async def release_runtime_session(self, session_id: str) -> None:
         for execution_id, (_, session) in list(self.runtime_slots.items()):
             if session == session_id:
-                self.release_runtime(execution_id)
+                await self.release_runtime(execution_id)
 
     def check_budget(self, usage: dict[str, float]) -> dict[str, float | None]:
         """Raise when a daily cap is spent; else what is left of each (None: no cap)."""
@@ -161,6 +229,17 @@ class ApiState:
         await asyncio.gather(*self.tasks.values(), *self.loads, return_exceptions=True)
         await self.executions.aclose()  # closes the pool it was given too
         self._worker.shutdown(wait=True)
+        if self._slots_pool is not None:
+            self._slots_pool.shutdown(wait=True)
+        self.slots.close()  # shared slots: their advisory locks go with the connection
+        if self._shared is not None:
+            await self._shared.aclose()
+
+
+def _refuse(amount: int, scope: str, window_ends: float) -> None:
+    retry = max(1, math.ceil(window_ends - time.time()))
+    raise RateLimited(f"over the {scope}'s limit of {amount} requests a minute",
+                      retry_after_s=retry, limit=f"{scope}_requests_per_minute")
 
 
 def _report(future: Future[Any]) -> None:

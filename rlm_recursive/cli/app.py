@@ -15,6 +15,7 @@ from .. import __version__
 from ..errors import InternalError, InvalidArgs
 from . import api, chat, corpus, doctor, documents, export, query, serve, trace, verify
 from . import gc as gc_command
+from . import worker as worker_command
 from .bench import bench_app
 from .common import CliState, err_console, fail
 from .keys import keys_app
@@ -107,6 +108,7 @@ app.add_typer(lcm_app, name="lcm")
 api.register(app)
 app.add_typer(keys_app, name="keys")
 gc_command.register(app)
+worker_command.register(app)
 
 
 def main() -> None:

@@ -31,9 +31,9 @@ def register(app: typer.Typer) -> None:
 
         async def body(rt: Runtime) -> dict[str, Any]:
             rt.store.flush()
-            expired = expire_sessions(rt.store.db)
-            reaped = reap_runs(rt.store.db)
-            report = collect(rt.store.db, rt.store.data_dir, dry_run=not delete,
+            expired = expire_sessions(rt.store.sql)
+            reaped = reap_runs(rt.store.sql)
+            report = collect(rt.store.sql, rt.store.data_dir, dry_run=not delete,
                              grace_s=grace_s, blobs=rt.store.blobs)
             return {**report.to_dict(), "expired_sessions": expired, "failed_runs": reaped}
 

@@ -23,7 +23,7 @@ class Scope(StrEnum):
 
 
 async def _keys(rt: Runtime) -> KeyStore:
-    return KeyStore(rt.store.db, rt.store.data_dir)
+    return KeyStore(rt.store.sql, rt.store.data_dir)
 
 
 @keys_app.command("create")

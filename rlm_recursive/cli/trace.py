@@ -45,7 +45,7 @@ def register(app: typer.Typer) -> None:
 
         async def body(rt: Runtime) -> dict[str, Any]:
             rt.store.flush()
-            reap_runs(rt.store.db)
+            reap_runs(rt.store.sql)
             return load_trajectory(rt.store, run_id)
 
         trajectory = run(ctx.obj, json_out, body)
@@ -72,10 +72,10 @@ def register(app: typer.Typer) -> None:
             if session is not None:
                 rt.store.session(session)  # an unknown session is not_found, not "no runs"
             rt.store.flush()
-            reap_runs(rt.store.db)  # a run whose process died is failed, not "running"
+            reap_runs(rt.store.sql)  # a run whose process died is failed, not "running"
             keep = ("id", "session_id", "question", "question_chars", "strategy", "status",
                     "error_code", "started_at", "duration_ms", "cost_usd", "mode")
-            return [{k: r.get(k) for k in keep} for r in list_runs(rt.store.db, session, limit)]
+            return [{k: r.get(k) for k in keep} for r in list_runs(rt.store.sql, session, limit)]
 
         rows = run(state, json_out, body)
         if json_out:

@@ -7,6 +7,7 @@ load goes on.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -142,9 +143,9 @@ def load_sources(
                 include=include, exclude=exclude, ignore=source.ignore_rules,
                 skipped=report.skipped):
             if problem is not None:
-                report.error(str(path), problem)
+                report.error(_display_path(path), problem)
             else:
-                entries.append((str(path), path, source))
+                entries.append((_display_path(path), path, source))
     sizes = [_size(path) if path is not None else None for _, path, _ in entries]
     files = [i for i, (_, path, _) in enumerate(entries) if path is not None]
     counts, done = LoadProgress(), 0
@@ -176,6 +177,13 @@ def load_sources(
     report.pages = counts.pages
     report.bytes_read += counts.bytes
     return report
+
+
+def _display_path(path: Path) -> str:
+    """The path as valid Unicode: a name that is not UTF-8 (a Latin-1 `caf\xe9.txt` on
+    Linux) keeps its odd bytes as `\xe9` escapes instead of surrogates, which no store,
+    JSON or terminal accepts. The same bytes always give the same label."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 def _store(store: Store, session_id: str, label: str, parsed: Parsed, source: Source,

@@ -115,6 +115,9 @@ def _schema() -> tantivy.Schema:
     sb.add_text_field("doc_id", stored=True, tokenizer_name="raw", index_option="basic")
     sb.add_unsigned_field("start", stored=True)
     sb.add_unsigned_field("end", stored=True)
+    # "doc_id<TAB>content hash" on a document's first passage: what the index holds, read
+    # back by `contents()` (corpus/index_cache.py keys the index by it).
+    sb.add_text_field("doc_key", stored=False, tokenizer_name="raw", index_option="basic")
     return sb.build()
 
 
@@ -187,24 +190,41 @@ class PassageIndex:
         """Ids of every document already in the index."""
         return {term for term, _ in self._live_searcher().terms_with_prefix("doc_id", "")}
 
+    def indexed_contents(self) -> dict[str, str]:
+        """doc_id -> content hash of every document added with its hash."""
+        terms = self._live_searcher().terms_with_prefix("doc_key", "")
+        return dict(term.split("\t", 1) for term, _ in terms)
+
+    def reload(self) -> None:
+        """Search the index as it is on disk now (another process may have committed)."""
+        with self._lock:
+            self._refresh()
+
     def add_documents(
-        self, docs: Iterable[tuple[str, str] | tuple[str, str, Sequence[int]]]
+        self, docs: Iterable[tuple[str, str] | tuple[str, str, Sequence[int]]
+                             | tuple[str, str, Sequence[int], str]],
+        *, replace: bool = False,
     ) -> int:
-        """Index (doc_id, text[, page breaks]) one at a time, commit once; return passages added.
+        """Index (doc_id, text[, page breaks[, content hash]]) one at a time, commit once;
+        return passages added.
 
         Passages never cross a page break. Ids already in the index are skipped (documents
         are immutable). An empty text is recorded as one empty passage so its id still counts
-        as indexed.
+        as indexed. `replace` deletes every passage already there in the same commit (a
+        rebuild: a reader sees the old index or the new one, never a mix).
         """
         with self._lock, self._process_lock():
             # Another process may have indexed some of these since our searcher was made:
             # only the index as it is now, under the lock, says what is missing.
             self._refresh()
-            known = self.indexed_doc_ids()
+            known = set() if replace else self.indexed_doc_ids()
             writer: tantivy.IndexWriter | None = None
             added = 0
             try:
-                for doc_id, text, *pages in docs:
+                if replace:
+                    writer = self._writer()
+                    writer.delete_all_documents()
+                for doc_id, text, *rest in docs:
                     if not doc_id:
                         raise errors.InvalidArgs("doc_id must be a non-empty string")
                     if doc_id in known:
@@ -212,10 +232,14 @@ class PassageIndex:
                     known.add(doc_id)
                     if writer is None:
                         writer = self._writer()
-                    breaks = pages[0] if pages else ()
+                    breaks = rest[0] if rest else ()
+                    content_hash = rest[1] if len(rest) > 1 else None
                     for start, end in page_passages(text, breaks) or [(0, 0)]:
                         doc = tantivy.Document()
                         doc.add_text("doc_id", doc_id)
+                        if content_hash is not None:
+                            doc.add_text("doc_key", f"{doc_id}\t{content_hash}")
+                            content_hash = None  # the first passage carries it
                         doc.add_text("body", text[start:end])
                         doc.add_unsigned("start", start)
                         doc.add_unsigned("end", end)

@@ -87,8 +87,8 @@ def render_session(
     hidden: list[Finding] = []
     documents = []
     for doc in store.documents(session_id):
-        meta_row = store.db.execute("SELECT metadata, created_at FROM documents WHERE id = ?",
-                                    (doc.id,)).fetchone()
+        meta_row = store.sql.one("SELECT metadata, created_at FROM documents WHERE id = ?",
+                                 (doc.id,))
         entry = {"doc_id": doc.id, "source": doc.source, "source_type": doc.source_type,
                  "content_hash": doc.content_hash, "length_chars": doc.length_chars,
                  "length_tokens_est": doc.length_tokens_est,
@@ -111,9 +111,9 @@ def render_session(
             "provenance": json.loads(art["provenance"]), "created_at": art["created_at"]})
         artifacts.append({"artifact_id": art["id"], "span_id": art["span_id"],
                           "type": art["type"], "created_at": art["created_at"], "file": name})
-    traces = store.db.execute(
+    traces = store.sql.query(
         "SELECT ts, op, input, output, duration_ms FROM traces WHERE session_id = ? AND op != ? "
-        "ORDER BY id", (session_id, EXPORT_TOOL)).fetchall()
+        "ORDER BY id", (session_id, EXPORT_TOOL))
     sanitizer = TraceSanitizer(secrets, include_docs,
                                lambda: [store.text(d) for d in store.documents(session_id)])
     lines = []

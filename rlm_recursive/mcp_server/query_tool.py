@@ -22,7 +22,6 @@ from ..agent.strategies import Strategy
 from ..corpus.loaders import LoadProgress
 from ..errors import InternalError, InvalidArgs, RlmError
 from ..lcm import lcm_for
-from ..parsers import OcrEngine, parse_bytes
 from ..policy import audited
 from ..types import MODEL_TIERS_HELP
 
@@ -161,9 +160,9 @@ async def run_rlm_query(
     async with audited(runtime.audit, RLM_QUERY_NAME, correlation_id) as record:
         try:
             args = _parse(arguments)
-            text, source = await asyncio.to_thread(_read_source, runtime, args)
+            document, source = await asyncio.to_thread(_read_source, runtime, args)
             record.bytes_read = source["bytes_read"]
-            session_id = await _load(runtime, text, args.path or "context",
+            session_id = await _load(runtime, document,
                                      _conversation_session(runtime, args.conversation_id),
                                      progress)
             question = args.task
@@ -212,18 +211,20 @@ def _parse(arguments: dict[str, Any]) -> RlmQueryArgs:
         raise InvalidArgs(f"rlm_query: invalid arguments: {problems}") from None
 
 
-def _read_source(runtime: Runtime, args: RlmQueryArgs) -> tuple[str, dict[str, Any]]:
-    """The text to analyse and `meta.source`; a file over the cap is refused, never cut."""
+def _read_source(runtime: Runtime, args: RlmQueryArgs) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What to load (an inline text, or the file itself) and `meta.source`; a file over the
+    cap is refused, never cut."""
     if args.context is not None:
         size = len(args.context.encode("utf-8"))
-        return args.context, {"type": "context", "bytes_read": size, "truncated": False}
+        return ({"type": "inline", "content": args.context, "name": "context"},
+                {"type": "context", "bytes_read": size, "truncated": False})
     cap = runtime.profile.query_max_bytes(args.max_bytes)
-    policy = runtime.policy
-    canonical = policy.resolve(args.path or "", expect="file", max_bytes=cap)
-    data = policy.read_bytes(canonical, max_bytes=cap)
-    # The same parsers as a load: PDF, DOCX, HTML, any text encoding (binary is refused).
-    text = parse_bytes(data, str(args.path), ocr=OcrEngine.find()).text
-    return text, {"type": "path", "path": args.path, "bytes_read": len(data), "truncated": False}
+    canonical = runtime.policy.resolve(args.path or "", expect="file", max_bytes=cap)
+    size = canonical.stat().st_size
+    # Loaded as a file, by the client's own path (the load checks it again under the same
+    # policy): the parsers keep a PDF's pages and a text's lines, so citations carry them.
+    return ({"type": "file", "path": args.path or ""},
+            {"type": "path", "path": args.path, "bytes_read": size, "truncated": False})
 
 
 def _conversation_session(runtime: Runtime, conversation_id: int | None) -> str | None:
@@ -233,9 +234,9 @@ def _conversation_session(runtime: Runtime, conversation_id: int | None) -> str 
     return lcm_for(runtime.store).store.conversation(conversation_id).session_id
 
 
-async def _load(runtime: Runtime, text: str, label: str, session_id: str | None = None,
+async def _load(runtime: Runtime, document: dict[str, Any], session_id: str | None = None,
                 progress: Callable[[LoadProgress, str], None] | None = None) -> str:
-    """The text as one document in `session_id`, or in a fresh session; the session's id."""
+    """One source (`rlm_docs_load`'s shape) in `session_id`, or in a fresh session; its id."""
     ctx = runtime.context(**({"progress": progress} if progress is not None else {}))
     if session_id is None:
         created = await runtime.registry.invoke("rlm_session_create",
@@ -243,13 +244,7 @@ async def _load(runtime: Runtime, text: str, label: str, session_id: str | None 
         _raise_if_error(created.output, created.is_error)
         session_id = created.output["session_id"]
     loaded = await runtime.registry.invoke(
-        "rlm_docs_load",
-        {
-            "session_id": session_id,
-            "sources": [{"type": "inline", "content": text, "name": label}],
-        },
-        ctx,
-    )
+        "rlm_docs_load", {"session_id": session_id, "sources": [document]}, ctx)
     _raise_if_error(loaded.output, loaded.is_error)
     for problem in loaded.output.get("errors", []):
         raise _Coded(problem["message"], problem["error_code"])

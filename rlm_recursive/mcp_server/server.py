@@ -10,6 +10,7 @@ any exception we let through.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 from collections.abc import Awaitable, Callable
@@ -214,14 +215,15 @@ def _registry_call(runtime: Runtime, name: str) -> ToolCall:
         tenant = request_tenant(context)
         try:
             if tenant is not None:  # served by the API at /mcp: stay inside the key's tenant
-                check_tenant(runtime.store, tenant, arguments)
+                await asyncio.to_thread(check_tenant, runtime.store, tenant, arguments)
             if name in PROGRESS_TOOLS:
                 result = await with_progress(
                     context, lambda feed: invoke(arguments, correlation_id, feed))
             else:
                 result = await invoke(arguments, correlation_id)
             if tenant is not None and not result.is_error:
-                claim_created(runtime.store, tenant, name, result.output)
+                await asyncio.to_thread(claim_created, runtime.store, tenant, name,
+                                        result.output)
         except RlmError as exc:  # run errors (budget, timeout, provider, internal) raise
             return _error_result(exc)
         except Exception as exc:  # never let the SDK swallow the message
@@ -237,12 +239,13 @@ def _query_call(runtime: Runtime, providers: ProviderPool | None) -> ToolCall:
         tenant = request_tenant(context)
         try:
             if tenant is not None:
-                check_tenant(runtime.store, tenant, arguments)
+                await asyncio.to_thread(check_tenant, runtime.store, tenant, arguments)
             output, is_error = await with_progress(context, lambda feed: run_rlm_query(
                 runtime, arguments, correlation_id=correlation_id, providers=providers,
                 progress=feed.loader_progress()))
             if tenant is not None:
-                claim_created(runtime.store, tenant, RLM_QUERY_NAME, output)
+                await asyncio.to_thread(claim_created, runtime.store, tenant, RLM_QUERY_NAME,
+                                        output)
         except Exception as exc:  # the audit log could not be written, or a bug
             error = (
                 exc

@@ -11,11 +11,11 @@ and nothing changes: the operator owns the whole store.
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
 from ..errors import NotFound
 from ..store import Store
+from ..store.connector import Connector, database_errors
 from ..store.lifecycle import expires_at
 
 __all__ = ["MCP_TENANT", "check_tenant", "claim_created", "request_tenant"]
@@ -39,22 +39,21 @@ def request_tenant(context: Any) -> str | None:
     return tenant if isinstance(tenant, str) else None
 
 
-def _session_owner(db: sqlite3.Connection, session_id: Any) -> str | None:
+def _session_owner(db: Connector, session_id: Any) -> str | None:
     if not isinstance(session_id, str):
         return None
-    row = db.execute("SELECT tenant_id, readiness FROM sessions WHERE id = ?",
-                     (session_id,)).fetchone()
+    row = db.one("SELECT tenant_id, readiness FROM sessions WHERE id = ?", (session_id,))
     if row is None or row["readiness"] in ("DELETED", "EXPIRED"):
         return None
     return row["tenant_id"]
 
 
-def _lookup(db: sqlite3.Connection, query: str, key: Any) -> str | None:
+def _lookup(db: Connector, query: str, key: Any) -> str | None:
     if isinstance(key, bool) or not isinstance(key, str | int):
         return None
-    try:
-        row = db.execute(query, (key,)).fetchone()
-    except (sqlite3.Error, OverflowError):
+    try:  # a key of the wrong type for its column (`'x'` for an integer id) finds nothing
+        row = db.one(query, (key,))
+    except (*database_errors(), OverflowError):
         return None
     return row[0] if row is not None else None
 
@@ -63,13 +62,14 @@ def check_tenant(store: Store, tenant: str, arguments: Any) -> None:
     """NotFound unless every session, execution and conversation named is the tenant's."""
     if not isinstance(arguments, dict):
         return  # the registry refuses it: nothing is reached
-    db = store.db
+    db = store.sql
     named: list[tuple[str, Any, str | None]] = []
     if "session_id" in arguments:
         named.append(("session", arguments["session_id"], arguments["session_id"]))
     if "execution_id" in arguments:
-        session = _lookup(db, "SELECT session_id FROM executions WHERE id = ?",
-                          arguments["execution_id"])
+        execution_id = arguments["execution_id"]
+        session = (store.execution_session(execution_id)
+                   if isinstance(execution_id, str) else None)
         named.append(("execution", arguments["execution_id"], session))
     if arguments.get("conversation_id") is not None:
         session = _lookup(db, "SELECT session_id FROM conversations WHERE conversation_id = ?",
@@ -89,7 +89,7 @@ def claim_created(store: Store, tenant: str, name: str, output: dict[str, Any]) 
     data = output.get("data") if isinstance(output.get("data"), dict) else output
     session_id = data.get("session_id") if isinstance(data, dict) else None
     if isinstance(session_id, str):
-        store.db.execute(
+        store.sql.execute(
             "UPDATE sessions SET tenant_id = ?, readiness = 'READY', expires_at = ? "
             "WHERE id = ? AND tenant_id IS NULL",
             (tenant, expires_at(MCP_SESSION_TTL_MINUTES), session_id))

@@ -55,7 +55,7 @@ def load_citations(raw: str) -> tuple[list[Citation], str | None]:
 
 def _session_of(store: Store, doc_id: str) -> str | None:
     # doc ids are unique store-wide, so a bare citations array still finds its session.
-    row = store.db.execute("SELECT session_id FROM documents WHERE id = ?", (doc_id,)).fetchone()
+    row = store.sql.one("SELECT session_id FROM documents WHERE id = ?", (doc_id,))
     return row[0] if row else None
 
 

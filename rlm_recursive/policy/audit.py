@@ -7,17 +7,19 @@ string is checked against a narrow pattern and replaced by a placeholder when it
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import math
 import os
 import re
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from ..errors import InternalError, RlmError
 
@@ -72,12 +74,19 @@ class AuditEntry:
 
 
 class AuditLog:
-    """Appends audit records to a JSONL file (mode 0600); a disabled log writes nothing."""
+    """Appends audit records to a JSONL file (mode 0600); a disabled log writes nothing.
 
-    def __init__(self, path: Path, *, profile: str = "unrestricted", enabled: bool = True) -> None:
+    With a `sink` (the shared database's `audit_log` table, store/auditrows.py) each record
+    goes there instead: every process's calls in one place. A sink blocks on the network, so
+    `audited` calls it from a thread.
+    """
+
+    def __init__(self, path: Path, *, profile: str = "unrestricted", enabled: bool = True,
+                 sink: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.path = Path(path)
         self.profile = profile
         self.enabled = enabled
+        self.sink = sink
 
     def record(
         self,
@@ -99,27 +108,33 @@ class AuditLog:
         """Append one record; raises InternalError if the log cannot be written (fail closed)."""
         if not self.enabled:
             return
-        line = json.dumps(
-            {
-                "ts": datetime.now(UTC).isoformat(timespec="milliseconds"),
-                "profile": _text(self.profile, _ID),
-                "correlation_id": _text(correlation_id, _ID),
-                "tool": _text(tool, _ID),
-                "duration_ms": _number(duration_ms, integer=True),
-                "bytes_read": _number(bytes_read, integer=True),
-                "model_used": _text(model_used, _MODEL),
-                "cost": _number(cost, integer=False),
-                "error_code": _text(error_code, _CODE),
-                "tenant_id": _text(tenant_id, _ID),
-                "key_id": _text(key_id, _ID),
-                "route": _text(route, _ROUTE),
-                "status": None if status is None else _number(status, integer=True),
-                "execution_id": _text(execution_id, _ID),
-                "tokens": None if tokens is None else _number(tokens, integer=True),
-            },
-            ensure_ascii=True,
-        )
-        data = (line + "\n").encode("ascii")
+        record = {
+            "ts": datetime.now(UTC).isoformat(timespec="milliseconds"),
+            "profile": _text(self.profile, _ID),
+            "correlation_id": _text(correlation_id, _ID),
+            "tool": _text(tool, _ID),
+            "duration_ms": _number(duration_ms, integer=True),
+            "bytes_read": _number(bytes_read, integer=True),
+            "model_used": _text(model_used, _MODEL),
+            "cost": _number(cost, integer=False),
+            "error_code": _text(error_code, _CODE),
+            "tenant_id": _text(tenant_id, _ID),
+            "key_id": _text(key_id, _ID),
+            "route": _text(route, _ROUTE),
+            "status": None if status is None else _number(status, integer=True),
+            "execution_id": _text(execution_id, _ID),
+            "tokens": None if tokens is None else _number(tokens, integer=True),
+        }
+        if self.sink is not None:
+            try:
+                self.sink(record)
+            except Exception as exc:
+                raise InternalError(
+                    f"cannot write the audit log to the database ({type(exc).__name__}); "
+                    "check RLM_DATABASE_URL's server, or set audit = false in the profile",
+                ) from None
+            return
+        data = (json.dumps(record, ensure_ascii=True) + "\n").encode("ascii")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # One O_APPEND write() per line: concurrent writers (threads or processes) each land
@@ -157,18 +172,19 @@ async def audited(
         else:
             entry.error_code = "internal_error"
         try:
-            _write(log, entry, start)
+            await _write(log, entry, start)
         except InternalError as audit_exc:
             # The call already failed; keep its error and note the audit failure on it.
             exc.add_note(str(audit_exc))
         raise
-    _write(log, entry, start)
+    await _write(log, entry, start)
 
 
-def _write(log: AuditLog | None, entry: AuditEntry, start: float) -> None:
+async def _write(log: AuditLog | None, entry: AuditEntry, start: float) -> None:
     if log is None:
         return
-    log.record(
+    write = functools.partial(
+        log.record,
         correlation_id=entry.correlation_id,
         tool=entry.tool,
         duration_ms=(time.monotonic() - start) * 1000.0,
@@ -177,6 +193,10 @@ def _write(log: AuditLog | None, entry: AuditEntry, start: float) -> None:
         cost=entry.cost,
         error_code=entry.error_code,
     )
+    if log.sink is None:
+        write()  # one local append, as cheap as ever
+    else:
+        await asyncio.to_thread(write)  # the shared database: off the event loop
 
 
 def _text(value: object, pattern: re.Pattern[str]) -> str | None:

@@ -11,7 +11,7 @@ import ipaddress
 import os
 import re
 from collections.abc import Mapping
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from ..errors import EgressDenied
 from .profiles import CLOUD_OPT_IN, DEFAULT_PROFILE, Profile
@@ -117,6 +117,30 @@ class EgressPolicy:
             self.check(provider, endpoint=endpoint, model=model,
                        model_overridden=model_overridden)
 
+    def check_store(self) -> None:
+        """Raise EgressDenied unless the shared store's hosts are local, when the profile
+        says so (`local_store`, on in `restricted`): documents and conversations are written
+        to `RLM_DATABASE_URL` and `RLM_BLOB_URL`, so a remote one is egress like a model's.
+
+        Checked before the store connects. A PostgreSQL socket path counts as local; an
+        `s3://` URL without `AWS_ENDPOINT_URL` means AWS itself, which never is.
+        """
+        if not self.profile.local_store:
+            return
+        hosts = [("RLM_DATABASE_URL", h) for h in _database_hosts(
+            (self._env.get("RLM_DATABASE_URL") or "").strip())]
+        hosts += [("RLM_BLOB_URL", h) for h in _blob_hosts(
+            (self._env.get("RLM_BLOB_URL") or "").strip(), self._env)]
+        local = {h.strip().strip("[]").lower() for h in self.profile.local_hosts}
+        for variable, host in hosts:
+            if not (_is_loopback_host(host) or host.lower() in local):
+                name = self.profile.name
+                raise EgressDenied(
+                    f"the {name!r} profile keeps the store on local hosts, and {variable} "
+                    f"names host {host!r}; list it in local_hosts of [profiles.{name}] in "
+                    f"models.toml if it is on your own network, or set local_store = false",
+                    profile=name, host=host)
+
     def _is_local(self, endpoint: str) -> bool:
         return bool(endpoint) and is_local_endpoint(endpoint, self.profile.local_hosts)
 
@@ -174,6 +198,38 @@ def is_local_endpoint(endpoint: str, local_hosts: list[str]) -> bool:
         return True
     host = endpoint_host(endpoint).lower()
     return host != "?" and host in {h.strip().strip("[]").lower() for h in local_hosts}
+
+
+def _is_loopback_host(host: str) -> bool:
+    return is_loopback_url(f"http://[{host}]" if ":" in host else f"http://{host}")
+
+
+def _database_hosts(url: str) -> list[str]:
+    """Every TCP host a libpq URL may connect to (`h1,h2` lists and `?host=` included);
+    a Unix-socket directory is no host at all."""
+    if not url:
+        return []
+    parts = urlsplit(url)
+    netloc = parts.netloc.rpartition("@")[2]
+    named = [_without_port(h.strip()) for h in netloc.split(",")]
+    for key in ("host", "hostaddr"):
+        for value in parse_qs(parts.query).get(key, []):
+            named += [h.strip() for h in value.split(",")]
+    return [h for h in named if h and not h.startswith("/") and not h.startswith("%2F")]
+
+
+def _without_port(host: str) -> str:
+    if host.startswith("["):  # [::1]:5433
+        return host[1:].partition("]")[0]
+    return host.rpartition(":")[0] if host.count(":") == 1 else host
+
+
+def _blob_hosts(url: str, env: Mapping[str, str]) -> list[str]:
+    """The host blobs travel to: none for the data dir or a `file://` path."""
+    if not url.startswith("s3://"):
+        return []
+    endpoint = env.get("AWS_ENDPOINT_URL_S3") or env.get("AWS_ENDPOINT_URL")
+    return [endpoint_host(endpoint) if endpoint else "s3.amazonaws.com"]
 
 
 def endpoint_host(endpoint: str) -> str:

@@ -115,6 +115,9 @@ class Profile(BaseModel):
     local_hosts: list[str] = Field(default_factory=list)
     """Host names or IP literals a local-only profile also counts as local (a model server on
     the hospital's own network); loopback always counts. Matched exactly, never by DNS."""
+    local_store: bool = True
+    """The shared store (`RLM_DATABASE_URL`, `RLM_BLOB_URL`) must be on a local host too:
+    document text and conversations go there. Off in `local` and `unrestricted`."""
     allowed_model_prefixes: list[str] = Field(default_factory=list)
     """Empty allows any model; otherwise `model` or `provider/model` must start with one."""
     allow_model_override: bool = False
@@ -134,6 +137,7 @@ _UNRESTRICTED: dict[str, Any] = {
     "read_anywhere": True,
     "max_bytes_file": None,
     "local_only": False,
+    "local_store": False,
     "allow_model_override": False,
     # Traces stay in the local store for debugging; MCP responses still omit them by default.
     "traces": True,

@@ -23,7 +23,15 @@ from ..errors import ConfigError, EmptyAnswer, ModelNotFound, ProviderAuthError,
 from ..errors import Timeout as TimeoutErr
 from .base import ChatRequest, ChatResult, Usage, parse_tool_choice
 from .ollama import DEFAULT_NUM_CTX, http_client_options
-from .openai_wire import SchemaMode, StreamAssembler, chat_body, model_window, parse_reply
+from .openai_wire import (
+    THINKING_FIELDS,
+    SchemaMode,
+    StreamAssembler,
+    chat_body,
+    model_window,
+    parse_reply,
+    without_thinking_fields,
+)
 from .retry import with_retries
 
 __all__ = ["BASE_URL_ENV", "KEY_ENV", "OpenAIProvider", "openai_base_url"]
@@ -110,6 +118,8 @@ class OpenAIProvider:
         self.stream = stream
         self._schema_mode: dict[str, SchemaMode] = {}
         self._no_native_tools: set[str] = set()
+        self._no_thinking_fields: set[str] = set()
+        """Models whose server refused `chat_template_kwargs` / `reasoning_effort`."""
         self._models: dict[str, dict[str, Any]] | None = None
 
     async def chat(self, request: ChatRequest) -> ChatResult:
@@ -213,6 +223,20 @@ class OpenAIProvider:
                           model=data.get("model") or request.model, provider=self.name)
 
     async def _send(self, body: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        """POST the body; a server that refuses the thinking fields (400/422 naming one)
+        gets it again without them, and never again for that model."""
+        model = body["model"]
+        if model in self._no_thinking_fields:
+            return await self._post(without_thinking_fields(body), timeout_s)
+        try:
+            return await self._post(body, timeout_s)
+        except _HttpStatus as exc:
+            if exc.status not in (400, 422) or not any(f in exc.body for f in THINKING_FIELDS):
+                raise
+        self._no_thinking_fields.add(model)
+        return await self._post(without_thinking_fields(body), timeout_s)
+
+    async def _post(self, body: dict[str, Any], timeout_s: float) -> dict[str, Any]:
         url = f"{self.host}/chat/completions"
 
         async def post() -> dict[str, Any]:

@@ -77,6 +77,14 @@ def chat_body(
         body["frequency_penalty"] = FREQUENCY_PENALTY
     if stream:
         body["stream_options"] = {"include_usage": True}
+    # A tier's `think`, as OpenAI-compatible servers take it: the chat template's
+    # `enable_thinking` (vLLM, SGLang, llama-server with --jinja; Qwen3 and its kin read it,
+    # other templates ignore it) and, for an effort level, `reasoning_effort` (gpt-oss).
+    # Off unless asked, as for Ollama: thinking tokens eat the output budget. A server that
+    # refuses these fields gets the request again without them (`OpenAIProvider._send`).
+    body["chat_template_kwargs"] = {"enable_thinking": bool(opts.think)}
+    if isinstance(opts.think, str):
+        body["reasoning_effort"] = opts.think
     if constrained is not None:
         messages: list[dict[str, Any]] = [plain_text_turn(m) for m in request.messages]
         addendum = tool_addendum(request.tools)
@@ -93,6 +101,14 @@ def chat_body(
             body["tools"] = [render_tool(t) for t in request.tools]
     body["messages"] = messages
     return body
+
+
+THINKING_FIELDS = ("chat_template_kwargs", "reasoning_effort")
+"""Request fields that carry thinking control; some servers (OpenAI's own) refuse them."""
+
+
+def without_thinking_fields(body: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in body.items() if k not in THINKING_FIELDS}
 
 
 def parse_reply(data: dict[str, Any]) -> tuple[str, list[ToolCall], str, str | None, int, int]:

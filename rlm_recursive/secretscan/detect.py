@@ -20,6 +20,7 @@ from typing import Any
 
 import re2
 
+from .codeshape import PythonText, is_placeholder
 from .rules import Rule, keyword_finder, load_rules
 
 __all__ = ["Detector", "Hit", "default_detector", "merge_hits"]
@@ -164,6 +165,7 @@ class Detector:
         # A rule runs only on a text that holds one of its keywords (gitleaks' prefilter).
         present = {k for _, k in self._keywords.iter(text.lower())}
         chosen = set(self._always).union(*(self._by_keyword[k] for k in present))
+        code = PythonText(text)
         for index in sorted(chosen):  # in file order: ours first, their kinds win ties
             rule = self.rules[index]
             for match in rule.regex.finditer(data):
@@ -172,7 +174,8 @@ class Detector:
                     continue
                 start, end = _widen(text, start, end)
                 value = text[start:end]
-                if end > start and _keep(rule, match, value):
+                if end > start and _keep(rule, match, value) and not is_placeholder(value) \
+                        and not code.is_code(start, end):
                     yield Hit(start, end, _slug(rule.id))
 
     def _plugin_hits(self, text: str) -> Iterator[Hit]:
@@ -190,7 +193,7 @@ class Detector:
             value = match.group(0)
             if len(value) < 20 or _HEX.search(value) or _EXPORT_NAME.search(value):
                 continue  # checksums and uuids are hex by design
-            if _ALLOW.search(value):
+            if _ALLOW.search(value) or is_placeholder(value):
                 continue
             if plugin.calculate_shannon_entropy(value) > plugin.entropy_limit:
                 yield Hit(match.start(), match.end(), "high_entropy_string", "suspect")

@@ -19,8 +19,9 @@ import re2
 
 __all__ = ["RULESET_VERSION", "Rule", "keyword_finder", "load_rules"]
 
-_ENGINE = 1
-"""Bump when detect.py changes what a rule's match becomes (widening, allowlists)."""
+_ENGINE = 2
+"""Bump when detect.py or codeshape.py changes what a rule's match becomes (widening,
+allowlists, code shapes)."""
 
 # cmd/generate/config/utils/generate.go (gitleaks, MIT): the templates its rules are built from.
 _CI_PREFIX = r"[\w.-]{0,50}?(?i:"

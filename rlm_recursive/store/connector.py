@@ -30,7 +30,9 @@ __all__ = [
     "Dialect",
     "SqliteConnector",
     "advisory_key",
+    "database_errors",
     "database_url",
+    "integrity_errors",
     "open_connector",
     "redact_url",
 ]
@@ -56,7 +58,12 @@ class Executor(Protocol):
 
 
 class Connector(Protocol):
-    """A database the store's backends talk to (procrastinate's connector, in spirit)."""
+    """A database the store's backends talk to (procrastinate's connector, in spirit).
+
+    Rows are plain tuples, or with `named_rows=True` rows readable by index *and* by column
+    name (`row[0]`, `row["id"]`, `dict(row)`, `row.keys()`): `sqlite3.Row` on SQLite, the
+    same behaviour on PostgreSQL (`postgres.NamedRow`).
+    """
 
     dialect: Dialect
 
@@ -65,7 +72,15 @@ class Connector(Protocol):
         ...
 
     def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
-        """Rows of one read statement (tuples), outside any explicit transaction."""
+        """Rows of one statement (a read, or a write with RETURNING), in its own transaction."""
+        ...
+
+    def one(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
+        """The first row of one statement, or None."""
+        ...
+
+    def execute(self, sql: str, params: tuple[Any, ...] = ()) -> int:
+        """Run one write statement in its own transaction; the number of rows it changed."""
         ...
 
     def close(self) -> None: ...
@@ -100,17 +115,38 @@ def redact_url(url: str) -> str:
     return parts._replace(netloc=netloc).geturl()
 
 
-def open_connector(sqlite_path: Path, url: str | None = None) -> Connector:
+def open_connector(sqlite_path: Path, url: str | None = None, *,
+                   named_rows: bool = False) -> Connector:
     """PostgreSQL when `url` (or `RLM_DATABASE_URL`) names one, else SQLite at `sqlite_path`."""
     url = url or database_url()
     if url is None:
-        return SqliteConnector(sqlite_path)
+        return SqliteConnector(sqlite_path, named_rows=named_rows)
     try:
         from .postgres import PostgresConnector  # psycopg is an optional extra
     except ImportError as exc:
         raise ConfigError(f"{DATABASE_URL_ENV} names PostgreSQL, but its driver is not "
                           "installed: pip install 'rlm-recursive[postgres]'") from exc
-    return PostgresConnector(url)
+    return PostgresConnector(url, named_rows=named_rows)
+
+
+def integrity_errors() -> tuple[type[Exception], ...]:
+    """The exceptions either driver raises for a violated constraint (a foreign key, a
+    unique key): callers that turn one into "keep the row" catch these."""
+    return _driver_errors("IntegrityError")
+
+
+def database_errors() -> tuple[type[Exception], ...]:
+    """Every error either driver raises (DB-API `Error`)."""
+    return _driver_errors("Error")
+
+
+def _driver_errors(name: str) -> tuple[type[Exception], ...]:
+    errors: list[type[Exception]] = [getattr(sqlite3, name)]
+    try:
+        import psycopg
+    except ImportError:
+        return tuple(errors)
+    return (*errors, getattr(psycopg, name))
 
 
 class _SqliteExecutor:
@@ -127,15 +163,17 @@ class _SqliteExecutor:
 class SqliteConnector:
     """The data dir's SQLite file (WAL, migrated by `db.connect`), one connection per owner.
 
-    Rows are plain tuples: the LCM assembler's hot path reads thousands per turn.
+    Rows are plain tuples by default (the LCM assembler's hot path reads thousands per
+    turn); `named_rows=True` keeps `sqlite3.Row`. `db` is the raw connection, for the SQLite
+    only code that has not moved onto the interface.
     """
 
     dialect: Dialect = "sqlite"
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, named_rows: bool = False) -> None:
         self.path = path
         self.db = connect(path)
-        self.db.row_factory = None
+        self.db.row_factory = sqlite3.Row if named_rows else None
         self._lock = threading.RLock()
 
     @contextmanager
@@ -154,6 +192,14 @@ class SqliteConnector:
     def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
         with self._lock:
             return self.db.execute(sql, params).fetchall()
+
+    def one(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
+        with self._lock:
+            return self.db.execute(sql, params).fetchone()
+
+    def execute(self, sql: str, params: tuple[Any, ...] = ()) -> int:
+        with self._lock:
+            return self.db.execute(sql, params).rowcount
 
     def close(self) -> None:
         self.db.close()

@@ -7,26 +7,33 @@ share a PostgreSQL database (and no Redis) needs them there.
   `incr` is one atomic upsert (`… ON CONFLICT DO UPDATE … RETURNING hits`), so concurrent
   processes never lose a hit. The SQL is portable, but only PostgreSQL has the table
   (`migrations_postgresql/0002`): one SQLite process counts in memory, as before.
-- `ExecutionSlots` caps how many executions of a tenant run at once across processes: slot
-  `i` of a tenant is a session-level advisory lock held on this process's own connection, so
-  a process that dies frees its slots with its connection (no lease to expire).
+- `Slots` caps how many executions of a tenant run at once. `MemorySlots` counts in this
+  process (the embedded default); `ExecutionSlots` counts across processes: slot `i` of a
+  tenant is a session-level advisory lock held on this process's own connection, so a
+  process that dies frees its slots with its connection (no lease to expire).
+  `open_slots(url)` picks one; `acquire_slot` waits for a free slot (the queue's workers).
 
-Groundwork for issue 23: the API still counts in memory; `docs/scale-out.md` says how these
-are wired in (off the event loop).
+The PostgreSQL calls block: callers on an event loop run them in a thread (`api/state.py`).
+Every driver error comes out as `StoreUnavailable` (503, retryable), never a 500.
 """
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import threading
 import time
-from typing import Any
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Protocol
 
 from limits.storage import Storage
 
-from .connector import Connector, advisory_key
+from ..errors import StoreUnavailable
+from .connector import Connector, advisory_key, redact_url
 
-__all__ = ["ExecutionSlots", "SqlCounterStorage"]
+__all__ = ["AsyncCounters", "ExecutionSlots", "MemorySlots", "Slots", "SqlCounterStorage",
+           "acquire_slot", "open_slots"]
 
 _SLOT_NAMESPACE = "rlm-recursive:execution-slot:"
 
@@ -37,6 +44,37 @@ def _driver_errors() -> tuple[type[Exception], ...]:
     except ImportError:
         return (sqlite3.Error,)
     return (sqlite3.Error, psycopg.Error)
+
+
+@contextmanager
+def _unavailable(what: str) -> Iterator[None]:
+    """A driver error (server down, connection lost, pool exhausted) is `store_unavailable`."""
+    try:
+        yield
+    except _driver_errors() as exc:
+        raise StoreUnavailable(f"the shared database failed while {what}: "
+                               f"{type(exc).__name__}: {exc}", retry_after_s=2) from exc
+
+
+def _upsert(counts: list[tuple[str, int, int]], now: float) -> tuple[str, tuple[Any, ...]]:
+    """The one statement that adds to counters, starting a window over when it ended."""
+    rows = ", ".join(["(?, ?, ?)"] * len(counts))
+    values = [v for key, expiry, amount in counts for v in (key, amount, now + expiry)]
+    return (f"INSERT INTO rate_counters (key, hits, expires_at) VALUES {rows} "
+            "ON CONFLICT (key) DO UPDATE SET "
+            "hits = CASE WHEN rate_counters.expires_at <= ? THEN excluded.hits "
+            "ELSE rate_counters.hits + excluded.hits END, "
+            "expires_at = CASE WHEN rate_counters.expires_at <= ? "
+            "THEN excluded.expires_at ELSE rate_counters.expires_at END "
+            "RETURNING key, hits, expires_at", (*values, now, now))
+
+
+_GIVE_BACK = "UPDATE rate_counters SET hits = hits - ? WHERE key = ? AND expires_at = ?"
+
+
+def _in_order(counts: list[tuple[str, int, int]], rows: Any) -> list[tuple[int, float]]:
+    by_key = {row[0]: (int(row[1]), float(row[2])) for row in rows}
+    return [by_key[key] for key, _, _ in counts]
 
 
 class SqlCounterStorage(Storage):
@@ -54,42 +92,194 @@ class SqlCounterStorage(Storage):
         return _driver_errors()
 
     def incr(self, key: str, expiry: int, amount: int = 1) -> int:
-        now = self._clock()
-        with self.connector.transaction() as db:
-            return int(db.execute(
-                "INSERT INTO rate_counters (key, hits, expires_at) VALUES (?, ?, ?) "
-                "ON CONFLICT (key) DO UPDATE SET "
-                "hits = CASE WHEN rate_counters.expires_at <= ? THEN excluded.hits "
-                "ELSE rate_counters.hits + excluded.hits END, "
-                "expires_at = CASE WHEN rate_counters.expires_at <= ? "
-                "THEN excluded.expires_at ELSE rate_counters.expires_at END "
-                "RETURNING hits", (key, amount, now + expiry, now, now)).fetchone()[0])
+        return self.incr_all([(key, expiry, amount)])[0][0]
+
+    def incr_all(self, counts: list[tuple[str, int, int]]) -> list[tuple[int, float]]:
+        """Add to several counters (key, expiry seconds, amount) in one statement, one round
+        trip: their (hits, window end) in the order given. Keys must differ; callers pass
+        them in one fixed order (per key, then per tenant), so two never lock rows crosswise.
+        """
+        sql, params = _upsert(counts, self._clock())
+        with _unavailable("counting a request"):
+            # Autocommit: one statement is its own transaction (no BEGIN/COMMIT trips).
+            return _in_order(counts, self.connector.query(sql, params))
+
+    def give_back(self, key: str, amount: int, window_ends: float) -> None:
+        """Take back hits counted in the window that ends at `window_ends` (not in a later
+        one): a request refused by another limit must not spend this one."""
+        with _unavailable("correcting a request counter"):
+            self.connector.execute(_GIVE_BACK, (amount, key, window_ends))
 
     def get(self, key: str) -> int:
-        rows = self.connector.query("SELECT hits FROM rate_counters WHERE key = ? AND "
-                                    "expires_at > ?", (key, self._clock()))
+        with _unavailable("reading a request counter"):
+            rows = self.connector.query("SELECT hits FROM rate_counters WHERE key = ? "
+                                        "AND expires_at > ?", (key, self._clock()))
         return int(rows[0][0]) if rows else 0
 
     def get_expiry(self, key: str) -> float:
         now = self._clock()
-        rows = self.connector.query("SELECT expires_at FROM rate_counters WHERE key = ? AND "
-                                    "expires_at > ?", (key, now))
+        with _unavailable("reading a request counter"):
+            rows = self.connector.query("SELECT expires_at FROM rate_counters WHERE key = ? "
+                                        "AND expires_at > ?", (key, now))
         return float(rows[0][0]) if rows else now
 
     def check(self) -> bool:
         try:
             self.connector.query("SELECT 1")
-        except self.base_exceptions:
+        except (*self.base_exceptions, StoreUnavailable):
             return False
         return True
 
     def reset(self) -> int | None:
-        with self.connector.transaction() as db:
+        with _unavailable("resetting request counters"), self.connector.transaction() as db:
             return int(db.execute("DELETE FROM rate_counters").rowcount)
 
     def clear(self, key: str) -> None:
-        with self.connector.transaction() as db:
+        with _unavailable("clearing a request counter"), self.connector.transaction() as db:
             db.execute("DELETE FROM rate_counters WHERE key = ?", (key,))
+
+
+class AsyncCounters:
+    """Shared request counters for the API's hot path, on the event loop (psycopg's async
+    pool: no thread hop per request).
+
+    Group commit: calls that arrive while a statement is in flight wait for the next one,
+    which adds all their hits at once (the amounts summed per counter, rows in key order so
+    no two processes lock them crosswise). The statement returns each counter's total, and
+    each caller gets its own exact ordinal in arrival order, as if counted one by one. Fifty
+    concurrent requests cost one or two round trips, not fifty queued on one hot row.
+    A dropped connection fails its batch with `store_unavailable`; the pool discards it.
+    """
+
+    def __init__(self, url: str, *, timeout_s: float = 10.0, clock: Any = time.time) -> None:
+        self._url, self._timeout_s, self._clock = url, timeout_s, clock
+        self._pool: Any = None
+        self._opening = asyncio.Lock()
+        self._waiting: list[tuple[list[tuple[str, int, int]], asyncio.Future[Any]]] = []
+        self._flushing: asyncio.Task[None] | None = None
+
+    async def incr_all(self, counts: list[tuple[str, int, int]]) -> list[tuple[int, float]]:
+        """Add to counters (key, expiry seconds, amount; keys distinct): each one's (hits
+        including this call's, window end), in the order given."""
+        future: asyncio.Future[list[tuple[int, float]]] = (
+            asyncio.get_running_loop().create_future())
+        self._waiting.append((counts, future))
+        if self._flushing is None or self._flushing.done():
+            self._flushing = asyncio.create_task(self._flush())
+        return await future
+
+    async def _flush(self) -> None:
+        while self._waiting:
+            batch, self._waiting = self._waiting, []
+            summed: dict[str, tuple[int, int]] = {}
+            for counts in (c for c, _ in batch):
+                for key, expiry, amount in counts:
+                    summed[key] = (expiry, summed.get(key, (0, 0))[1] + amount)
+            rows = [(key, expiry, amount) for key, (expiry, amount) in sorted(summed.items())]
+            try:
+                counted = await self._upsert(rows)
+            except Exception as exc:  # every waiter gets the failure
+                for _, future in batch:
+                    if not future.done():
+                        future.set_exception(exc)
+                continue
+            totals = {row[0]: total for row, total in zip(rows, counted, strict=True)}
+            left = {key: hits for key, (hits, _) in totals.items()}
+            for counts, future in reversed(batch):  # the last to arrive got the last hits
+                mine = []
+                for key, _, amount in counts:
+                    mine.append((left[key], totals[key][1]))
+                    left[key] -= amount
+                if not future.done():
+                    future.set_result(mine)
+
+    async def _upsert(self, rows: list[tuple[str, int, int]]) -> list[tuple[int, float]]:
+        from .postgres import to_pg
+
+        sql, params = _upsert(rows, self._clock())
+        with _unavailable("counting a request"):
+            async with await self._connection() as conn:
+                cursor = await conn.execute(to_pg(sql), params)
+                return _in_order(rows, await cursor.fetchall())
+
+    async def give_back(self, key: str, amount: int, window_ends: float) -> None:
+        from .postgres import to_pg
+
+        with _unavailable("correcting a request counter"):
+            async with await self._connection() as conn:
+                await conn.execute(to_pg(_GIVE_BACK), (amount, key, window_ends))
+
+    async def _connection(self) -> Any:
+        from psycopg_pool import AsyncConnectionPool
+
+        async with self._opening:
+            if self._pool is None:
+                pool = AsyncConnectionPool(
+                    self._url, min_size=1, max_size=2, open=False, timeout=self._timeout_s,
+                    name="rlm-recursive-limits",
+                    kwargs={"autocommit": True, "application_name": "rlm-recursive",
+                            "connect_timeout": max(2, int(self._timeout_s))})
+                try:
+                    with _unavailable(f"connecting to {redact_url(self._url)}"):
+                        await pool.open(wait=True, timeout=self._timeout_s)
+                except BaseException:
+                    await pool.close()  # else it keeps trying to connect in the background
+                    raise
+                self._pool = pool
+        return self._pool.connection()
+
+    async def aclose(self) -> None:
+        if self._flushing is not None:
+            await asyncio.gather(self._flushing, return_exceptions=True)
+        if self._pool is not None:
+            await self._pool.close()
+            self._pool = None
+
+
+class Slots(Protocol):
+    """A tenant's running-execution slots. Blocking and thread-safe: call off the loop."""
+
+    def try_acquire(self, tenant_id: str, cap: int) -> bool:
+        """Take one of the tenant's `cap` slots; False when all are held."""
+        ...
+
+    def release(self, tenant_id: str) -> None:
+        """Give back one slot this process holds (a no-op when it holds none)."""
+        ...
+
+    def held(self, tenant_id: str) -> int:
+        """Slots this process holds for the tenant."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class MemorySlots:
+    """Slots counted in this process: one server on one machine (the embedded default)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running: dict[str, int] = {}
+
+    def try_acquire(self, tenant_id: str, cap: int) -> bool:
+        with self._lock:
+            running = self._running.get(tenant_id, 0)
+            if running >= cap:
+                return False
+            self._running[tenant_id] = running + 1
+            return True
+
+    def release(self, tenant_id: str) -> None:
+        with self._lock:
+            self._running[tenant_id] = max(0, self._running.get(tenant_id, 0) - 1)
+
+    def held(self, tenant_id: str) -> int:
+        with self._lock:
+            return self._running.get(tenant_id, 0)
+
+    def close(self) -> None:
+        with self._lock:
+            self._running.clear()
 
 
 class ExecutionSlots:
@@ -104,9 +294,14 @@ class ExecutionSlots:
 
         self._psycopg = psycopg
         self._url = url
-        self._conn = psycopg.connect(url, autocommit=True, application_name="rlm-recursive")
         self._lock = threading.Lock()
         self._held: dict[str, list[int]] = {}
+        self._conn = self._connect()
+
+    def _connect(self) -> Any:
+        with _unavailable(f"connecting to {redact_url(self._url)} for execution slots"):
+            return self._psycopg.connect(self._url, autocommit=True, connect_timeout=5,
+                                         application_name="rlm-recursive")
 
     def _key(self, tenant_id: str, slot: int) -> int:
         return advisory_key(_SLOT_NAMESPACE + tenant_id, slot)
@@ -130,21 +325,39 @@ class ExecutionSlots:
             self._execute("SELECT pg_advisory_unlock(%s)", self._key(tenant_id, held.pop()))
 
     def held(self, tenant_id: str) -> int:
-        """Slots this process holds for the tenant."""
         with self._lock:
             return len(self._held.get(tenant_id, []))
 
     def _execute(self, sql: str, key: int) -> bool:
-        try:
-            return bool(self._conn.execute(sql, (key,)).fetchone()[0])
-        except self._psycopg.OperationalError:
-            # The connection died, and every slot it held with it: start over on a new one.
-            self._held.clear()
-            self._conn = self._psycopg.connect(self._url, autocommit=True,
-                                               application_name="rlm-recursive")
-            return bool(self._conn.execute(sql, (key,)).fetchone()[0])
+        with _unavailable("taking or freeing an execution slot"):
+            try:
+                return bool(self._conn.execute(sql, (key,)).fetchone()[0])
+            except self._psycopg.OperationalError:
+                # The connection died, and every slot it held with it: start over on a new
+                # one (once; a second failure means the server is down).
+                self._held.clear()
+                self._conn.close()
+                self._conn = self._connect()
+                return bool(self._conn.execute(sql, (key,)).fetchone()[0])
 
     def close(self) -> None:
         with self._lock:
             self._held.clear()
             self._conn.close()
+
+
+def open_slots(url: str | None) -> Slots:
+    """Slots shared through PostgreSQL at `url`, or this process's own when None."""
+    return MemorySlots() if url is None else ExecutionSlots(url)
+
+
+async def acquire_slot(slots: Slots, tenant_id: str, cap: int, *,
+                       timeout_s: float | None = None, poll_s: float = 0.25) -> bool:
+    """Wait for one of the tenant's slots (polling off the loop); False after `timeout_s`."""
+    loop = asyncio.get_running_loop()
+    deadline = None if timeout_s is None else loop.time() + timeout_s
+    while not await asyncio.to_thread(slots.try_acquire, tenant_id, cap):
+        if deadline is not None and loop.time() >= deadline:
+            return False
+        await asyncio.sleep(poll_s)
+    return True

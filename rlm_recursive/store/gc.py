@@ -10,11 +10,12 @@ blob before the document row that names it, and a search builds its folder on fi
 from __future__ import annotations
 
 import shutil
-import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from .connector import Connector
 
 __all__ = ["GRACE_S", "GcReport", "collect"]
 
@@ -45,17 +46,17 @@ class GcReport:
                 "blob_hashes": self.blobs, "index_sessions": self.indexes}
 
 
-def _referenced_blobs(db: sqlite3.Connection) -> set[str]:
+def _referenced_blobs(db: Connector) -> set[str]:
     found: set[str] = set()
     for query, prefix in _BLOB_REFERENCES:
         params = _DEAD if "?" in query else ()
-        found.update(row[0].removeprefix(prefix) for row in db.execute(query, params))
+        found.update(row[0].removeprefix(prefix) for row in db.query(query, params))
     return found
 
 
-def _live_sessions(db: sqlite3.Connection) -> set[str]:
-    rows = db.execute("SELECT id FROM sessions WHERE COALESCE(readiness, '') NOT IN (?, ?)",
-                      _DEAD)
+def _live_sessions(db: Connector) -> set[str]:
+    rows = db.query("SELECT id FROM sessions WHERE COALESCE(readiness, '') NOT IN (?, ?)",
+                    _DEAD)
     return {row[0] for row in rows}
 
 
@@ -72,7 +73,7 @@ def _size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
-def collect(db: sqlite3.Connection, data_dir: Path, *, dry_run: bool = True,
+def collect(db: Connector, data_dir: Path, *, dry_run: bool = True,
             grace_s: float = GRACE_S, blobs: Any = None) -> GcReport:
     """Find (and unless `dry_run`, delete) unreferenced blobs and index folders.
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import os
 import socket
-import sqlite3
 from datetime import UTC, datetime, timedelta
 
+from .connector import Connector
 from .db import utcnow
 
 __all__ = ["ABANDONED", "HEARTBEAT_S", "LEASE_S", "expire_sessions", "expires_at", "owner",
@@ -48,13 +48,13 @@ def _ago(seconds: float) -> str:
     return (datetime.now(UTC) - timedelta(seconds=seconds)).isoformat(timespec="milliseconds")
 
 
-def reap_runs(db: sqlite3.Connection, *, lease_s: float = LEASE_S) -> int:
+def reap_runs(db: Connector, *, lease_s: float = LEASE_S) -> int:
     """Record as failed every `running` run whose process is gone; return how many."""
     host = socket.gethostname()
     dead: list[str] = []
     lapsed = _ago(lease_s)
-    rows = db.execute("SELECT id, owner, heartbeat_at, started_at FROM runs "
-                      "WHERE status = 'running'").fetchall()
+    rows = db.query("SELECT id, owner, heartbeat_at, started_at FROM runs "
+                    "WHERE status = 'running'")
     for row in rows:
         beat = row["heartbeat_at"] or row["started_at"]
         run_host, _, pid = (row["owner"] or "").rpartition(":")
@@ -76,12 +76,12 @@ def expires_at(ttl_minutes: float | None) -> str | None:
         timespec="milliseconds")
 
 
-def expire_sessions(db: sqlite3.Connection) -> list[str]:
+def expire_sessions(db: Connector) -> list[str]:
     """Mark sessions past their TTL EXPIRED (and closed); return their ids."""
     now = utcnow()
-    rows = db.execute(
+    rows = db.query(
         "SELECT id FROM sessions WHERE expires_at IS NOT NULL AND expires_at <= ? "
-        "AND COALESCE(readiness, '') NOT IN ('EXPIRED', 'DELETED')", (now,)).fetchall()
+        "AND COALESCE(readiness, '') NOT IN ('EXPIRED', 'DELETED')", (now,))
     ids = [r["id"] for r in rows]
     for session_id in ids:
         db.execute("UPDATE sessions SET readiness = 'EXPIRED', closed_at = COALESCE("

@@ -7,11 +7,12 @@ located by line.
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
 from cachetools import LRUCache
+
+from .connector import Connector, Executor
 
 __all__ = ["ParseInfo", "ParseRecords"]
 
@@ -48,27 +49,31 @@ _PLAIN = ParseInfo(doc_id="", format="text", parser_version=None, raw_sha256=Non
 class ParseRecords:
     """The `document_parses` table, with a small cache (documents are immutable)."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
+    def __init__(self, sql: Connector) -> None:
+        self.sql = sql
         self._cache: LRUCache[str, ParseInfo] = LRUCache(maxsize=4096)
 
-    def record(self, doc_id: str, session_id: str, source: str, meta: dict[str, Any]) -> None:
-        """Record a parse, inside the transaction that adds the document.
+    def record(self, tx: Executor, doc_id: str, session_id: str, source: str,
+               meta: dict[str, Any]) -> None:
+        """Record a parse, inside the transaction (`tx`) that adds the document.
 
         The version counts changes of the raw file under one source in one session: the same
         bytes loaded again keep the version, changed bytes make the next one.
         """
-        before = self.db.execute(
+        order = "rowid" if self.sql.dialect == "sqlite" else "row_seq"
+        before = tx.execute(
             "SELECT d.id, p.raw_sha256, COALESCE(p.version, 1) FROM documents d "
             "LEFT JOIN document_parses p ON p.doc_id = d.id WHERE d.session_id = ? "
-            "AND d.source = ? AND d.id != ? ORDER BY d.rowid DESC LIMIT 1",
+            f"AND d.source = ? AND d.id != ? ORDER BY d.{order} DESC LIMIT 1",
             (session_id, source, doc_id)).fetchone()
         version, previous = 1, None
         if before is not None:
             changed = before[1] != meta["raw_sha256"]
             version, previous = before[2] + changed, before[0] if changed else None
-        self.db.execute(
-            "INSERT INTO document_parses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        tx.execute(
+            "INSERT INTO document_parses (doc_id, format, parser_version, raw_sha256, "
+            "encoding, page_count, version, previous_doc_id, warnings, meta) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (doc_id, meta["format"], meta["parser_version"], meta["raw_sha256"],
              meta.get("encoding"), len(meta["pages"]) or None, version, previous,
              json.dumps(meta.get("warnings") or []), json.dumps(meta)))
@@ -77,10 +82,10 @@ class ParseRecords:
         cached = self._cache.get(doc_id)
         if cached is not None:
             return cached
-        row = self.db.execute(
+        row = self.sql.one(
             "SELECT format, parser_version, raw_sha256, encoding, page_count, version, "
             "previous_doc_id, warnings, meta FROM document_parses WHERE doc_id = ?",
-            (doc_id,)).fetchone()
+            (doc_id,))
         if row is None:
             info = ParseInfo(**{**_PLAIN.__dict__, "doc_id": doc_id})
         else:
@@ -97,6 +102,5 @@ class ParseRecords:
 
     def meta(self, doc_id: str) -> dict[str, Any] | None:
         """The full §14.5 metadata of a parsed document (None for plain and inline text)."""
-        row = self.db.execute("SELECT meta FROM document_parses WHERE doc_id = ?",
-                              (doc_id,)).fetchone()
+        row = self.sql.one("SELECT meta FROM document_parses WHERE doc_id = ?", (doc_id,))
         return json.loads(row[0]) if row else None

@@ -17,6 +17,7 @@ from importlib import resources
 from typing import Any
 
 import psycopg
+from psycopg.rows import RowMaker, no_result
 from psycopg.types.datetime import TimestamptzLoader
 from psycopg.types.numeric import FloatLoader
 from psycopg_pool import ConnectionPool, PoolTimeout
@@ -24,7 +25,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from ..errors import StoreUnavailable
 from .connector import Cursor, Dialect, advisory_key, redact_url
 
-__all__ = ["PostgresConnector", "close_pools", "migrations", "to_pg"]
+__all__ = ["NamedRow", "PostgresConnector", "close_pools", "migrations", "named_row", "to_pg"]
 
 MIGRATIONS_PACKAGE = "migrations_postgresql"
 _MIGRATION_LOCK = "rlm-recursive:migrations"
@@ -53,12 +54,45 @@ def to_pg(sql: str) -> str:
     return sql.replace("%", "%%").replace("?", "%s")
 
 
+class NamedRow(tuple):  # type: ignore[type-arg]
+    """A row readable by index and by column name, as `sqlite3.Row` is: `row[0]`,
+    `row["id"]`, `row.keys()`, `dict(row)`, and unpacking like any tuple."""
+
+    _index: dict[str, int]
+
+    def __new__(cls, values: Any, index: dict[str, int]) -> NamedRow:
+        row = super().__new__(cls, values)
+        row._index = index
+        return row
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str):
+            try:
+                key = self._index[key]
+            except KeyError:
+                raise IndexError("No item with that key") from None
+        return tuple.__getitem__(self, key)
+
+    def keys(self) -> list[str]:
+        return list(self._index)
+
+
+def named_row(cursor: Any) -> RowMaker[NamedRow]:
+    """psycopg row factory for `NamedRow` (the column index is built once per result)."""
+    if cursor.description is None:
+        return no_result
+    index = {column.name: i for i, column in enumerate(cursor.description)}
+    return lambda values: NamedRow(values, index)
+
+
 class _PgExecutor:
-    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+    def __init__(self, conn: psycopg.Connection[Any], named_rows: bool = False) -> None:
         self.conn = conn
+        self._rows = named_row if named_rows else None
 
     def execute(self, sql: str, params: tuple[Any, ...] = ()) -> Cursor:
-        return self.conn.execute(to_pg(sql), params)  # type: ignore[arg-type]
+        cursor = self.conn.cursor(row_factory=self._rows) if self._rows else self.conn.cursor()
+        return cursor.execute(to_pg(sql), params)  # type: ignore[arg-type]
 
     def executemany(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
         if rows:
@@ -135,9 +169,13 @@ class PostgresConnector:
     pool back; the last user closes it."""
 
     dialect: Dialect = "postgresql"
+    # 16: an API process's store threads, its shared-database threads, the trace writer and
+    # LCM all draw from this one pool (a few API processes stay far below max_connections).
 
-    def __init__(self, url: str, *, max_size: int = 8, timeout_s: float = 10.0) -> None:
+    def __init__(self, url: str, *, max_size: int = 16, timeout_s: float = 10.0,
+                 named_rows: bool = False) -> None:
         self.url = url
+        self.named_rows = named_rows
         self.pool = _acquire_pool(url, max_size, timeout_s)
         self._closed = False
         try:
@@ -148,12 +186,28 @@ class PostgresConnector:
 
     @contextmanager
     def transaction(self) -> Iterator[_PgExecutor]:
-        with self.pool.connection() as conn, conn.transaction():
-            yield _PgExecutor(conn)
+        with _available(self.url), self.pool.connection() as conn, conn.transaction():
+            yield _PgExecutor(conn, self.named_rows)
+
+    @contextmanager
+    def connection(self) -> Iterator[_PgExecutor]:
+        """A pooled connection in autocommit (each statement its own transaction)."""
+        with _available(self.url), self.pool.connection() as conn:
+            yield _PgExecutor(conn, self.named_rows)
 
     def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
-        with self.pool.connection() as conn:
-            return conn.execute(to_pg(sql), params).fetchall()  # type: ignore[arg-type]
+        with self.connection() as conn:
+            cursor = conn.execute(sql, params)
+            return cursor.fetchall() if cursor.description is not None else []
+
+    def one(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
+        with self.connection() as conn:
+            cursor = conn.execute(sql, params)
+            return cursor.fetchone() if cursor.description is not None else None
+
+    def execute(self, sql: str, params: tuple[Any, ...] = ()) -> int:
+        with self.connection() as conn:
+            return conn.execute(sql, params).rowcount
 
     def close(self) -> None:
         if not self._closed:
@@ -176,6 +230,19 @@ class PostgresConnector:
                         conn.execute("INSERT INTO schema_migrations (version) VALUES (%s)",
                                      (version,))
             _MIGRATED.add(self.url)
+
+
+@contextmanager
+def _available(url: str) -> Iterator[None]:
+    """A server that is down, restarting or refusing connections (no pooled connection in
+    time, a connection lost mid-statement) is `store_unavailable`: retryable, HTTP 503.
+    Errors of the statement itself (a violated key, bad SQL) pass through."""
+    try:
+        yield
+    except (PoolTimeout, psycopg.OperationalError) as exc:
+        raise StoreUnavailable(
+            f"the shared database at {redact_url(url)} is unavailable ({type(exc).__name__}); "
+            "retry once it is back", retry_after_s=2) from exc
 
 
 def migrations() -> list[tuple[int, str]]:

@@ -10,7 +10,6 @@ export never depends on the background scan having run.
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -19,6 +18,7 @@ from .tracewriter import Prepare, SqlRecord
 
 if TYPE_CHECKING:
     from .blobs import Blobs
+    from .connector import Connector
     from .store import Store
 
 __all__ = ["SessionSecrets", "artifact_subject", "doc_subject", "queue_scan", "session_secrets"]
@@ -43,25 +43,30 @@ def _scan(subject: str, text: str) -> tuple[str, list[SqlRecord]]:
     hits = (joined_values(detector, text)[1] if subject.startswith("art:")
             else detector.find(text))
     statements: list[SqlRecord] = [("DELETE FROM secret_spans WHERE subject = ?", (subject,))]
-    statements += [("INSERT OR REPLACE INTO secret_spans VALUES (?, ?, ?, ?, ?)",
+    statements += [("INSERT INTO secret_spans (subject, start_offset, end_offset, kind, "
+                    "confidence) VALUES (?, ?, ?, ?, ?) ON CONFLICT (subject, start_offset) "
+                    "DO UPDATE SET end_offset = excluded.end_offset, kind = excluded.kind, "
+                    "confidence = excluded.confidence",
                     (subject, h.start, h.end, h.kind, h.confidence)) for h in hits]
-    statements.append(("INSERT OR REPLACE INTO secret_scans VALUES (?, ?, ?, ?)",
+    statements.append(("INSERT INTO secret_scans (subject, ruleset, found, scanned_at) "
+                       "VALUES (?, ?, ?, ?) ON CONFLICT (subject) DO UPDATE SET "
+                       "ruleset = excluded.ruleset, found = excluded.found, "
+                       "scanned_at = excluded.scanned_at",
                        (subject, RULESET_VERSION, len(hits), utcnow())))
     return RULESET_VERSION, statements
 
 
-def _is_current(conn: sqlite3.Connection, subject: str) -> bool:
+def _is_current(conn: Connector, subject: str) -> bool:
     from ..secretscan import RULESET_VERSION
 
-    row = conn.execute("SELECT ruleset FROM secret_scans WHERE subject = ?",
-                       (subject,)).fetchone()
+    row = conn.one("SELECT ruleset FROM secret_scans WHERE subject = ?", (subject,))
     return row is not None and row[0] == RULESET_VERSION
 
 
 def queue_scan(blobs: Blobs, subject: str, text: str | None = None) -> Prepare:
     """A trace-writer record that scans a document blob (or `text`) unless already scanned."""
 
-    def prepare(conn: sqlite3.Connection) -> tuple[list[SqlRecord], list[tuple[str, str]]]:
+    def prepare(conn: Connector) -> tuple[list[SqlRecord], list[tuple[str, str]]]:
         if _is_current(conn, subject):
             return [], []
         body = text if text is not None else blobs.text(subject.removeprefix("blob:"))
@@ -94,22 +99,23 @@ def session_secrets(store: Store, session_id: str) -> SessionSecrets:
     for subject, content in artifacts.items():
         subjects[subject] = ("", content)
     for subject, (_, text) in subjects.items():
-        if not _is_current(store.db, subject):
+        if not _is_current(store.sql, subject):
             body = text if text is not None else store.blobs.text(
                 subject.removeprefix("blob:"))
             _, statements = _scan(subject, body)
-            with store.db:
-                store.db.execute("BEGIN")
+            with store.sql.transaction() as tx:
                 for sql, params in statements:
-                    store.db.execute(sql, params)
+                    tx.execute(sql, params)
     found = SessionSecrets()
     by_hash = {}
     for doc in store.documents(session_id):
         by_hash.setdefault(doc.content_hash, []).append(doc.id)
-    rows = store.db.execute(
+    listed = ("SELECT value FROM json_each(?)" if store.dialect == "sqlite"
+              else "SELECT jsonb_array_elements_text(?::jsonb)")
+    rows = store.sql.query(
         "SELECT subject, start_offset, end_offset, kind FROM secret_spans WHERE subject IN "
-        "(SELECT value FROM json_each(?)) ORDER BY subject, start_offset",
-        (json.dumps(list(subjects)),)).fetchall()
+        f"({listed}) ORDER BY subject, start_offset",
+        (json.dumps(list(subjects)),))
     for subject, start, end, kind in rows:
         if subject.startswith("blob:"):
             content_hash = subject.removeprefix("blob:")

@@ -7,9 +7,9 @@ frozen once `closed_at` is set, whatever its status: it can be read and exported
 from __future__ import annotations
 
 import contextlib
-import sqlite3
 
 from ..errors import SessionClosed
+from .connector import integrity_errors
 from .db import utcnow
 from .store import Store
 
@@ -32,7 +32,7 @@ def close_session(store: Store, session_id: str) -> str:
     if row["closed_at"] is not None:
         return row["closed_at"]
     now = utcnow()
-    store.db.execute(
+    store.sql.execute(
         "UPDATE sessions SET closed_at = ?, "
         "status = CASE status WHEN 'exported' THEN status ELSE 'completed' END WHERE id = ?",
         (now, session_id))
@@ -48,7 +48,7 @@ def export_record(store: Store, session_id: str) -> dict[str, str | None]:
 
 def mark_exported(store: Store, session_id: str, *, stamp: str, branch: str, commit: str) -> None:
     """Status `exported`; the first stamp is kept so later exports reuse the branch path."""
-    store.db.execute(
+    store.sql.execute(
         "UPDATE sessions SET status = 'exported', export_stamp = COALESCE(export_stamp, ?), "
         "export_branch = ?, export_commit = ?, exported_at = ? WHERE id = ?",
         (stamp, branch, commit, utcnow(), session_id))
@@ -59,14 +59,13 @@ def discard_if_empty(store: Store, session_id: str) -> bool:
     traces; True if it was removed. A session anything else refers to stays."""
     store.flush()  # the create and load traces are queued: write them, then remove them
     try:
-        with store.db:
-            store.db.execute("BEGIN IMMEDIATE")
-            if store.db.execute("SELECT 1 FROM documents WHERE session_id = ? LIMIT 1",
-                                (session_id,)).fetchone():
+        with store.sql.transaction() as tx:
+            if tx.execute("SELECT 1 FROM documents WHERE session_id = ? LIMIT 1",
+                          (session_id,)).fetchone():
                 return False
-            store.db.execute("DELETE FROM traces WHERE session_id = ?", (session_id,))
-            store.db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
-    except sqlite3.IntegrityError:  # referred to (a run, a tenant): keep it
+            tx.execute("DELETE FROM traces WHERE session_id = ?", (session_id,))
+            tx.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+    except integrity_errors():  # referred to (a run, a tenant): keep it
         return False
     with contextlib.suppress(FileNotFoundError):
         (store.data_dir / "traces" / f"{session_id}.jsonl").unlink()

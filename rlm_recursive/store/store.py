@@ -16,12 +16,15 @@ from ..config import SessionConfig, data_dir_error
 from ..errors import BudgetExceeded, InvalidArgs, NotFound
 from ..types import SpanRef, sha256_hex
 from .blobs import blob_store_for
+from .connector import Connector, Dialect, SqliteConnector, open_connector
 from .db import PRIVATE_FILE, connect, private_dir, utcnow
 from .parses import ParseRecords
 from .secretspans import artifact_subject, doc_subject, queue_scan
 from .tracewriter import TraceWriter, tool_trace
 
 __all__ = ["Document", "Span", "Store", "new_id"]
+
+_ARTIFACT_COLUMNS = "id, session_id, span_id, type, content, provenance, created_at"
 
 
 def new_id(prefix: str) -> str:
@@ -65,21 +68,33 @@ class Span:
 
 
 class Store:
-    """One data dir: `rlm.db`, `blobs/`, `indexes/`, `traces/`."""
+    """One data dir: `rlm.db`, `blobs/`, `indexes/`, `traces/`.
+
+    `sql` is the store's database: PostgreSQL when `RLM_DATABASE_URL` names one, else the
+    data dir's `rlm.db`. Its rows are readable by index and by name (`named_rows`).
+    """
+
+    sql: Connector
+    dialect: Dialect
 
     def __init__(self, data_dir: Path) -> None:
         self.data_dir = data_dir
         try:  # a data dir we cannot make private or write (`/proc/self`) is the user's error
             private_dir(data_dir)
-            self.db = connect(data_dir / "rlm.db")
+            self.sql = open_connector(data_dir / "rlm.db", named_rows=True)
+            self.dialect = self.sql.dialect
+            self._rowid = "rowid" if self.dialect == "sqlite" else "row_seq"
+            """The column that orders rows by insertion."""
             self.blobs = blob_store_for(data_dir)  # RLM_BLOB_URL, else the data dir's blobs/
             private_dir(data_dir / "indexes")  # search indexes hold the documents' vocabulary
             _tighten(data_dir / "traces")  # stores written before files were made 0600
         except (OSError, sqlite3.Error) as exc:
             raise data_dir_error(data_dir, exc) from None
-        self.parses = ParseRecords(self.db)
+        self._legacy: sqlite3.Connection | None = None
+        self.parses = ParseRecords(self.sql)
         """How each document was parsed: format, pages, encoding, version (seed 003 §14)."""
-        self.writer = TraceWriter(data_dir / "rlm.db")
+        url = None if self.dialect == "sqlite" else getattr(self.sql, "url", None)
+        self.writer = TraceWriter(lambda: open_connector(data_dir / "rlm.db", url))
         """Batched trace and trajectory writes, on a thread of their own."""
         self._configs: dict[str, SessionConfig] = {}
         self._traced_sessions: set[str] = set()
@@ -92,19 +107,37 @@ class Store:
             index.close()
         self.indexes.clear()
         self.writer.close()
-        self.db.close()
+        if self._legacy is not None:
+            self._legacy.close()
+        self.sql.close()
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        """The raw SQLite connection, for the code not yet on `sql` (executions and steps).
+
+        On SQLite it is the connection `sql` uses (one view of every transaction). With a
+        database URL it is the data dir's own file, opened on first use, with foreign keys
+        off (the sessions they name live in PostgreSQL): a bridge until those tables move.
+        """
+        if isinstance(self.sql, SqliteConnector):
+            return self.sql.db
+        if self._legacy is None:
+            self._legacy = connect(self.data_dir / "rlm.db")
+            self._legacy.execute("PRAGMA foreign_keys=OFF")
+        return self._legacy
 
     # sessions
     def create_session(self, name: str | None, config: SessionConfig) -> dict[str, Any]:
         session_id, now = new_id("ses"), utcnow()
-        self.db.execute(
+        self.sql.execute(
             "INSERT INTO sessions (id, name, created_at, config) VALUES (?, ?, ?, ?)",
             (session_id, name, now, config.model_dump_json()),
         )
         return {"session_id": session_id, "created_at": now, "config": config.model_dump()}
 
-    def session(self, session_id: str) -> sqlite3.Row:
-        row = self.db.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    def session(self, session_id: str) -> Any:
+        """The session's row (readable by column name); NotFound if there is none."""
+        row = self.sql.one("SELECT * FROM sessions WHERE id = ?", (session_id,))
         if row is None:
             raise NotFound(f"unknown session {session_id!r}", kind="session")
         return row
@@ -116,13 +149,13 @@ class Store:
             self._configs[session_id] = config
         return config
 
-    def list_sessions(self) -> list[sqlite3.Row]:
-        return self.db.execute("SELECT * FROM sessions ORDER BY created_at DESC").fetchall()
+    def list_sessions(self) -> list[Any]:
+        return self.sql.query("SELECT * FROM sessions ORDER BY created_at DESC")
 
     def close_session(self, session_id: str) -> str:
         self.session(session_id)
         now = utcnow()
-        self.db.execute(
+        self.sql.execute(
             "UPDATE sessions SET status = 'completed', closed_at = ? WHERE id = ?",
             (now, session_id),
         )
@@ -131,11 +164,11 @@ class Store:
     def count_tool_call(self, session_id: str) -> int:
         """Spend one tool call from the session's budget; returns the number used."""
         max_calls = self.session_config(session_id).max_tool_calls
-        row = self.db.execute(
+        row = self.sql.one(
             "UPDATE sessions SET tool_calls_used = tool_calls_used + 1 "
             "WHERE id = ? AND tool_calls_used < ? RETURNING tool_calls_used",
             (session_id, max_calls),
-        ).fetchone()
+        )
         if row is None:
             self.session(session_id)  # raises NotFound for an unknown session
             raise BudgetExceeded(
@@ -170,27 +203,21 @@ class Store:
         doc = Document(
             new_id("doc"), session_id, content_hash, source, source_type, length_chars, tokens
         )
-        with self.db:
-            self.db.execute("BEGIN")
-            self.db.execute(
-                "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    doc.id,
-                    session_id,
-                    content_hash,
-                    source,
-                    source_type,
-                    length_chars,
-                    tokens,
-                    json.dumps(metadata or {}),
-                    utcnow(),
-                ),
-            )
-            if parse_meta is not None:
-                self.parses.record(doc.id, session_id, source, parse_meta)
-            self.db.execute(
+        with self.sql.transaction() as tx:
+            # First: on PostgreSQL this locks the session's row, so loads into one session
+            # from several processes take turns and each sees the documents before it (the
+            # parse version below). SQLite's BEGIN IMMEDIATE already serialises them.
+            tx.execute(
                 "UPDATE sessions SET docs_version = docs_version + 1 WHERE id = ?", (session_id,)
             )
+            tx.execute(
+                "INSERT INTO documents (id, session_id, content_hash, source, source_type, "
+                "length_chars, length_tokens_est, metadata, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (doc.id, session_id, content_hash, source, source_type, length_chars, tokens,
+                 json.dumps(metadata or {}), utcnow()))
+            if parse_meta is not None:
+                self.parses.record(tx, doc.id, session_id, source, parse_meta)
         # Secrets are found once, in the source text, off the load's path (writer thread).
         self.writer.submit(queue_scan(self.blobs, doc_subject(content_hash)))
         return doc
@@ -203,91 +230,80 @@ class Store:
         return {"line": self.text(doc).count("\n", 0, offset) + 1}
 
     def document(self, session_id: str, doc_id: str) -> Document:
-        row = self.db.execute(
+        row = self.sql.one(
             "SELECT id, session_id, content_hash, source, source_type, length_chars, "
             "length_tokens_est FROM documents WHERE id = ? AND session_id = ?",
             (doc_id, session_id),
-        ).fetchone()
+        )
         if row is None:
             raise NotFound(f"unknown doc_id {doc_id!r} in session {session_id}", kind="document")
         return Document(*row)
 
     def documents(self, session_id: str, limit: int = -1, offset: int = 0) -> list[Document]:
-        rows = self.db.execute(
+        """The session's documents in load order; `limit` -1: all of them."""
+        no_limit = -1 if self.dialect == "sqlite" else None  # PostgreSQL: LIMIT NULL
+        rows = self.sql.query(
             "SELECT id, session_id, content_hash, source, source_type, length_chars, "
-            "length_tokens_est FROM documents WHERE session_id = ? ORDER BY rowid LIMIT ? OFFSET ?",
-            (session_id, limit, offset),
-        ).fetchall()
+            f"length_tokens_est FROM documents WHERE session_id = ? ORDER BY {self._rowid} "
+            "LIMIT ? OFFSET ?",
+            (session_id, limit if limit >= 0 else no_limit, offset),
+        )
         return [Document(*row) for row in rows]
 
     def text(self, doc: Document) -> str:
         return self.blobs.text(doc.content_hash)
 
     def session_stats(self, session_id: str) -> dict[str, int]:
-        row = self.db.execute(
-            "SELECT COUNT(*), COALESCE(SUM(length_chars), 0), COALESCE(SUM(length_tokens_est), 0)"
-            " FROM documents WHERE session_id = ?",
-            (session_id,),
-        ).fetchone()
-        spans = self.db.execute(
-            "SELECT COUNT(*) FROM spans JOIN documents d ON d.id = spans.doc_id "
-            "WHERE d.session_id = ?",
-            (session_id,),
-        ).fetchone()[0]
-        artifacts = self.db.execute(
-            "SELECT COUNT(*) FROM artifacts WHERE session_id = ?", (session_id,)
-        ).fetchone()[0]
-        return {
-            "documents": row[0],
-            "total_chars": row[1],
-            "total_tokens_est": row[2],
-            "spans": spans,
-            "artifacts": artifacts,
-        }
+        # One statement (one round trip on PostgreSQL, which sums BIGINTs as numeric, loaded
+        # as float: ints on both).
+        row = self.sql.one(
+            "SELECT COUNT(*), COALESCE(SUM(length_chars), 0), COALESCE(SUM(length_tokens_est), 0),"
+            " (SELECT COUNT(*) FROM spans JOIN documents d ON d.id = spans.doc_id "
+            "WHERE d.session_id = ?), (SELECT COUNT(*) FROM artifacts WHERE session_id = ?) "
+            "FROM documents WHERE session_id = ?", (session_id,) * 3)
+        return dict(zip(("documents", "total_chars", "total_tokens_est", "spans", "artifacts"),
+                        map(int, row), strict=True))
 
     # spans
     def chunking(self, doc_id: str, strategy_key: str) -> list[Span] | None:
         """The spans of an earlier chunking of this document with this strategy, if any."""
-        if not self.db.execute(
+        if not self.sql.one(
             "SELECT 1 FROM chunkings WHERE doc_id = ? AND strategy_key = ?", (doc_id, strategy_key)
-        ).fetchone():
+        ):
             return None
-        rows = self.db.execute(
+        rows = self.sql.query(
             "SELECT id, doc_id, start_offset, end_offset, content_hash, chunk_index FROM spans "
             "WHERE doc_id = ? AND strategy_key = ? ORDER BY chunk_index",
             (doc_id, strategy_key),
-        ).fetchall()
+        )
         return [Span(*row) for row in rows]
 
     def save_chunking(
         self, doc: Document, strategy_key: str, ranges: list[tuple[int, int]]
     ) -> list[Span]:
         text = self.text(doc)
-        spans = [
-            Span(
-                new_id("spn"),
-                doc.id,
-                start,
-                end,
-                sha256_hex(text[start:end].encode("utf-8")),
-                index,
+        spans = [Span(new_id("spn"), doc.id, start, end,
+                      sha256_hex(text[start:end].encode("utf-8")), index)
+                 for index, (start, end) in enumerate(ranges)]
+        with self.sql.transaction() as tx:
+            # The chunking's row first: on PostgreSQL it locks, so a second process chunking
+            # the same document waits, then detaches this one's spans instead of adding a
+            # second set beside them.
+            tx.execute(
+                "INSERT INTO chunkings (doc_id, strategy_key, total_spans, created_at) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT (doc_id, strategy_key) DO UPDATE SET "
+                "total_spans = excluded.total_spans, created_at = excluded.created_at",
+                (doc.id, strategy_key, len(spans), utcnow()),
             )
-            for index, (start, end) in enumerate(ranges)
-        ]
-        with self.db:
-            self.db.execute("BEGIN")
             # A re-chunking (cache off) detaches the earlier spans instead of deleting them:
             # their ids were handed out and artifacts may cite them.
-            self.db.execute(
+            tx.execute(
                 "UPDATE spans SET strategy_key = NULL WHERE doc_id = ? AND strategy_key = ?",
                 (doc.id, strategy_key),
             )
-            self.db.execute(
-                "INSERT OR REPLACE INTO chunkings VALUES (?, ?, ?, ?)",
-                (doc.id, strategy_key, len(spans), utcnow()),
-            )
-            self.db.executemany(
-                "INSERT INTO spans VALUES (?, ?, ?, ?, ?, ?, ?)",
+            tx.executemany(
+                "INSERT INTO spans (id, doc_id, start_offset, end_offset, strategy_key, "
+                "chunk_index, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [
                     (s.id, s.doc_id, s.start, s.end, strategy_key, s.chunk_index, s.content_hash)
                     for s in spans
@@ -296,11 +312,11 @@ class Store:
         return spans
 
     def span(self, session_id: str, span_id: str) -> Span:
-        row = self.db.execute(
+        row = self.sql.one(
             "SELECT s.id, s.doc_id, s.start_offset, s.end_offset, s.content_hash, s.chunk_index "
             "FROM spans s JOIN documents d ON d.id = s.doc_id WHERE s.id = ? AND d.session_id = ?",
             (span_id, session_id),
-        ).fetchone()
+        )
         if row is None:
             raise NotFound(f"unknown span_id {span_id!r} in session {session_id}", kind="span")
         return Span(*row)
@@ -313,17 +329,18 @@ class Store:
                 f"span [{ref.start}, {ref.end}) is outside document {doc.id} "
                 f"(length {doc.length_chars})"
             )
-        row = self.db.execute(
+        row = self.sql.one(
             "SELECT id, doc_id, start_offset, end_offset, content_hash, chunk_index FROM spans "
             "WHERE doc_id = ? AND start_offset = ? AND end_offset = ? AND strategy_key IS NULL",
             (doc.id, ref.start, ref.end),
-        ).fetchone()
+        )
         if row is not None:
             return Span(*row)
         text = self.text(doc)[ref.start : ref.end]
         span = Span(new_id("spn"), doc.id, ref.start, ref.end, sha256_hex(text.encode("utf-8")))
-        self.db.execute(
-            "INSERT INTO spans VALUES (?, ?, ?, ?, NULL, NULL, ?)",
+        self.sql.execute(
+            "INSERT INTO spans (id, doc_id, start_offset, end_offset, content_hash) "
+            "VALUES (?, ?, ?, ?, ?)",
             (span.id, span.doc_id, span.start, span.end, span.content_hash),
         )
         return span
@@ -338,35 +355,28 @@ class Store:
         provenance: dict[str, Any],
     ) -> str:
         artifact_id, content_json = new_id("art"), json.dumps(content)
-        self.db.execute(
-            "INSERT INTO artifacts VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (
-                artifact_id,
-                session_id,
-                span_id,
-                kind,
-                content_json,
-                json.dumps(provenance),
-                utcnow(),
-            ),
-        )
+        self.sql.execute(
+            f"INSERT INTO artifacts ({_ARTIFACT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (artifact_id, session_id, span_id, kind, content_json, json.dumps(provenance),
+             utcnow()))
         self.writer.submit(queue_scan(self.blobs, artifact_subject(artifact_id), content_json))
         return artifact_id
 
     def artifacts(
         self, session_id: str, span_id: str | None = None, kind: str | None = None
-    ) -> list[sqlite3.Row]:
-        query, params = "SELECT * FROM artifacts WHERE session_id = ?", [session_id]
+    ) -> list[Any]:
+        query = f"SELECT {_ARTIFACT_COLUMNS} FROM artifacts WHERE session_id = ?"
+        params = [session_id]
         if span_id is not None:
             query, params = query + " AND span_id = ?", [*params, span_id]
         if kind is not None:
             query, params = query + " AND type = ?", [*params, kind]
-        return self.db.execute(query + " ORDER BY created_at, rowid", params).fetchall()
+        return self.sql.query(query + f" ORDER BY created_at, {self._rowid}", tuple(params))
 
-    def artifact(self, session_id: str, artifact_id: str) -> sqlite3.Row:
-        row = self.db.execute(
-            "SELECT * FROM artifacts WHERE id = ? AND session_id = ?", (artifact_id, session_id)
-        ).fetchone()
+    def artifact(self, session_id: str, artifact_id: str) -> Any:
+        row = self.sql.one(
+            f"SELECT {_ARTIFACT_COLUMNS} FROM artifacts WHERE id = ? AND session_id = ?",
+            (artifact_id, session_id))
         if row is None:
             raise NotFound(f"unknown artifact_id {artifact_id!r}", kind="artifact")
         return row
@@ -374,8 +384,7 @@ class Store:
     # traces
     def execution_session(self, execution_id: str) -> str | None:
         """The session an execution runs over (None if there is no such execution)."""
-        row = self.db.execute("SELECT session_id FROM executions WHERE id = ?",
-                              (execution_id,)).fetchone()
+        row = self.sql.one("SELECT session_id FROM executions WHERE id = ?", (execution_id,))
         return row[0] if row is not None else None
 
     def trace(

@@ -1,4 +1,4 @@
-"""Batched trace writes: a queue drained by one writer thread with its own SQLite connection.
+"""Batched trace writes: a queue drained by one writer thread with its own connection.
 
 A tool call used to pay for a synchronous INSERT plus a JSONL append (200–300 µs). Now it
 only queues a record; the writer wakes at most every `interval_s`, encodes the records and
@@ -6,6 +6,10 @@ writes them in one transaction (and one append per JSONL file). `flush()` waits 
 record queued before it is written; `close()` and interpreter exit flush as well, so no
 record is lost on a normal exit. Audit records never come through here: they stay
 synchronous (policy/audit.py).
+
+The writer opens its own connector: on SQLite a second connection to `rlm.db` (so a batch
+never waits for the store's connection), on PostgreSQL the process's shared pool, from which
+each batch takes one connection for its transaction.
 """
 
 from __future__ import annotations
@@ -14,20 +18,23 @@ import atexit
 import json
 import os
 import queue
-import sqlite3
 import sys
 import threading
 import weakref
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .connector import Connector
 
 __all__ = ["SqlRecord", "TraceWriter", "summarise", "tool_trace"]
 
 SqlRecord = tuple[str, tuple[Any, ...]]
 """One statement and its parameters."""
-Prepare = Callable[[sqlite3.Connection], tuple[list[SqlRecord], list[tuple[str, str]]]]
-"""Runs in the writer thread: the statements and (path, line) appends of one record."""
+Prepare = Callable[["Connector"], tuple[list[SqlRecord], list[tuple[str, str]]]]
+"""Runs in the writer thread: the statements and (path, line) appends of one record (it may
+read through the connector it is given)."""
 
 _STOP = object()
 _LIVE: weakref.WeakSet[TraceWriter] = weakref.WeakSet()
@@ -50,8 +57,8 @@ def summarise(value: Any, limit: int = 200) -> Any:
 class TraceWriter:
     """One writer thread per store, started on the first record."""
 
-    def __init__(self, db_path: Path, *, interval_s: float = 0.25) -> None:
-        self.db_path = db_path
+    def __init__(self, open_db: Callable[[], Connector], *, interval_s: float = 0.25) -> None:
+        self.open_db = open_db
         self.interval_s = interval_s
         self.errors = 0
         """Batches that failed to write (traces are best effort; the run goes on)."""
@@ -97,9 +104,7 @@ class TraceWriter:
             _LIVE.add(self)
 
     def _run(self) -> None:
-        conn = sqlite3.connect(self.db_path, isolation_level=None)
-        conn.execute("PRAGMA busy_timeout=5000")
-        conn.execute("PRAGMA synchronous=NORMAL")
+        conn = self.open_db()
         try:
             while True:
                 batch = [self._queue.get()]
@@ -122,7 +127,7 @@ class TraceWriter:
         finally:
             conn.close()
 
-    def _write(self, conn: sqlite3.Connection, records: list[Prepare]) -> None:
+    def _write(self, conn: Connector, records: list[Prepare]) -> None:
         statements: list[SqlRecord] = []
         lines: dict[str, list[str]] = {}
         try:
@@ -131,14 +136,9 @@ class TraceWriter:
                 statements += sql
                 for path, line in appends:
                     lines.setdefault(path, []).append(line)
-            conn.execute("BEGIN IMMEDIATE")
-            try:
+            with conn.transaction() as tx:
                 for sql_text, params in statements:
-                    conn.execute(sql_text, params)
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
+                    tx.execute(sql_text, params)
             for path, chunk in lines.items():
                 _append(path, "".join(f"{line}\n" for line in chunk))
         except Exception as exc:  # never kill the writer: later batches may still succeed
@@ -169,15 +169,15 @@ def tool_trace(
 ) -> Prepare:
     """A tool-call trace: one `traces` row and one line in the session's JSONL file."""
 
-    def prepare(conn: sqlite3.Connection) -> tuple[list[SqlRecord], list[tuple[str, str]]]:
+    def prepare(conn: Connector) -> tuple[list[SqlRecord], list[tuple[str, str]]]:
         input_json = json.dumps(summarise(input_), default=str)
         output_json = json.dumps(summarise(output), default=str)
         # Byte for byte json.dumps({"ts", "op", "input", "output", "duration_ms"}).
         line = (f'{{"ts": {json.dumps(ts)}, "op": {json.dumps(op)}, "input": {input_json}, '
                 f'"output": {output_json}, "duration_ms": {json.dumps(round(duration_ms, 3))}}}')
         # Only a real session names a file: an id from a client could be `../../x`.
-        if session_id is not None and session_id not in known and conn.execute(
-                "SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone():
+        if session_id is not None and session_id not in known and conn.one(
+                "SELECT 1 FROM sessions WHERE id = ?", (session_id,)):
             known.add(session_id)
         name = session_id if session_id in known else "_global"
         sql = ("INSERT INTO traces (session_id, ts, op, input, output, duration_ms) "

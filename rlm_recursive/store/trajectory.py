@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any
 
+from .connector import Connector
 from .tracewriter import SqlRecord
 
 __all__ = ["EVENT_COLUMNS", "RUN_COLUMNS", "event_insert", "list_runs", "load_events",
@@ -51,13 +51,21 @@ def run_heartbeat(run_id: str, now: str) -> SqlRecord:
             (now, run_id))
 
 
+_EVENT_UPSERT = (f"INSERT INTO run_events ({', '.join(EVENT_COLUMNS)}) "
+                 f"VALUES ({', '.join('?' * len(EVENT_COLUMNS))}) ON CONFLICT (run_id, id) "
+                 "DO UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in EVENT_COLUMNS[2:]))
+
+
 def event_insert(row: dict[str, Any]) -> SqlRecord:
-    return (f"INSERT OR REPLACE INTO run_events ({', '.join(EVENT_COLUMNS)}) "
-            f"VALUES ({', '.join('?' * len(EVENT_COLUMNS))})",
-            tuple(row.get(c) for c in EVENT_COLUMNS))
+    """Insert an event, or replace the one with its id (a node written again when it ends)."""
+    return (_EVENT_UPSERT, tuple(row.get(c) for c in EVENT_COLUMNS))
 
 
-def _decode(row: sqlite3.Row, json_columns: tuple[str, ...]) -> dict[str, Any]:
+_SELECT_RUN = f"SELECT {', '.join(RUN_COLUMNS)}, grounding FROM runs"
+_SELECT_EVENTS = f"SELECT {', '.join(EVENT_COLUMNS)} FROM run_events"
+
+
+def _decode(row: Any, json_columns: tuple[str, ...]) -> dict[str, Any]:
     out = dict(row)
     for key in json_columns:
         if out.get(key) is not None:
@@ -65,21 +73,21 @@ def _decode(row: sqlite3.Row, json_columns: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
-def list_runs(db: sqlite3.Connection, session_id: str | None = None,
+def list_runs(db: Connector, session_id: str | None = None,
               limit: int = 20) -> list[dict[str, Any]]:
-    """Recent runs, newest first."""
+    """Recent runs, newest first (named rows: `Store.sql`)."""
     where, params = ("WHERE session_id = ?", [session_id]) if session_id else ("", [])
-    rows = db.execute(f"SELECT * FROM runs {where} ORDER BY started_at DESC, rowid DESC "
-                      "LIMIT ?", [*params, limit]).fetchall()
+    order = "rowid" if db.dialect == "sqlite" else "row_seq"
+    rows = db.query(f"{_SELECT_RUN} {where} ORDER BY started_at DESC, {order} DESC LIMIT ?",
+                    (*params, limit))
     return [_decode(r, _JSON_RUN) for r in rows]
 
 
-def load_run(db: sqlite3.Connection, run_id: str) -> dict[str, Any] | None:
-    row = db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+def load_run(db: Connector, run_id: str) -> dict[str, Any] | None:
+    row = db.one(f"{_SELECT_RUN} WHERE id = ?", (run_id,))
     return None if row is None else _decode(row, _JSON_RUN)
 
 
-def load_events(db: sqlite3.Connection, run_id: str) -> list[dict[str, Any]]:
-    rows = db.execute("SELECT * FROM run_events WHERE run_id = ? ORDER BY seq",
-                      (run_id,)).fetchall()
+def load_events(db: Connector, run_id: str) -> list[dict[str, Any]]:
+    rows = db.query(f"{_SELECT_EVENTS} WHERE run_id = ? ORDER BY seq", (run_id,))
     return [_decode(r, _JSON_EVENT) for r in rows]

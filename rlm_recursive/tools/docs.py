@@ -81,9 +81,9 @@ def list_docs(ctx: ToolContext, args: ListArgs) -> ToolResult:
     session_id = ctx.require_session()
     total = ctx.store.session_stats(session_id)["documents"]
     docs = ctx.store.documents(session_id, args.limit, args.offset)
-    counts = dict(ctx.store.db.execute(
+    counts = {row[0]: row[1] for row in ctx.store.sql.query(
         "SELECT s.doc_id, COUNT(*) FROM spans s JOIN documents d ON d.id = s.doc_id "
-        "WHERE d.session_id = ? GROUP BY s.doc_id", (session_id,)).fetchall())
+        "WHERE d.session_id = ? GROUP BY s.doc_id", (session_id,))}
     return ToolResult(output={
         "documents": [
             {"doc_id": d.id, "content_hash": d.content_hash, "source": d.source,

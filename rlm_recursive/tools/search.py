@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from .. import trajectory
+from ..corpus.index_cache import content_key, index_folder, sync
 from ..corpus.scan import literal_search, regex_search
 from ..corpus.search import Hit, PassageIndex
 from ..errors import InvalidArgs, Timeout
@@ -34,11 +35,13 @@ class SearchArgs(BaseModel):
 
 @dataclass
 class SessionIndex:
-    """An open passage index and the session's docs_version it reflects."""
+    """An open passage index, the session's docs_version it reflects and its content key."""
 
     index: PassageIndex
     version: int
     docs: dict[str, Document] = field(default_factory=dict)
+    key: str = ""
+    """`corpus/index_cache.content_key` of the documents the index holds."""
 
     def close(self) -> None:
         self.index.close()
@@ -49,7 +52,12 @@ _OPENING = threading.Lock()
 
 
 def _session_index(store: Store, session_id: str) -> tuple[SessionIndex, bool]:
-    """The session's index, brought up to date with its documents; True if it changed."""
+    """The session's index, brought up to date with its documents; True if it changed.
+
+    docs_version (one small query) tells this process that the session changed; the index on
+    disk is then checked against the documents' content hashes (`corpus/index_cache.py`):
+    another process or machine may have extended it, or it may be stale and rebuilt.
+    """
     version = store.docs_version(session_id)
     entry = store.indexes.get(session_id)
     if entry is not None and entry.version == version:
@@ -58,27 +66,33 @@ def _session_index(store: Store, session_id: str) -> tuple[SessionIndex, bool]:
         with _OPENING:
             entry = store.indexes.get(session_id)
             if entry is None:
-                entry = SessionIndex(PassageIndex(store.data_dir / "indexes" / session_id),
-                                     version)
+                folder = index_folder(store.data_dir / "indexes", session_id)
+                entry = SessionIndex(PassageIndex(folder), -1)
                 store.indexes[session_id] = entry
-    docs = store.documents(session_id)
-    entry.docs = {d.id: d for d in docs}
-    indexed = entry.index.indexed_doc_ids()
-    missing = [d for d in docs if d.id not in indexed]
-    if missing:
-        # A generator: one document's text in memory at a time.
-        entry.index.add_documents(_with_progress(store, missing))
-    entry.version = version
-    return entry, bool(missing)
+    listed: dict[str, Document] = {}
+
+    def read_store() -> dict[str, str]:
+        listed.clear()
+        listed.update((d.id, d) for d in store.documents(session_id))
+        return {doc_id: d.content_hash for doc_id, d in listed.items()}
+
+    def documents(ids: Sequence[str]) -> Iterator[tuple[str, str, list[int], str]]:
+        return _with_progress(store, [listed[i] for i in ids])
+
+    done, contents = sync(entry.index, read_store, documents)
+    # The listing is at least as new as `version` (read first): a later change is seen next.
+    entry.docs, entry.key, entry.version = dict(listed), content_key(contents), version
+    return entry, done != "current"
 
 
 def _with_progress(
     store: Store, docs: list[Document]
-) -> Iterator[tuple[str, str, list[int]]]:
-    """(doc_id, text, page breaks), reporting characters indexed to a live view if one listens."""
+) -> Iterator[tuple[str, str, list[int], str]]:
+    """(doc_id, text, page breaks, content hash), reporting characters indexed to a live
+    view if one listens."""
     total, done = sum(d.length_chars for d in docs), 0
     for doc in docs:
-        yield doc.id, store.text(doc), store.parses.info(doc.id).page_breaks()
+        yield doc.id, store.text(doc), store.parses.info(doc.id).page_breaks(), doc.content_hash
         done += doc.length_chars
         trajectory.progress("index", done, total)
 

@@ -36,7 +36,7 @@ _BUDGET_ROWS = (  # label, used key (usage), limit key (limits)
 def load_trajectory(store: Store, run_id: str) -> dict[str, Any]:
     """The run row, its events in order, and each citation with the text it cites now."""
     store.flush()
-    run = load_run(store.db, run_id)
+    run = load_run(store.sql, run_id)
     if run is None:
         raise NotFound(f"unknown run {run_id!r}; list runs with `rlm-recursive runs`",
                        kind="run")
@@ -49,7 +49,7 @@ def load_trajectory(store: Store, run_id: str) -> dict[str, Any]:
             citation["text"] = store.text(doc)[citation["start"]:citation["end"]]
         except RlmError:
             citation["text"] = None
-    return {"run": run, "events": load_events(store.db, run_id)}
+    return {"run": run, "events": load_events(store.sql, run_id)}
 
 
 def render_html(trajectory: dict[str, Any]) -> str:

@@ -54,8 +54,8 @@ async def recording(
             recorder.run.update(ended_at=utcnow(), duration_ms=round(
                 (time.perf_counter() - recorder.started) * 1000, 1))
             recorder.emit("run_end")
-            if sinks:
-                store.flush()
+            if sinks:  # waits for the writer thread (a database round trip): off the loop
+                await asyncio.to_thread(store.flush)
 
 
 async def _heartbeat(store: Store, run_id: str) -> None:

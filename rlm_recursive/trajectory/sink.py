@@ -7,7 +7,6 @@ recorded call costs the event loop only a queue put.
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any
 
 from pydantic import BaseModel
@@ -62,7 +61,7 @@ class StoreSink:
     def _event(self, node: Node) -> Any:
         run_id, full = self.recorder.run["id"], self.full
 
-        def prepare(_conn: sqlite3.Connection) -> tuple[list[Any], list[Any]]:
+        def prepare(_conn: Any) -> tuple[list[Any], list[Any]]:
             input_json, output_json = _dump(node.input), _dump(node.output)
             row = {"run_id": run_id, "id": node.id, "parent_id": node.parent,
                    "seq": node.seq, "kind": node.kind, "depth": node.depth,

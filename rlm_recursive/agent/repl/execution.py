@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +18,13 @@ from ..recursion import RecursionState
 from .host import ReplHost
 from .sandbox import Sandbox, SandboxLimits, assigned_names
 
-__all__ = ["ReplExecution", "StepView", "status_for"]
+__all__ = ["ROOT_EXECUTION_ID", "ReplExecution", "StepView", "status_for"]
+
+ROOT_EXECUTION_ID: ContextVar[str | None] = ContextVar("rlm_root_repl_execution_id",
+                                                       default=None)
+"""Set by a queue worker: the id the run's root REPL execution takes, derived from the queued
+execution's, so that a job retried after its worker died finds the steps the lost attempt
+saved and resumes from the last one (strategies/repl.py)."""
 
 _RESERVED = ("_tool_results", "_tool_status", "_budgets")
 _MISSING = object()
@@ -92,10 +99,10 @@ class ReplExecution:
     @classmethod
     async def create(
         cls, rc: RunContext, state: RecursionState, *, mode: str, question: str | None,
-        options: dict[str, Any] | None = None,
+        options: dict[str, Any] | None = None, execution_id: str | None = None,
     ) -> ReplExecution:
-        store = ExecutionStore(rc.store.db)
-        execution_id = new_id("exe")
+        store = ExecutionStore(rc.store.sql)
+        execution_id = execution_id or new_id("exe")
         await asyncio.to_thread(store.create, execution_id, rc.session_id, mode, question,
                                 options or {})
         return cls(rc, state, execution_id, store, await asyncio.to_thread(_documents, rc))
@@ -104,7 +111,7 @@ class ReplExecution:
     async def resume(cls, rc: RunContext, state: RecursionState, execution_id: str
                      ) -> ReplExecution:
         """Pick a run up at its last step: the JSON variables come back, the turn goes on."""
-        store = ExecutionStore(rc.store.db)
+        store = ExecutionStore(rc.store.sql)
         await asyncio.to_thread(store.reopen, execution_id)
         execution = cls(rc, state, execution_id, store,
                         await asyncio.to_thread(_documents, rc))

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ...config import MAX_SUB_CALLS_LIMIT
 from ...errors import InvalidArgs, RlmError, RunError
-from ...store.executions import ExecutionStore
+from ...store.executions import ExecutionStore, is_finished
 from ...tools.spec import ToolContext, ToolSpec
 from ...types import ToolResult
 from ..pool import ProviderPool
@@ -67,11 +67,11 @@ class ExecutionService:
         if live is not None:
             return live
         # Not in this process (restarted, or evicted): resume from the last step.
-        record = await asyncio.to_thread(ExecutionStore(self.runtime.store.db).get,
+        record = await asyncio.to_thread(ExecutionStore(self.runtime.store.sql).get,
                                          execution_id)
         if record["mode"] != "runtime":
             raise InvalidArgs(f"execution {execution_id} is not a runtime-mode execution")
-        if record["status"] != "RUNNING":
+        if is_finished(record["status"]):
             raise InvalidArgs(f"execution {execution_id} has ended ({record['status']})")
         options = QueryOptions.model_validate(record["options"] or {})
         execution = await self._build(record["session_id"], options, execution_id)
@@ -120,7 +120,7 @@ class ExecutionService:
             await execution.close()
 
     async def get(self, execution_id: str, include_steps: bool) -> dict[str, Any]:
-        store = ExecutionStore(self.runtime.store.db)
+        store = ExecutionStore(self.runtime.store.sql)
         record = await asyncio.to_thread(store.get, execution_id)
         if include_steps:
             steps = await asyncio.to_thread(store.steps, execution_id)

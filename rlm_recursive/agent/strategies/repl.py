@@ -9,10 +9,11 @@ import re
 from ... import trajectory
 from ...errors import RlmError, RunError
 from ...providers.base import Message
+from ...store.executions import UNFINISHED_STATUSES, ExecutionStore
 from ..context import AgentAnswer, RunContext
 from ..model_call import call_model
 from ..recursion import RecursionState
-from ..repl.execution import ReplExecution, StepView, status_for
+from ..repl.execution import ROOT_EXECUTION_ID, ReplExecution, StepView, status_for
 from ..repl.prompt import CORRECTIVE, extract_code, root_system
 from .agent import overview
 
@@ -23,10 +24,27 @@ _OUT_OF_TURNS = ("You are out of steps. Reply with your best final answer now, a
 
 
 async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnswer:
+    fixed = _root_id(state)
+    if fixed is not None:  # a queued execution: a retried job goes on where the lost one was
+        status = await asyncio.to_thread(ExecutionStore(rc.store.sql).status, fixed)
+        if status in UNFINISHED_STATUSES:
+            return await resume(rc, state, fixed)
+        if status is not None:  # finished, but its answer was never recorded: start over
+            fixed = None
     execution = await ReplExecution.create(
         rc, state, mode="answerer", question=question,
-        options={"output_mode": rc.settings.output_mode, "plan": rc.plan.describe()})
+        options={"output_mode": rc.settings.output_mode, "plan": rc.plan.describe()},
+        execution_id=fixed)
     return await _drive(rc, state, execution, question, [])
+
+
+def _root_id(state: RecursionState) -> str | None:
+    """The worker's fixed id, for the root run only (sub-runs get their own ids)."""
+    if state.depth != 0:
+        return None
+    fixed = ROOT_EXECUTION_ID.get()
+    ROOT_EXECUTION_ID.set(None)
+    return fixed
 
 
 async def resume(rc: RunContext, state: RecursionState, execution_id: str) -> AgentAnswer:
@@ -78,6 +96,8 @@ async def _loop(
     # it, and older steps are compacted into summaries instead of overflowing the window.
     memory = rc.memory if state.depth == 0 else None
     if memory is not None:
+        for message in history:  # a resumed run's steps join the conversation first
+            memory.record(message)
         messages = await memory.window(tier, system, [], question)
 
     async def add(message: Message) -> None:

@@ -3,7 +3,8 @@
 Each event has an `id` (1, 2, 3, … in order), an `event` name and one JSON object as data,
 always with a one-line `message`:
 
-- `status`   {status}: RUNNING first, the final status (COMPLETED, FAILED, …) last;
+- `status`   {status}: RUNNING (QUEUED when a worker runs it) first, the final status
+             (COMPLETED, FAILED, …) last;
 - `step`     {phase, id, kind, name, depth, status}: a model call, tool call or REPL step began
              (or failed);
 - `sub_call` {phase, id, depth, …}: a sub-model call began, or ended with its duration;
@@ -24,6 +25,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Request
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
+from ...store.executions import is_finished
 from ...trajectory.feed import FeedEvent
 from ..deps import Principal, api_state, require
 from .executions import execution_view
@@ -43,9 +45,9 @@ def _sse(event: FeedEvent) -> ServerSentEvent:
 
 def _settled(view: dict[str, Any]) -> list[FeedEvent]:
     """The end of an execution no feed remembers, from its stored record."""
-    if view["status"] == "RUNNING":  # running in another process: no live events here
-        return [FeedEvent(1, "status", {"status": "RUNNING", "message": "running elsewhere; "
-                                        "poll GET /v1/executions/{id}"})]
+    if not is_finished(view["status"]):  # in another process: no live events here
+        return [FeedEvent(1, "status", {"status": view["status"], "message": "running "
+                                        "elsewhere; poll GET /v1/executions/{id}"})]
     events = []
     if view["error"]:
         events.append(FeedEvent(1, "error", dict(view["error"])))

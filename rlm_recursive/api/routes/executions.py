@@ -12,7 +12,7 @@ from ...agent.query import QueryOptions
 from ...agent.recursion import MAX_DEPTH_CAP
 from ...agent.strategies import Strategy
 from ...config import MAX_SUB_CALLS_LIMIT
-from ...store.executions import ExecutionStore
+from ...store.executions import ExecutionStore, is_finished
 from ...types import MODEL_TIERS_HELP
 from ..deps import Principal, api_state, require
 from ..state import ApiState
@@ -110,7 +110,7 @@ async def execution_view(state: ApiState, who: Principal, execution_id: str,
     }
     if view["output_mode"] == "CONTEXTS":
         view["contexts"] = result.get("contexts")
-    if options.get("return_trace") and record["status"] != "RUNNING":
+    if options.get("return_trace") and is_finished(record["status"]):
         view["trace"] = {"plan": result.get("plan"), "stopped": result.get("stopped"),
                          "steps": await _steps(state, record)}
     return view
@@ -119,7 +119,7 @@ async def execution_view(state: ApiState, who: Principal, execution_id: str,
 async def _steps(state: ApiState, record: dict[str, Any]) -> list[dict[str, Any]]:
     """The REPL steps behind an execution: its own (runtime mode) or its REPL run's."""
     source = (record["result"] or {}).get("repl_execution_id") or record["id"]
-    steps = await state.db(ExecutionStore(state.runtime.store.db).steps, source)
+    steps = await state.db(ExecutionStore(state.runtime.store.sql).steps, source)
     return [{**s.to_dict(), "success": s.error is None,
              "final": s.final or {"is_final": False, "answer": None}} for s in steps]
 
@@ -134,11 +134,12 @@ async def start_execution(session_id: str, body: ExecutionIn, request: Request,
         who, session_id, body.question, body.query_options(), extra)
     request.state.audit["execution_id"] = execution_id
     if not body.options.synchronous:
-        return {"execution_id": execution_id, "status": "RUNNING"}
+        queued = request.app.state.runner.queued is not None
+        return {"execution_id": execution_id, "status": "QUEUED" if queued else "RUNNING"}
     await request.app.state.runner.wait(execution_id, body.options.synchronous_timeout_seconds)
     view = await execution_view(state, who, execution_id)
     _audit_usage(request, view)
-    return JSONResponse(view, status_code=200 if view["status"] != "RUNNING" else 202)
+    return JSONResponse(view, status_code=200 if is_finished(view["status"]) else 202)
 
 
 def _audit_usage(request: Request, view: dict[str, Any]) -> None:
@@ -179,11 +180,11 @@ async def wait_execution(execution_id: str, request: Request,
 @router.post("/executions/{execution_id}/cancel")
 async def cancel_execution(execution_id: str, request: Request,
                            who: Annotated[Principal, Depends(require("run"))]) -> dict[str, Any]:
-    """Idempotent: an execution that is not RUNNING keeps (and returns) its status."""
+    """Idempotent: a finished execution (not QUEUED or RUNNING) keeps its status."""
     state = api_state(request)
     record = await state.db(state.tenants.owned_execution, who.tenant_id, execution_id)
     await request.app.state.runner.cancel(record)
     record = await state.db(state.tenants.owned_execution, who.tenant_id, execution_id)
     request.state.audit["execution_id"] = execution_id
     return {"execution_id": execution_id, "status": record["status"],
-            "completed_at": record["updated_at"] if record["status"] != "RUNNING" else None}
+            "completed_at": record["updated_at"] if is_finished(record["status"]) else None}

@@ -14,10 +14,15 @@ With `stream: true` the reply is OpenAI's SSE stream (`chat.completion.chunk` ob
 OpenAI client skips; the execution id is in the `X-RLM-Execution-Id` header, for
 `GET /v1/executions/{id}/events`. A run that fails after the stream began ends it with
 `data: {"error": {…}}`, as OpenAI's own API does.
+
+A client that goes away (a closed tab, a "stop generating" button, a timeout) cancels the
+run, streamed or not: its answer would have no reader, and its model calls cost someone.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import time
 from collections.abc import AsyncIterator
@@ -146,14 +151,66 @@ async def chat_completions(body: ChatIn, request: Request,
         request.state.audit.update(model=answer.get("model"))
         return content
 
+    async def abandon() -> None:
+        """The client left before the answer: stop the run (idempotent)."""
+        record = await state.db(state.tenants.owned_execution, who.tenant_id, execution_id)
+        await runner.cancel(record)
+
     if not body.stream:
-        answer = await _outcome(feed)
+        answer = await _unless_disconnected(request, _outcome(feed), abandon)
         reply = completion(completion_id, body.model, await answered(answer), answer)
         return JSONResponse(reply, headers=headers)
     include_usage = bool(body.stream_options and body.stream_options.include_usage)
     return EventSourceResponse(
-        _stream(feed, completion_id, body.model, include_usage, answered), headers=headers,
-        sep="\n", ping=15)
+        _cancel_if_unfinished(_stream(feed, completion_id, body.model, include_usage,
+                                      answered), abandon),
+        headers=headers, sep="\n", ping=15)
+
+
+_DISCONNECT_POLL_S = 0.5
+
+
+async def _unless_disconnected(request: Request, outcome: Any, abandon: Any) -> Any:
+    """Await `outcome`, watching the client: when it disconnects, `abandon()` the run."""
+    task = asyncio.ensure_future(outcome)
+    try:
+        while True:
+            done, _ = await asyncio.wait({task}, timeout=_DISCONNECT_POLL_S)
+            if done:
+                return task.result()
+            if await request.is_disconnected():
+                _in_background(abandon())
+                raise asyncio.CancelledError  # nobody is left to answer
+    finally:
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+
+
+async def _cancel_if_unfinished(events: AsyncIterator[ServerSentEvent],
+                                abandon: Any) -> AsyncIterator[ServerSentEvent]:
+    """The SSE stream; sse-starlette closes it when the client disconnects, which cancels
+    the run unless its last event was already sent."""
+    finished = False
+    try:
+        async for event in events:
+            yield event
+        finished = True
+    finally:
+        if not finished:
+            _in_background(abandon())
+
+
+_ABANDONING: set[asyncio.Task[None]] = set()
+"""Cancellations under way, referenced until done (the request's own task is ending, and
+anyio would cancel any await made inside it)."""
+
+
+def _in_background(work: Any) -> None:
+    task = asyncio.get_running_loop().create_task(work)
+    _ABANDONING.add(task)
+    task.add_done_callback(_ABANDONING.discard)
 
 
 def _data(payload: dict[str, Any]) -> ServerSentEvent:

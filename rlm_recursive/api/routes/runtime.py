@@ -12,7 +12,7 @@ from ...agent.recursion import MAX_DEPTH_CAP
 from ...agent.repl.prompt import extract_code
 from ...config import MAX_SUB_CALLS_LIMIT, MAX_TOKENS_LIMIT
 from ...errors import InvalidArgs, SessionNotReady
-from ...store.executions import ExecutionStore
+from ...store.executions import ExecutionStore, is_finished
 from ..deps import Principal, api_state, require
 from ..state import ApiState
 
@@ -85,16 +85,16 @@ async def _runtime_execution(request: Request, who: Principal, execution_id: str
     record = await state.db(state.tenants.owned_execution, who.tenant_id, execution_id)
     if record["mode"] != "runtime":
         raise InvalidArgs(f"execution {execution_id} is not a runtime-mode execution")
-    if record["status"] != "RUNNING":
+    if is_finished(record["status"]):
         raise InvalidArgs(f"execution {execution_id} has ended ({record['status']})")
     request.state.audit["execution_id"] = execution_id
 
 
 async def _release_if_ended(state: ApiState, execution_id: str) -> None:
     """A step that gave the final answer or ended the run frees the tenant's slot."""
-    record = await state.db(ExecutionStore(state.runtime.store.db).status, execution_id)
+    record = await state.db(ExecutionStore(state.runtime.store.sql).status, execution_id)
     if record != "RUNNING":
-        state.release_runtime(execution_id)
+        await state.release_runtime(execution_id)
 
 
 @router.post("/sessions/{session_id}/executions/runtime", status_code=201)
@@ -112,11 +112,11 @@ async def create_runtime(session_id: str, request: Request,
                            strategy="repl", client_override=True)
     # A runtime-mode execution holds one of the tenant's slots until it ends, like an
     # answerer run (`api --concurrent-executions`).
-    state.acquire_execution(who.tenant_id)
+    await state.acquire_execution(who.tenant_id)
     try:
         created = await state.executions.create(session_id, options)
     except BaseException:
-        state.release_execution(who.tenant_id)
+        await state.release_execution(who.tenant_id)
         raise
     state.runtime_slots[created["execution_id"]] = (who.tenant_id, session_id)
     request.state.audit["execution_id"] = created["execution_id"]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -34,11 +33,17 @@ class DocIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
-    path: str | None = Field(None, max_length=4096,
+    path: str | None = Field(None, min_length=1, max_length=4096,
                              description="Relative to the server's allowed root")
     type: Literal["file", "directory", "glob"] = "file"
     text: str | None = Field(None, description="Inline text, bound by the server's body limit")
     source_name: str | None = Field(None, max_length=1000, description="A label for inline text")
+    include_pattern: str | None = Field(None, max_length=1000,
+                                        description="Folders: load only names matching this glob")
+    exclude_pattern: str | None = Field(None, max_length=1000,
+                                        description="Folders: skip names matching this glob")
+    ignore_rules: bool = Field(True, description="Folders and globs: skip .git, caches, "
+                               "virtualenvs, node_modules and what .gitignore names")
 
     @model_validator(mode="after")
     def _one(self) -> DocIn:
@@ -49,7 +54,9 @@ class DocIn(BaseModel):
     def source(self) -> Source:
         if self.text is not None:
             return Source(type="inline", content=self.text, name=self.source_name)
-        return Source(type=self.type, path=self.path, recursive=self.type == "directory")
+        return Source(type=self.type, path=self.path, recursive=self.type == "directory",
+                      include_pattern=self.include_pattern,
+                      exclude_pattern=self.exclude_pattern, ignore_rules=self.ignore_rules)
 
 
 class SessionIn(BaseModel):
@@ -60,9 +67,13 @@ class SessionIn(BaseModel):
     max_tool_calls: int = Field(500, ge=1, le=MAX_TOOL_CALLS_LIMIT)
     ttl_minutes: int | None = Field(None, ge=1, le=MAX_TTL_MINUTES,
                                     description="Time to live; the server's default if absent")
+    ocr: bool | None = Field(None, description="Read image-only PDF pages with tesseract: "
+                             "absent = when installed, true = ask (each page warns when it "
+                             "is missing), false = never")
 
 
-async def _load(state: ApiState, session_id: str, sources: list[Source]) -> None:
+async def _load(state: ApiState, session_id: str, sources: list[Source],
+                ocr: bool | None = None) -> None:
     """Load, then build the BM25 index; the session is READY, or FAILED with the errors.
 
     On a thread of its own, not the store thread: a folder's load and index build take
@@ -70,24 +81,29 @@ async def _load(state: ApiState, session_id: str, sources: list[Source]) -> None
     """
     store = state.runtime.store
 
-    def work() -> tuple[int, list[dict[str, Any]]]:
+    def work() -> tuple[int, list[dict[str, Any]], list[dict[str, str]]]:
         with STORE_WRITES:
             report = load_sources(store, session_id, sources, state.paths,
-                                  store.session_config(session_id))
+                                  store.session_config(session_id), ocr=ocr)
         if report.loaded:
             # A search builds the session's persisted index (tantivy) as a side effect.
             search_session(store, session_id, "index", limit=1)
-        return len(report.loaded), report.to_dict().get("errors", [])
+        done = report.to_dict()
+        # Per-page notices ("page 3: image only, no text …") reach the client, not only a CLI.
+        warnings = [{"source": d["source"], "message": w}
+                    for d in done.get("loaded", []) for w in d.get("warnings", [])]
+        return len(report.loaded), done.get("errors", []), warnings
 
+    warnings: list[dict[str, str]] = []
     try:
-        loaded, errors = await asyncio.to_thread(work)
+        loaded, errors, warnings = await asyncio.to_thread(work)
     except RlmError as exc:
         loaded, errors = 0, [{"code": exc.code, "message": exc.message}]
     except Exception as exc:  # a bug of ours: the session says so instead of staying CREATING
         loaded, errors = 0, [{"code": "internal_error", "message": type(exc).__name__}]
     readiness = "READY" if loaded else "FAILED"
     await state.db(state.tenants.set_readiness, session_id, readiness,
-                   {"errors": errors} if errors else None)
+                   {"errors": errors, "warnings": warnings} if errors or warnings else None)
 
 
 def _check_paths(state: ApiState, docs: list[DocIn]) -> None:
@@ -124,9 +140,9 @@ async def create_session(body: SessionIn, request: Request,
         inline = sum(len(d.text.encode("utf-8")) for d in body.docs if d.text is not None)
         if (all(d.text is not None for d in body.docs)
                 and inline <= state.settings.inline_sync_bytes):
-            await _load(state, session_id, sources)
+            await _load(state, session_id, sources, body.ocr)
         else:
-            task = asyncio.create_task(_load(state, session_id, sources))
+            task = asyncio.create_task(_load(state, session_id, sources, body.ocr))
             state.loads.add(task)
             task.add_done_callback(state.loads.discard)
         return await _view(state, who, session_id)
@@ -139,19 +155,20 @@ async def create_session(body: SessionIn, request: Request,
 async def _view(state: ApiState, who: Principal, session_id: str) -> dict[str, Any]:
     store = state.runtime.store
 
-    def read() -> tuple[sqlite3.Row, list[Any]]:
+    def read() -> tuple[Any, list[Any]]:
         return state.tenants.owned_session(who.tenant_id, session_id), store.documents(session_id)
 
     row, docs = await state.db(read)
     status = row["readiness"]
+    load_notes = (json.loads(row["load_error"]) or {}) if row["load_error"] else {}
     return {
         "session_id": row["id"], "name": row["name"], "status": status,
         "readiness": {"parsed_ready": status == "READY", "search_ready": status == "READY",
                       "ready": status == "READY"},
         "created_at": row["created_at"], "closed_at": row["closed_at"],
         "expires_at": row["expires_at"],
-        "errors": (json.loads(row["load_error"]) or {}).get("errors", [])
-        if row["load_error"] else [],
+        "errors": load_notes.get("errors", []),
+        "warnings": load_notes.get("warnings", []),
         "docs": [{"doc_id": d.id, "doc_index": i, "source_name": d.source,
                   "length_chars": d.length_chars, "content_hash": d.content_hash,
                   "ingest_status": "PARSED"} for i, d in enumerate(docs)],
@@ -192,7 +209,7 @@ async def delete_session(session_id: str, request: Request,
 
     await state.db(delete)
     await request.app.state.runner.cancel_session(session_id)
-    state.release_runtime_session(session_id)
+    await state.release_runtime_session(session_id)
     return {"session_id": session_id, "status": "DELETED"}
 
 

@@ -19,7 +19,7 @@ router = APIRouter(prefix="/v1", tags=["system"])
 @router.get("/health")
 async def health(request: Request) -> dict[str, Any]:
     state = api_state(request)
-    await state.db(state.runtime.store.db.execute, "SELECT 1")  # the store answers
+    await state.db(state.runtime.store.sql.one, "SELECT 1")  # the store answers
     return {"status": "ok", "version": __version__,
             "running_executions": len(state.tasks),
             # Each pooled provider's hosts: up or down, models, requests in flight.
