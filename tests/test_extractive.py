@@ -184,3 +184,12 @@ def test_a_family_named_in_the_plural_possessive_is_the_family():
     from rlm_recursive.corpus.evidence import entities
     assert "wolski" in entities("When does the Wolskis' lease end?")
     assert "james" in entities("Where is James's office?")
+
+
+def test_table_rows_stay_apart_even_when_one_starts_in_lower_case():
+    table = ("ref | site | units\nR-1 | north depot | 493\n"
+             "remark | The heparin infusion for bed 4B was set at 1700 units per hour.\n"
+             "R-2 | east annex | 502\n")
+    units = [u.text for u in split_units([table])]
+    assert "remark | The heparin infusion for bed 4B was set at 1700 units per hour." in units
+    assert not any("R-1" in u and "heparin" in u for u in units)

@@ -157,7 +157,9 @@ def _logical_lines(text: str, offset: int, lines: list[str]) -> list[tuple[int, 
     previous, in_entry = "", False
     for line in lines:
         end = offset + len(line)
-        if spans and (line[:1].islower() or _wrapped(previous, line)
+        # A table's row never continues the row above ("remark | ..." starts in lower case).
+        tabular = bool(_TABULAR.search(line) or _TABULAR.search(previous))
+        if spans and ((line[:1].islower() and not tabular) or _wrapped(previous, line)
                       or (in_entry and _carries_entry(line))):
             spans[-1] = (spans[-1][0], end)
         else:
