@@ -132,3 +132,35 @@ async def test_classify_stops_at_its_time_budget_with_a_partial_count(rt):
     seen = re.search(r"items seen (\d+) / items total (\d+)", result.answer)
     assert seen and int(seen.group(1)) < int(seen.group(2)) == 600, result.answer
     assert "PARTIAL" in result.answer
+
+
+async def test_a_fact_beside_its_neighbours_comes_back_from_the_entitys_line(rt):
+    """The runtime finds the line naming the patient and keeps its copy of the answer:
+    SmolLM2's own answer is kept only when it states that line's values and no others."""
+    board = ("Ward 6 night handover\n\n"
+             "Bed 1 — Mr Keane, 78. Heparin infusion at 1,100 units/hr; APTT due 10:00.\n"
+             "Bed 7 — Mrs Whitlock, 70. Heparin infusion at 900 units/hr; latex allergy.\n"
+             "Bed 8 — Mr Achterberg, 67. Pacing wire in situ, rate set at 70 bpm.\n")
+    sid = load(rt, "Filler about the weather and the hills. " * 300, board)
+    result = await run_query(rt, sid, "What rate is the heparin running at for Mrs Whitlock?",
+                             EMBEDDED, providers=ProviderPool())
+    assert result.strategy == "search" and result.grounded
+    assert "900" in result.answer and "1,100" not in result.answer
+    for citation in result.citations:
+        assert verify_citation(rt.store, sid, citation)["valid"]
+
+
+async def test_negated_counts_and_averages_are_computed_with_no_model_call(rt):
+    rows = ["booking\tnights\tchannel\tstatus"] + [
+        f"B-{i}\t{i % 5 + 1}\t{('agency', 'direct')[i % 2]}\t"
+        f"{('confirmed', 'cancelled', 'confirmed', 'no-show')[i % 4]}" for i in range(40)]
+    sid = load(rt, "\n".join(rows) + "\n")
+    counted = await run_query(rt, sid, "How many bookings are not confirmed?", EMBEDDED,
+                              providers=ProviderPool())
+    assert counted.strategy == "count" and counted.usage["model_calls"] == 0
+    assert counted.answer.split()[0] == str(sum(i % 4 in (1, 3) for i in range(40)))
+    mean = await run_query(rt, sid, "What is the average nights of the direct bookings?",
+                           EMBEDDED, providers=ProviderPool())
+    direct = [i % 5 + 1 for i in range(40) if i % 2]
+    assert mean.answer.split()[0] == f"{sum(direct) / len(direct):g}"
+    assert mean.usage["model_calls"] == 0 and mean.grounded
