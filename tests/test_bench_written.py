@@ -40,3 +40,11 @@ def test_scores_follow_the_family():
     missing = _task("dev", "Which carrier handles shipment SH-1020?")
     assert missing.score("Not found in the loaded documents.") == 1.0
     assert missing.score("Not found, but maybe Maersk") == 0.0
+
+
+def test_a_value_inside_a_longer_number_is_not_said():
+    from rlm_recursive.bench.suite import value_score
+    score = value_score("1700 units per hour", ["700 units per hour", "2,100 units per hour"])
+    assert score("The infusion for bed 4B is set at 1700 units per hour.") == 1.0
+    assert score("1700 or 700 units per hour") == 0.0
+    assert value_score("700 units", [])("set at 1700 units") == 0.0

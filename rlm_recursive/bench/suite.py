@@ -105,9 +105,15 @@ def value_score(gold: str, others: list[str]) -> Callable[[str], float]:
     "not found" (case, spaces and thousands separators aside)."""
     def score(answer: str) -> float:
         said = _norm(answer)
-        return float(_norm(gold) in said and not any(_norm(o) in said for o in others)
+        return float(_said(gold, said) and not any(_said(o, said) for o in others)
                      and not not_found(answer))
     return score
+
+
+def _said(value: str, said: str) -> bool:
+    """`value` in the normalised answer, not inside a longer number ("700 units per hour"
+    is not said by "1700 units per hour")."""
+    return re.search(r"(?<![0-9])" + re.escape(_norm(value)) + r"(?![0-9])", said) is not None
 
 
 def _facts(rng: random.Random, part: str, length: int, answerable: bool, i: int) -> BenchTask:
