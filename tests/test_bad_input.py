@@ -107,6 +107,7 @@ def _base(path: tuple[str, ...], sid: str, doc: str) -> list[str]:
         ("bench", "multihop"): ["bench", "multihop", "--hops", "9", "-n", "1"],
         ("bench", "suite"): ["bench", "suite", "--families", "bogus", "-n", "1"],
         ("bench", "routing"): ["bench", "routing", "--part", "bogus"],
+        ("bench", "written"): ["bench", "written", "--families", "bogus"],
         ("export",): ["export", "ses_missing", "--repo", "."],
         ("skill", "install"): ["skill", "install"],
         ("chat",): ["chat", "missing.txt"],

@@ -12,6 +12,7 @@ from strategy_support import ask, load, small_runtime
 
 from rlm_recursive.agent.citations import verify_citation
 from rlm_recursive.agent.grounding import NOT_FOUND
+from rlm_recursive.agent.strategies import search as search_strategy
 from rlm_recursive.agent.strategies.search import ANSWER_SYSTEM
 from rlm_recursive.providers.base import ChatRequest, ChatResult
 from rlm_recursive.providers.fake import reply
@@ -27,6 +28,13 @@ ARCHIVES = (
 )
 LOG = "\n".join(f"2024-03-0{d} 10:0{d}:00 INFO [mailer] queue drained in {d * 7} ms"
                 for d in range(1, 8))
+
+
+@pytest.fixture(autouse=True)
+def model_answers(monkeypatch):
+    """These tests ground what a model answered: the search strategy's own extraction (which
+    copies the answer without asking the model; tests/test_extractive.py) is turned off."""
+    monkeypatch.setattr(search_strategy, "extract", lambda *args: None)
 
 
 @pytest.fixture

@@ -67,6 +67,11 @@ def _serving(runtime: Runtime, key: str, model: HeldModel | ReplModel
         yield server, client
 
 
+def _job_ends(url: str, job_id: int, status: str) -> None:
+    """The worker acknowledges a job to procrastinate just after the row's final write."""
+    until(lambda: job_row(url, job_id)["status"] == status, 10, f"job {job_id} {status}")
+
+
 def _enqueue(client: httpx.Client, strategy: str = "agent", **options
              ) -> tuple[str, str, float]:
     made = client.post("/v1/sessions", json={"docs": [{"text": NOTES,
@@ -139,7 +144,7 @@ def test_the_api_enqueues_and_a_worker_subprocess_runs_it(shared, data_dir, tmp_
         assert cited and all(c["session_id"] == sid and c["tenant_id"] == "acme"
                              for c in cited)
         assert "7316" in NOTES[cited[0]["start_char"]:cited[0]["end_char"]]
-        assert job_row(url, job_id)["status"] == "succeeded"
+        _job_ends(url, job_id, "succeeded")
         assert len(model.bodies("/api/chat")) >= 2  # the worker, not the API, asked the model
         # The API that queued it followed it: its events, from QUEUED to the stored answer.
         with client.stream("GET", f"/v1/executions/{execution_id}/events") as response:
@@ -183,7 +188,7 @@ def test_a_worker_killed_mid_execution_is_finished_by_another(shared, data_dir, 
         attempts = store.db.one("SELECT attempt FROM executions WHERE id = ?",
                                 (execution_id,))[0]
         assert attempts == 2  # the killed run, then the one that finished
-        assert job_row(url, store.job_id(execution_id))["status"] == "succeeded"
+        _job_ends(url, store.job_id(execution_id), "succeeded")
         # Counted once: the killed run never reached its final write.
         usage = TenantStore(runtime.store).usage_today("acme")
         assert usage["executions"] == 1
@@ -287,8 +292,35 @@ def test_cancel_reaches_a_queued_and_a_running_execution(shared, data_dir, tmp_p
         record = store.get(running)
         assert record["status"] == "FAILED", (tmp_path / "w.log").read_text()
         assert record["error"]["code"] == "cancelled"
-        assert job_row(url, store.job_id(running))["status"] == "aborted"
+        _job_ends(url, store.job_id(running), "aborted")
         held.release.set()
+
+
+def test_a_cancel_asked_after_its_worker_died_ends_the_execution(shared, data_dir, tmp_path,
+                                                                 workers):
+    runtime, url, key = shared
+    queue = ExecutionQueue(url, runtime.store.sql)
+    store = queue.executions
+    held = HeldModel(ANSWER)
+    held.held.set()
+    with _serving(runtime, key, held) as (model, client):
+        first = start_worker(data_dir, url, model.url, tmp_path / "w1.log", "--lease-s", "3")
+        workers.append(first)
+        _, execution_id, _ = _enqueue(client)
+        until(lambda: held.answering >= 1, 60, "the worker to reach the model")
+        first.send_signal(signal.SIGKILL)
+        first.wait(10)
+        # Nobody runs it now: the abort is only recorded, the row still says RUNNING.
+        assert queue.cancel(execution_id) is False
+        assert store.status(execution_id) == "RUNNING"
+        held.release.set()
+        # The next worker finds the stalled job, does not run it again, and ends the row.
+        workers.append(start_worker(data_dir, url, model.url, tmp_path / "w2.log",
+                                    "--lease-s", "3"))
+        until(lambda: is_finished(store.status(execution_id)), 60, "the stalled-job check")
+        assert store.get(execution_id)["error"]["code"] == "cancelled"
+        assert job_row(url, store.job_id(execution_id))["status"] == "failed"
+        assert held.answering == 1  # never asked again
 
 
 def test_the_worker_needs_the_shared_store(tmp_path):

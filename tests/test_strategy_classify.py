@@ -212,3 +212,25 @@ async def test_named_fields_narrow_the_items_judged(tmp_path, monkeypatch):
     assert len(shown) == 30 and all("level=ERROR" in line for line in shown)
     gold = sum(i % 2 == 1 and i % 3 != 0 for i in range(60))
     assert result.answer.split()[0] == str(gold)
+
+
+def test_the_estimate_is_revised_from_measured_calls_and_remembered(monkeypatch):
+    """A loaded machine runs the embedded model ~3x slower than its size says: the pace of
+    the first calls revises the estimate, and the next run on that model starts from it."""
+    from rlm_recursive.agent.recursion import Tier
+    from rlm_recursive.agent.strategies import classify as classify_strategy
+    from rlm_recursive.catalog import ModelInfo
+
+    monkeypatch.setattr(classify_strategy, "_MEASURED", {})
+    tier = Tier(provider="embedded", model="smollm2",
+                info=ModelInfo(provider="embedded", params_b=0.135))
+    prior = classify_strategy.estimate(tier, 300, 6, 6000)
+    assert prior > 0
+    # Two calls of six done, one at a time, at three times the prior's pace per call.
+    pace = 3 * prior / 6
+    whole = classify_strategy.revised(prior, 2 * pace, 2, 6, 1)
+    assert whole == pytest.approx(3 * prior)
+    # Two in flight: four calls in the time of two, so the six take the time of three.
+    assert classify_strategy.revised(prior, 2 * pace, 4, 6, 2) == pytest.approx(3 * pace)
+    classify_strategy._MEASURED[("embedded", "smollm2")] = whole / prior
+    assert classify_strategy.estimate(tier, 300, 6, 6000) == pytest.approx(3 * prior)

@@ -26,9 +26,10 @@ from ..providers.base import Message
 from ..tools.search import search_session
 from ..types import SpanRef
 from .context import AgentAnswer, RunContext
+from .extractive import disagree, verify_extract
 from .model_call import call_model, window_chars
 
-__all__ = ["NOT_FOUND", "Grounding", "ground_answer", "not_found_answer"]
+__all__ = ["NOT_FOUND", "Grounding", "ground_answer", "not_found_answer", "said_before"]
 
 NOT_FOUND = "Not found in the loaded documents."
 Method = Literal["checked", "reasked", "extractive", "computed", "not_found", "contexts"]
@@ -88,7 +89,7 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
                                             closest, answer.text))
     # What the person said earlier in the conversation backs an answer too ("my locker code
     # is ..."), checked like a cited span; only the documents are quoted or shown as closest.
-    said = await asyncio.to_thread(_said_before, rc)
+    said = await asyncio.to_thread(said_before, rc)
     pool = texts + said
     pool_units = split_units(pool)
     units = [u for u in pool_units if u.source < len(texts)]
@@ -96,9 +97,25 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
     chain_end = str(bridges[-1]) if bridges else None
     long_form = strategy == "map-reduce"  # a summary of every chunk, not one sentence's fact
     first = check_support(answer.text, question, pool, pool_units, chain_end, long_form)
+    # The runtime's own copy (small models): taken when the model's answer is not backed,
+    # or names none of the values the line holding the question's entities gives.
+    ours = answer.extra.get("extraction")
+    if isinstance(ours, dict) and (not first.supported or disagree(
+            answer.text, str(ours["answer"]), question)):
+        runtime = AgentAnswer(str(ours["answer"]), answer.tier, 0, extra={"extracted": ours})
+        links = ours.get("bridges") or []
+        end = str(links[-1]) if links else None
+        if (check_support(runtime.text, question, pool, pool_units, end).supported
+                or await asyncio.to_thread(_extract_holds, rc, question, runtime)):
+            failed = first.failures() or {"disagreed": "the model's answer names none of the "
+                                                        "values of the line it was shown"}
+            return runtime.text, _record(Grounding(True, "extractive", failed,
+                                                   original=answer.text))
     if first.supported:
         return answer.text, _record(Grounding(True, "checked"))
     failed = first.failures()
+    if await asyncio.to_thread(_extract_holds, rc, question, answer):
+        return answer.text, _record(Grounding(True, "extractive", failed))
     if _computed_by_code(answer, first, texts):
         return answer.text, _record(Grounding(True, "computed", failed))
     if units:
@@ -135,6 +152,21 @@ def _computed_by_code(answer: AgentAnswer, first: Support, texts: list[str]) -> 
     return all(value not in typed for value in first.missing_values)
 
 
+def _extract_holds(rc: RunContext, question: str, answer: AgentAnswer) -> bool:
+    """A field the runtime copied from a record ("carrier: CMA CGM" from a CSV row): checked
+    against the record's own text in the store (the value and every entity the question
+    names in it, the field's name in it or in its table's header before it)."""
+    copied = answer.extra.get("extracted")
+    if not isinstance(copied, dict) or not copied.get("field"):
+        return False
+    doc = next((d for d in rc.store.documents(rc.session_id) if d.id == copied["doc_id"]), None)
+    if doc is None:
+        return False
+    text = rc.store.text(doc)
+    return verify_extract(question, answer.text, text[copied["start"]:copied["end"]],
+                          text[:copied["start"]])
+
+
 def _record(grounding: Grounding) -> Grounding:
     """The run's trace keeps the outcome, content-free: no value or word of the answer."""
     trajectory.describe(trajectory.active(), grounding={
@@ -143,7 +175,7 @@ def _record(grounding: Grounding) -> Grounding:
     return grounding
 
 
-def _said_before(rc: RunContext) -> list[str]:
+def said_before(rc: RunContext) -> list[str]:
     """The person's earlier messages in this conversation (not the question just asked)."""
     if rc.memory is None:
         return []

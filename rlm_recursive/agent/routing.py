@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Literal
 
 from ..corpus.records import Layout, read_layout
 from ..corpus.tally import FieldFilter, TallyPlan, match_values, phrase_regex, stems, words
+from .plan_words import Aggregation, aggregation, collection, negated_scopes, negation_words
 
 if TYPE_CHECKING:
     from .context import RunContext
@@ -44,8 +45,6 @@ _OFTEN = re.compile(r"\b(most|least)\s+(frequent(ly)?|common(ly)?|often)\b|\bfew
                     re.IGNORECASE)
 _TIMES = re.compile(r"\bhow\s+(often|frequently)\b|\btimes\b|\boccurrences?\b",
                     re.IGNORECASE)
-_NEGATION = re.compile(r"\b(not|without|except|excluding|other\s+than|aren't|isn't|weren't|"
-                       r"wasn't|don't|doesn't|didn't|never|non)\b", re.IGNORECASE)
 _SUMMARY = re.compile(
     r"\bsummari[sz](e|ing)\b|\b(give|write|provide|produce|need|want)\b[^?.]{0,20}"
     r"\b(summary|overview|recap|synopsis|digest)\b|\btl;?dr\b|\bgist\b|\bin a nutshell\b"
@@ -59,6 +58,7 @@ _PARTICIPLE = re.compile(
     r"\bthe\s+(?:[\w-]+\s+){0,2}?[\w-]+\s+(running|housing|managing|owning|leading|hosting|"
     r"operating|supervising|overseeing|handling|responsible\s+for|in\s+charge\s+of|behind|"
     r"assigned\s+to|based\s+in|located\s+in|that's|which's)\s", re.IGNORECASE)
+_AUXILIARY = re.compile(r"\b(is|are|was|were|been|be)\s*$", re.IGNORECASE)
 _OPENING = re.compile(r"^\s*(?:(?:what|which|who|whom|where|when|how)(?:'s|\s+is|\s+was|"
                       r"\s+are|\s+were|\s+does|\s+did|\s+do)?|tell\s+me|give\s+me|find|name|"
                       r"state|list|identify)\s+", re.IGNORECASE)
@@ -81,7 +81,9 @@ _STOP = frozenset(
     "throw threw thrown got see seen saw found happen happened still currently now ever "
     "so far yet today overall get gets return returned returns send sent sends make made "
     "makes need needs go went want belong belongs belonging associated related under within "
-    "inside among between into out about over up there's here altogether entire".split())
+    "inside among between into out about over up there's here altogether entire ones one through "
+    "via"
+    .split())
 _UNITS = frozenset(stems("line lines entry entries record records row rows item items event "
                          "events message messages log logs note notes paragraph paragraphs "
                          "section sections"))
@@ -101,6 +103,9 @@ class CountDraft:
     offered: list[str] = field(default_factory=list)
     """The values of `rank_key` the question offers (empty: every value)."""
     negated: bool = False
+    """A negation whose clause names nothing the plan can exclude (a judgement)."""
+    aggregate: Aggregation | None = None
+    """A sum/average over a numeric field instead of a count."""
 
 
 _AGGREGATE = re.compile(
@@ -132,22 +137,25 @@ def has_bridge(question: str) -> bool:
         # itself, one look-up. A clause further on bridges to another entity.
         if m.start() > target_end + 1 or not head:
             return True
-    return bool(_PARTICIPLE.search(body))
+    # "is the heparin infusion running for bed 4A": the question's own verb, not a bridge.
+    return any(not _AUXILIARY.search(body[:m.start()]) for m in _PARTICIPLE.finditer(body))
 
 
-def _content_runs(question: str, skip: set[int]) -> list[list[str]]:
-    """Runs of adjacent content words, by position, leaving out the `skip` positions."""
-    runs: list[list[str]] = []
+def _content_runs(question: str, skip: set[int]) -> list[tuple[list[str], list[int]]]:
+    """Runs of adjacent content words and their positions, leaving out the `skip` ones."""
+    runs: list[tuple[list[str], list[int]]] = []
     current: list[str] = []
+    at: list[int] = []
     for i, word in enumerate(words(question)):
         keep = i not in skip and word not in _STOP and len(word) > 1
         if keep:
             current.append(word)
+            at.append(i)
         elif current:
-            runs.append(current)
-            current = []
+            runs.append((current, at))
+            current, at = [], []
     if current:
-        runs.append(current)
+        runs.append((current, at))
     return runs
 
 
@@ -167,39 +175,92 @@ def _head_unit(question: str, taken: set[int] | None = None) -> int | None:
 
 
 def count_draft(question: str, layout: Layout) -> CountDraft:
-    """The count plan a question's words support in this corpus."""
+    """The count plan a question's words support in this corpus.
+
+    Values named inside a negation's clause ("not in service", "other than Leeds") are
+    excluded, not required; "no <field>" asks for records whose field says none. An
+    aggregate ("the total monthly rent") names its numeric field, which is not a filter.
+    The collection the question names ("in the mail log") selects documents."""
     q_stems = stems(question)
-    matches = match_values(q_stems, layout.fields)
-    filters = list(dict.fromkeys(FieldFilter(field=m.field, value=m.value) for m in matches))
-    skip = {i for m in matches for i in range(m.start, m.stop)}
+    named_keys = _key_phrases(q_stems, layout)
+    # "not opened by alice": "opened by" names the field opened_by, not the value "open".
+    matches = [m for m in match_values(q_stems, layout.fields)
+               if not named_keys & set(range(m.start, m.stop))]
+    scopes = negated_scopes(question)
+    negated_at = set().union(*scopes) if scopes else set()
+    filters = list(dict.fromkeys(FieldFilter(field=m.field, value=m.value) for m in matches
+                                 if m.start not in negated_at))
+    exclude = list(dict.fromkeys(FieldFilter(field=m.field, value=m.value) for m in matches
+                                 if m.start in negated_at))
+    skip = {i for m in matches for i in range(m.start, m.stop)} | negation_words(question)
     keys = {s for key in layout.fields for s in stems(key)}
+    absent = [key for key in layout.fields if stems(key) and any(
+        set(stems(key)) <= {q_stems[i] for i in scope} for scope in scopes)
+        and not any(m.field == key for m in matches)]
     skip |= {i for i, s in enumerate(q_stems) if s in keys or s in _UNITS}
-    head = _head_unit(question, skip)
-    if head is not None and filters:
+    agg = aggregation(question, layout)
+    if agg is not None:
+        skip |= agg.words
+    within, docs = collection(question, layout)
+    skip |= within
+    head = _head_unit(question, skip) if agg is None else _unit_after(question, agg, skip)
+    if head is not None and (filters or exclude or absent or agg is not None):
         skip.add(head)  # "how many tickets are in billing": tickets are the unit counted
-    draft = CountDraft(TallyPlan(filters=filters), negated=bool(_NEGATION.search(question)))
+    draft = CountDraft(TallyPlan(filters=filters, exclude=exclude, absent=absent, docs=docs),
+                       aggregate=agg)
     rank = _OFTEN.search(question) or (_RANK.search(question) and re.search(
         r"\b(which|what)\b", question, re.IGNORECASE))
-    if rank:
+    if rank and agg is None:
         draft.rank_key = _rank_key(question, layout, matches)
         if draft.rank_key is not None:
             draft.offered = [m.value for m in matches if m.field == draft.rank_key]
             draft.plan.filters = [f for f in filters if f.field != draft.rank_key]
     corpus = _corpus_sample(layout)
-    for run in _content_runs(question, skip):
+    resolved = {i for scope in scopes for i in scope if i in skip}
+    for run, at in _content_runs(question, skip):
         phrase = " ".join(run)
+        negative = bool(set(at) & negated_at)
+        target = draft.plan.exclude_phrases if negative else draft.plan.phrases
         if phrase_regex(phrase).search(corpus):
-            draft.plan.phrases.append(phrase)
+            target.append(phrase)
+            resolved |= set(at)
         else:
             found = [w for w in run if phrase_regex(w).search(corpus)]
             if len(found) == len(run):
-                draft.plan.phrases.extend(found)
+                target.extend(found)
+                resolved |= set(at)
             else:
                 draft.unknown.extend(w for w in run if w not in found)
     draft.plan.phrases = [p for p in draft.plan.phrases if not _everywhere(p, layout)]
+    # A negation whose clause named nothing the plan could exclude is a judgement.
+    draft.negated = any(not (scope & resolved) and not any(
+        set(stems(k)) <= {q_stems[i] for i in scope} for k in absent) for scope in scopes)
     draft.plan.occurrences = bool(_TIMES.search(question)) and not filters
-    draft.plan.every = not (filters or draft.plan.phrases or draft.unknown)
+    draft.plan.every = draft.plan.empty and not draft.unknown
     return draft
+
+
+def _key_phrases(q_stems: tuple[str, ...], layout: Layout) -> set[int]:
+    """Positions where the question spells out a field name of two or more words."""
+    out: set[int] = set()
+    for key in layout.fields:
+        seq = stems(key)
+        if len(seq) < 2:
+            continue
+        for i in range(len(q_stems) - len(seq) + 1):
+            if q_stems[i:i + len(seq)] == seq:
+                out |= set(range(i, i + len(seq)))
+    return out
+
+
+def _unit_after(question: str, agg: Aggregation, taken: set[int]) -> int | None:
+    """The noun an aggregate runs over: the first free word after the quantity's
+    preposition ("the total cost of | incidents in chemistry", "of the Maersk | shipments")."""
+    ws = words(question)
+    j = max(agg.words) + 1
+    while j < len(ws) and (ws[j] in _STOP or j in taken):
+        j += 1
+    return j if j < len(ws) else None
 
 
 def _rank_key(question: str, layout: Layout, matches: list) -> str | None:
@@ -243,14 +304,31 @@ def _states_number(question: str, layout: Layout) -> bool:
     ws = words(question)
     if head is None or head >= len(ws) or ws[head] in _STOP:
         return False
-    stem = re.escape(stems(ws[head])[0])
-    stated = re.compile(rf"\b{_NUMBER}\s+(?:[\w-]+\s+){{0,2}}?{stem}\w{{0,3}}\b",
-                        re.IGNORECASE)
-    return any(stated.search(r.text) for r in layout.records)
+    # The counted noun may end a longer phrase: "how many flu vaccine doses" → doses (a
+    # plural in the run of words after "how many"; "requests took" ends at a verb).
+    run = []
+    for w in ws[head:head + 3]:
+        if w in _STOP:
+            break
+        run.append(w)
+    nouns = run[:1] + [w for w in run[1:] if w.endswith("s")]
+    for noun in nouns:
+        stem = re.escape(stems(noun)[0])
+        stated = re.compile(rf"\b{_NUMBER}\s+(?:[\w-]+\s+){{0,2}}?{stem}\w{{0,3}}\b",
+                            re.IGNORECASE)
+        if any(stated.search(r.text) for r in layout.records):
+            return True
+    return False
 
 
 def route(question: str, layout: Layout | None) -> tuple[Route, str]:
     """The runtime strategy for a question, and why (layout None: from the wording alone)."""
+    # A sum or average of a numeric field the records hold: computed by code, however few.
+    if layout is not None and aggregation(question, layout):
+        draft = count_draft(question, layout)
+        if draft.aggregate and not (draft.unknown or draft.negated):
+            return "count", (f"the {draft.aggregate.op} of {draft.aggregate.key} over "
+                             f"{draft.plan.describe()}: computed by code")
     if asks_to_count(question):
         if layout is None:
             return "count", "the question asks how many"
@@ -263,7 +341,8 @@ def route(question: str, layout: Layout | None) -> tuple[Route, str]:
             narrowed = f" among {draft.plan.describe()}" if draft.plan.filters else ""
             return "classify", (f"no record says {' '.join(draft.unknown)!r} literally: "
                                 f"each record{narrowed} is judged")
-        if draft.plan.filters or draft.rank_key:
+        if (draft.plan.filters or draft.plan.exclude or draft.plan.absent or draft.rank_key
+                or (draft.plan.exclude_phrases and not draft.unknown)):
             return "count", f"the question names field values ({draft.plan.describe()})"
         if _states_number(question, layout):
             return "search", "the text states the number: a look-up"
@@ -292,7 +371,9 @@ async def session_layout(rc: RunContext) -> tuple[Layout, list[tuple[str, str]]]
     texts = await asyncio.to_thread(lambda: [(d.id, rc.store.text(d)) for d in documents])
     layout = _LAYOUTS.get(key)
     if layout is None:
-        layout = await asyncio.to_thread(read_layout, texts)
+        names = {d.id: (d.source or "").replace("\\", "/").rsplit("/", 1)[-1]
+                 for d in documents}
+        layout = await asyncio.to_thread(read_layout, texts, names)
         _LAYOUTS[key] = layout
         while len(_LAYOUTS) > 4:
             _LAYOUTS.popitem(last=False)

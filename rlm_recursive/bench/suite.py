@@ -25,7 +25,7 @@ from .harness import BenchTask
 from .hosts import HOSTS, host_text
 from .suite_counts import FORMATS, classify_task, count_task
 
-__all__ = ["FAMILIES", "PARTS", "make_tasks", "not_found"]
+__all__ = ["FAMILIES", "PARTS", "make_tasks", "not_found", "value_score"]
 
 FAMILIES = ("fact", "multihop", "count", "classify", "unanswerable")
 PARTS = ("dev", "heldout")
@@ -100,7 +100,9 @@ def _norm(text: str) -> str:
     return re.sub(r"[\s,]", "", text.lower())
 
 
-def _value_score(gold: str, others: list[str]) -> Callable[[str], float]:
+def value_score(gold: str, others: list[str]) -> Callable[[str], float]:
+    """Right when the answer names the gold value, no other entity's value, and is no
+    "not found" (case, spaces and thousands separators aside)."""
     def score(answer: str) -> float:
         said = _norm(answer)
         return float(_norm(gold) in said and not any(_norm(o) in said for o in others)
@@ -121,7 +123,7 @@ def _facts(rng: random.Random, part: str, length: int, answerable: bool, i: int)
     question = rng.choice(kind.asks).format(e=target)
     family = "fact" if answerable else "unanswerable"
     if answerable:
-        score = _value_score(values[0], values[1:])
+        score = value_score(values[0], values[1:])
     else:
         def score(answer: str) -> float:
             return float(not_found(answer) and not any(_norm(v) in _norm(answer)
@@ -159,7 +161,7 @@ def _multihop(rng: random.Random, part: str, length: int, i: int) -> BenchTask:
     question = rng.choice(asks).format(a=starts[0])
     return BenchTask(group=f"{part} multihop", length=len(text), question=question,
                      documents=((f"{host}.txt", text),),
-                     score=_value_score(codes[0], codes[1:]), gold=f"{codes[0]} ({host})")
+                     score=value_score(codes[0], codes[1:]), gold=f"{codes[0]} ({host})")
 
 
 def make_tasks(seed: int, parts: list[str], families: list[str], length: int, per_family: int,

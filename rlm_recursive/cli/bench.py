@@ -15,7 +15,7 @@ from rich.table import Table
 from ..agent.query import QueryOptions
 from ..agent.strategies import STRATEGIES
 from ..agent.strategies import Strategy as StrategyName
-from ..bench import multihop, oolong, routing, suite
+from ..bench import multihop, oolong, routing, suite, written
 from ..bench.harness import Outcome, run_bench
 from ..bench.sniah import run_sniah
 from ..errors import RlmError
@@ -187,6 +187,20 @@ def multihop_cmd(
         progress=progress, profile=_profile(ctx)))
 
 
+def _parts_and_families(part: str, families: str, known_parts: tuple[str, ...],
+                        known_families: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """--part and --families, checked (a usage error names what is allowed)."""
+    parts = [p.strip() for p in part.split(",") if p.strip()]
+    chosen = [f.strip() for f in families.split(",") if f.strip()]
+    if not parts or set(parts) - set(known_parts):
+        raise typer.BadParameter("use dev and/or heldout", param_hint="--part")
+    unknown = sorted(set(chosen) - set(known_families))
+    if not chosen or unknown:
+        raise typer.BadParameter(f"unknown famil(ies) {', '.join(unknown)}; use "
+                                 f"{', '.join(known_families)}", param_hint="--families")
+    return parts, chosen
+
+
 @bench_app.command("suite")
 def suite_cmd(
     ctx: typer.Context,
@@ -207,20 +221,39 @@ def suite_cmd(
 ) -> None:
     """Every family over varied generators, dev and held-out: accuracy, time, calls, tokens,
     against the direct baseline."""
-    parts = [p.strip() for p in part.split(",") if p.strip()]
-    chosen = [f.strip() for f in families.split(",") if f.strip()]
-    if not parts or set(parts) - set(suite.PARTS):
-        raise typer.BadParameter("use dev and/or heldout", param_hint="--part")
-    unknown = sorted(set(chosen) - set(suite.FAMILIES))
-    if not chosen or unknown:
-        raise typer.BadParameter(f"unknown famil(ies) {', '.join(unknown)}; use "
-                                 f"{', '.join(suite.FAMILIES)}", param_hint="--families")
+    parts, chosen = _parts_and_families(part, families, suite.PARTS, suite.FAMILIES)
     generated = suite.make_tasks(seed, parts, chosen, _lengths(length)[0], tasks,
                                  classify_items)
     options = _options(provider, model, preset).model_copy(
         update={"classify_budget_s": classify_budget})
     _run("suite", json_out, lambda progress: run_bench(
         "suite", generated, seed=seed, methods=_methods(method, strategy), options=options,
+        progress=progress, profile=_profile(ctx)))
+
+
+@bench_app.command("written")
+def written_cmd(
+    ctx: typer.Context,
+    part: Annotated[str, typer.Option(help="dev, heldout, or both (comma-separated).")
+                    ] = "dev",
+    families: Annotated[str, typer.Option(help="Families, comma-separated: "
+                                               + ", ".join(written.FAMILIES))
+                        ] = ",".join(written.FAMILIES),
+    length: Lengths = "200k",
+    classify_budget: Annotated[float, typer.Option(help="Seconds of judging per classify "
+                                                        "run before a partial count.", min=1)
+                               ] = 300.0,
+    seed: int = 0, method: Methods = None, strategy: Strategy = "auto",
+    provider: Provider = None, model: str | None = None, preset: Preset = None,
+    json_out: JsonOut = False,
+) -> None:
+    """Hand-written documents and questions (no generator), dev and held-out."""
+    parts, chosen = _parts_and_families(part, families, written.PARTS, written.FAMILIES)
+    tasks = written.make_tasks(seed, parts, chosen, _lengths(length)[0])
+    options = _options(provider, model, preset).model_copy(
+        update={"classify_budget_s": classify_budget})
+    _run("written", json_out, lambda progress: run_bench(
+        "written", tasks, seed=seed, methods=_methods(method, strategy), options=options,
         progress=progress, profile=_profile(ctx)))
 
 

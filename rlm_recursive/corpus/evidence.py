@@ -16,7 +16,6 @@ every entity the question names.
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 import unicodedata
@@ -24,23 +23,21 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-import tantivy
+from .units import (
+    SENTENCE_END,
+    STOP,
+    THOUSANDS,
+    Unit,
+    has_word,
+    normalise,
+    shared_words,
+    split_units,
+    stems,
+)
 
-__all__ = ["Support", "Unit", "best_units", "check_support", "entities", "normalise",
+__all__ = ["Support", "Unit", "best_units", "check_support", "contains", "entities", "normalise",
            "split_units", "stems", "values"]
 
-_STOP = frozenset((
-    "a an and are as at be but by for if in into is it its no not of on or such that the their "
-    "then there these they this to was will with what which who whom whose where when why how "
-    "do does did has have had were been being can could would should may might must shall "
-    "i me my we our you your he him his she her them than so very also just only about from "
-    "up down out over under again any all each both few more most other some own same too "
-    "answer question excerpt excerpts passage passages text document documents based given "
-    "according says said here following "
-    # The frame of a question, not its topic ("how long did it take", "when did it go off").
-    "long much many often time go goes went gone get got off take takes took make made "
-    "happen happened know tell find mention mentioned exact exactly"
-).split())
 _COMMON_CAPS = frozenset((
     "What Which Who Whom Whose Where When Why How Is Are Was Were Does Do Did Can Could Would "
     "Should Has Have Had The A An In On At Of For To From By With According Please Tell Give "
@@ -48,45 +45,11 @@ _COMMON_CAPS = frozenset((
     "Yes No If Then There Here"
 ).split())
 
-_THOUSANDS = re.compile(r"(?<=\d)[,\u00a0\u202f\u2009'](?=\d{3}(?!\d))")
-"""Not a plain space: "ward 7 200 ml" is two numbers."""
-_DASHES = re.compile(r"[\u2010-\u2015\u2212]")
-_SPACES = re.compile(r"\s+")
 _VALUE = re.compile(r"[^\W_](?:[\w.:/+-]*[^\W_])?")
 _CAPS_WORD = re.compile(r"\b[A-Z][\w'-]*")
 _QUOTED = re.compile(r"\"([^\"]{2,80})\"|“([^”]{2,80})”|'([^']{2,80})'")
 _NOUN_NUMBER = re.compile(r"\b([A-Za-z][a-z]{2,})\s+(#?\d[\w-]*)\b")
-_ABBREVIATIONS = ("Dr", "Mr", "Ms", "Mrs", "St", "Prof", "No", "vs", "Fig", "Dept")
-_SENTENCE_END = re.compile(
-    "".join(rf"(?<!\b{a}\.)" for a in _ABBREVIATIONS)  # "Dr. Achebe" is one sentence
-    + r"(?<=[.!?;])\s+(?=[\"'(\[A-Z0-9])")
-_KEY_VALUE = re.compile(r"^\s*[\w][\w ./()-]{0,40}:\s+\S")
 _ECHO_LEAD = re.compile(r"^\s*(question|answer|the answer is|a)\s*[:\-]?\s*", re.IGNORECASE)
-
-
-def normalise(text: str) -> str:
-    """NFC, casefolded, one kind of dash, no thousands separators, single spaces."""
-    text = unicodedata.normalize("NFC", text).casefold()
-    text = _DASHES.sub("-", text)
-    text = _THOUSANDS.sub("", text)
-    return _SPACES.sub(" ", text)
-
-
-@functools.cache
-def _stemmer() -> tantivy.TextAnalyzer:
-    # The search index's stemmed field uses the same chain: one idea of "the same word".
-    return (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-            .filter(tantivy.Filter.remove_long(40))
-            .filter(tantivy.Filter.lowercase())
-            .filter(tantivy.Filter.stemmer("english"))
-            .build())
-
-
-def stems(text: str) -> list[str]:
-    """English stems of the content words of `text` (stopwords and numbers left out)."""
-    words = [w for w in re.findall(r"[^\W\d_]{2,}", unicodedata.normalize("NFC", text))
-             if w.lower() not in _STOP]
-    return _stemmer().analyze(" ".join(words)) if words else []
 
 
 def _is_value(token: str) -> bool:
@@ -97,8 +60,8 @@ def values(text: str) -> list[str]:
     """Numbers, codes and names in `text`: tokens with a digit, ALL-CAPS codes, and
     capitalised words that do not start a sentence (normalised, in order, unique)."""
     found: list[str] = []
-    text = _THOUSANDS.sub("", unicodedata.normalize("NFC", text))
-    for sentence in _SENTENCE_END.split(text):
+    text = THOUSANDS.sub("", unicodedata.normalize("NFC", text))
+    for sentence in SENTENCE_END.split(text):
         for i, match in enumerate(_VALUE.finditer(sentence)):
             token = match.group().rstrip(".:")
             if _is_value(token):
@@ -113,10 +76,13 @@ def entities(question: str) -> list[str]:
     question's own words), codes with digits, and "noun number" pairs ("ward 7")."""
     named = [a or b or c for a, b, c in _QUOTED.findall(question)]
     named += [f"{noun} {num}" for noun, num in _NOUN_NUMBER.findall(question)
-              if noun.lower() not in _STOP]
+              if noun.lower() not in STOP]
     taken = normalise(" ".join(named))
     for match in _CAPS_WORD.finditer(question):
-        word = match.group().removesuffix("'s").strip("'-")
+        word = match.group()
+        # "the Wolskis' lease": the family is "Wolski".
+        word = (word[:-2] if word.endswith("s'") and len(word) > 4 else
+                word.removesuffix("'s")).strip("'-")
         before = question[:match.start()].rstrip()
         if (not before or before[-1] in ".?!") and not word.isupper():
             continue  # "Summarise ...", "Describe ...": capitalised by its place only
@@ -134,66 +100,14 @@ def entities(question: str) -> list[str]:
 def _contains(haystack: str, needle: str) -> bool:
     """`needle` occurs in `haystack` (both normalised) as whole tokens: no letter, digit or
     hyphen either side, no decimals after. "3308" is not "pelican-3308", "3" not "3.5"."""
-    pattern = r"(?<![^\W_])(?<!-)" + re.escape(needle) + r"(?![^\W_]|-\w|[.,]\d)"
+    # A number goes on past a decimal point ("3" is not "3.5"); a word before a comma and a
+    # digit is a CSV cell's end ("CMA CGM,3100").
+    after = r"(?![^\W_]|-\w|[.,]\d)" if needle[-1:].isdigit() else r"(?![^\W_]|-\w)"
+    pattern = r"(?<![^\W_])(?<!-)" + re.escape(needle) + after
     return re.search(pattern, haystack) is not None
 
 
-@dataclass(frozen=True)
-class Unit:
-    """A sentence, line or `Key: value` block of a cited text, with its offsets there."""
-
-    source: int
-    """Index of the cited text it comes from."""
-    start: int
-    end: int
-    text: str
-    record: bool = False
-    """A `Key: value` block: a value there belongs to the key on its line."""
-
-    @functools.cached_property
-    def norm(self) -> str:
-        return normalise(self.text)
-
-    @functools.cached_property
-    def stem_set(self) -> frozenset[str]:
-        return frozenset(stems(self.text))
-
-
-def split_units(texts: Sequence[str]) -> list[Unit]:
-    """Each text cut into paragraphs; a paragraph of `Key: value` lines stays whole (a
-    record), others are cut into lines, and lines into sentences."""
-    units: list[Unit] = []
-    for index, text in enumerate(texts):
-        for para in re.finditer(r"[^\n]+(?:\n[^\n]+)*", text):
-            lines = para.group().split("\n")
-            keyed = sum(bool(_KEY_VALUE.match(line)) for line in lines)
-            # A record: `Key: value` lines, perhaps under one heading line.
-            if 2 <= keyed >= len(lines) - 1 and len(lines) <= 12 and len(para.group()) <= 800:
-                units.append(Unit(index, para.start(), para.end(), para.group(), record=True))
-                continue
-            for start, end in _logical_lines(text, para.start(), lines):
-                line, pos = text[start:end], 0
-                for piece in _SENTENCE_END.split(line):
-                    at = line.find(piece, pos)
-                    pos = at + len(piece)
-                    if piece.strip():
-                        units.append(Unit(index, start + at, start + pos, piece))
-    return units
-
-
-def _logical_lines(text: str, offset: int, lines: list[str]) -> list[tuple[int, int]]:
-    """Hard-wrapped prose joined back: a line that starts in lower case continues the one
-    before it ("... keeps its door\ncode at 9310-57"); any other line stands alone (logs,
-    rows, list items)."""
-    spans: list[tuple[int, int]] = []
-    for line in lines:
-        end = offset + len(line)
-        if spans and line[:1].islower():
-            spans[-1] = (spans[-1][0], end)
-        else:
-            spans.append((offset, end))
-        offset = end + 1
-    return spans
+contains = _contains
 
 
 @dataclass
@@ -295,24 +209,33 @@ def check_support(answer: str, question: str, cited: Sequence[str],
     topic = asked - set(stems(" ".join(named)))
     # A named entity already pins the unit down: one word fewer is needed beside it
     # ("Who sent invoice 8?" - "Invoice 8 from Ångström AB").
-    need = max(0, math.ceil(_TOPIC_SHARE * len(topic)) - (1 if named else 0))
+    need = _needed(len(topic), bool(named))
     if chain_end:  # the question's words describe the whole chain, not its last link
         need = min(need, 1)
     for unit in units if units is not None else split_units(cited):
         if anchors and not all(_contains(unit.norm, v) for v in anchors):
             continue
-        if not anchors and new_words and not set(new_words) & unit.stem_set:
+        if not anchors and new_words and not shared_words(new_words, unit.stem_set):
             continue
         if any(not _contains(unit.norm, e) for e in named):
             support.missing_entities = [e for e in named if not _contains(unit.norm, e)]
             continue
-        if len(topic & unit.stem_set) < need or not _keyed(unit, anchors, topic):
+        if len(shared_words(topic, unit.stem_set)) < need or not _keyed(unit, anchors, topic):
             support.off_topic = True
             continue
         return Support(True, unit=unit)
     if not support.missing_entities and named:
         support.missing_entities = named
     return support
+
+
+def _needed(topic: int, named: bool) -> int:
+    """How many of the question's other words the answer's unit must hold: 60 %, one fewer
+    beside a named entity (it pins the unit down); with no entity named, every word but one
+    of four or more ("the pharmacy line" is not "the prescriptions line")."""
+    if not named:
+        return topic - 1 if topic >= 4 else topic
+    return max(0, math.ceil(_TOPIC_SHARE * topic) - 1)
 
 
 def _keyed(unit: Unit, anchors: list[str], topic: set[str]) -> bool:
@@ -338,14 +261,14 @@ def best_units(question: str, units: Iterable[Unit], limit: int = 3, *,
     topic = list(dict.fromkeys(stems(question)))
     named_stems = set(stems(" ".join(named)))
     plain = [w for w in topic if w not in named_stems]
-    df = Counter(w for u in pool for w in u.stem_set & set(topic))
+    df = Counter(w for u in pool for w in shared_words(topic, u.stem_set))
     scored: list[tuple[float, Unit]] = []
     for unit in pool:
-        shared = [w for w in topic if w in unit.stem_set]
+        shared = [w for w in topic if has_word(w, unit.stem_set)]
         has_entities = all(_contains(unit.norm, e) for e in named)
         if strict:
-            need = max(1, math.ceil(_TOPIC_SHARE * len(plain))) if plain else 0
-            if not has_entities or sum(w in unit.stem_set for w in plain) < need:
+            need = max(1, _needed(len(plain), bool(named))) if plain else 0
+            if not has_entities or len(shared_words(plain, unit.stem_set)) < need:
                 continue
             if not named and not plain:
                 continue

@@ -56,6 +56,8 @@ class Layout:
     records: list[Record]
     formats: dict[str, Format]
     fields: dict[str, Counter[str]]
+    titles: dict[str, str] = field(default_factory=dict)
+    """Each document's name and first line: what a question calls it ("the mail log")."""
 
     @property
     def unit(self) -> str:
@@ -166,6 +168,34 @@ def _csv_rows(text: str, delimiter: str) -> list[tuple[int, int, dict[str, str]]
     return rows
 
 
+_PIPE_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
+_PIPE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def _pipe_rows(doc_id: str, text: str) -> list[Record]:
+    """The rows of markdown (pipe) tables in a document, each with its header's fields."""
+    rows: list[Record] = []
+    spans = _lines(text)
+    header: list[str] | None = None
+    for i, (a, b) in enumerate(spans):
+        line = text[a:b]
+        match = _PIPE_ROW.match(line)
+        if match is None:
+            header = None
+            continue
+        if header is None:
+            nxt = text[spans[i + 1][0]:spans[i + 1][1]] if i + 1 < len(spans) else ""
+            if _PIPE_RULE.match(nxt):
+                header = [c.strip() for c in match.group(1).split("|")]
+            continue
+        if _PIPE_RULE.match(line):
+            continue
+        cells = [c.strip() for c in match.group(1).split("|")]
+        fields = {k: v for k, v in zip(header, cells, strict=False) if k and v}
+        rows.append(Record(doc_id, a, b, line, fields))
+    return rows
+
+
 def detect_format(text: str) -> Format:
     """The format a document is written in, from a sample of its lines."""
     spans = _lines(text)[:_SAMPLE_LINES]
@@ -202,8 +232,11 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
         rows = _csv_rows(text, delimiter) or []
         return [Record(doc_id, a, b, text[a:b], f) for a, b, f in rows]
     if fmt == "keyvalue" or fmt == "prose":
-        out = []
+        rows = _pipe_rows(doc_id, text)
+        out = list(rows)
         for item in split_items([(doc_id, text)]):
+            if any(r.start < item.end and item.start < r.end for r in rows):
+                continue  # a table's rows are its records
             fields: dict[str, str] = {}
             if fmt == "keyvalue":
                 for line in item.text.splitlines():
@@ -225,16 +258,21 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
     return records
 
 
-def read_layout(docs: Iterable[tuple[str, str]]) -> Layout:
-    """Every record of every (doc_id, text), and the values each field takes."""
+def read_layout(docs: Iterable[tuple[str, str]], names: dict[str, str] | None = None
+                ) -> Layout:
+    """Every record of every (doc_id, text), and the values each field takes; `names` are
+    the documents' source names."""
     records: list[Record] = []
     formats: dict[str, Format] = {}
+    titles: dict[str, str] = {}
     values: dict[str, Counter[str]] = defaultdict(Counter)
     for doc_id, text in docs:
+        first = next((line for line in text[:2000].splitlines() if line.strip()), "")
+        titles[doc_id] = f"{(names or {}).get(doc_id, '')}\n{first[:200]}".strip()
         formats[doc_id] = detect_format(text)
         found = _doc_records(doc_id, text, formats[doc_id])
         records.extend(found)
         for record in found:
             for key, value in record.fields.items():
                 values[key][value] += 1
-    return Layout(records, formats, dict(values))
+    return Layout(records, formats, dict(values), titles)

@@ -15,8 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .records import Layout, Record
 
-__all__ = ["FieldFilter", "TallyPlan", "ValueMatch", "group_counts", "match_values",
-           "phrase_regex", "stems", "tally", "words"]
+__all__ = ["NONE_VALUES", "FieldFilter", "TallyPlan", "ValueMatch", "group_counts",
+           "match_values", "phrase_regex", "select", "stems", "tally", "words"]
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _STEMMER = snowballstemmer.stemmer("english")
@@ -55,7 +55,10 @@ class FieldFilter(BaseModel):
 class TallyPlan(BaseModel):
     """What to count: records holding every filter and every phrase, or the phrase's
     occurrences (`occurrences`), or every record when the question asks for all of them.
-    Filters on one field are alternatives ("ERROR or WARN lines"); fields combine with and."""
+    Filters on one field are alternatives ("ERROR or WARN lines"); fields combine with and.
+    Negated conditions ("not in service", "except the high ones", "other than Leeds") are
+    `exclude` filters and `exclude_phrases`: a record must hold the field and not that value.
+    `absent` keys: "no parking bay" counts records whose value there says none."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -63,10 +66,16 @@ class TallyPlan(BaseModel):
     phrases: list[str] = Field(default_factory=list)
     occurrences: bool = False
     every: bool = False
+    exclude: list[FieldFilter] = Field(default_factory=list)
+    exclude_phrases: list[str] = Field(default_factory=list)
+    absent: list[str] = Field(default_factory=list)
+    docs: list[str] = Field(default_factory=list)
+    """The documents the question names ("in the mail log"); empty: every document."""
 
     @property
     def empty(self) -> bool:
-        return not (self.filters or self.phrases or self.every)
+        return not (self.filters or self.phrases or self.every or self.exclude
+                    or self.exclude_phrases or self.absent)
 
     def describe(self) -> str:
         grouped: dict[str, list[str]] = {}
@@ -74,9 +83,16 @@ class TallyPlan(BaseModel):
             grouped.setdefault(f.field, []).append(f.value)
         parts = [f"{k}={'|'.join(v)}" for k, v in grouped.items()]
         parts += [f"text {p!r}" for p in self.phrases]
+        excluded: dict[str, list[str]] = {}
+        for f in self.exclude:
+            excluded.setdefault(f.field, []).append(f.value)
+        parts += [f"{k}≠{'|'.join(v)}" for k, v in excluded.items()]
+        parts += [f"no text {p!r}" for p in self.exclude_phrases]
+        parts += [f"{k}=none" for k in self.absent]
+        where = f" in {len(self.docs)} named document(s)" if self.docs else ""
         if self.every and not parts:
-            return "every record"
-        return " and ".join(parts) or "(everything)"
+            return "every record" + where
+        return (" and ".join(parts) or "(everything)") + where
 
 
 @dataclass(frozen=True)
@@ -152,7 +168,15 @@ def _same(a: str, b: str) -> bool:
     return a == b or stems(a) == stems(b)
 
 
-def _matches(record: Record, plan: TallyPlan, patterns: list[re.Pattern[str]]) -> bool:
+NONE_VALUES = frozenset(("none", "n/a", "na", "-", "--", "no", "nil", "null", "not applicable",
+                         "not recorded", "not set", "unknown"))
+"""A field value that says the record has nothing there ("Parking bay: none")."""
+
+
+def _matches(record: Record, plan: TallyPlan, patterns: list[re.Pattern[str]],
+             unwanted: list[re.Pattern[str]] | None = None) -> bool:
+    if plan.docs and record.doc_id not in plan.docs:
+        return False
     wanted: dict[str, list[str]] = {}
     for flt in plan.filters:
         wanted.setdefault(flt.field, []).append(flt.value)
@@ -160,7 +184,24 @@ def _matches(record: Record, plan: TallyPlan, patterns: list[re.Pattern[str]]) -
         have = record.fields.get(key)
         if have is None or not any(_same(have, v) for v in values):
             return False
+    for flt in plan.exclude:  # "not in service": the record says its status, and not that
+        have = record.fields.get(flt.field)
+        if have is None or _same(have, flt.value):
+            return False
+    for key in plan.absent:
+        have = record.fields.get(key)
+        if have is None or have.strip().lower() not in NONE_VALUES:
+            return False
+    if unwanted and any(p.search(record.text) for p in unwanted):
+        return False
     return all(p.search(record.text) for p in patterns)
+
+
+def select(records: Iterable[Record], plan: TallyPlan) -> Iterable[Record]:
+    """The records the plan selects (every record's fields and text, in order)."""
+    patterns = [phrase_regex(p) for p in plan.phrases]
+    unwanted = [phrase_regex(p) for p in plan.exclude_phrases]
+    return (r for r in records if _matches(r, plan, patterns, unwanted))
 
 
 def tally(layout: Layout, plan: TallyPlan, sample: int = 5) -> tuple[list[Record], int]:
@@ -170,9 +211,7 @@ def tally(layout: Layout, plan: TallyPlan, sample: int = 5) -> tuple[list[Record
     patterns = [phrase_regex(p) for p in plan.phrases]
     hits: list[Record] = []
     total = 0
-    for record in layout.records:
-        if not _matches(record, plan, patterns):
-            continue
+    for record in select(layout.records, plan):
         if len(hits) < sample:
             hits.append(record)
         if plan.occurrences and patterns:
@@ -184,10 +223,9 @@ def tally(layout: Layout, plan: TallyPlan, sample: int = 5) -> tuple[list[Record
 
 def group_counts(records: Iterable[Record], plan: TallyPlan, key: str) -> Counter[str]:
     """How many records matching `plan` hold each value of field `key`."""
-    patterns = [phrase_regex(p) for p in plan.phrases]
     counts: Counter[str] = Counter()
-    for record in records:
+    for record in select(records, plan):
         value = record.fields.get(key)
-        if value is not None and _matches(record, plan, patterns):
+        if value is not None:
             counts[value] += 1
     return counts

@@ -16,7 +16,7 @@ from procrastinate.jobs import Status
 from ..store.connector import Connector
 from ..store.executions import ExecutionStore, is_finished
 from .app import EXECUTIONS_QUEUE, RUN_EXECUTION, queue_app
-from .jobs import CANCELLED, finish_execution
+from .jobs import end_cancelled
 from .watch import ExecutionWatcher
 
 __all__ = ["ExecutionQueue"]
@@ -50,20 +50,17 @@ class ExecutionQueue:
     def cancel(self, execution_id: str) -> bool:
         """Ask for the execution to stop. A job no worker has taken is cancelled here and
         the row ends FAILED (cancelled) at once (True); a running one is aborted, and its
-        worker writes the ending (False: wait for it)."""
+        worker writes the ending (False: wait for it). A row with no job (never queued) is
+        ended here too."""
         job_id = self.executions.job_id(execution_id)
-        if job_id is None:
-            return True
-        manager = self.app.job_manager
-        with self.connector.transaction() as tx:
-            conn = _psycopg(tx)
-            manager.cancel_job_by_id(job_id, abort=True, connection=conn)
-            if manager.get_job_status(job_id, connection=conn) is not Status.CANCELLED:
-                return False
-            row = tx.execute("SELECT attempt FROM executions WHERE id = ?",
-                             (execution_id,)).fetchone()
-        finish_execution(self.executions, execution_id, int(row[0]), "FAILED",
-                         error=CANCELLED)
+        if job_id is not None:
+            manager = self.app.job_manager
+            with self.connector.transaction() as tx:
+                conn = _psycopg(tx)
+                manager.cancel_job_by_id(job_id, abort=True, connection=conn)
+                if manager.get_job_status(job_id, connection=conn) is not Status.CANCELLED:
+                    return False
+        end_cancelled(self.executions, execution_id)
         return True
 
     async def wait(self, execution_id: str, timeout_s: float) -> None:

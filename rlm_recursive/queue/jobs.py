@@ -34,8 +34,8 @@ from ..store.executions import ExecutionStore
 from ..store.tenancy import TenantStore
 from .watch import EXECUTION_CHANNEL
 
-__all__ = ["CANCELLED", "NoSlot", "WorkerContext", "finish_execution", "retry_stalled",
-           "run_execution"]
+__all__ = ["CANCELLED", "NoSlot", "WorkerContext", "end_cancelled", "finish_execution",
+           "retry_stalled", "run_execution"]
 
 CANCELLED = {"code": "cancelled", "message": "the execution was cancelled"}
 
@@ -146,11 +146,13 @@ async def retry_stalled(manager: JobManager, rlm: WorkerContext) -> int:
         retried += 1
         if await manager.get_job_status_async(job.id) is Status.FAILED:
             execution_id = job.task_kwargs["execution_id"]
-            await asyncio.to_thread(_cancel_abandoned, rlm.executions, str(execution_id))
+            await asyncio.to_thread(end_cancelled, rlm.executions, str(execution_id))
     return retried
 
 
-def _cancel_abandoned(executions: ExecutionStore, execution_id: str) -> None:
-    rows = executions.db.query("SELECT attempt FROM executions WHERE id = ?", (execution_id,))
-    if rows:
-        finish_execution(executions, execution_id, int(rows[0][0]), "FAILED", error=CANCELLED)
+def end_cancelled(executions: ExecutionStore, execution_id: str) -> None:
+    """End an execution no worker runs any more (its job cancelled, or its worker gone after
+    an abort was asked) FAILED (cancelled), fenced by the attempt it is at."""
+    row = executions.db.one("SELECT attempt FROM executions WHERE id = ?", (execution_id,))
+    if row is not None:
+        finish_execution(executions, execution_id, int(row[0]), "FAILED", error=CANCELLED)

@@ -84,12 +84,31 @@ class Judging:
     seconds: float = 0.0
 
 
+_MEASURED: dict[tuple[str, str], float] = {}
+"""Measured / estimated seconds of the last classify run per (provider, model) in this
+process: a busy machine or a slow grammar makes the size-based prior too low (3x was seen
+on a loaded 2-core machine), and the next estimate starts from what was measured."""
+
+
 def estimate(tier: Tier, items: int, calls: int, prompt_chars: int) -> float:
     """Seconds the judging should take on this model, before any call is made.
 
     From the model's size (a GGUF on this CPU prefills and generates slowly; a server is
-    usually faster): a rough figure for the user, refined by the measured calls as it runs.
+    usually faster), scaled by what the last run on this model measured: a rough figure for
+    the user, revised from the first calls as it runs.
     """
+    return _prior(tier, items, calls, prompt_chars) * _MEASURED.get(
+        (tier.provider, tier.model), 1.0)
+
+
+def revised(expected: float, elapsed: float, done_calls: int, total_calls: int,
+            in_flight: int) -> float:
+    """Seconds the whole run will take, from the calls measured so far."""
+    per_call = elapsed * min(in_flight, max(done_calls, 1)) / max(done_calls, 1)
+    return per_call * total_calls / max(min(in_flight, total_calls), 1)
+
+
+def _prior(tier: Tier, items: int, calls: int, prompt_chars: int) -> float:
     size = max(tier.info.params_b or 1.0, 0.05)
     prompt_tokens = prompt_chars / CHARS_PER_TOKEN
     reply_tokens = _REPLY_TOKENS_PER_ITEM * items / max(calls, 1)
@@ -123,7 +142,9 @@ async def judge_items(
               f"on {tier.model} (time budget {rc.settings.classify_budget_s:.0f} s)",
           {"phase": "estimate", "items": len(items), "calls": len(ranges),
            "seconds": round(expected, 1), "budget_s": rc.settings.classify_budget_s})
-    gate = asyncio.Semaphore(calls_in_flight(rc, tier))
+    in_flight = calls_in_flight(rc, tier)
+    gate = asyncio.Semaphore(in_flight)
+    told: list[float] = []
     started = time.monotonic()
     deadline = started + rc.settings.classify_budget_s
 
@@ -147,9 +168,17 @@ async def judge_items(
         for i, answer in zip(range(start, stop), answered, strict=True):
             judging.verdicts[i] = answer if answer in labels else None
         done = sum(v is not None for v in judging.verdicts)
-        _tell(rc, None, {"phase": "progress", "done": done, "total": len(items),
-                         "calls": judging.calls,
-                         "elapsed_s": round(time.monotonic() - started, 1)})
+        elapsed = time.monotonic() - started
+        eta = revised(expected, elapsed, judging.calls, len(ranges), in_flight)
+        # Said once, when the measured pace is far from the estimate the user was given.
+        line = None
+        if not told and expected and not 0.67 < eta / expected < 1.5:
+            told.append(eta)
+            line = (f"classify: revised to {_minutes(eta)} (measured "
+                    f"{elapsed / max(judging.calls, 1):.0f} s a call over {judging.calls})")
+        _tell(rc, line, {"phase": "progress", "done": done, "total": len(items),
+                         "calls": judging.calls, "elapsed_s": round(elapsed, 1),
+                         "eta_s": round(max(eta - elapsed, 0.0), 1)})
 
     tasks = [asyncio.ensure_future(ask(a, b, True)) for a, b in ranges]
     if tasks:
@@ -162,6 +191,10 @@ async def judge_items(
             if not task.cancelled() and task.exception() is not None:
                 raise task.exception()  # type: ignore[misc]
     judging.seconds = time.monotonic() - started
+    if judging.calls and expected > 0:  # a partial run measured its calls too
+        key = (tier.provider, tier.model)
+        whole = revised(expected, judging.seconds, judging.calls, len(ranges), in_flight)
+        _MEASURED[key] = whole / expected * _MEASURED.get(key, 1.0)
     return judging
 
 

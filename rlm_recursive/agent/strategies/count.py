@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import re
 
+from ...corpus.aggregate import aggregate, format_number
 from ...corpus.records import Layout
-from ...corpus.tally import FieldFilter, TallyPlan, group_counts, tally
+from ...corpus.tally import FieldFilter, TallyPlan, group_counts, select, tally
 from ...types import SpanRef
 from ..context import AgentAnswer, RunContext
 from ..recursion import RecursionState
@@ -26,6 +27,8 @@ from ..routing import CountDraft, count_draft, session_layout
 __all__ = ["SAMPLE", "computed", "plan_for", "run"]
 
 SAMPLE = 5
+_CITED = 50
+"""Records an aggregate cites (every one it used, up to this many)."""
 _QUOTED = re.compile(r"\"([^\"]{1,80})\"|'([^']{2,80})'|`([^`]{1,80})`|“([^”]{1,80})”")
 _MOST = re.compile(r"\bmost\b", re.IGNORECASE)
 
@@ -59,6 +62,8 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
     plan = draft.plan
     if draft.unknown or plan.empty or draft.negated:
         return _refuse(tier, layout, draft)
+    if draft.aggregate is not None:
+        return _aggregate(rc, tier, layout, draft)
     hits, total = tally(layout, plan, SAMPLE)
     for hit in hits:
         rc.citations.add(SpanRef(doc_id=hit.doc_id, start=hit.start, end=hit.end))
@@ -77,11 +82,34 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         "computed": computed("count", plan.describe(), total, total > 0)})
 
 
+def _aggregate(rc: RunContext, tier: object, layout: Layout, draft: CountDraft) -> AgentAnswer:
+    """A sum/average of the named numeric field over the records the plan selects."""
+    agg = draft.aggregate
+    assert agg is not None
+    plan = draft.plan
+    value, used, skipped = aggregate(select(layout.records, plan), agg.key, agg.op)
+    described = f"{agg.op} of {agg.key} over {layout.unit}s with {plan.describe()}"
+    if value is None:
+        text = (f"Not found: no {layout.unit} with {plan.describe()} has a number in "
+                f"{agg.key} (computed by code).")
+        return AgentAnswer(text, tier, 0, extra={  # type: ignore[arg-type]
+            "computed": computed(agg.op, described, 0, False)})
+    for record in used[:_CITED]:
+        rc.citations.add(SpanRef(doc_id=record.doc_id, start=record.start, end=record.end))
+    shown = "\n".join(f"- {r.text[:200]}" for r in used[:SAMPLE])
+    note = f"; {skipped} selected without a number there" if skipped else ""
+    text = (f"{format_number(value)} — computed exactly by code: the {described} "
+            f"({len(used)} {layout.unit}s{note}).\nFrom:\n{shown}")
+    return AgentAnswer(text, tier, 0, extra={  # type: ignore[arg-type]
+        "value": value, "plan": plan.model_dump(), "field": agg.key, "operation": agg.op,
+        "computed": computed(agg.op, described, len(used), True)})
+
+
 def _refuse(tier: object, layout: Layout, draft: CountDraft) -> AgentAnswer:
     """No exact count: the question asks for something no field or phrase of the text says."""
     fields = ", ".join(f"{k} ({', '.join(sorted(v)[:4])})" for k, v in layout.fields.items()
                        if 1 < len(v) <= 40) or "none"
-    why = ("a negated condition cannot be counted by pattern" if draft.negated else
+    why = ("a negated condition names nothing the text marks" if draft.negated else
            f"no {layout.unit} says {' '.join(draft.unknown)!r} literally" if draft.unknown else
            "the question names nothing the text marks")
     text = (f"Not counted: {why}. Fields in the text: {fields}. Ask with the words the text "

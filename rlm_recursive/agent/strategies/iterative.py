@@ -19,10 +19,13 @@ from ...corpus.search import Hit
 from ...providers.base import Message
 from ...tools.search import search_session
 from ...types import SpanRef
+from ..chain import follow
 from ..context import AgentAnswer, RunContext
+from ..extractive import copied
 from ..grounding import not_found_answer
 from ..model_call import call_model
 from ..recursion import RecursionState, Tier
+from ..routing import session_layout
 from .search import ANSWER_TOKENS
 from .structured import ask_json, enum_or_text
 
@@ -99,6 +102,24 @@ def _gather(rc: RunContext, query: str, entity: str | None) -> list[tuple[SpanRe
 
 
 async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnswer:
+    tier = rc.tier(state.depth)
+    chain = None
+    if tier.info.is_small and state.depth == 0:
+        # A small model loses the chain: the runtime follows it too (no model call) and its
+        # copy of the answer goes to grounding, which prefers it when the model's answer is
+        # not backed or names none of its values.
+        layout, _ = await session_layout(rc)
+        chain = await asyncio.to_thread(follow, rc.store, rc.session_id, question, layout)
+    answer = await _look_up(rc, state, question)
+    if chain is not None and not answer.extra.get("not_found"):
+        for ref in (*chain.links, chain.found.ref):
+            rc.citations.add(ref)
+        answer.extra["extraction"] = copied(chain.found, chain.bridges)
+    return answer
+
+
+async def _look_up(rc: RunContext, state: RecursionState, question: str) -> AgentAnswer:
+    """The model's hops: search, read the excerpts, say the fact and the next name."""
     tier = rc.tier(state.depth)
     need = min(expected_hops(question), MAX_HOPS)
     known = [n for n in _NAME.findall(question) if n not in _COMMON]

@@ -12,9 +12,11 @@ from ...store import Document, Store
 from ...tools.search import search_session
 from ...types import SpanRef
 from ..context import AgentAnswer, RunContext
-from ..grounding import not_found_answer
+from ..extractive import Extract, copied, extract
+from ..grounding import not_found_answer, said_before
 from ..model_call import call_model, window_chars
 from ..recursion import RecursionState
+from ..routing import session_layout
 
 __all__ = ["ANSWER_SYSTEM", "ANSWER_TOKENS", "run"]
 
@@ -44,12 +46,28 @@ def _find(store: Store, session_id: str, question: str) -> tuple[list[Hit], dict
 async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnswer:
     tier = rc.tier(state.depth)
     store, session_id = rc.store, rc.session_id
+    found: Extract | str | None = None
+    if tier.info.is_small and state.depth == 0:
+        # A small model copies a neighbour's value or invents one: the runtime finds the line
+        # that holds the question's entities, shows it first, and keeps its own copy of the
+        # answer for grounding to prefer when the model's disagrees or is not backed.
+        layout, _ = await session_layout(rc)
+        found = await asyncio.to_thread(extract, store, session_id, question, layout)
+        # Nothing names together what the question names (and the person said nothing
+        # earlier that could): no answer could be grounded, so the model is not asked.
+        if isinstance(found, str) and not await asyncio.to_thread(said_before, rc):
+            return not_found_answer(tier, found)
     context_chars = rc.settings.context_chars
     hits, docs = await asyncio.to_thread(_find, store, session_id, question)
     # Small models lose the thread in long prompts: a few focused excerpts, not a full window.
     budget = min(window_chars(tier, 1024) - len(question) - 500,
                  rc.settings.max_excerpt_chars)
     excerpts, refs = [], []
+    if isinstance(found, Extract):
+        text = store.text(docs[found.ref.doc_id]) if found.ref.doc_id in docs else ""
+        refs.append(found.ref)
+        excerpts.append(text[found.ref.start:found.ref.end])
+        budget -= found.ref.end - found.ref.start
     for hit in hits:
         text = store.text(docs[hit.doc_id])
         ref = SpanRef(doc_id=hit.doc_id, start=max(hit.highlight_start - context_chars, 0),
@@ -75,4 +93,5 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
                 Message(role="user", content=f"{body or '(no matching text found)'}\n\n"
                                              f"Question: {question}\nAnswer:")]
     result = await call_model(rc, tier, messages, [], max_tokens=ANSWER_TOKENS)
-    return AgentAnswer(result.text.strip(), tier, 1)
+    extra = {"extraction": copied(found)} if isinstance(found, Extract) else {}
+    return AgentAnswer(result.text.strip(), tier, 1, extra=extra)

@@ -1,0 +1,115 @@
+"""Multi-hop look-ups done by the runtime: "What is the extension of [the director who leads
+the East Quay refurbishment]?" For small models, which lose the chain.
+
+1. The question's bridge is cut out: the noun phrase with its relative clause or participle
+   ("the director who leads the East Quay refurbishment").
+2. The unit that best matches the bridge (strictly: its entities and most of its words)
+   gives the names it introduces ("the Operations Director").
+3. The question is asked again about each name, in its place ("What is the extension of
+   Operations Director?"), extractively. When no unit answers that, the names written
+   beside it are the next hop ("Marta Quintero is the Operations Director"), up to
+   `MAX_HOPS`.
+The answer names its bridges, so grounding checks that the last one shares the answer's
+unit. No model call; None when the chain breaks (the caller asks the model).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..corpus.evidence import Unit, best_units, normalise, split_units
+from ..corpus.records import Layout
+from ..store import Store
+from ..types import SpanRef
+from .extractive import Extract, extract, windows
+
+__all__ = ["Chain", "bridge_span", "follow"]
+
+MAX_HOPS = 3
+_BRIDGE = re.compile(
+    r"\b(?:the|a|an)\s+(?:(?!(?:the|a|an|of|for|to|in)\b)[\w-]+\s+){0,3}?[\w-]+\s+(?:who|that|which|whose|where|running|"
+    r"housing|managing|owning|leading|hosting|operating|supervising|overseeing|handling|"
+    r"responsible\s+for|in\s+charge\s+of|assigned\s+to|based\s+in|located\s+in)\b",
+    re.IGNORECASE)
+_DO = re.compile(r"\b(?:does|do|did)\b", re.IGNORECASE)
+_NAMES = re.compile(r"\b(?:[A-Z][\w'.-]*[a-z0-9][\w'-]*|[A-Z]{2,}\d*)(?:\s+(?:[A-Z][\w'.-]*"
+                    r"[a-z0-9][\w'-]*|[A-Z]{2,}\d*|of|de|van|von))*\b")
+_COMMON = frozenset("The A An This That These Those It Its What Which Who Where When How "
+                    "Our Every Each No Yes I We You He She They Dr Mr Mrs Ms".split())
+
+
+@dataclass(frozen=True)
+class Chain:
+    found: Extract
+    bridges: list[str]
+    links: list[SpanRef]
+    """The units each bridge was read from (cited with the answer's)."""
+
+
+def _ref(found: list[tuple[str, int, str]], unit: Unit) -> SpanRef:
+    doc_id, offset, _ = found[unit.source]
+    return SpanRef(doc_id=doc_id, start=offset + unit.start, end=offset + unit.end)
+
+
+def bridge_span(question: str) -> tuple[int, int] | None:
+    """Where the bridge (noun phrase and its clause) is in the question, past its opening."""
+    body = question.rstrip(" ?.!")
+    match = next((m for m in _BRIDGE.finditer(body) if m.start() > 0), None)
+    if match is None:
+        return None
+    end = len(body)
+    if _DO.search(body[:match.start()]):  # "What extension does <bridge> have?"
+        end = body.rstrip().rfind(" ")
+    return (match.start(), end) if end > match.end() else None
+
+
+def _names(text: str, known: str) -> list[str]:
+    said = normalise(known)
+    out = []
+    for name in _NAMES.findall(text):
+        words = [w for w in name.split() if w not in _COMMON]
+        name = " ".join(words)
+        if name and normalise(name) not in said and name not in out:
+            out.append(name)
+    return out
+
+
+def follow(store: Store, session_id: str, question: str, layout: Layout | None
+           ) -> Chain | None:
+    """The answer at the end of the question's chain of look-ups, or None."""
+    span = bridge_span(question)
+    if span is None:
+        return None
+    bridge = question[span[0]:span[1]]
+    found = windows(store, session_id, bridge)
+    units = split_units([text for _, _, text in found])
+    first = best_units(bridge, units, 1)
+    if not first:
+        return None
+    frontier = _names(first[0][1].text, question)
+    seen = set(frontier)
+    path: dict[str, list[str]] = {name: [name] for name in frontier}
+    links: dict[str, list[SpanRef]] = {name: [_ref(found, first[0][1])] for name in frontier}
+    for _ in range(MAX_HOPS):
+        following: list[str] = []
+        for name in frontier:
+            asked = f"{question[:span[0]]}{name}{question[span[1]:]}"
+            answer = extract(store, session_id, asked, layout)
+            if isinstance(answer, Extract):
+                return Chain(answer, path[name], links[name])
+            # The names written beside this one are the next hop ("X is the Operations
+            # Director"): the shortest units that hold it first.
+            beside = windows(store, session_id, name)
+            near = best_units(name, split_units([t for _, _, t in beside]), 3)
+            for _, unit in near:
+                for other in _names(unit.text, question + " " + name):
+                    if other not in seen:
+                        seen.add(other)
+                        path[other] = [*path[name], other]
+                        links[other] = [*links[name], _ref(beside, unit)]
+                        following.append(other)
+        frontier = following[:6]
+        if not frontier:
+            return None
+    return None

@@ -1,0 +1,234 @@
+"""Extractive answering: the runtime finds the line that answers, and the answer is copied
+from it. For small models, which copy a neighbour's value or invent one when asked to write.
+
+1. Retrieval: BM25 passages for the question, plus every place the question's named
+   entities (names, codes, "bed 7") occur literally; a window of lines around each.
+2. The windows are cut into units (sentences, lines, labelled entries, `Key: value` blocks)
+   and the best unit must hold every entity the question names and most of its other words
+   (`evidence.best_units`, strict): never a neighbouring entity's sentence.
+3. The span: in a record with fields (a CSV row, a JSON line, a `Key: value` block) the
+   field whose name the question asks about ("carrier: CMA CGM"); in prose, the clause that
+   holds a value beside the question's words ("Heparin infusion at 900 units/hr").
+No unit qualifies → None: the caller says not found (or asks the model, and grounding
+checks what it says). No model call here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..corpus.evidence import (
+    Unit,
+    best_units,
+    contains,
+    entities,
+    normalise,
+    split_units,
+    stems,
+    values,
+)
+from ..corpus.records import Layout, Record
+from ..corpus.search import Hit
+from ..errors import InvalidArgs
+from ..store import Store
+from ..tools.search import search_session
+from ..types import SpanRef
+
+__all__ = ["Extract", "copied", "disagree", "extract", "verify_extract", "windows"]
+
+_WINDOW = 500
+"""Characters either side of a hit that are read (then cut to whole lines)."""
+_CLAUSE = re.compile(r"\s*(?:[;()]|,\s(?!\d{3}\b)|\.\s+|\s[—–]\s|\s-\s|\sand\s|:\s)\s*")
+
+
+@dataclass(frozen=True)
+class Extract:
+    answer: str
+    ref: SpanRef
+    """The unit or record the answer is copied from (cited)."""
+    field: str | None = None
+    """The field of a record the value is in, when the unit is a record."""
+
+
+def copied(found: Extract, bridges: list[str] | None = None) -> dict[str, object]:
+    """The runtime's copy of the answer, as a strategy hands it to grounding (with the
+    bridges of the chain that led to it, for multi-hop questions)."""
+    return {"answer": found.answer, "doc_id": found.ref.doc_id, "start": found.ref.start,
+            "end": found.ref.end, "field": found.field, "bridges": bridges or []}
+
+
+def disagree(model_answer: str, runtime_answer: str, question: str) -> bool:
+    """The model's answer leaves out a value of the clause the runtime copied ("960 457" for
+    "01632 960 455"), or adds values that clause does not give (the neighbour's "17:30"
+    beside "07:45"): it is answering from another line, or about more than was asked."""
+    asked = set(values(question))
+    theirs = set(values(model_answer)) - asked
+    ours = set(values(runtime_answer)) - asked
+    # The clause's numbers and codes are its answer; its names may be context ("the Harbour
+    # building is 4821-K" agrees with "4821-K").
+    core = {v for v in ours if any(c.isdigit() for c in v)} or ours
+    return bool(ours) and (not core <= theirs or bool(theirs - ours))
+
+
+def windows(store: Store, session_id: str, question: str) -> list[tuple[str, int, str]]:
+    """(doc_id, start, text) windows of whole lines around the question's hits."""
+    try:
+        hits, _, _, docs = search_session(store, session_id, question, "bm25", limit=10)
+    except InvalidArgs:  # no searchable word: the literal look-ups below still run
+        hits, docs = [], {d.id: d for d in store.documents(session_id)}
+    found: list[Hit] = list(hits)
+    for name in entities(question):
+        literal, _, _, _ = search_session(store, session_id, name, "literal", limit=8)
+        found = literal + found
+    spans: dict[str, list[tuple[int, int]]] = {}
+    texts: dict[str, str] = {}
+    for hit in found:
+        text = texts.setdefault(hit.doc_id, store.text(docs[hit.doc_id]))
+        start = text.rfind("\n", 0, max(hit.highlight_start - _WINDOW, 0)) + 1
+        end = text.find("\n", min(hit.highlight_end + _WINDOW, len(text)))
+        spans.setdefault(hit.doc_id, []).append((start, len(text) if end < 0 else end))
+    out = []
+    for doc_id, ranges in spans.items():
+        merged: list[list[int]] = []
+        for a, b in sorted(ranges):
+            if merged and a <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], b)
+            else:
+                merged.append([a, b])
+        out += [(doc_id, a, texts[doc_id][a:b]) for a, b in merged]
+    return out
+
+
+def _record_at(layout: Layout | None, doc_id: str, start: int) -> Record | None:
+    """The record with fields (a row, a JSON line, a block, a markdown table's row) there."""
+    if layout is None or doc_id not in layout.formats:
+        return None
+    return next((r for r in layout.records if r.doc_id == doc_id and r.start <= start < r.end
+                 and len(r.fields) >= 2), None)
+
+
+def _from_record(question: str, record: Record) -> tuple[str, str] | None:
+    """The field the question asks about, and its value: "carrier" → ("carrier", "CMA CGM").
+    A field whose value the question itself names (the entity) is not the answer."""
+    asked = set(stems(question))
+    said = normalise(question)
+    best: tuple[int, str, str] | None = None
+    for key, value in record.fields.items():
+        if not value.strip() or normalise(value) in said:
+            continue
+        score = len(set(stems(key.replace("_", " "))) & asked)
+        if score and (best is None or score > best[0]):
+            best = (score, key, value)
+    return (best[1], best[2]) if best else None
+
+
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
+_WHEN = re.compile(rf"\b\d{{1,2}}:\d\d\b|\b\w+day\b|\b\d{{1,2}}\s+{_MONTH}\b|\b{_MONTH}\s+\d|"
+                   r"\b\d{4}-\d\d-\d\d\b", re.IGNORECASE)
+_NUMBER_ASKED = re.compile(
+    r"\b(?:how\s+(?:many|much|long|far|old)|rate|number|code|extension|phone|mobile|bleep|"
+    r"pager|quote|cost|price|amount|total|weight|pressure|temperature|date|time|when|year|"
+    r"room|dose|reading|ref|reference|id|figure|percentage|speed|size|height|length|age)\b",
+    re.IGNORECASE)
+"""The question asks for a number, a code or a date: a clause with digits answers it."""
+_WHO = re.compile(r"\s*who(?:m|se)?\b", re.IGNORECASE)
+_NAME = re.compile(r"\b[A-Z][\w'.-]+\s+[A-Z][\w'-]+")
+
+
+def _fits(question: str, clause: str) -> float:
+    """How well a clause fits the kind of answer the question asks for: a number beside
+    the counted noun ("how many doses" → "420 doses"), a date or time, a name."""
+    q = question.lower()
+    many = re.search(r"\bhow\s+(?:many|much)\s+((?:[a-z-]+\s+){0,2}[a-z-]+)", q)
+    if many:
+        nouns = [n for n in stems(many.group(1))]
+        near = any(re.search(rf"\d[\d,.]*\s*(?:[\w-]+\s+)?{re.escape(n)}", clause.lower())
+                   for n in nouns)
+        return 2.0 if near else (0.5 if re.search(r"\d", clause) else 0.0)
+    if re.match(r"\s*(?:when|what\s+(?:time|date|day))\b", q) or "what time" in q:
+        return 1.0 if _WHEN.search(clause) else 0.0
+    if re.match(r"\s*who(?:m|se)?\b", q):
+        return 1.0 if _NAME.search(clause) else 0.0
+    return 0.0
+
+
+def _clause(question: str, unit: Unit) -> str:
+    """The clause of a prose unit holding a new value beside the most question words, and
+    of the kind the question asks for."""
+    asked = set(stems(question))
+    said = set(values(question))
+    wants_number = bool(_NUMBER_ASKED.search(question)) and not _WHO.match(question)
+    clauses = [c for c in _CLAUSE.split(unit.text.strip()) if c and c.strip()]
+    scored = []
+    for i, clause in enumerate(clauses):
+        new = [v for v in values(clause) if v not in said]
+        if not new and not (set(stems(clause)) - asked):
+            continue
+        near = max((len(asked & set(stems(c))) / (1 + abs(i - j))
+                    for j, c in enumerate(clauses)), default=0.0)
+        digits = any(c.isdigit() for v in new for c in v)
+        scored.append((bool(new), digits or not wants_number,
+                       near + len(asked & set(stems(clause))) + _fits(question, clause), -i,
+                       clause))
+    if not scored:
+        return unit.text.strip()
+    clause = re.sub(r"\s+(?:and|or|but|with)$", "", max(scored)[-1].strip().rstrip(".,;:"))
+    return _balanced(clause)
+
+
+def _balanced(text: str) -> str:
+    """A clause cut out of "(...)" or "[...]" keeps no bracket it does not open or close."""
+    for left, right in ("()", "[]"):
+        if text.endswith(right) and left not in text:
+            text = text[:-1]
+        if text.startswith(left) and right not in text:
+            text = text[1:]
+    return text.strip()
+
+
+def extract(store: Store, session_id: str, question: str, layout: Layout | None
+            ) -> Extract | str | None:
+    """The answer copied from the unit that best matches the question; else why there is
+    none when no passage names together what the question names (no answer could be
+    grounded, so no model need be asked); else None."""
+    found = windows(store, session_id, question)
+    if not found:
+        return None
+    units = split_units([text for _, _, text in found])
+    # A record that holds every entity the question names, with a field the question asks
+    # about: the field's value ("Which carrier is moving SH-1006?" → carrier: CMA CGM).
+    named = entities(question)
+    if named:
+        for unit in units:
+            doc_id, offset, _ = found[unit.source]
+            if not all(contains(unit.norm, e) for e in named):
+                continue
+            record = _record_at(layout, doc_id, offset + unit.start)
+            if record is not None and (picked := _from_record(question, record)):
+                key, value = picked
+                return Extract(f"{key}: {value}", SpanRef(doc_id=doc_id, start=record.start,
+                                                          end=record.end), key)
+    best = best_units(question, units, 1)
+    if not best:
+        if named and not any(all(contains(u.norm, e) for e in named) for u in units):
+            return f"no passage names {', '.join(named)} together"
+        return None
+    unit = best[0][1]
+    doc_id, offset, _ = found[unit.source]
+    start, end = offset + unit.start, offset + unit.end
+    answer = " ".join(_clause(question, unit).split())
+    return Extract(answer, SpanRef(doc_id=doc_id, start=start, end=end))
+
+
+def verify_extract(question: str, answer: str, record_text: str, header: str) -> bool:
+    """A field copied from a record is grounded when its value is in the record, with every
+    entity the question names, and the field's name is in the record or in the text before
+    it (a CSV or markdown table's header)."""
+    key, _, value = answer.partition(": ")
+    norm = normalise(record_text)
+    if not value or not contains(norm, normalise(value)):
+        return False
+    if any(not contains(norm, e) for e in entities(question)):
+        return False
+    return normalise(key) in norm or normalise(key) in normalise(header)

@@ -1,0 +1,138 @@
+"""What the words of a counting question do, beyond naming values: the clauses a negation
+governs ("not in service", "except the high ones", "other than Leeds"), the quantity an
+aggregate sums or averages ("the total monthly rent", "the average odometer_km"), and the
+collection the question names as a whole ("in the mail log", "does the fleet have").
+
+Positions are word indexes in `tally.words(question)`; `routing.count_draft` turns them into
+a plan. Nothing here calls a model.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..corpus.aggregate import Operation, numeric_fields
+from ..corpus.records import Layout
+from ..corpus.tally import stems
+
+__all__ = ["Aggregation", "aggregation", "collection", "negated_scopes", "word_offsets"]
+
+_WORD = re.compile(r"[A-Za-z0-9]+")  # the same words as tally.words
+_NEGATION = re.compile(
+    r"\b(?:not|except(?:\s+for)?|excluding|excluded|without|other\s+than|apart\s+from|"
+    r"aside\s+from|besides|never|no|non|(?:are|is|were|was|do|does|did|has|have|had)n['’]t)"
+    r"\b[\s-]*", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[,;?!.]|\s(?:and|but|or|which|that|who)\s", re.IGNORECASE)
+_AGGREGATE = re.compile(r"\b(total|sum|combined|overall|average|mean|median|"
+                        r"(?:lowest|smallest|minimum)|(?:highest|largest|maximum))\b",
+                        re.IGNORECASE)
+_OPERATION: dict[str, Operation] = {
+    "total": "sum", "sum": "sum", "combined": "sum", "overall": "sum", "average": "mean",
+    "mean": "mean", "median": "median", "lowest": "min", "smallest": "min", "minimum": "min",
+    "highest": "max", "largest": "max", "maximum": "max"}
+_PREPOSITION = frozenset("of for across in on from at per by over among to with".split())
+_COLLECTION = re.compile(
+    r"\b(?:in|across|within|throughout|over|on)\s+(?:the\s+|our\s+|this\s+|that\s+)?"
+    r"(?P<a>(?:[\w-]+\s+){0,2}[\w-]+)\s*[?.!]*\s*$"
+    r"|\b(?:does|do|did)\s+(?:the|our|this|that)\s+(?P<b>(?:[\w-]+\s+)?[\w-]+)\s+"
+    r"(?:have|hold|contain|list|show|record|keep)\b", re.IGNORECASE)
+
+
+def word_offsets(question: str) -> list[tuple[int, int]]:
+    """(start, end) of each word `tally.words` returns, in order."""
+    return [m.span() for m in _WORD.finditer(question)]
+
+
+def _positions(question: str, start: int, end: int) -> set[int]:
+    return {i for i, (a, b) in enumerate(word_offsets(question)) if a >= start and b <= end}
+
+
+def negated_scopes(question: str) -> list[set[int]]:
+    """For each negation, the word positions it governs: up to the end of its clause."""
+    scopes = []
+    for match in _NEGATION.finditer(question):
+        stop = _CLAUSE_END.search(question, match.end())
+        scope = _positions(question, match.end(), stop.start() if stop else len(question))
+        scopes.append(scope)
+    return scopes
+
+
+def negation_words(question: str) -> set[int]:
+    """The positions of the negation words themselves ("not", "other than", "aren't")."""
+    out: set[int] = set()
+    for match in _NEGATION.finditer(question):
+        out |= _positions(question, match.start(), match.end())
+    return out
+
+
+@dataclass(frozen=True)
+class Aggregation:
+    """A sum/average the question asks for: the operation, the numeric field, and the
+    words that name the quantity (consumed: they are not filters)."""
+
+    op: Operation
+    key: str
+    words: frozenset[int]
+
+
+def aggregation(question: str, layout: Layout) -> Aggregation | None:
+    """"What is the total monthly rent ...": a numeric field the question names after an
+    aggregate word. Not when the word belongs to the field's own name ("the sum insured"),
+    nor when no numeric field is named ("the total on invoice 7")."""
+    cue = _AGGREGATE.search(question)
+    if cue is None:
+        return None
+    q_words = [question[a:b].lower() for a, b in word_offsets(question)]
+    q_stems = [stems(w)[0] if stems(w) else w for w in q_words]
+    cue_at = next(i for i, (a, _) in enumerate(word_offsets(question)) if a >= cue.start())
+    best: tuple[float, int, str] | None = None
+    for key in numeric_fields(layout):
+        key_stems = set(stems(key))
+        if not key_stems or stems(cue.group(1))[0] in key_stems:
+            continue  # "sum insured", "total amount" as a field's own name: a look-up
+        # "the total monthly rent": the field after the cue; "how many nights ..., in
+        # total": anywhere, when the cue ends the question.
+        after = q_stems[cue_at + 1:] if cue_at + 1 < len(q_stems) else q_stems
+        shared = key_stems & set(after)
+        if not shared:
+            continue
+        score = (len(shared) / len(key_stems), len(shared), key)
+        if best is None or score > best:
+            best = score
+    if best is None:
+        return None
+    key = best[2]
+    # The quantity's words: from the cue to the first preposition ("total cost | in GBP of
+    # incidents"), and the field's own words wherever they are.
+    measure = {cue_at}
+    for i in range(cue_at + 1, len(q_words)):
+        if q_words[i] in _PREPOSITION:
+            break
+        measure.add(i)
+    key_stems = set(stems(key))
+    measure |= {i for i, s in enumerate(q_stems) if s in key_stems}
+    return Aggregation(_OPERATION[cue.group(1).lower()], key, frozenset(measure))
+
+
+def collection(question: str, layout: Layout) -> tuple[set[int], list[str]]:
+    """The collection the question names as a whole ("in the mail log", "does the fleet
+    have"), when every one of its words is in a document's name or title line: its word
+    positions and the documents it selects."""
+    match = _COLLECTION.search(question)
+    if match is None:
+        return set(), []
+    group = "a" if match.group("a") else "b"
+    span = match.span(group)
+    names = [w for w in re.findall(r"[A-Za-z0-9]+", match.group(group).lower())
+             if w not in ("the", "a", "an", "log", "file", "files", "document", "documents")]
+    if not names:
+        return set(), []
+    docs = []
+    for doc_id, title in layout.titles.items():
+        have = set(stems(title))
+        if all(stems(w) and stems(w)[0] in have for w in names):
+            docs.append(doc_id)
+    if not docs:
+        return set(), []
+    return _positions(question, *span), docs

@@ -1,0 +1,113 @@
+"""`bench written`: hand-written documents and questions, not made by any generator here.
+
+Each part (`dev`, `heldout`) is a folder under bench/data/written/ with its documents (a
+nursing handover, a CSV register, JSON lines, a syslog, `Key: value` records, a markdown
+table, minutes, a directory, numbered notes) and `questions.jsonl`:
+`{"family", "question", "docs": "all" | [file, ...], "gold", "others", "tolerance"}`.
+Questions over "all" are asked with every document of the part loaded, padded with neutral
+filler up to the run's length (a folder a person loaded, not one file per question). Tune on
+dev only; held-out is for reporting. `heldout2` was written after the first held-out
+measurement, before any change that measurement could have suggested.
+
+Scoring: a fact (or multi-hop) is right when the answer names the gold value and no value in
+`others`, and the run called it grounded; counts score OOLONG's 0.75^|error|, sums and
+averages score 1 within `tolerance` (relative) else 0; an unanswerable question is right only
+when the answer says not found and names none of `others`.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Callable
+from importlib import resources
+from typing import Any
+
+from .harness import BenchTask
+from .oolong import numeric_score
+from .sniah import filler_sentence
+from .suite import not_found, value_score
+
+__all__ = ["FAMILIES", "PARTS", "load_questions", "make_tasks"]
+
+PARTS = ("dev", "heldout", "heldout2")
+FAMILIES = ("fact", "multihop", "count", "classify", "unanswerable")
+_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+
+
+def _folder(part: str) -> Any:
+    return resources.files("rlm_recursive.bench") / "data" / "written" / part
+
+
+def load_questions(part: str) -> list[dict[str, Any]]:
+    text = (_folder(part) / "questions.jsonl").read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def _documents(part: str) -> dict[str, str]:
+    return {f.name: f.read_text(encoding="utf-8") for f in sorted(
+        _folder(part).iterdir(), key=lambda f: f.name) if f.name != "questions.jsonl"}
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[\s,]", "", text.lower())
+
+
+def _unanswerable_score(others: list[str]) -> Callable[[str], float]:
+    def score(answer: str) -> float:
+        return float(not_found(answer) and not any(_norm(o) in _norm(answer) for o in others))
+    return score
+
+
+def _tolerance_score(gold: float, tolerance: float) -> Callable[[str], float]:
+    """Sums and averages: the first number in the answer within `tolerance` (relative)."""
+    def score(answer: str) -> float:
+        if not_found(answer) or (match := _NUMBER.search(answer)) is None:
+            return 0.0
+        value = float(match.group().replace(",", ""))
+        return float(abs(value - gold) <= tolerance * max(abs(gold), 1.0))
+    return score
+
+
+def _scorer(q: dict[str, Any]) -> Callable[[str], float]:
+    family, gold = q["family"], q["gold"]
+    if family == "unanswerable":
+        return _unanswerable_score(q.get("others", []))
+    if family in ("count", "classify"):
+        if "tolerance" in q:
+            return _tolerance_score(float(gold), float(q["tolerance"]))
+        return numeric_score(int(gold))
+    return value_score(str(gold), q.get("others", []))
+
+
+def _filler(rng: random.Random, length: int) -> str:
+    parts, size = [], 0
+    while size < length:
+        sentence = filler_sentence(rng) + (" " if rng.random() > 0.15 else "\n\n")
+        parts.append(sentence)
+        size += len(sentence)
+    return "".join(parts)
+
+
+def make_tasks(seed: int, parts: list[str], families: list[str],
+               length: int) -> list[BenchTask]:
+    """One task per written question of the chosen parts and families, in file order."""
+    tasks: list[BenchTask] = []
+    for part in parts:
+        documents = _documents(part)
+        loaded = sum(map(len, documents.values()))
+        filler = _filler(random.Random(f"{seed}-{part}-written"), max(0, length - loaded))
+        for q in load_questions(part):
+            if q["family"] not in families:
+                continue
+            if q["docs"] == "all":
+                docs = tuple(documents.items()) + ((("background.txt", filler),) if filler
+                                                   else ())
+            else:
+                docs = tuple((name, documents[name]) for name in q["docs"])
+            gold = "not found" if q["gold"] is None else str(q["gold"])
+            tasks.append(BenchTask(
+                group=f"{part} written {q['family']}", length=sum(len(t) for _, t in docs),
+                question=q["question"], documents=docs, score=_scorer(q), gold=gold))
+    return tasks

@@ -1,0 +1,190 @@
+"""Units of text and their normal forms, shared by grounding and extraction.
+
+- `normalise`: NFC, casefolded, one kind of dash, no thousands separators, single spaces;
+  `stems`: the English stems of a text's content words (the search index's own stemmer);
+- `split_units`: a text cut into paragraphs, `Key: value` records, logical lines (hard-wrapped
+  prose joined back), labelled entries ("Bed 7 — ..."), sentences and semicolon clauses;
+- word families: stems of five letters or more that begin one another.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import tantivy
+
+__all__ = ["SENTENCE_END", "STOP", "THOUSANDS", "Unit", "has_word", "normalise", "shared_words",
+           "split_units", "stems"]
+
+STOP = frozenset((
+    "a an and are as at be but by for if in into is it its no not of on or such that the their "
+    "then there these they this to was will with what which who whom whose where when why how "
+    "do does did has have had were been being can could would should may might must shall "
+    "i me my we our you your he him his she her them than so very also just only about from "
+    "up down out over under again any all each both few more most other some own same too "
+    "answer question excerpt excerpts passage passages text document documents based given "
+    "according says said here following "
+    # The frame of a question, not its topic ("how long did it take", "when did it go off").
+    "long much many often time go goes went gone get got off take takes took make made "
+    "happen happened know tell find mention mentioned exact exactly"
+).split())
+THOUSANDS = re.compile(r"(?<=\d)[,\u00a0\u202f\u2009'](?=\d{3}(?!\d))")
+"""Not a plain space: "ward 7 200 ml" is two numbers."""
+_DASHES = re.compile(r"[\u2010-\u2015\u2212]")
+_SPACES = re.compile(r"\s+")
+_ABBREVIATIONS = ("Dr", "Mr", "Ms", "Mrs", "St", "Prof", "No", "vs", "Fig", "Dept")
+SENTENCE_END = re.compile(
+    "".join(rf"(?<!\b{a}\.)" for a in _ABBREVIATIONS)  # "Dr. Achebe" is one sentence
+    + r"(?<=[.!?;])\s+(?=[\"'(\[A-Z0-9])")
+_FULL_STOP = re.compile(
+    "".join(rf"(?<!\b{a}\.)" for a in _ABBREVIATIONS) + r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9])")
+_KEY_VALUE = re.compile(r"^\s*[\w][\w ./()-]{0,40}:\s+\S")
+_ENTRY = re.compile(r"^\s*(?:[-*•]\s+|\d{1,3}[.)]\s+|[A-Z][\w'.]*(?:\s+[\w'.&]+){0,3}\s+"
+                    r"[—–]\s|[A-Z][\w'.]*(?:\s+[\w'.&]+){0,3}\s+-{1,2}\s)")
+"""An entry of a list or board: a bullet, a number, or a label and a dash ("Bed 7 — ...")."""
+_ENTRY_CHARS = 400
+_LABELLED = re.compile(r"^\s*[A-Z][\w'.]*(?:\s+[\w'.&]+){0,3}\s+(?:[—–]|-{1,2})\s")
+"""A label and a dash ("Bed 7 — ", "Rhys Pemberton — "): what follows is about the label."""
+
+def normalise(text: str) -> str:
+    """NFC, casefolded, one kind of dash, no thousands separators, single spaces."""
+    text = unicodedata.normalize("NFC", text).casefold()
+    text = _DASHES.sub("-", text)
+    text = THOUSANDS.sub("", text)
+    return _SPACES.sub(" ", text)
+
+
+@functools.cache
+def _stemmer() -> tantivy.TextAnalyzer:
+    # The search index's stemmed field uses the same chain: one idea of "the same word".
+    return (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+            .filter(tantivy.Filter.remove_long(40))
+            .filter(tantivy.Filter.lowercase())
+            .filter(tantivy.Filter.stemmer("english"))
+            .build())
+
+
+def stems(text: str) -> list[str]:
+    """English stems of the content words of `text` (stopwords and numbers left out)."""
+    words = [w for w in re.findall(r"[^\W\d_]{2,}", unicodedata.normalize("NFC", text))
+             if w.lower() not in STOP]
+    return _stemmer().analyze(" ".join(words)) if words else []
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A sentence, line or `Key: value` block of a cited text, with its offsets there."""
+
+    source: int
+    """Index of the cited text it comes from."""
+    start: int
+    end: int
+    text: str
+    record: bool = False
+    """A `Key: value` block: a value there belongs to the key on its line."""
+
+    @functools.cached_property
+    def norm(self) -> str:
+        return normalise(self.text)
+
+    @functools.cached_property
+    def stem_set(self) -> frozenset[str]:
+        return frozenset(stems(self.text))
+
+
+_FAMILY = 5
+"""Stems this long that begin one another are one word family ("suppli" for supplies,
+"supplier"): Snowball keeps a noun and its verb apart."""
+
+
+def has_word(stem: str, stem_set: frozenset[str]) -> bool:
+    """`stem` is in `stem_set`, or a word of its family is."""
+    if stem in stem_set:
+        return True
+    return len(stem) >= _FAMILY and any(
+        len(s) >= _FAMILY and (s.startswith(stem) or stem.startswith(s)) for s in stem_set)
+
+
+def shared_words(words: Iterable[str], stem_set: frozenset[str]) -> set[str]:
+    return {w for w in words if has_word(w, stem_set)}
+
+
+def split_units(texts: Sequence[str]) -> list[Unit]:
+    """Each text cut into paragraphs; a paragraph of `Key: value` lines stays whole (a
+    record), others are cut into lines, and lines into sentences."""
+    units: list[Unit] = []
+    for index, text in enumerate(texts):
+        for para in re.finditer(r"[^\n]+(?:\n[^\n]+)*", text):
+            lines = para.group().split("\n")
+            keyed = sum(bool(_KEY_VALUE.match(line)) for line in lines)
+            # A record: `Key: value` lines, perhaps under one heading line.
+            if 2 <= keyed >= len(lines) - 1 and len(lines) <= 12 and len(para.group()) <= 800:
+                units.append(Unit(index, para.start(), para.end(), para.group(), record=True))
+                continue
+            for start, end in _logical_lines(text, para.start(), lines):
+                line, pos = text[start:end], 0
+                pieces = [p for p in SENTENCE_END.split(line) if p.strip()]
+                for piece in SENTENCE_END.split(line):
+                    at = line.find(piece, pos)
+                    pos = at + len(piece)
+                    if piece.strip():
+                        units.append(Unit(index, start + at, start + pos, piece))
+                # A sentence whose clauses a semicolon joins ("The vaccine arrives on 9 June;
+                # 420 doses are expected") is a unit as well as its clauses.
+                pos = 0
+                for sentence in _FULL_STOP.split(line):
+                    at = line.find(sentence, pos)
+                    pos = at + len(sentence)
+                    if ";" in sentence.rstrip(" ;") and sentence.strip():
+                        units.append(Unit(index, start + at, start + pos, sentence))
+                # A labelled entry ("Bed 7 — Mrs Whitlock, 70. Heparin at 900 units/hr.") is
+                # about its label throughout: the whole entry is a unit too.
+                if len(pieces) > 1 and len(line) <= _ENTRY_CHARS and _ENTRY.match(line):
+                    units.append(Unit(index, start, end, line))
+    return units
+
+
+def _logical_lines(text: str, offset: int, lines: list[str]) -> list[tuple[int, int]]:
+    """Hard-wrapped prose joined back: a line that starts in lower case continues the one
+    before it ("... keeps its door\ncode at 9310-57"), and so does any line after a long
+    prose line that stops mid-sentence ("Luis Abara is the Finance\nDirector."), unless it
+    starts a new entry, record or log line. Logs, rows and list items stand alone."""
+    spans: list[tuple[int, int]] = []
+    previous, in_entry = "", False
+    for line in lines:
+        end = offset + len(line)
+        if spans and (line[:1].islower() or _wrapped(previous, line)
+                      or (in_entry and _carries_entry(line))):
+            spans[-1] = (spans[-1][0], end)
+        else:
+            spans.append((offset, end))
+            in_entry = bool(_LABELLED.match(line))
+        previous = line
+        offset = end + 1
+    return spans
+
+
+def _carries_entry(line: str) -> bool:
+    """A line under a labelled entry ("Rhys Pemberton — Energy Lead. Office: ...") that is
+    not itself a new entry, record, row or log line: it goes on describing that entry."""
+    return not (_ENTRY.match(line) or _NEW_LINE.match(line) or _KEY_VALUE.match(line)
+                or _TABULAR.search(line))
+
+
+_TABULAR = re.compile(r"\t| \| |^\s*\||,\S+,")
+_NEW_LINE = re.compile(r"^\s*(?:\d{4}-\d\d-\d\d|[A-Z][a-z]{2}\s+\d{1,2}\s+\d\d:|\[|<\d|\{|#)")
+
+
+def _wrapped(previous: str, line: str) -> bool:
+    """`previous` is prose cut at the margin and `line` carries its sentence on."""
+    prose = (len(previous) >= 40 and previous.count(" ") >= 5
+             and not previous.rstrip().endswith((".", "!", "?", ":", ";", '"', ")"))
+             and not _TABULAR.search(previous))
+    return prose and not (_ENTRY.match(line) or _NEW_LINE.match(line)
+                          or _KEY_VALUE.match(line) or _TABULAR.search(line))
+
+
