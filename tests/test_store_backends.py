@@ -100,6 +100,20 @@ def test_postgresql_schema_has_every_store_table_with_sqlite_columns(
     assert not (tmp_path / "unused.db").exists()
 
 
+def test_store_db_is_sqlite_only(postgres_url: str, tmp_path: Path, monkeypatch) -> None:
+    """With a database URL there is no local connection to fall back on (nor a file)."""
+    from rlm_recursive.errors import InternalError
+
+    monkeypatch.setenv("RLM_DATABASE_URL", postgres_url)
+    store = Store(tmp_path / "d")
+    try:
+        with pytest.raises(InternalError, match=r"Store\.sql"):
+            store.db  # noqa: B018
+    finally:
+        store.close()
+    assert not list(tmp_path.rglob("*.db*"))
+
+
 def test_sqlite_store_db_is_the_connectors_connection(tmp_path: Path) -> None:
     """Code not yet on `Store.sql` shares its connection (one view of every transaction)."""
     store = Store(tmp_path / "d")

@@ -11,12 +11,12 @@ from ..errors import EgressDenied
 from ..policy import EgressPolicy, Profile, load_profile
 from ..policy.profiles import CLOUD_OPT_IN, DEFAULT_PROFILE
 from .hints import plan_from_hints
+from .host import RunHost
 from .pool import ProviderPool
 from .recursion import TierPlan
 
-if TYPE_CHECKING:  # the runtime and the query options build on this module
+if TYPE_CHECKING:  # the query options build on this module
     from .query import QueryOptions
-    from .runtime import Runtime
 
 __all__ = ["preflight_egress", "resolve_plan", "run_egress"]
 
@@ -84,7 +84,7 @@ def _refuse_remote_probe(profile: Profile) -> None:
                 profile=name, host=endpoint_host(host))
 
 
-async def preflight_egress(runtime: Runtime, options: QueryOptions) -> None:
+async def preflight_egress(runtime: RunHost, options: QueryOptions) -> None:
     """Refuse, before a file is loaded, a run that would reach a host the profile refuses:
     every host of every tier of an explicit choice, or every OLLAMA_HOST entry auto-detection
     would probe. Nothing is contacted."""
@@ -100,7 +100,7 @@ async def preflight_egress(runtime: Runtime, options: QueryOptions) -> None:
         egress.check_all(kind, endpoints, model=tier.model)
 
 
-def run_egress(runtime: Runtime, options: QueryOptions) -> EgressPolicy:
+def run_egress(runtime: RunHost, options: QueryOptions) -> EgressPolicy:
     """The egress policy every model call of a run goes through: the runtime's, or the one
     of the profile its preset implies (the hospital preset implies `restricted`)."""
     preset_profile = runtime.catalog.preset(options.preset).profile if options.preset else None

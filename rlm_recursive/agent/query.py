@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -27,15 +27,13 @@ from .citations import Citation
 from .context import RunContext, RunSettings
 from .conversation import open_conversation
 from .grounding import ground_answer
+from .host import RunHost
 from .model_call import check_egress
 from .plan import preflight_egress, resolve_plan, run_egress
 from .pool import ProviderPool
 from .recursion import MAX_DEPTH_CAP, RecursionState, Tier, TierPlan
 from .strategies import Strategy, pick_strategy, run_strategy
 from .subcalls import SubQueryCaller
-
-if TYPE_CHECKING:  # the runtime builds on this module, not the other way round
-    from .runtime import Runtime
 
 __all__ = ["ClientSubQueries", "QueryOptions", "QueryResult", "build_run", "preflight_egress",
            "resolve_plan", "run_egress", "run_query"]
@@ -106,13 +104,13 @@ class QueryResult(BaseModel):
     """With "not found": the passages nearest the question (never part of `answer`)."""
 
 
-def _hints(runtime: Runtime, session_id: str) -> dict[str, Any] | None:
+def _hints(runtime: RunHost, session_id: str) -> dict[str, Any] | None:
     """The session's advisory `model_hints` (root, sub-call and bulk models), if any."""
     return runtime.store.session_config(session_id).model_hints if session_id else None
 
 
 def build_run(
-    runtime: Runtime, session_id: str, plan: TierPlan, options: QueryOptions,
+    runtime: RunHost, session_id: str, plan: TierPlan, options: QueryOptions,
     providers: ProviderPool,
 ) -> RunContext:
     """The shared context of one recursion tree; a preset may tighten the egress profile."""
@@ -142,7 +140,7 @@ def build_run(
 
 
 async def run_query(
-    runtime: Runtime, session_id: str, question: str, options: QueryOptions,
+    runtime: RunHost, session_id: str, question: str, options: QueryOptions,
     providers: ProviderPool | None = None,
     progress: Callable[[dict[str, Any]], None] | None = None, *, audit: AuditEntry | None = None,
 ) -> QueryResult:
@@ -162,7 +160,7 @@ async def run_query(
 
 
 async def _run(
-    runtime: Runtime, session_id: str, question: str, options: QueryOptions,
+    runtime: RunHost, session_id: str, question: str, options: QueryOptions,
     providers: ProviderPool | None, progress: Callable[[dict[str, Any]], None] | None,
     audit: AuditEntry,
 ) -> QueryResult:
@@ -184,7 +182,7 @@ async def _run(
 
 
 async def _answer(
-    runtime: Runtime, session_id: str, question: str, options: QueryOptions,
+    runtime: RunHost, session_id: str, question: str, options: QueryOptions,
     providers: ProviderPool | None, progress: Callable[[dict[str, Any]], None] | None,
     audit: AuditEntry,
 ) -> QueryResult:
@@ -258,7 +256,7 @@ async def _answer(
 class ClientSubQueries:
     """Sub-queries called straight from a surface (MCP client, CLI): each call is its own tree."""
 
-    def __init__(self, runtime: Runtime, providers: ProviderPool | None = None) -> None:
+    def __init__(self, runtime: RunHost, providers: ProviderPool | None = None) -> None:
         self.runtime = runtime
         self.providers = providers
         """A pool shared across calls (its cache too); None opens one per call."""

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from ..config import SessionConfig, data_dir_error
-from ..errors import BudgetExceeded, InvalidArgs, NotFound
+from ..errors import BudgetExceeded, InternalError, InvalidArgs, NotFound
 from ..types import SpanRef, sha256_hex
 from .blobs import blob_store_for
 from .connector import Connector, Dialect, SqliteConnector, open_connector
-from .db import PRIVATE_FILE, connect, private_dir, utcnow
+from .db import PRIVATE_FILE, private_dir, utcnow
 from .parses import ParseRecords
 from .secretspans import artifact_subject, doc_subject, queue_scan
 from .tracewriter import TraceWriter, tool_trace
@@ -90,7 +90,6 @@ class Store:
             _tighten(data_dir / "traces")  # stores written before files were made 0600
         except (OSError, sqlite3.Error) as exc:
             raise data_dir_error(data_dir, exc) from None
-        self._legacy: sqlite3.Connection | None = None
         self.parses = ParseRecords(self.sql)
         """How each document was parsed: format, pages, encoding, version (seed 003 §14)."""
         url = None if self.dialect == "sqlite" else getattr(self.sql, "url", None)
@@ -107,24 +106,16 @@ class Store:
             index.close()
         self.indexes.clear()
         self.writer.close()
-        if self._legacy is not None:
-            self._legacy.close()
         self.sql.close()
 
     @property
     def db(self) -> sqlite3.Connection:
-        """The raw SQLite connection, for the code not yet on `sql` (executions and steps).
-
-        On SQLite it is the connection `sql` uses (one view of every transaction). With a
-        database URL it is the data dir's own file, opened on first use, with foreign keys
-        off (the sessions they name live in PostgreSQL): a bridge until those tables move.
-        """
+        """The raw SQLite connection `sql` uses (one view of every transaction), for SQLite
+        only work (PRAGMAs, tests). With a database URL there is none: use `sql`."""
         if isinstance(self.sql, SqliteConnector):
             return self.sql.db
-        if self._legacy is None:
-            self._legacy = connect(self.data_dir / "rlm.db")
-            self._legacy.execute("PRAGMA foreign_keys=OFF")
-        return self._legacy
+        raise InternalError("Store.db is the SQLite connection; on RLM_DATABASE_URL's "
+                            "PostgreSQL the store is Store.sql")
 
     # sessions
     def create_session(self, name: str | None, config: SessionConfig) -> dict[str, Any]:

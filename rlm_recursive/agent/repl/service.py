@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -15,13 +15,11 @@ from ...errors import InvalidArgs, RlmError, RunError
 from ...store.executions import ExecutionStore, is_finished
 from ...tools.spec import ToolContext, ToolSpec
 from ...types import ToolResult
+from ..host import RunHost
 from ..pool import ProviderPool
 from ..query import QueryOptions, build_run, resolve_plan
 from ..recursion import MAX_DEPTH_CAP, RecursionState
 from .execution import ReplExecution, status_for
-
-if TYPE_CHECKING:
-    from ..runtime import Runtime
 
 __all__ = ["ExecutionService", "execution_tools"]
 
@@ -32,7 +30,7 @@ _MAX_LIVE = 8
 class ExecutionService:
     """Live runtime-mode executions of one runtime, by id."""
 
-    def __init__(self, runtime: Runtime, providers: ProviderPool | None = None) -> None:
+    def __init__(self, runtime: RunHost, providers: ProviderPool | None = None) -> None:
         self.runtime = runtime
         self.providers = providers or ProviderPool()
         self._live: OrderedDict[str, ReplExecution] = OrderedDict()
