@@ -309,3 +309,31 @@ def test_writers_on_two_machines_take_turns_on_one_session(shared, tmp_path: Pat
     finally:
         one.close()
         two.close()
+
+
+def test_a_runtime_mode_execution_goes_on_through_another_api_process(
+        shared, tmp_path: Path) -> None:
+    """A load balancer may send each step of a client-driven REPL to a different `api`
+    process: the second takes the execution up from its saved state in the shared store."""
+    import httpx
+    from api_support import api_process, auth
+
+    env = {**os.environ, **shared}
+    key = auth(_cli(shared, tmp_path / "one", "keys", "create", "--tenant", "acme")["key"])
+    with api_process(env, tmp_path / "one", tmp_path) as (one, _), \
+            api_process(env, tmp_path / "two", tmp_path) as (two, _):
+        made = httpx.post(one + "/v1/sessions", headers=key, timeout=30, json={
+            "docs": [{"text": "first"}, {"text": "second"}]})
+        assert made.status_code == 201, made.text
+        sid = made.json()["session_id"]
+        eid = httpx.post(f"{one}/v1/sessions/{sid}/executions/runtime", headers=key,
+                         json={"preset": "fully-local"}, timeout=30).json()["execution_id"]
+        first = httpx.post(f"{one}/v1/executions/{eid}/steps", headers=key, timeout=30,
+                           json={"code": "n = len(context)\nprint(n)"}).json()
+        second = httpx.post(f"{two}/v1/executions/{eid}/steps", headers=key, timeout=30,
+                            json={"code": "FINAL(str(n * 21))"})
+        view = httpx.get(f"{one}/v1/executions/{eid}", headers=key, timeout=30).json()
+    assert first["stdout"] == "2\n"
+    assert second.status_code == 200, second.text
+    assert second.json()["turn_index"] == 2 and second.json()["final"]["answer"] == "42"
+    assert view["status"] == "COMPLETED" and view["answer"] == "42"
