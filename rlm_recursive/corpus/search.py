@@ -13,7 +13,6 @@ import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 from pathlib import Path
 
 import tantivy
@@ -28,6 +27,7 @@ from tenacity import (
 from rlm_recursive import errors
 
 from .highlight import highlight
+from .passages import page_passages, split_passages
 
 __all__ = ["Hit", "PassageIndex", "page_passages", "split_passages"]
 
@@ -40,13 +40,6 @@ _LOCK_WAIT_S = 30.0
 # Our cross-process lock, taken before tantivy's own: tantivy fails at once when its writer
 # lock is busy, and opening a new index from two processes races on meta.json.
 _LOCK_FILE = ".rlm-index.lock"
-# Preferred passage cuts, best first: paragraph, line, sentence, word.
-_CUT_GROUPS: tuple[tuple[str, ...], ...] = (
-    ("\n\n",),
-    ("\n",),
-    (". ", "! ", "? ", "。", "！", "？"),
-    (" ", "\t"),
-)
 # Dropped from queries unless nothing else is left (Lucene's English list + question words).
 _STOPWORD_TEXT = (
     "a an and are as at be but by for if in into is it no not of on or such that the their"
@@ -66,46 +59,6 @@ class Hit:
     score: float
     highlight_start: int
     highlight_end: int
-
-
-def split_passages(text: str, target_chars: int = 1000) -> list[tuple[int, int]]:
-    """Cut text into consecutive (start, end) passages of at most target_chars, covering it."""
-    if target_chars < 1:
-        raise errors.InvalidArgs("target_chars must be at least 1")
-    spans: list[tuple[int, int]] = []
-    start, n = 0, len(text)
-    while n - start > target_chars:
-        hi = start + target_chars
-        lo = start + target_chars // 2  # never cut a passage shorter than half the target
-        cut = hi
-        for group in _CUT_GROUPS:
-            # Cut just after the latest separator of this group found in [lo, hi).
-            best = -1
-            for sep in group:
-                k = text.rfind(sep, lo, hi)
-                if k >= 0 and k + len(sep) > best:
-                    best = k + len(sep)
-            if best > start:
-                cut = best
-                break
-        spans.append((start, cut))
-        start = cut
-    if start < n:
-        spans.append((start, n))
-    return spans
-
-
-def page_passages(
-    text: str, breaks: Sequence[int] = (), target_chars: int = 1000
-) -> list[tuple[int, int]]:
-    """`split_passages` within each page: `breaks` are the offsets where a new page starts,
-    so every passage (and every search hit) lies on one page."""
-    spans: list[tuple[int, int]] = []
-    bounds = [0, *(b for b in breaks if 0 < b < len(text)), len(text)]
-    for first, last in pairwise(bounds):
-        spans.extend((first + s, first + e)
-                     for s, e in split_passages(text[first:last], target_chars))
-    return spans
 
 
 def _schema() -> tantivy.Schema:
