@@ -44,6 +44,9 @@ Tasks = Annotated[int, typer.Option("--tasks", "-n", help="Tasks per row.", min=
 Provider = Annotated[ProviderChoice | None, typer.Option()]
 Preset = Annotated[str | None, typer.Option(callback=known_preset)]
 JsonOut = Annotated[bool, typer.Option("--json")]
+Part = Annotated[str, typer.Option(help="dev, heldout, or both (comma-separated).")]
+ClassifyBudget = Annotated[float, typer.Option(
+    help="Seconds of judging per classify run before a partial count.", min=1)]
 
 _MAX_LENGTH = 100_000_000
 """Characters per context: the generators hold it in memory."""
@@ -187,13 +190,20 @@ def multihop_cmd(
         progress=progress, profile=_profile(ctx)))
 
 
+def _parts(part: str, known_parts: tuple[str, ...]) -> list[str]:
+    """--part, checked (a usage error names what is allowed)."""
+    parts = [p.strip() for p in part.split(",") if p.strip()]
+    if not parts or set(parts) - set(known_parts):
+        raise typer.BadParameter(f"use {', '.join(known_parts)} (comma-separated)",
+                                 param_hint="--part")
+    return parts
+
+
 def _parts_and_families(part: str, families: str, known_parts: tuple[str, ...],
                         known_families: tuple[str, ...]) -> tuple[list[str], list[str]]:
     """--part and --families, checked (a usage error names what is allowed)."""
-    parts = [p.strip() for p in part.split(",") if p.strip()]
+    parts = _parts(part, known_parts)
     chosen = [f.strip() for f in families.split(",") if f.strip()]
-    if not parts or set(parts) - set(known_parts):
-        raise typer.BadParameter("use dev and/or heldout", param_hint="--part")
     unknown = sorted(set(chosen) - set(known_families))
     if not chosen or unknown:
         raise typer.BadParameter(f"unknown famil(ies) {', '.join(unknown)}; use "
@@ -204,17 +214,14 @@ def _parts_and_families(part: str, families: str, known_parts: tuple[str, ...],
 @bench_app.command("suite")
 def suite_cmd(
     ctx: typer.Context,
-    part: Annotated[str, typer.Option(help="dev, heldout, or both (comma-separated).")
-                    ] = "heldout",
+    part: Part = "heldout",
     families: Annotated[str, typer.Option(help="Families, comma-separated: "
                                                + ", ".join(suite.FAMILIES))
                         ] = ",".join(suite.FAMILIES),
     length: Lengths = "200k",
     classify_items: Annotated[int, typer.Option(help="Notes per classify task.", min=1,
                                                 max=100_000)] = 300,
-    classify_budget: Annotated[float, typer.Option(help="Seconds of judging per classify "
-                                                        "run before a partial count.", min=1)
-                               ] = 300.0,
+    classify_budget: ClassifyBudget = 300.0,
     tasks: Tasks = 5, seed: int = 0, method: Methods = None, strategy: Strategy = "auto",
     provider: Provider = None, model: str | None = None, preset: Preset = None,
     json_out: JsonOut = False,
@@ -234,15 +241,12 @@ def suite_cmd(
 @bench_app.command("written")
 def written_cmd(
     ctx: typer.Context,
-    part: Annotated[str, typer.Option(help="dev, heldout, or both (comma-separated).")
-                    ] = "dev",
+    part: Part = "dev",
     families: Annotated[str, typer.Option(help="Families, comma-separated: "
                                                + ", ".join(written.FAMILIES))
                         ] = ",".join(written.FAMILIES),
     length: Lengths = "200k",
-    classify_budget: Annotated[float, typer.Option(help="Seconds of judging per classify "
-                                                        "run before a partial count.", min=1)
-                               ] = 300.0,
+    classify_budget: ClassifyBudget = 300.0,
     seed: int = 0, method: Methods = None, strategy: Strategy = "auto",
     provider: Provider = None, model: str | None = None, preset: Preset = None,
     json_out: JsonOut = False,
@@ -259,14 +263,11 @@ def written_cmd(
 
 @bench_app.command("routing")
 def routing_cmd(
-    part: Annotated[str, typer.Option(help="dev, heldout, or both (comma-separated).")
-                    ] = "dev,heldout",
+    part: Part = "dev,heldout",
     json_out: JsonOut = False,
 ) -> None:
     """Routing accuracy of `auto` on the adversarial phrasing suite (no model is called)."""
-    parts = [p.strip() for p in part.split(",") if p.strip()]
-    if not parts or set(parts) - set(routing.PARTS):
-        raise typer.BadParameter("use dev and/or heldout", param_hint="--part")
+    parts = _parts(part, routing.PARTS)
     reports = [routing.evaluate(p) for p in parts]  # type: ignore[arg-type]
     if json_out:
         print_json({"parts": reports})
