@@ -75,6 +75,6 @@ def test_this_projects_own_code_is_flagged_only_inside_its_literals() -> None:
         text = path.read_text("utf-8")
         python = PythonText(text)
         for hit in default_detector().find(text):
-            if hit.confidence == "rule" and not python._in_literal(hit.start):
+            if hit.confidence == "rule" and not python.in_literal(hit.start):
                 in_code.append(f"{path.name}:{text.count(chr(10), 0, hit.start) + 1}")
     assert in_code == []

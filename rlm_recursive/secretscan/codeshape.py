@@ -24,11 +24,12 @@ import tokenize
 import re2
 from detect_secrets.filters.heuristic import is_sequential_string
 
-__all__ = ["PythonText", "is_placeholder"]
+__all__ = ["QUOTES", "PythonText", "is_placeholder"]
 
 _MAX_PYTHON_CHARS = 2_000_000
 """Longer texts are not parsed (cost); their values are judged as configuration."""
-_QUOTES = "\"'`"
+QUOTES = "\"'`"
+"""What a quoted value starts and ends with (shared with detect.py's widening)."""
 _PROGRAM_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
 _PLACEHOLDER = re2.compile(
     r"^(?:\$?\{\{?\s*(?:[a-z_][a-z0-9_.]*|[A-Z_][A-Z0-9_.]*)\s*\}\}?"
@@ -59,7 +60,7 @@ class PythonText:
         """The unquoted value at `[start, end)` is an expression, the variable its key
         names (`auth=auth`) or a type annotation, in Python code outside its literals."""
         text = self.text
-        if start > 0 and text[start - 1] in _QUOTES:
+        if start > 0 and text[start - 1] in QUOTES:
             return False
         value = text[start:end]
         name = value.rstrip("),;]}")  # `f(api_key=api_key)` widened to the bracket
@@ -69,7 +70,7 @@ class PythonText:
                 key.group(1) == name
                 or ("=" not in key.group(0) and name.isidentifier()
                     and bool(_ANNOTATION_AFTER.search(text[end:end + 40])))))
-        return shaped and self._is_python() and not self._in_literal(start)
+        return shaped and self._is_python() and not self.in_literal(start)
 
     def _is_python(self) -> bool:
         if self._parsed is None:
@@ -84,7 +85,7 @@ class PythonText:
                 self._parsed = any(isinstance(node, _PROGRAM_NODES) for node in tree.body)
         return self._parsed
 
-    def _in_literal(self, offset: int) -> bool:
+    def in_literal(self, offset: int) -> bool:
         """Inside a string (docstrings and f-strings too) or a comment."""
         if self._literals is None:
             self._literals = _literal_spans(self.text)
@@ -93,10 +94,8 @@ class PythonText:
 
 
 def _literal_spans(text: str) -> list[tuple[int, int]]:
-    line_starts = [0]
-    for index, char in enumerate(text):
-        if char == "\n":
-            line_starts.append(index + 1)
+    # tokenize reads lines split at "\n" only (StringIO's default), as these offsets do.
+    line_starts = [0, *(match.end() for match in re2.finditer("\n", text))]
 
     def offset(position: tuple[int, int]) -> int:
         return line_starts[position[0] - 1] + position[1]

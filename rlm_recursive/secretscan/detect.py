@@ -20,12 +20,11 @@ from typing import Any
 
 import re2
 
-from .codeshape import PythonText, is_placeholder
+from .codeshape import QUOTES, PythonText, is_placeholder
 from .rules import Rule, keyword_finder, load_rules
 
 __all__ = ["Detector", "Hit", "default_detector", "merge_hits"]
 
-_QUOTES = "\"'`"
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=.~")
 _TRAILING = ".,;:"
 """Sentence punctuation after an unquoted value, when white space or the end follows it."""
@@ -93,7 +92,7 @@ def _widen(text: str, start: int, end: int) -> tuple[int, int]:
     rule of fixed length stops inside a longer token). Never backwards: a rule's secret group
     starts where the secret does (after `=`, `:`, a quote or a word boundary)."""
     n = len(text)
-    quote = text[start - 1] if start > 0 and text[start - 1] in _QUOTES else None
+    quote = text[start - 1] if start > 0 and text[start - 1] in QUOTES else None
     if quote is not None:
         closed = end < n and (text[end] == quote or text.startswith("\\" + quote, end))
         if not closed:
@@ -124,7 +123,7 @@ def _keep(rule: Rule, match: Any, value: str) -> bool:
     if len(value) < _MIN_LEN and rule.source == "rlm" and rule.id != "private-key":
         return False
     # A quote the match took at either end is not the value, nor is a summary's cut mark.
-    bare = value.strip(_QUOTES).removesuffix("…")
+    bare = value.strip(QUOTES).removesuffix("…")
     if _ALLOW.search(bare) or any(a.search(bare) for a in rule.allow):
         return False
     if rule.require is not None and not rule.require.search(value):
