@@ -18,11 +18,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..corpus.evidence import Unit, best_units, normalise, split_units
+from ..corpus.evidence import Unit, best_units, normalise
 from ..corpus.records import Layout
 from ..store import Store
 from ..types import SpanRef
-from .extractive import Extract, extract, windows
+from .extractive import Extract, Window, extract, window_units, windows
 
 __all__ = ["Chain", "bridge_span", "follow"]
 
@@ -47,8 +47,8 @@ class Chain:
     """The units each bridge was read from (cited with the answer's)."""
 
 
-def _ref(found: list[tuple[str, int, str]], unit: Unit) -> SpanRef:
-    doc_id, offset, _ = found[unit.source]
+def _ref(found: list[Window], unit: Unit) -> SpanRef:
+    doc_id, offset = found[unit.source][:2]
     return SpanRef(doc_id=doc_id, start=offset + unit.start, end=offset + unit.end)
 
 
@@ -83,7 +83,7 @@ def follow(store: Store, session_id: str, question: str, layout: Layout | None
         return None
     bridge = question[span[0]:span[1]]
     found = windows(store, session_id, bridge)
-    units = split_units([text for _, _, text in found])
+    units = window_units(found)
     first = best_units(bridge, units, 1)
     if not first:
         return None
@@ -101,7 +101,7 @@ def follow(store: Store, session_id: str, question: str, layout: Layout | None
             # The names written beside this one are the next hop ("X is the Operations
             # Director"): the shortest units that hold it first.
             beside = windows(store, session_id, name)
-            near = best_units(name, split_units([t for _, _, t in beside]), 3)
+            near = best_units(name, window_units(beside), 3)
             for _, unit in near:
                 for other in _names(unit.text, question + " " + name):
                     if other not in seen:

@@ -17,25 +17,29 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..corpus.evidence import (
     Unit,
     best_units,
     contains,
     entities,
+    names,
     normalise,
     split_units,
     stems,
     values,
 )
 from ..corpus.records import Layout, Record
+from ..corpus.sections import headings, scopes_for
 from ..corpus.search import Hit
 from ..errors import InvalidArgs
 from ..store import Store
 from ..tools.search import search_session
 from ..types import SpanRef
 
-__all__ = ["Extract", "copied", "disagree", "extract", "verify_extract", "windows"]
+__all__ = ["Extract", "Window", "cited", "copied", "disagree", "extract", "verify_extract", "window_units",
+           "windows"]
 
 _WINDOW = 500
 """Characters either side of a hit that are read (then cut to whole lines)."""
@@ -49,6 +53,19 @@ class Extract:
     """The unit or record the answer is copied from (cited)."""
     field: str | None = None
     """The field of a record the value is in, when the unit is a record."""
+    heading: SpanRef | None = None
+    """The heading the unit is under, when it names what the question asks about and the
+    unit does not (cited with the answer)."""
+
+
+class Window(NamedTuple):
+    """Whole lines of a document around a hit, and the headings over them."""
+
+    doc_id: str
+    start: int
+    text: str
+    scopes: list[tuple[int, str]]
+    """(offset in `text`, heading) of the headings in force (`sections.scopes_for`)."""
 
 
 def copied(found: Extract, bridges: list[str] | None = None) -> dict[str, object]:
@@ -56,6 +73,11 @@ def copied(found: Extract, bridges: list[str] | None = None) -> dict[str, object
     bridges of the chain that led to it, for multi-hop questions)."""
     return {"answer": found.answer, "doc_id": found.ref.doc_id, "start": found.ref.start,
             "end": found.ref.end, "field": found.field, "bridges": bridges or []}
+
+
+def cited(found: Extract) -> list[SpanRef]:
+    """What an extracted answer cites: its unit, and the heading that names its entity."""
+    return [found.ref, *([found.heading] if found.heading else [])]
 
 
 def disagree(model_answer: str, runtime_answer: str, question: str) -> bool:
@@ -71,8 +93,8 @@ def disagree(model_answer: str, runtime_answer: str, question: str) -> bool:
     return bool(ours) and (not core <= theirs or bool(theirs - ours))
 
 
-def windows(store: Store, session_id: str, question: str) -> list[tuple[str, int, str]]:
-    """(doc_id, start, text) windows of whole lines around the question's hits."""
+def windows(store: Store, session_id: str, question: str) -> list[Window]:
+    """Windows of whole lines around the question's hits."""
     try:
         hits, _, _, docs = search_session(store, session_id, question, "bm25", limit=10)
     except InvalidArgs:  # no searchable word: the literal look-ups below still run
@@ -96,8 +118,26 @@ def windows(store: Store, session_id: str, question: str) -> list[tuple[str, int
                 merged[-1][1] = max(merged[-1][1], b)
             else:
                 merged.append([a, b])
-        out += [(doc_id, a, texts[doc_id][a:b]) for a, b in merged]
+        out += [Window(doc_id, a, texts[doc_id][a:b], scopes_for(texts[doc_id], a, b))
+                for a, b in merged]
     return out
+
+
+def window_units(found: list[Window]) -> list[Unit]:
+    """The units of the windows, each with the heading it is under."""
+    return split_units([w.text for w in found], [w.scopes for w in found])
+
+
+def _heading_ref(store: Store, session_id: str, doc_id: str, start: int, unit: Unit,
+                 named: list[str]) -> SpanRef | None:
+    """The heading line over `start`, when an entity the question names is only there."""
+    if not unit.scope or all(contains(unit.norm, e) for e in named):
+        return None
+    doc = next((d for d in store.documents(session_id) if d.id == doc_id), None)
+    if doc is None:
+        return None
+    over = [h for h in headings(store.text(doc)) if h[0] <= start]
+    return SpanRef(doc_id=doc_id, start=over[-1][0], end=over[-1][1]) if over else None
 
 
 def _record_at(layout: Layout | None, doc_id: str, start: int) -> Record | None:
@@ -153,12 +193,30 @@ def _fits(question: str, clause: str) -> float:
     return 0.0
 
 
+def _wants_number(question: str) -> bool:
+    return bool(_NUMBER_ASKED.search(question)) and not _WHO.match(question)
+
+
+def _of_kind(question: str, text: str) -> bool:
+    """The text holds a new value of the kind the question asks for: digits for a number,
+    a date or time for "when", a name for "who" (anything new otherwise)."""
+    said = set(values(question))
+    new = [v for v in values(text) if v not in said]
+    if re.match(r"\s*(?:when|what\s+(?:time|date|day))\b", question, re.IGNORECASE):
+        return bool(_WHEN.search(text))
+    if _wants_number(question):
+        return any(c.isdigit() for v in new for c in v)
+    if _WHO.match(question):
+        return bool(_NAME.search(text)) or any(v[:1].isalpha() for v in new)
+    return bool(new) or bool(set(stems(text)) - set(stems(question)))
+
+
 def _clause(question: str, unit: Unit) -> str:
     """The clause of a prose unit holding a new value beside the most question words, and
     of the kind the question asks for."""
     asked = set(stems(question))
     said = set(values(question))
-    wants_number = bool(_NUMBER_ASKED.search(question)) and not _WHO.match(question)
+    wants_number = _wants_number(question)
     clauses = [c for c in _CLAUSE.split(unit.text.strip()) if c and c.strip()]
     scored = []
     for i, clause in enumerate(clauses):
@@ -195,13 +253,13 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
     found = windows(store, session_id, question)
     if not found:
         return None
-    units = split_units([text for _, _, text in found])
+    units = window_units(found)
     # A record that holds every entity the question names, with a field the question asks
     # about: the field's value ("Which carrier is moving SH-1006?" → carrier: CMA CGM).
     named = entities(question)
     if named:
         for unit in units:
-            doc_id, offset, _ = found[unit.source]
+            doc_id, offset = found[unit.source][:2]
             if not all(contains(unit.norm, e) for e in named):
                 continue
             record = _record_at(layout, doc_id, offset + unit.start)
@@ -209,16 +267,18 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
                 key, value = picked
                 return Extract(f"{key}: {value}", SpanRef(doc_id=doc_id, start=record.start,
                                                           end=record.end), key)
-    best = best_units(question, units, 1)
+    best = sorted(best_units(question, units, 5), key=lambda pair: (
+        not _of_kind(question, pair[1].text), -pair[0]))[:1]
     if not best:
-        if named and not any(all(contains(u.norm, e) for e in named) for u in units):
+        if named and not any(all(names(u, e) for e in named) for u in units):
             return f"no passage names {', '.join(named)} together"
         return None
     unit = best[0][1]
-    doc_id, offset, _ = found[unit.source]
+    doc_id, offset = found[unit.source][:2]
     start, end = offset + unit.start, offset + unit.end
     answer = " ".join(_clause(question, unit).split())
-    return Extract(answer, SpanRef(doc_id=doc_id, start=start, end=end))
+    return Extract(answer, SpanRef(doc_id=doc_id, start=start, end=end),
+                   heading=_heading_ref(store, session_id, doc_id, start, unit, named))
 
 
 def verify_extract(question: str, answer: str, record_text: str, header: str) -> bool:

@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from .. import trajectory
 from ..corpus.evidence import Support, Unit, best_units, check_support, normalise, split_units
+from ..corpus.sections import scopes_for
 from ..errors import BudgetExceeded, InvalidArgs, ModelError
 from ..providers.base import Message
 from ..tools.search import search_session
@@ -81,7 +82,7 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
         return answer.text, _record(Grounding(ok, "computed", failed))
     if answer.extra.get("contexts") is not None and rc.settings.output_mode == "CONTEXTS":
         return answer.text, _record(Grounding(True, "contexts"))
-    spans, texts = await asyncio.to_thread(_cited_texts, rc)
+    spans, texts, scopes = await asyncio.to_thread(_cited_texts, rc)
     if answer.extra.get("not_found"):
         closest = await asyncio.to_thread(_closest, rc, question, spans, texts)
         return NOT_FOUND, _record(Grounding(False, "not_found",
@@ -91,7 +92,7 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
     # is ..."), checked like a cited span; only the documents are quoted or shown as closest.
     said = await asyncio.to_thread(said_before, rc)
     pool = texts + said
-    pool_units = split_units(pool)
+    pool_units = split_units(pool, scopes)
     units = [u for u in pool_units if u.source < len(texts)]
     bridges = answer.extra.get("bridges") or []
     chain_end = str(bridges[-1]) if bridges else None
@@ -184,13 +185,18 @@ def said_before(rc: RunContext) -> list[str]:
     return users[:-1]
 
 
-def _cited_texts(rc: RunContext) -> tuple[list[SpanRef], list[str]]:
-    """Every span the run cited, merged, and its text (read in a worker thread)."""
+def _cited_texts(rc: RunContext
+                 ) -> tuple[list[SpanRef], list[str], list[list[tuple[int, str]]]]:
+    """Every span the run cited, merged, its text, and the headings over it (a heading
+    names what the lines under it are about; read in a worker thread)."""
     spans = rc.citations.merged()
     docs = {d.id: d for d in rc.store.documents(rc.session_id)} if spans else {}
-    texts = [rc.store.text(docs[s.doc_id])[s.start:s.end] if s.doc_id in docs else ""
-             for s in spans]
-    return spans, texts
+    whole = {doc_id: rc.store.text(doc) for doc_id, doc in docs.items()
+             if any(s.doc_id == doc_id for s in spans)}
+    texts = [whole[s.doc_id][s.start:s.end] if s.doc_id in whole else "" for s in spans]
+    scopes = [scopes_for(whole[s.doc_id], s.start, s.end) if s.doc_id in whole else []
+              for s in spans]
+    return spans, texts, scopes
 
 
 async def _reask(rc: RunContext, answer: AgentAnswer, question: str, units: list[Unit]

@@ -35,8 +35,8 @@ from .units import (
     stems,
 )
 
-__all__ = ["Support", "Unit", "best_units", "check_support", "contains", "entities", "normalise",
-           "split_units", "stems", "values"]
+__all__ = ["Support", "Unit", "best_units", "check_support", "contains", "entities", "names",
+           "normalise", "split_units", "stems", "values"]
 
 _COMMON_CAPS = frozenset((
     "What Which Who Whom Whose Where When Why How Is Are Was Were Does Do Did Can Could Would "
@@ -108,6 +108,11 @@ def _contains(haystack: str, needle: str) -> bool:
 
 
 contains = _contains
+
+
+def names(unit: Unit, entity: str) -> bool:
+    """The unit names the entity, itself or in the heading it is under."""
+    return _contains(unit.norm, entity) or bool(unit.scope) and _contains(unit.scope, entity)
 
 
 @dataclass
@@ -217,8 +222,8 @@ def check_support(answer: str, question: str, cited: Sequence[str],
             continue
         if not anchors and new_words and not shared_words(new_words, unit.stem_set):
             continue
-        if any(not _contains(unit.norm, e) for e in named):
-            support.missing_entities = [e for e in named if not _contains(unit.norm, e)]
+        if any(not names(unit, e) for e in named):
+            support.missing_entities = [e for e in named if not names(unit, e)]
             continue
         if len(shared_words(topic, unit.stem_set)) < need or not _keyed(unit, anchors, topic):
             support.off_topic = True
@@ -264,18 +269,21 @@ def best_units(question: str, units: Iterable[Unit], limit: int = 3, *,
     df = Counter(w for u in pool for w in shared_words(topic, u.stem_set))
     scored: list[tuple[float, Unit]] = []
     for unit in pool:
-        shared = [w for w in topic if has_word(w, unit.stem_set)]
-        has_entities = all(_contains(unit.norm, e) for e in named)
+        # An entity named by the heading counts as said in the unit, its words too.
+        headed = set(stems(" ".join(e for e in named if not _contains(unit.norm, e)
+                                    and names(unit, e)))) if unit.scope else set()
+        shared = [w for w in topic if has_word(w, unit.stem_set) or w in headed]
+        has_entities = all(names(unit, e) for e in named)
         if strict:
             need = max(1, _needed(len(plain), bool(named))) if plain else 0
             if not has_entities or len(shared_words(plain, unit.stem_set)) < need:
                 continue
             if not named and not plain:
                 continue
-        elif not shared and not (named and any(_contains(unit.norm, e) for e in named)):
+        elif not shared and not (named and any(names(unit, e) for e in named)):
             continue
         score = sum(math.log(1 + len(pool) / df[w]) for w in shared)
-        score += 2.0 * sum(_contains(unit.norm, e) for e in named)
+        score += 2.0 * sum(names(unit, e) for e in named)
         # Among equals, the shorter unit is the sharper answer.
         scored.append((score - len(unit.text) / 10_000, unit))
     scored.sort(key=lambda pair: -pair[0])

@@ -13,7 +13,7 @@ import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import tantivy
 
@@ -86,6 +86,10 @@ class Unit:
     text: str
     record: bool = False
     """A `Key: value` block: a value there belongs to the key on its line."""
+    scope: str = ""
+    """The heading the unit is under (normalised; `corpus.sections`): what it is about when
+    it does not say ("Tenders close on 30 April" under "Lift replacement, Ashdown
+    Building")."""
 
     @functools.cached_property
     def norm(self) -> str:
@@ -113,9 +117,28 @@ def shared_words(words: Iterable[str], stem_set: frozenset[str]) -> set[str]:
     return {w for w in words if has_word(w, stem_set)}
 
 
-def split_units(texts: Sequence[str]) -> list[Unit]:
+def split_units(texts: Sequence[str],
+                scopes: Sequence[Sequence[tuple[int, str]]] | None = None) -> list[Unit]:
     """Each text cut into paragraphs; a paragraph of `Key: value` lines stays whole (a
-    record), others are cut into lines, and lines into sentences."""
+    record), others are cut into lines, and lines into sentences. `scopes[i]`: the headings
+    over text i, (offset in it, heading), from `sections.scopes_for`."""
+    units = _split(texts)
+    if not scopes:
+        return units
+    return [replace(u, scope=_scope_at(scopes[u.source], u.start)) if u.source < len(scopes)
+            else u for u in units]
+
+
+def _scope_at(scopes: Sequence[tuple[int, str]], offset: int) -> str:
+    found = ""
+    for at, heading in scopes:
+        if at > offset:
+            break
+        found = heading
+    return normalise(found)
+
+
+def _split(texts: Sequence[str]) -> list[Unit]:
     units: list[Unit] = []
     for index, text in enumerate(texts):
         for para in re.finditer(r"[^\n]+(?:\n[^\n]+)*", text):

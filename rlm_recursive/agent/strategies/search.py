@@ -12,7 +12,7 @@ from ...store import Document, Store
 from ...tools.search import search_session
 from ...types import SpanRef
 from ..context import AgentAnswer, RunContext
-from ..extractive import Extract, copied, extract
+from ..extractive import Extract, cited, copied, extract
 from ..grounding import not_found_answer, said_before
 from ..model_call import call_model, window_chars
 from ..recursion import RecursionState
@@ -65,9 +65,10 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
     excerpts, refs = [], []
     if isinstance(found, Extract):
         text = store.text(docs[found.ref.doc_id]) if found.ref.doc_id in docs else ""
-        refs.append(found.ref)
-        excerpts.append(text[found.ref.start:found.ref.end])
-        budget -= found.ref.end - found.ref.start
+        # The heading that names the entity, when the line does not, goes with it.
+        excerpts.append("\n".join(text[r.start:r.end] for r in reversed(cited(found))))
+        refs.extend(cited(found))
+        budget -= len(excerpts[-1])
     for hit in hits:
         text = store.text(docs[hit.doc_id])
         ref = SpanRef(doc_id=hit.doc_id, start=max(hit.highlight_start - context_chars, 0),
