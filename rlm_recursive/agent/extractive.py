@@ -26,6 +26,7 @@ from ..corpus.evidence import (
     entities,
     names,
     normalise,
+    shared_words,
     split_units,
     stems,
     values,
@@ -166,11 +167,11 @@ def _from_record(question: str, record: Record) -> tuple[str, str] | None:
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
 _WHEN = re.compile(rf"\b\d{{1,2}}:\d\d\b|\b\w+day\b|\b\d{{1,2}}\s+{_MONTH}\b|\b{_MONTH}\s+\d|"
                    r"\b\d{4}-\d\d-\d\d\b", re.IGNORECASE)
-_NUMBER_ASKED = re.compile(
-    r"\b(?:how\s+(?:many|much|long|far|old)|rate|number|code|extension|phone|mobile|bleep|"
-    r"pager|quote|cost|price|amount|total|weight|pressure|temperature|date|time|when|year|"
-    r"room|dose|reading|ref|reference|id|figure|percentage|speed|size|height|length|age)\b",
-    re.IGNORECASE)
+_NUMBER_WORDS = (r"rate|number|code|extension|phone|mobile|bleep|pager|quote|cost|price|"
+                 r"amount|total|weight|weigh|pressure|temperature|date|time|year|room|dose|"
+                 r"reading|ref|reference|id|figure|percentage|speed|size|height|length|age")
+_NUMBER_ASKED = re.compile(rf"\b(?:how\s+(?:many|much|long|far|old)|when|{_NUMBER_WORDS})\b",
+                           re.IGNORECASE)
 """The question asks for a number, a code or a date: a clause with digits answers it."""
 _WHO = re.compile(r"\s*who(?:m|se)?\b", re.IGNORECASE)
 _NAME = re.compile(r"\b[A-Z][\w'.-]+\s+[A-Z][\w'-]+")
@@ -194,7 +195,16 @@ def _fits(question: str, clause: str) -> float:
 
 
 def _wants_number(question: str) -> bool:
-    return bool(_NUMBER_ASKED.search(question)) and not _WHO.match(question)
+    """A number, code or date is asked for ("who ... and on what number?" asks one too)."""
+    if _WHO.match(question):
+        return bool(re.search(rf"\b(?:what|which)\s+(?:{_NUMBER_WORDS})\b", question,
+                              re.IGNORECASE))
+    return bool(_NUMBER_ASKED.search(question))
+
+
+def _names_new(question: str, text: str) -> bool:
+    said = normalise(question)
+    return any(normalise(m.group()) not in said for m in _NAME.finditer(text))
 
 
 def _of_kind(question: str, text: str) -> bool:
@@ -207,7 +217,7 @@ def _of_kind(question: str, text: str) -> bool:
     if _wants_number(question):
         return any(c.isdigit() for v in new for c in v)
     if _WHO.match(question):
-        return bool(_NAME.search(text)) or any(v[:1].isalpha() for v in new)
+        return _names_new(question, text)
     return bool(new) or bool(set(stems(text)) - set(stems(question)))
 
 
@@ -215,20 +225,24 @@ def _clause(question: str, unit: Unit) -> str:
     """The clause of a prose unit holding a new value beside the most question words, and
     of the kind the question asks for."""
     asked = set(stems(question))
+    # The entity picks its own clause ("... 310 and Luis Abara on extension 322") but weighs
+    # less than the question's other words: an entry names its entity all through, and a
+    # clause that only names it again ("Mr Ibrahim Sadiq") is not the answer.
+    named = set(stems(" ".join(entities(question))))
+    topic = asked - named
     said = set(values(question))
-    wants_number = _wants_number(question)
     clauses = [c for c in _CLAUSE.split(unit.text.strip()) if c and c.strip()]
     scored = []
     for i, clause in enumerate(clauses):
         new = [v for v in values(clause) if v not in said]
         if not new and not (set(stems(clause)) - asked):
             continue
-        near = max((len(asked & set(stems(c))) / (1 + abs(i - j))
+        near = max((len(shared_words(topic, frozenset(stems(c)))) / (1 + abs(i - j))
                     for j, c in enumerate(clauses)), default=0.0)
-        digits = any(c.isdigit() for v in new for c in v)
-        scored.append((bool(new), digits or not wants_number,
-                       near + len(asked & set(stems(clause))) + _fits(question, clause), -i,
-                       clause))
+        words = frozenset(stems(clause))
+        scored.append((bool(new), _of_kind(question, clause),
+                       near + len(shared_words(topic, words)) + 0.5 * len(named & words)
+                       + _fits(question, clause), -i, clause))
     if not scored:
         return unit.text.strip()
     clause = re.sub(r"\s+(?:and|or|but|with)$", "", max(scored)[-1].strip().rstrip(".,;:"))

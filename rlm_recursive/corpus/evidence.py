@@ -36,7 +36,7 @@ from .units import (
 )
 
 __all__ = ["Support", "Unit", "best_units", "check_support", "contains", "entities", "names",
-           "normalise", "split_units", "stems", "values"]
+           "normalise", "shared_words", "split_units", "stems", "values"]
 
 _COMMON_CAPS = frozenset((
     "What Which Who Whom Whose Where When Why How Is Are Was Were Does Do Did Can Could Would "
