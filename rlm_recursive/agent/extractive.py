@@ -44,7 +44,8 @@ __all__ = ["Extract", "Window", "cited", "copied", "disagree", "extract", "verif
 
 _WINDOW = 500
 """Characters either side of a hit that are read (then cut to whole lines)."""
-_CLAUSE = re.compile(r"\s*(?:[;()]|,\s(?!\d{3}\b)|\.\s+|\s[—–]\s|\s-\s|\sand\s|:\s)\s*")
+_CLAUSE = re.compile(r"\s*(?:;|,\s(?!\d{3}\b)|\.\s+|\s[—–]\s|\s-\s|\sand\s|:\s)\s*")
+"""Where a clause ends; never inside brackets: "Ms Lindqvist (groups C and D)" is one."""
 
 
 @dataclass(frozen=True)
@@ -231,7 +232,7 @@ def _clause(question: str, unit: Unit) -> str:
     named = set(stems(" ".join(entities(question))))
     topic = asked - named
     said = set(values(question))
-    clauses = [c for c in _CLAUSE.split(unit.text.strip()) if c and c.strip()]
+    clauses = [c for c in _clauses(unit.text.strip()) if c and c.strip()]
     scored = []
     for i, clause in enumerate(clauses):
         new = [v for v in values(clause) if v not in said]
@@ -240,13 +241,26 @@ def _clause(question: str, unit: Unit) -> str:
         near = max((len(shared_words(topic, frozenset(stems(c)))) / (1 + abs(i - j))
                     for j, c in enumerate(clauses)), default=0.0)
         words = frozenset(stems(clause))
+        whole = 2.0 * any(contains(normalise(clause), e) for e in entities(question))
         scored.append((bool(new), _of_kind(question, clause),
                        near + len(shared_words(topic, words)) + 0.5 * len(named & words)
-                       + _fits(question, clause), -i, clause))
+                       + whole + _fits(question, clause), -i, clause))
     if not scored:
         return unit.text.strip()
     clause = re.sub(r"\s+(?:and|or|but|with)$", "", max(scored)[-1].strip().rstrip(".,;:"))
     return _balanced(clause)
+
+
+def _clauses(text: str) -> list[str]:
+    """`text` cut at `_CLAUSE` separators outside brackets."""
+    out, start = [], 0
+    for match in _CLAUSE.finditer(text):
+        before = text[:match.start()]
+        if before.count("(") > before.count(")") or before.count("[") > before.count("]"):
+            continue
+        out.append(text[start:match.start()])
+        start = match.end()
+    return [*out, text[start:]]
 
 
 def _balanced(text: str) -> str:
