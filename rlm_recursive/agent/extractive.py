@@ -195,6 +195,15 @@ def _fits(question: str, clause: str) -> float:
     return 0.0
 
 
+def _event(question: str, clause: str) -> bool:
+    """"When is the new fan expected?": the event asked about is the question's last word;
+    its date is in the clause that says it ("ETA 16 April"), not in the subject's ("out of
+    service since 2 April awaiting a new fan"). True for every clause of other questions."""
+    if not re.match(r"\s*when\b", question, re.IGNORECASE):
+        return True
+    return bool(shared_words(stems(question)[-1:], frozenset(stems(clause))))
+
+
 def _wants_number(question: str) -> bool:
     """A number, code or date is asked for ("who ... and on what number?" asks one too)."""
     if _WHO.match(question):
@@ -242,7 +251,7 @@ def _clause(question: str, unit: Unit) -> str:
                     for j, c in enumerate(clauses)), default=0.0)
         words = frozenset(stems(clause))
         whole = 2.0 * any(contains(normalise(clause), e) for e in entities(question))
-        scored.append((bool(new), _of_kind(question, clause),
+        scored.append((bool(new), _of_kind(question, clause), _event(question, clause),
                        near + len(shared_words(topic, words)) + 0.5 * len(named & words)
                        + whole + _fits(question, clause), -i, clause))
     if not scored:

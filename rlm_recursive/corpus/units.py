@@ -68,10 +68,40 @@ def _stemmer() -> tantivy.TextAnalyzer:
             .build())
 
 
+_ABBREVIATIONS = {
+    "ETA": "expected arrival", "ETD": "expected departure", "DOB": "date birth",
+    "ext": "extension", "extn": "extension", "tel": "telephone", "mob": "mobile",
+    "approx": "approximately", "qty": "quantity", "dept": "department", "mgr": "manager",
+    "asst": "assistant", "appt": "appointment", "info": "information", "ref": "reference",
+}
+"""Abbreviations written in notes, boards and logs, as the words a question uses ("When is
+the fan expected?" - "ETA 16 April"). Upper-case keys match upper case only ("eta" is no
+word, but "Eta" may be a name); the others match any case."""
+_SPELLINGS = ((re.compile(r"(?<=\w{3})is(e|es|ed|ing|ation|ations)$"), r"iz\1"),
+              (re.compile(r"(?<=\w{2})our(s|ed|ing|ful|less)?$"), r"or\1"),
+              (re.compile(r"(?<=\w{3})tre(s)?$"), r"ter\1"),
+              (re.compile(r"(?<=\w{3})yse(s|d)?$"), r"yze\1"),
+              (re.compile(r"(?<=\w{3})ogue(s)?$"), r"og\1"))
+"""British spellings written the American way before stemming, on both sides (colour and
+color, organise and organize, centre and center, analyse and analyze, catalogue)."""
+
+
+def _word_forms(word: str) -> list[str]:
+    expanded = _ABBREVIATIONS.get(word) or _ABBREVIATIONS.get(word.lower())
+    if expanded:
+        return expanded.split()
+    lowered = word.lower()
+    if len(lowered) >= 6:
+        for pattern, replacement in _SPELLINGS:
+            lowered = pattern.sub(replacement, lowered)
+    return [lowered]
+
+
 def stems(text: str) -> list[str]:
-    """English stems of the content words of `text` (stopwords and numbers left out)."""
-    words = [w for w in re.findall(r"[^\W\d_]{2,}", unicodedata.normalize("NFC", text))
-             if w.lower() not in STOP]
+    """English stems of the content words of `text` (stopwords and numbers left out;
+    abbreviations expanded, British spellings made American)."""
+    words = [form for w in re.findall(r"[^\W\d_]{2,}", unicodedata.normalize("NFC", text))
+             for form in _word_forms(w) if form not in STOP]
     return _stemmer().analyze(" ".join(words)) if words else []
 
 
