@@ -162,6 +162,12 @@ def _from_record(question: str, record: Record) -> tuple[str, str] | None:
         score = len(set(stems(key.replace("_", " "))) & asked)
         if score and (best is None or score > best[0]):
             best = (score, key, value)
+    if best is None and (_WHO.match(question) or re.search(r"\bname\b", question, re.I)):
+        # "Under what name is booking B-7709?": no field is called "name", but one field
+        # holds a name (guest: Sato) and no other does.
+        named = [(k, v) for k, v in record.fields.items()
+                 if _PROPER.fullmatch(v.strip()) and normalise(v) not in said]
+        return named[0] if len(named) == 1 else None
     return (best[1], best[2]) if best else None
 
 
@@ -175,6 +181,9 @@ _NUMBER_ASKED = re.compile(rf"\b(?:how\s+(?:many|much|long|far|old)|when|{_NUMBE
                            re.IGNORECASE)
 """The question asks for a number, a code or a date: a clause with digits answers it."""
 _WHO = re.compile(r"\s*who(?:m|se)?\b", re.IGNORECASE)
+_PROPER = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+)*"
+                     r"|[A-Z]\.\s*[A-Z][a-z'’-]+")
+"""A field value that is a person's or a firm's name ("Sato", "K. Byrne", "Dr Amelia Crane")."""
 _NAME = re.compile(r"\b[A-Z][\w'.-]+\s+[A-Z][\w'-]+")
 
 
