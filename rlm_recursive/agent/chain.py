@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..corpus.evidence import Unit, best_units, normalise
+from ..corpus.evidence import Unit, best_units, normalise, stems
 from ..corpus.records import Layout
 from ..store import Store
 from ..types import SpanRef
@@ -64,15 +64,22 @@ def bridge_span(question: str) -> tuple[int, int] | None:
     return (match.start(), end) if end > match.end() else None
 
 
-def _names(text: str, known: str) -> list[str]:
+def _names(text: str, known: str, near: str = "") -> list[str]:
+    """The names `text` introduces that `known` does not say, nearest first to the words
+    of `near` ("Carla noted that Ingrid Solberg manages the Pellow Building": for "the
+    person who manages the Pellow Building", Ingrid Solberg is beside "manages")."""
     said = normalise(known)
-    out = []
-    for name in _NAMES.findall(text):
-        words = [w for w in name.split() if w not in _COMMON]
-        name = " ".join(words)
-        if name and normalise(name) not in said and name not in out:
-            out.append(name)
-    return out
+    wanted = set(stems(near))
+    at = [m.start() for m in re.finditer(r"[^\W\d_]{2,}", text)
+          if wanted & set(stems(m.group()))]
+    found: dict[str, int] = {}
+    for match in _NAMES.finditer(text):
+        name = " ".join(w for w in match.group().split() if w not in _COMMON)
+        if not name or normalise(name) in said or name in found:
+            continue
+        found[name] = min((abs(a - match.end()) if a >= match.end() else abs(match.start() - a)
+                           for a in at), default=0)
+    return sorted(found, key=found.__getitem__)
 
 
 def follow(store: Store, session_id: str, question: str, layout: Layout | None
@@ -87,7 +94,7 @@ def follow(store: Store, session_id: str, question: str, layout: Layout | None
     first = best_units(bridge, units, 1)
     if not first:
         return None
-    frontier = _names(first[0][1].text, question)
+    frontier = _names(first[0][1].text, question, bridge)
     seen = set(frontier)
     path: dict[str, list[str]] = {name: [name] for name in frontier}
     links: dict[str, list[SpanRef]] = {name: [_ref(found, first[0][1])] for name in frontier}

@@ -250,6 +250,7 @@ def _clause(question: str, unit: Unit) -> str:
     named = set(stems(" ".join(entities(question))))
     topic = asked - named
     said = set(values(question))
+    named_whole = entities(question)
     clauses = [c for c in _clauses(unit.text.strip()) if c and c.strip()]
     scored = []
     for i, clause in enumerate(clauses):
@@ -259,7 +260,8 @@ def _clause(question: str, unit: Unit) -> str:
         near = max((len(shared_words(topic, frozenset(stems(c)))) / (1 + abs(i - j))
                     for j, c in enumerate(clauses)), default=0.0)
         words = frozenset(stems(clause))
-        whole = 2.0 * any(contains(normalise(clause), e) for e in entities(question))
+        whole = 2.0 * bool(named_whole) * all(contains(normalise(clause), e)
+                                              for e in named_whole)
         scored.append((bool(new), _of_kind(question, clause), _event(question, clause),
                        near + len(shared_words(topic, words)) + 0.5 * len(named & words)
                        + whole + _fits(question, clause), -i, clause))
@@ -327,14 +329,17 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
                    heading=_heading_ref(store, session_id, doc_id, start, unit, named))
 
 
-def verify_extract(question: str, answer: str, record_text: str, header: str) -> bool:
+def verify_extract(question: str, answer: str, record_text: str, header: str,
+                   chain_end: str | None = None) -> bool:
     """A field copied from a record is grounded when its value is in the record, with every
-    entity the question names, and the field's name is in the record or in the text before
-    it (a CSV or markdown table's header)."""
+    entity the question names (for a multi-hop answer: the last entity its chain reached),
+    and the field's name is in the record or in the text before it (a CSV or markdown
+    table's header)."""
     key, _, value = answer.partition(": ")
     norm = normalise(record_text)
     if not value or not contains(norm, normalise(value)):
         return False
-    if any(not contains(norm, e) for e in entities(question)):
+    named = [normalise(chain_end)] if chain_end else entities(question)
+    if any(not contains(norm, e) for e in named):
         return False
     return normalise(key) in norm or normalise(key) in normalise(header)

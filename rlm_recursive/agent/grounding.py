@@ -164,8 +164,10 @@ def _extract_holds(rc: RunContext, question: str, answer: AgentAnswer) -> bool:
     if doc is None:
         return False
     text = rc.store.text(doc)
+    # A chain's answer is about the last entity it reached, not the question's own.
+    links = copied.get("bridges") or []
     return verify_extract(question, answer.text, text[copied["start"]:copied["end"]],
-                          text[:copied["start"]])
+                          text[:copied["start"]], str(links[-1]) if links else None)
 
 
 def _record(grounding: Grounding) -> Grounding:
