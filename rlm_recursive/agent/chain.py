@@ -23,18 +23,21 @@ from ..corpus.records import Layout
 from ..store import Store
 from ..types import SpanRef
 from .extractive import Extract, Window, extract, window_units, windows
+from .plan_words import BRIDGE_VERB
 
 __all__ = ["Chain", "bridge_span", "follow"]
 
 MAX_HOPS = 3
 _BRIDGE = re.compile(
-    r"\b(?:the|a|an)\s+(?:(?!(?:the|a|an|of|for|to|in)\b)[\w-]+\s+){0,3}?[\w-]+\s+(?:who|that|which|whose|where|running|"
-    r"housing|managing|owning|leading|hosting|operating|supervising|overseeing|handling|"
-    r"responsible\s+for|in\s+charge\s+of|assigned\s+to|based\s+in|located\s+in)\b",
-    re.IGNORECASE)
+    r"\b(?:the|a|an)\s+(?:(?!(?:the|a|an|of|for|to|in)\b)[\w-]+\s+){0,3}?[\w-]+\s+"
+    rf"(?:(?:who|that|which|whose|where)\b|{BRIDGE_VERB})", re.IGNORECASE)
+_GENERIC_HEAD = re.compile(r"\b(the|a|an)\s+(?:person|people|one|someone|member\s+of\s+staff)\b",
+                           re.IGNORECASE)
 _DO = re.compile(r"\b(?:does|do|did)\b", re.IGNORECASE)
 _NAMES = re.compile(r"\b(?:[A-Z][\w'.-]*[a-z0-9][\w'-]*|[A-Z]{2,}\d*)(?:\s+(?:[A-Z][\w'.-]*"
-                    r"[a-z0-9][\w'-]*|[A-Z]{2,}\d*|of|de|van|von))*\b")
+                    r"[a-z0-9][\w'-]*|[A-Z]{2,}\d*|of|de|van|von))*"
+                    r"(?:\s+\d{1,4}[A-Z]?(?![\w.,:]))?\b")
+"""Names, codes and labels with their number ("Boiler 3", "Bed 4A")."""
 _COMMON = frozenset("The A An This That These Those It Its What Which Who Where When How "
                     "Our Every Each No Yes I We You He She They Dr Mr Mrs Ms".split())
 
@@ -89,15 +92,21 @@ def follow(store: Store, session_id: str, question: str, layout: Layout | None
     if span is None:
         return None
     bridge = question[span[0]:span[1]]
+    # "the person chairing the panel": the head noun asks for a name, it is not a word the
+    # text need say.
+    bridge = _GENERIC_HEAD.sub(r"\1", bridge)
     found = windows(store, session_id, bridge)
-    units = window_units(found)
-    first = best_units(bridge, units, 1)
-    if not first:
-        return None
-    frontier = _names(first[0][1].text, question, bridge)
+    # The best units for the bridge, and the names they introduce; a name made only of the
+    # bridge's own words ("Buildings Manager" for "the building ... manages") says nothing.
+    frontier: list[str] = []
+    links: dict[str, list[SpanRef]] = {}
+    for _, unit in best_units(bridge, window_units(found), 3):
+        for name in _names(unit.text, question, bridge):
+            if name not in links and set(stems(name)) - set(stems(bridge)):
+                frontier.append(name)
+                links[name] = [_ref(found, unit)]
     seen = set(frontier)
     path: dict[str, list[str]] = {name: [name] for name in frontier}
-    links: dict[str, list[SpanRef]] = {name: [_ref(found, first[0][1])] for name in frontier}
     for _ in range(MAX_HOPS):
         following: list[str] = []
         for name in frontier:
