@@ -322,8 +322,11 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
             return f"no passage names {', '.join(named)} together"
         return None
     unit = best[0][1]
-    doc_id, offset = found[unit.source][:2]
-    start, end = offset + unit.start, offset + unit.end
+    doc_id, offset, text = found[unit.source][:3]
+    # The unit's whole lines are cited: cut out of them it is cut the same way again when
+    # its answer is checked ("The revised quote is" ends a line that "£38,400" carries on).
+    start = offset + text.rfind("\n", 0, unit.start) + 1
+    end = offset + (len(text) if text.find("\n", unit.end) < 0 else text.find("\n", unit.end))
     answer = " ".join(_clause(question, unit).split())
     return Extract(answer, SpanRef(doc_id=doc_id, start=start, end=end),
                    heading=_heading_ref(store, session_id, doc_id, start, unit, named))

@@ -231,7 +231,8 @@ def _carries_entry(line: str) -> bool:
                 or _TABULAR.search(line))
 
 
-_TABULAR = re.compile(r"\t| \| |^\s*\||,\S+,")
+_TABULAR = re.compile(r"\t| \| |^\s*\||,(?!\d{3}\b)\S+,")
+"""A table's row: tabs, pipes, or CSV cells (not the thousands of "£38,400, up from")."""
 _NEW_LINE = re.compile(r"^\s*(?:\d{4}-\d\d-\d\d|[A-Z][a-z]{2}\s+\d{1,2}\s+\d\d:|\[|<\d|\{|#)")
 
 
