@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..corpus.evidence import Unit, best_units, normalise, stems
+from ..corpus.evidence import Unit, best_units, entities, normalise, stems
+from ..corpus.sections import FIRST_PERSON
 from ..corpus.records import Layout
 from ..store import Store
 from ..types import SpanRef
@@ -67,22 +68,39 @@ def bridge_span(question: str) -> tuple[int, int] | None:
     return (match.start(), end) if end > match.end() else None
 
 
-def _names(text: str, known: str, near: str = "") -> list[str]:
+def _names(text: str, known: str, near: str = "", writer: str = "") -> list[str]:
     """The names `text` introduces that `known` does not say, nearest first to the words
     of `near` ("Carla noted that Ingrid Solberg manages the Pellow Building": for "the
-    person who manages the Pellow Building", Ingrid Solberg is beside "manages")."""
+    person who manages the Pellow Building", Ingrid Solberg is beside "manages"), or to its
+    entities when it names some ("... and me (group E)"); "me" is the letter's `writer`."""
     said = normalise(known)
+    named = entities(near)
     wanted = set(stems(near))
-    at = [m.start() for m in re.finditer(r"[^\W\d_]{2,}", text)
-          if wanted & set(stems(m.group()))]
+    at = ([m.start() for e in named for m in re.finditer(re.escape(e), normalise(text))]
+          if named else [])
+    at = at or [m.start() for m in re.finditer(r"[^\W\d_]{2,}", text)
+                if wanted & set(stems(m.group()))]
     found: dict[str, int] = {}
-    for match in _NAMES.finditer(text):
-        name = " ".join(w for w in match.group().split() if w not in _COMMON)
-        if not name or normalise(name) in said or name in found:
+    speakers = [(m, writer) for m in FIRST_PERSON.finditer(text)] if writer else []
+    for match, name in [(m, m.group()) for m in _NAMES.finditer(text)
+                        if not _field_label(text, m)] + speakers:
+        name = " ".join(w for w in name.split() if w not in _COMMON)
+        if not name or normalise(name) in said:
             continue
-        found[name] = min((abs(a - match.end()) if a >= match.end() else abs(match.start() - a)
-                           for a in at), default=0)
+        distance = min((a - match.end() if a >= match.end() else abs(match.start() - a)
+                        for a in at), default=0)
+        found[name] = min(found.get(name, distance), distance)
     return sorted(found, key=found.__getitem__)
+
+
+def _field_label(text: str, match: re.Match[str]) -> bool:
+    """A field's name, not a thing's: "Office:", "Extension 5134" inside a line (an entry's
+    own label at a line's start, "Boiler 3 — ...", is a thing)."""
+    after = text[match.end():match.end() + 3]
+    if re.match(r"\s*:", after) or (" " not in match.group() and re.match(r"\s\d", after)):
+        return True
+    line_start = text.rfind("\n", 0, match.start()) + 1
+    return bool(re.search(r"\s\d", match.group())) and bool(text[line_start:match.start()].strip())
 
 
 def follow(store: Store, session_id: str, question: str, layout: Layout | None
@@ -101,7 +119,7 @@ def follow(store: Store, session_id: str, question: str, layout: Layout | None
     frontier: list[str] = []
     links: dict[str, list[SpanRef]] = {}
     for _, unit in best_units(bridge, window_units(found), 3):
-        for name in _names(unit.text, question, bridge):
+        for name in _names(unit.text, question, bridge, unit.author):
             if name not in links and set(stems(name)) - set(stems(bridge)):
                 frontier.append(name)
                 links[name] = [_ref(found, unit)]

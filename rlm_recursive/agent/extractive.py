@@ -32,7 +32,7 @@ from ..corpus.evidence import (
     values,
 )
 from ..corpus.records import Layout, Record
-from ..corpus.sections import headings, scopes_for
+from ..corpus.sections import Scope, author, headings, scopes_for
 from ..corpus.search import Hit
 from ..errors import InvalidArgs
 from ..store import Store
@@ -66,8 +66,8 @@ class Window(NamedTuple):
     doc_id: str
     start: int
     text: str
-    scopes: list[tuple[int, str]]
-    """(offset in `text`, heading) of the headings in force (`sections.scopes_for`)."""
+    scopes: list[Scope]
+    """(offset in `text`, heading, author) in force (`sections.scopes_for`)."""
 
 
 def copied(found: Extract, bridges: list[str] | None = None) -> dict[str, object]:
@@ -132,14 +132,22 @@ def window_units(found: list[Window]) -> list[Unit]:
 
 def _heading_ref(store: Store, session_id: str, doc_id: str, start: int, unit: Unit,
                  named: list[str]) -> SpanRef | None:
-    """The heading line over `start`, when an entity the question names is only there."""
-    if not unit.scope or all(contains(unit.norm, e) for e in named):
+    """The heading line over `start` (or the line naming a letter's author), when an entity
+    the question names is only there."""
+    if not (unit.scope or unit.author) or all(contains(unit.norm, e) for e in named):
         return None
     doc = next((d for d in store.documents(session_id) if d.id == doc_id), None)
     if doc is None:
         return None
-    over = [h for h in headings(store.text(doc)) if h[0] <= start]
-    return SpanRef(doc_id=doc_id, start=over[-1][0], end=over[-1][1]) if over else None
+    text = store.text(doc)
+    over = [h for h in headings(text) if h[0] <= start]
+    if over and any(contains(unit.scope, e) for e in named if not contains(unit.norm, e)):
+        return SpanRef(doc_id=doc_id, start=over[-1][0], end=over[-1][1])
+    at = text.find(author(text)) if unit.author else -1
+    if at < 0:
+        return None
+    return SpanRef(doc_id=doc_id, start=text.rfind("\n", 0, at) + 1,
+                   end=len(text) if text.find("\n", at) < 0 else text.find("\n", at))
 
 
 def _record_at(layout: Layout | None, doc_id: str, start: int) -> Record | None:

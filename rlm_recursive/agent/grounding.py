@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from .. import trajectory
 from ..corpus.evidence import Support, Unit, best_units, check_support, normalise, split_units
-from ..corpus.sections import scopes_for
+from ..corpus.sections import Scope, scopes_for
 from ..errors import BudgetExceeded, InvalidArgs, ModelError
 from ..providers.base import Message
 from ..tools.search import search_session
@@ -188,7 +188,7 @@ def said_before(rc: RunContext) -> list[str]:
 
 
 def _cited_texts(rc: RunContext
-                 ) -> tuple[list[SpanRef], list[str], list[list[tuple[int, str]]]]:
+                 ) -> tuple[list[SpanRef], list[str], list[list[Scope]]]:
     """Every span the run cited, merged, its text, and the headings over it (a heading
     names what the lines under it are about; read in a worker thread)."""
     spans = rc.citations.merged()

@@ -112,8 +112,10 @@ contains = _contains
 
 
 def names(unit: Unit, entity: str) -> bool:
-    """The unit names the entity, itself or in the heading it is under."""
-    return _contains(unit.norm, entity) or bool(unit.scope) and _contains(unit.scope, entity)
+    """The unit names the entity: itself, in the heading it is under, or as "I" or "me"
+    in a letter its author wrote."""
+    return (_contains(unit.norm, entity) or bool(unit.scope) and _contains(unit.scope, entity)
+            or bool(unit.author) and _contains(normalise(unit.author), entity))
 
 
 @dataclass
@@ -272,7 +274,7 @@ def best_units(question: str, units: Iterable[Unit], limit: int = 3, *,
     for unit in pool:
         # An entity named by the heading counts as said in the unit, its words too.
         headed = set(stems(" ".join(e for e in named if not _contains(unit.norm, e)
-                                    and names(unit, e)))) if unit.scope else set()
+                                    and names(unit, e)))) if unit.scope or unit.author else set()
         shared = [w for w in topic if has_word(w, unit.stem_set) or w in headed]
         has_entities = all(names(unit, e) for e in named)
         if strict:

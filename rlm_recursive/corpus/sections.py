@@ -9,8 +9,11 @@ subject is "Field trip to Malham Cove" / "The cost of the trip is £18.50". A qu
 - a document's first line when it is short and not a record, row or log line (its title);
 - a short line after a blank line (or the start) that is followed by text and ends with no
   sentence punctuation: "Bay A", "1. Roof repairs at the Calder Library".
-Its scope runs to the next heading. `scopes_for` gives, for a slice of a document, the
-heading in force at its start and every heading inside it, for `split_units`.
+Its scope runs to the next heading. A letter or an email has an author too (its `From:`
+name, else the name signed under "Kind regards,"): there "I", "me" and "my" name them
+("... and me (group E)", "my own mobile is ..."). `scopes_for` gives, for a slice of a
+document, the heading in force at its start, every heading inside it and the author, for
+`split_units`.
 """
 
 from __future__ import annotations
@@ -18,10 +21,19 @@ from __future__ import annotations
 import functools
 import re
 
-__all__ = ["Heading", "headings", "scopes_for"]
+__all__ = ["FIRST_PERSON", "Heading", "Scope", "author", "headings", "scopes_for"]
 
 Heading = tuple[int, int, str]
 """(start, end) of the heading's line in the document, and its text (normalised later)."""
+Scope = tuple[int, str, str]
+"""(offset in a slice, heading, author) from that offset on."""
+
+FIRST_PERSON = re.compile(r"\b(?:I|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself)\b")
+_FROM = re.compile(r"^From:\s*\"?([^\"<\n@]+?)\"?\s*(?:<[^>\n]*>)?\s*$", re.MULTILINE)
+_SIGN_OFF = re.compile(
+    r"^\s*(?:kind|best|warm|many)?\s*(?:regards|wishes|thanks|yours\s+(?:sincerely|"
+    r"faithfully|truly)|sincerely|cheers|best)\s*,?\s*\n\s*([A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+)"
+    r"{0,3})\s*$", re.MULTILINE | re.IGNORECASE)
 
 _MAX_CHARS = 80
 _MAX_WORDS = 12
@@ -67,15 +79,27 @@ def headings(text: str) -> tuple[Heading, ...]:
     return tuple(out)
 
 
-def scopes_for(text: str, start: int, end: int) -> list[tuple[int, str]]:
-    """For the slice `text[start:end]`: (offset in the slice, heading) of the heading in
-    force at its start (offset 0) and of each heading inside it."""
-    out: list[tuple[int, str]] = []
+@functools.lru_cache(maxsize=32)
+def author(text: str) -> str:
+    """Who wrote a letter or an email: the `From:` name of its header, else the name
+    signed under its sign-off; "" for other documents."""
+    head = _FROM.search(text[:2000])
+    if head is not None and head.group(1).strip():
+        return head.group(1).strip()
+    signed = _SIGN_OFF.search(text)
+    return signed.group(1).strip() if signed is not None else ""
+
+
+def scopes_for(text: str, start: int, end: int) -> list[Scope]:
+    """For the slice `text[start:end]`: (offset in the slice, heading, author) of the
+    heading in force at its start (offset 0) and of each heading inside it."""
+    writer = author(text)
+    out: list[Scope] = [(0, "", writer)] if writer else []
     for h_start, _, heading in headings(text):
         if h_start >= end:
             break
         if h_start <= start:
-            out = [(0, heading)]
+            out = [(0, heading, writer)]
         else:
-            out.append((h_start - start, heading))
+            out.append((h_start - start, heading, writer))
     return out

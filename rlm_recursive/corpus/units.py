@@ -17,6 +17,8 @@ from dataclasses import dataclass, replace
 
 import tantivy
 
+from .sections import FIRST_PERSON
+
 __all__ = ["SENTENCE_END", "STOP", "THOUSANDS", "Unit", "has_word", "normalise", "shared_words",
            "split_units", "stems"]
 
@@ -121,6 +123,8 @@ class Unit:
     """The heading the unit is under (normalised; `corpus.sections`): what it is about when
     it does not say ("Tenders close on 30 April" under "Lift replacement, Ashdown
     Building")."""
+    author: str = ""
+    """Who wrote the letter or email the unit is in, when it says "I" or "me"."""
 
     @functools.cached_property
     def norm(self) -> str:
@@ -136,12 +140,26 @@ _FAMILY = 5
 "supplier"): Snowball keeps a noun and its verb apart."""
 
 
+_DERIVED = re.compile(r"(?:er|or|ur|ment|ion|al|ee|ant|ent|ship)$")
+"""Suffixes that make a noun of a verb, as Snowball leaves them: "leader" of lead, "failur"
+(failure, failures) of fail (failed), "manag" and "management"."""
+
+
 def has_word(stem: str, stem_set: frozenset[str]) -> bool:
-    """`stem` is in `stem_set`, or a word of its family is."""
+    """`stem` is in `stem_set`, or a word of its family is: stems of five letters or more
+    that begin one another, or a stem and the same stem with a noun-making suffix."""
     if stem in stem_set:
         return True
-    return len(stem) >= _FAMILY and any(
-        len(s) >= _FAMILY and (s.startswith(stem) or stem.startswith(s)) for s in stem_set)
+    return any(_family(stem, s) for s in stem_set)
+
+
+def _family(a: str, b: str) -> bool:
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    if not long.startswith(short):
+        return False
+    if len(short) >= _FAMILY:
+        return True
+    return len(short) >= 3 and bool(_DERIVED.fullmatch(long[len(short):]))
 
 
 def shared_words(words: Iterable[str], stem_set: frozenset[str]) -> set[str]:
@@ -149,24 +167,30 @@ def shared_words(words: Iterable[str], stem_set: frozenset[str]) -> set[str]:
 
 
 def split_units(texts: Sequence[str],
-                scopes: Sequence[Sequence[tuple[int, str]]] | None = None) -> list[Unit]:
+                scopes: Sequence[Sequence[tuple[int, str, str]]] | None = None) -> list[Unit]:
     """Each text cut into paragraphs; a paragraph of `Key: value` lines stays whole (a
     record), others are cut into lines, and lines into sentences. `scopes[i]`: the headings
-    over text i, (offset in it, heading), from `sections.scopes_for`."""
+    over text i and its author, (offset in it, heading, author), from
+    `sections.scopes_for`."""
     units = _split(texts)
     if not scopes:
         return units
-    return [replace(u, scope=_scope_at(scopes[u.source], u.start)) if u.source < len(scopes)
-            else u for u in units]
+    out = []
+    for unit in units:
+        heading, writer = _scope_at(scopes[unit.source] if unit.source < len(scopes) else [],
+                                    unit.start)
+        speaks = bool(writer) and bool(FIRST_PERSON.search(unit.text))
+        out.append(replace(unit, scope=heading, author=writer if speaks else ""))
+    return out
 
 
-def _scope_at(scopes: Sequence[tuple[int, str]], offset: int) -> str:
-    found = ""
-    for at, heading in scopes:
+def _scope_at(scopes: Sequence[tuple[int, str, str]], offset: int) -> tuple[str, str]:
+    found = ("", "")
+    for at, heading, writer in scopes:
         if at > offset:
             break
-        found = heading
-    return normalise(found)
+        found = (heading, writer)
+    return normalise(found[0]), found[1]
 
 
 def _split(texts: Sequence[str]) -> list[Unit]:
