@@ -19,8 +19,8 @@ import re
 from dataclasses import dataclass
 
 from ..corpus.evidence import Unit, best_units, entities, normalise, stems
-from ..corpus.sections import FIRST_PERSON
 from ..corpus.records import Layout
+from ..corpus.sections import FIRST_PERSON
 from ..store import Store
 from ..types import SpanRef
 from .extractive import Extract, Window, extract, window_units, windows

@@ -32,15 +32,15 @@ from ..corpus.evidence import (
     values,
 )
 from ..corpus.records import Layout, Record
-from ..corpus.sections import Scope, author, headings, scopes_for
 from ..corpus.search import Hit
+from ..corpus.sections import Scope, author, headings, scopes_for
 from ..errors import InvalidArgs
 from ..store import Store
 from ..tools.search import search_session
 from ..types import SpanRef
 
-__all__ = ["Extract", "Window", "cited", "copied", "disagree", "extract", "verify_extract", "window_units",
-           "windows"]
+__all__ = ["Extract", "Window", "cited", "copied", "disagree", "extract", "verify_extract",
+           "window_units", "windows"]
 
 _WINDOW = 500
 """Characters either side of a hit that are read (then cut to whole lines)."""

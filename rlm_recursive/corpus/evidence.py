@@ -114,8 +114,8 @@ contains = _contains
 def names(unit: Unit, entity: str) -> bool:
     """The unit names the entity: itself, in the heading it is under, or as "I" or "me"
     in a letter its author wrote."""
-    return (_contains(unit.norm, entity) or bool(unit.scope) and _contains(unit.scope, entity)
-            or bool(unit.author) and _contains(normalise(unit.author), entity))
+    return (_contains(unit.norm, entity) or (bool(unit.scope) and _contains(unit.scope, entity))
+            or (bool(unit.author) and _contains(normalise(unit.author), entity)))
 
 
 @dataclass

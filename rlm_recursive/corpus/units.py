@@ -44,7 +44,8 @@ SENTENCE_END = re.compile(
     + r"(?<!\b[A-Z]\.)"  # and so is "Engineer: P. Gill"
     + r"(?<=[.!?;])\s+(?=[\"'(\[A-Z0-9])")
 _FULL_STOP = re.compile(
-    "".join(rf"(?<!\b{a}\.)" for a in _ABBREVIATIONS) + r"(?<!\b[A-Z]\.)(?<=[.!?])\s+(?=[\"'(\[A-Z0-9])")
+    "".join(rf"(?<!\b{a}\.)" for a in _ABBREVIATIONS)
+    + r"(?<!\b[A-Z]\.)(?<=[.!?])\s+(?=[\"'(\[A-Z0-9])")
 _KEY_VALUE = re.compile(r"^\s*[\w][\w ./()-]{0,40}:\s+\S")
 _ENTRY = re.compile(r"^\s*(?:[-*•]\s+|\d{1,3}[.)]\s+|[A-Z][\w'.]*(?:\s+[\w'.&]+){0,3}\s+"
                     r"[—–]\s|[A-Z][\w'.]*(?:\s+[\w'.&]+){0,3}\s+-{1,2}\s)")
