@@ -80,15 +80,16 @@ def _names(text: str, known: str, near: str = "", writer: str = "") -> list[str]
           if named else [])
     at = at or [m.start() for m in re.finditer(r"[^\W\d_]{2,}", text)
                 if wanted & set(stems(m.group()))]
+    spots = [(m.start(), m.end(), m.group()) for m in _NAMES.finditer(text)
+             if not _field_label(text, m)]
+    if writer:
+        spots += [(m.start(), m.end(), writer) for m in FIRST_PERSON.finditer(text)]
     found: dict[str, int] = {}
-    speakers = [(m, writer) for m in FIRST_PERSON.finditer(text)] if writer else []
-    for match, name in [(m, m.group()) for m in _NAMES.finditer(text)
-                        if not _field_label(text, m)] + speakers:
+    for start, end, name in spots:
         name = " ".join(w for w in name.split() if w not in _COMMON)
         if not name or normalise(name) in said:
             continue
-        distance = min((a - match.end() if a >= match.end() else abs(match.start() - a)
-                        for a in at), default=0)
+        distance = min((a - end if a >= end else abs(start - a) for a in at), default=0)
         found[name] = min(found.get(name, distance), distance)
     return sorted(found, key=found.__getitem__)
 
@@ -118,11 +119,19 @@ def follow(store: Store, session_id: str, question: str, layout: Layout | None
     # bridge's own words ("Buildings Manager" for "the building ... manages") says nothing.
     frontier: list[str] = []
     links: dict[str, list[SpanRef]] = {}
+    headed: list[tuple[str, Unit]] = []
     for _, unit in best_units(bridge, window_units(found), 3):
         for name in _names(unit.text, question, bridge, unit.author):
             if name not in links and set(stems(name)) - set(stems(bridge)):
                 frontier.append(name)
                 links[name] = [_ref(found, unit)]
+        headed.append((unit.scope, unit))
+    # The heading a bridge's line is under names what the line is about ("Hannah Osei
+    # runs the site" under "Mill Race"): tried when the lines name nothing new.
+    for name, unit in headed if not frontier else []:
+        if name and name not in links and normalise(name) not in normalise(question):
+            frontier.append(name)
+            links[name] = [_ref(found, unit)]
     seen = set(frontier)
     path: dict[str, list[str]] = {name: [name] for name in frontier}
     for _ in range(MAX_HOPS):

@@ -130,6 +130,10 @@ def window_units(found: list[Window]) -> list[Unit]:
     return split_units([w.text for w in found], [w.scopes for w in found])
 
 
+def _holds_heading(found: list[Window], unit: Unit) -> bool:
+    return any(h and unit.start <= at < unit.end for at, h, _ in found[unit.source].scopes)
+
+
 def _heading_ref(store: Store, session_id: str, doc_id: str, start: int, unit: Unit,
                  named: list[str]) -> SpanRef | None:
     """The heading line over `start` (or the line naming a letter's author), when an entity
@@ -141,7 +145,8 @@ def _heading_ref(store: Store, session_id: str, doc_id: str, start: int, unit: U
         return None
     text = store.text(doc)
     over = [h for h in headings(text) if h[0] <= start]
-    if over and any(contains(unit.scope, e) for e in named if not contains(unit.norm, e)):
+    if over and any(contains(normalise(unit.scope), e) for e in named
+                    if not contains(unit.norm, e)):
         return SpanRef(doc_id=doc_id, start=over[-1][0], end=over[-1][1])
     at = text.find(author(text)) if unit.author else -1
     if at < 0:
@@ -182,7 +187,7 @@ def _from_record(question: str, record: Record) -> tuple[str, str] | None:
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
 _WHEN = re.compile(rf"\b\d{{1,2}}:\d\d\b|\b\w+day\b|\b\d{{1,2}}\s+{_MONTH}\b|\b{_MONTH}\s+\d|"
                    r"\b\d{4}-\d\d-\d\d\b", re.IGNORECASE)
-_NUMBER_WORDS = (r"rate|number|code|extension|phone|mobile|bleep|pager|quote|cost|price|"
+_NUMBER_WORDS = (r"rate|number|code|extension|phone|mobile|bleep|pager|quote|cost|price|budget|fee|"
                  r"amount|total|weight|weigh|pressure|temperature|date|time|year|room|dose|"
                  r"reading|ref|reference|id|figure|percentage|speed|size|height|length|age")
 _NUMBER_ASKED = re.compile(rf"\b(?:how\s+(?:many|much|long|far|old)|when|{_NUMBER_WORDS})\b",
@@ -323,8 +328,9 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
                 key, value = picked
                 return Extract(f"{key}: {value}", SpanRef(doc_id=doc_id, start=record.start,
                                                           end=record.end), key)
+    # A heading (or an email's header) names the subject; the lines under it answer.
     best = sorted(best_units(question, units, 5), key=lambda pair: (
-        not _of_kind(question, pair[1].text), -pair[0]))[:1]
+        _holds_heading(found, pair[1]), not _of_kind(question, pair[1].text), -pair[0]))[:1]
     if not best:
         if named and not any(all(names(u, e) for e in named) for u in units):
             return f"no passage names {', '.join(named)} together"

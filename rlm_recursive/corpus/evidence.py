@@ -114,7 +114,8 @@ contains = _contains
 def names(unit: Unit, entity: str) -> bool:
     """The unit names the entity: itself, in the heading it is under, or as "I" or "me"
     in a letter its author wrote."""
-    return (_contains(unit.norm, entity) or (bool(unit.scope) and _contains(unit.scope, entity))
+    return (_contains(unit.norm, entity)
+            or (bool(unit.scope) and _contains(normalise(unit.scope), entity))
             or (bool(unit.author) and _contains(normalise(unit.author), entity)))
 
 
@@ -228,13 +229,24 @@ def check_support(answer: str, question: str, cited: Sequence[str],
         if any(not names(unit, e) for e in named):
             support.missing_entities = [e for e in named if not names(unit, e)]
             continue
-        if len(shared_words(topic, unit.stem_set)) < need or not _keyed(unit, anchors, topic):
+        if (len(shared_words(topic, _need_words(unit, named))) < need
+                or not _keyed(unit, anchors, topic)):
             support.off_topic = True
             continue
         return Support(True, unit=unit)
     if not support.missing_entities and named:
         support.missing_entities = named
     return support
+
+
+def _need_words(unit: Unit, named: list[str]) -> frozenset[str]:
+    """The words a unit is matched on: its heading's too, unless the heading already stands
+    for an entity the unit does not name (then the heading's words are that same evidence
+    again: "the budget for the Quarry Lane build" is not any line under "Quarry Lane
+    build")."""
+    if any(not _contains(unit.norm, e) for e in named):
+        return unit.own_stems
+    return unit.stem_set
 
 
 def _needed(topic: int, named: bool) -> int:
@@ -279,7 +291,7 @@ def best_units(question: str, units: Iterable[Unit], limit: int = 3, *,
         has_entities = all(names(unit, e) for e in named)
         if strict:
             need = max(1, _needed(len(plain), bool(named))) if plain else 0
-            if not has_entities or len(shared_words(plain, unit.stem_set)) < need:
+            if not has_entities or len(shared_words(plain, _need_words(unit, named))) < need:
                 continue
             if not named and not plain:
                 continue

@@ -92,14 +92,15 @@ def author(text: str) -> str:
 
 def scopes_for(text: str, start: int, end: int) -> list[Scope]:
     """For the slice `text[start:end]`: (offset in the slice, heading, author) of the
-    heading in force at its start (offset 0) and of each heading inside it."""
+    heading in force at its start (offset -1: it is above the slice) and of each heading
+    inside it."""
     writer = author(text)
-    out: list[Scope] = [(0, "", writer)] if writer else []
+    out: list[Scope] = [(-1, "", writer)] if writer else []
     for h_start, _, heading in headings(text):
         if h_start >= end:
             break
-        if h_start <= start:
-            out = [(0, heading, writer)]
+        if h_start < start:
+            out = [(-1, heading, writer)]
         else:
             out.append((h_start - start, heading, writer))
     return out

@@ -38,7 +38,8 @@ THOUSANDS = re.compile(r"(?<=\d)[,\u00a0\u202f\u2009'](?=\d{3}(?!\d))")
 """Not a plain space: "ward 7 200 ml" is two numbers."""
 _DASHES = re.compile(r"[\u2010-\u2015\u2212]")
 _SPACES = re.compile(r"\s+")
-_ABBREVIATIONS = ("Dr", "Mr", "Ms", "Mrs", "St", "Prof", "No", "vs", "Fig", "Dept")
+_ABBREVIATIONS = ("Dr", "Mr", "Ms", "Mrs", "St", "Prof", "No", "vs", "Fig", "Dept", "ext", "Ext",
+                  "tel", "Tel", "mob", "Mob", "approx", "ref", "Ref", "dept", "extn", "Extn")
 SENTENCE_END = re.compile(
     "".join(rf"(?<!\b{a}\.)" for a in _ABBREVIATIONS)  # "Dr. Achebe" is one sentence
     + r"(?<!\b[A-Z]\.)"  # and so is "Engineer: P. Gill"
@@ -72,6 +73,9 @@ def _stemmer() -> tantivy.TextAnalyzer:
             .build())
 
 
+_PHONE = re.compile(r"(?<![\w.])(?:\+\d{1,3}[\s-]?)?\(?0\d{2,4}\)?[\s-]?\d{3}[\s-]?\d{3,4}"
+                    r"(?!\w|\.\d)")
+"""A phone number as people write one: "01632 960 274", "0113 496 0275", "07700 900 845"."""
 _ABBREVIATIONS = {
     "ETA": "expected arrival", "ETD": "expected departure", "DOB": "date birth",
     "ext": "extension", "extn": "extension", "tel": "telephone", "mob": "mobile",
@@ -121,7 +125,7 @@ class Unit:
     record: bool = False
     """A `Key: value` block: a value there belongs to the key on its line."""
     scope: str = ""
-    """The heading the unit is under (normalised; `corpus.sections`): what it is about when
+    """The heading the unit is under (`corpus.sections`): what it is about when
     it does not say ("Tenders close on 30 April" under "Lift replacement, Ashdown
     Building")."""
     author: str = ""
@@ -133,7 +137,15 @@ class Unit:
 
     @functools.cached_property
     def stem_set(self) -> frozenset[str]:
-        return frozenset(stems(self.text))
+        """Its words' stems, its heading's, and the words its values' shapes answer (a
+        phone number is a "phone number" whether or not the line says so)."""
+        return self.own_stems | frozenset(stems(self.scope))
+
+    @functools.cached_property
+    def own_stems(self) -> frozenset[str]:
+        """Its own words' stems and the words its values' shapes answer, not its heading's."""
+        shapes = ("phone", "number", "telephon") if _PHONE.search(self.text) else ()
+        return frozenset((*stems(self.text), *shapes))
 
 
 _FAMILY = 5
@@ -191,7 +203,7 @@ def _scope_at(scopes: Sequence[tuple[int, str, str]], offset: int) -> tuple[str,
         if at > offset:
             break
         found = (heading, writer)
-    return normalise(found[0]), found[1]
+    return found
 
 
 def _split(texts: Sequence[str]) -> list[Unit]:
