@@ -88,7 +88,7 @@ def test_headings_of_minutes_an_email_and_a_board():
     # Entries of a board ("Boiler 2 — ...") and a `Key: value` line are not headings.
     assert [h[2] for h in headings(BOILERS)] == ["Boiler house weekly checks"]
     at = MINUTES.index("Tenders close")
-    assert scopes_for(MINUTES, at, at + 10) == [(0, "Lift replacement, Ashdown Building", "")]
+    assert scopes_for(MINUTES, at, at + 10) == [(-1, "Lift replacement, Ashdown Building", "")]
 
 
 def test_a_unit_under_a_heading_grounds_an_answer_about_what_the_heading_names():
