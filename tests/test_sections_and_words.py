@@ -167,3 +167,22 @@ async def test_a_name_asked_for_is_the_records_one_name_field(rt):
                           _knows_nothing)
     assert result.answer == "guest: Sato" and result.grounded
     assert result.grounding["method"] == "extractive"
+
+
+HANDOVER = ("Outstanding jobs for the day team\n"
+            "- Bed 6: repeat U&Es at noon, chase potassium result.\n"
+            "Bleep for the cardiology registrar on call today is 4471. The outreach team\n"
+            "can be reached on extension 2290.\n")
+
+
+async def test_with_no_entity_the_head_of_what_is_asked_about_must_be_said(rt):
+    sid = load(rt, FILLER, HANDOVER)
+    result, _ = await ask(rt, sid, "Which bleep do I use for today's on-call cardiology "
+                          "registrar?", "search", _knows_nothing)
+    assert "4471" in result.answer and result.grounded
+    # The consultant is not the registrar: the registrar's bleep is no answer about them,
+    # from the runtime or from a model that offers it.
+    for model in (_knows_nothing, lambda r: reply("4471")):
+        result, _ = await ask(rt, sid, "What is the bleep for the cardiology consultant on "
+                              "call?", "search", model)
+        assert result.answer == NOT_FOUND and result.grounded is False

@@ -221,6 +221,7 @@ def check_support(answer: str, question: str, cited: Sequence[str],
     need = _needed(len(topic), bool(named))
     if chain_end:  # the question's words describe the whole chain, not its last link
         need = min(need, 1)
+    head = None if named else object_head(question)
     for unit in units if units is not None else split_units(cited):
         if anchors and not all(_contains(unit.norm, v) for v in anchors):
             continue
@@ -230,13 +231,34 @@ def check_support(answer: str, question: str, cited: Sequence[str],
             support.missing_entities = [e for e in named if not names(unit, e)]
             continue
         if (len(shared_words(topic, _need_words(unit, named))) < need
-                or not _keyed(unit, anchors, topic)):
+                or not _keyed(unit, anchors, topic)
+                or (head and not has_word(head, unit.stem_set))):
             support.off_topic = True
             continue
         return Support(True, unit=unit)
     if not support.missing_entities and named:
         support.missing_entities = named
     return support
+
+
+_OBJECT = re.compile(
+    r"\b(?:for|of|at)\s+(?:(?:the|a|an|our|my|your|this|today's)\s+)?"
+    r"((?:[a-z][\w'-]*\s+){0,3}?[a-z][\w'-]*)"
+    r"(?=\s+(?:on|in|at|of|for|to|from|with|who|that|which|when|if|before|after|during|"
+    r"while|is|are|was|were)\b|\s*[?.!]?\s*$)")
+"""The noun phrase a question's "for/of/at" governs: "the bleep for the cardiology consultant
+on call"."""
+
+
+def object_head(question: str) -> str | None:
+    """With no entity named, the thing the question is about is its first "for/of/at"
+    phrase, and that phrase's head noun must be said: "the bleep for the cardiology
+    consultant on call" is not the registrar's bleep. None when there is no such phrase."""
+    match = _OBJECT.search(question)
+    if match is None:
+        return None
+    words = stems(match.group(1).split()[-1])
+    return words[0] if words else None
 
 
 def _need_words(unit: Unit, named: list[str]) -> frozenset[str]:
@@ -281,6 +303,7 @@ def best_units(question: str, units: Iterable[Unit], limit: int = 3, *,
     topic = list(dict.fromkeys(stems(question)))
     named_stems = set(stems(" ".join(named)))
     plain = [w for w in topic if w not in named_stems]
+    head = None if named else object_head(question)
     df = Counter(w for u in pool for w in shared_words(topic, u.stem_set))
     scored: list[tuple[float, Unit]] = []
     for unit in pool:
@@ -292,6 +315,8 @@ def best_units(question: str, units: Iterable[Unit], limit: int = 3, *,
         if strict:
             need = max(1, _needed(len(plain), bool(named))) if plain else 0
             if not has_entities or len(shared_words(plain, _need_words(unit, named))) < need:
+                continue
+            if head and not has_word(head, unit.stem_set):
                 continue
             if not named and not plain:
                 continue
