@@ -261,6 +261,19 @@ def object_head(question: str) -> str | None:
     return words[0] if words else None
 
 
+_ASKED = re.compile(r"^\s*(?:what|which)\s+(?:is|are|was|were)\s+the\s+((?:[a-z][\w-]*\s+){0,2}?"
+                    r"[a-z][\w-]*)\s+(?:for|of|at|on)\s", re.IGNORECASE)
+
+
+def asked_head(question: str) -> str | None:
+    """What "What is the X of/for ..." asks for: X's head noun, which the unit holding the
+    answer must say ("the budget for the Quarry Lane build" is not its engineer's phone
+    line). Extraction only: a table's row says its fields in the header."""
+    match = _ASKED.search(question)
+    words = stems(match.group(1).split()[-1]) if match else []
+    return words[0] if words else None
+
+
 def _need_words(unit: Unit, named: list[str]) -> frozenset[str]:
     """The words a unit is matched on: its heading's too, unless the heading already stands
     for an entity the unit does not name (then the heading's words are that same evidence
@@ -304,6 +317,7 @@ def best_units(question: str, units: Iterable[Unit], limit: int = 3, *,
     named_stems = set(stems(" ".join(named)))
     plain = [w for w in topic if w not in named_stems]
     head = None if named else object_head(question)
+    asked_for = asked_head(question)
     df = Counter(w for u in pool for w in shared_words(topic, u.stem_set))
     scored: list[tuple[float, Unit]] = []
     for unit in pool:
@@ -316,7 +330,8 @@ def best_units(question: str, units: Iterable[Unit], limit: int = 3, *,
             need = max(1, _needed(len(plain), bool(named))) if plain else 0
             if not has_entities or len(shared_words(plain, _need_words(unit, named))) < need:
                 continue
-            if head and not has_word(head, unit.stem_set):
+            if (head and not has_word(head, unit.stem_set)) or (
+                    asked_for and not has_word(asked_for, unit.stem_set)):
                 continue
             if not named and not plain:
                 continue

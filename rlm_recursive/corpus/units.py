@@ -226,12 +226,19 @@ def _split(texts: Sequence[str]) -> list[Unit]:
                         units.append(Unit(index, start + at, start + pos, piece))
                 # A sentence whose clauses a semicolon joins ("The vaccine arrives on 9 June;
                 # 420 doses are expected") is a unit as well as its clauses.
-                pos = 0
+                pos, previous = 0, None
                 for sentence in _FULL_STOP.split(line):
                     at = line.find(sentence, pos)
                     pos = at + len(sentence)
                     if ";" in sentence.rstrip(" ;") and sentence.strip():
                         units.append(Unit(index, start + at, start + pos, sentence))
+                    # "Dr Amelia Crane is back on Monday. Her room is number 12.": a sentence
+                    # that opens with a pronoun is about the one before it; the two are a
+                    # unit as well.
+                    if previous is not None and _PRONOUN_OPENS.match(sentence):
+                        units.append(Unit(index, start + previous, start + pos,
+                                          line[previous:pos]))
+                    previous = at if sentence.strip() else previous
                 # A labelled entry ("Bed 7 — Mrs Whitlock, 70. Heparin at 900 units/hr.") is
                 # about its label throughout: the whole entry is a unit too.
                 if len(pieces) > 1 and len(line) <= _ENTRY_CHARS and _ENTRY.match(line):
@@ -268,6 +275,7 @@ def _carries_entry(line: str) -> bool:
                 or _TABULAR.search(line))
 
 
+_PRONOUN_OPENS = re.compile(r"\s*(?:He|She|His|Her|Hers|They|Their|Its)\b")
 _TABULAR = re.compile(r"\t| \| |^\s*\||,(?!\d{3}\b)\S+,")
 """A table's row: tabs, pipes, or CSV cells (not the thousands of "£38,400, up from")."""
 _NEW_LINE = re.compile(r"^\s*(?:\d{4}-\d\d-\d\d|[A-Z][a-z]{2}\s+\d{1,2}\s+\d\d:|\[|<\d|\{|#)")
