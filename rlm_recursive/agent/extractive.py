@@ -44,7 +44,8 @@ __all__ = ["Extract", "Window", "cited", "copied", "disagree", "extract", "verif
 
 _WINDOW = 500
 """Characters either side of a hit that are read (then cut to whole lines)."""
-_CLAUSE = re.compile(r"\s*(?:;|,\s(?!\d{3}\b)|(?<!\b[A-Z])\.\s+|\s[—–]\s|\s-\s|\sand\s|:\s)\s*")
+_CLAUSE = re.compile(r"\s*(?:;|,\s(?!\d{3}\b)|(?<![\s(][A-Z])(?<!^[A-Z])\.\s+|\s[—–]\s|\s-\s|"
+                     r"\sand\s|:\s)\s*")
 """Where a clause ends; never inside brackets: "Ms Lindqvist (groups C and D)" is one."""
 
 

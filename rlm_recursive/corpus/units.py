@@ -40,13 +40,15 @@ _DASHES = re.compile(r"[\u2010-\u2015\u2212]")
 _SPACES = re.compile(r"\s+")
 _ABBREVIATIONS = ("Dr", "Mr", "Ms", "Mrs", "St", "Prof", "No", "vs", "Fig", "Dept", "ext", "Ext",
                   "tel", "Tel", "mob", "Mob", "approx", "ref", "Ref", "dept", "extn", "Extn")
+_INITIAL = r"(?<![\s(][A-Z]\.)(?<!^[A-Z]\.)"
+"""Not after an initial ("P. Gill"); a code's last letter ("5254-Y. Every") is no initial."""
 SENTENCE_END = re.compile(
     "".join(rf"(?<!\b{a}\.)" for a in _ABBREVIATIONS)  # "Dr. Achebe" is one sentence
-    + r"(?<!\b[A-Z]\.)"  # and so is "Engineer: P. Gill"
+    + _INITIAL  # and so is "Engineer: P. Gill"
     + r"(?<=[.!?;])\s+(?=[\"'(\[A-Z0-9])")
 _FULL_STOP = re.compile(
     "".join(rf"(?<!\b{a}\.)" for a in _ABBREVIATIONS)
-    + r"(?<!\b[A-Z]\.)(?<=[.!?])\s+(?=[\"'(\[A-Z0-9])")
+    + _INITIAL + r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9])")
 _KEY_VALUE = re.compile(r"^\s*[\w][\w ./()-]{0,40}:\s+\S")
 _ENTRY = re.compile(r"^\s*(?:[-*•]\s+|\d{1,3}[.)]\s+|[A-Z][\w'.]*(?:\s+[\w'.&]+){0,3}\s+"
                     r"[—–]\s|[A-Z][\w'.]*(?:\s+[\w'.&]+){0,3}\s+-{1,2}\s)")
