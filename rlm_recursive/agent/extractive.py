@@ -330,8 +330,9 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
                 return Extract(f"{key}: {value}", SpanRef(doc_id=doc_id, start=record.start,
                                                           end=record.end), key)
     # A heading (or an email's header) names the subject; the lines under it answer.
-    best = sorted(best_units(question, units, 5), key=lambda pair: (
-        _holds_heading(found, pair[1]), not _of_kind(question, pair[1].text), -pair[0]))[:1]
+    best = sorted(((score, unit) for score, unit in best_units(question, units, 5)
+                   if not _holds_heading(found, unit)),
+                  key=lambda pair: (not _of_kind(question, pair[1].text), -pair[0]))[:1]
     if not best:
         if named and not any(all(names(u, e) for e in named) for u in units):
             return f"no passage names {', '.join(named)} together"

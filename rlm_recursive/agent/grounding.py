@@ -20,7 +20,15 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .. import trajectory
-from ..corpus.evidence import Support, Unit, best_units, check_support, normalise, split_units
+from ..corpus.evidence import (
+    Support,
+    Unit,
+    best_units,
+    check_support,
+    is_echo,
+    normalise,
+    split_units,
+)
 from ..corpus.sections import Scope, scopes_for
 from ..errors import BudgetExceeded, InvalidArgs, ModelError
 from ..providers.base import Message
@@ -124,7 +132,9 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
         if quoted and check_support(quoted, question, pool, pool_units, chain_end,
                                     long_form).supported:
             return quoted, _record(Grounding(True, "reasked", failed, original=answer.text))
-        best = best_units(question, units, 1)
+        # A line that only says the question's words back (a heading) answers nothing.
+        best = [pair for pair in best_units(question, units, 3)
+                if not is_echo(pair[1].text, question)]
         if best:
             return (best[0][1].text.strip(),
                     _record(Grounding(True, "extractive", failed, original=answer.text)))

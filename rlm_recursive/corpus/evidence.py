@@ -35,8 +35,8 @@ from .units import (
     stems,
 )
 
-__all__ = ["Support", "Unit", "best_units", "check_support", "contains", "entities", "names",
-           "normalise", "shared_words", "split_units", "stems", "values"]
+__all__ = ["Support", "Unit", "best_units", "check_support", "contains", "entities", "is_echo",
+           "names", "normalise", "shared_words", "split_units", "stems", "values"]
 
 _COMMON_CAPS = frozenset((
     "What Which Who Whom Whose Where When Why How Is Are Was Were Does Do Did Can Could Would "
@@ -266,9 +266,10 @@ _ASKED = re.compile(r"^\s*(?:what|which)\s+(?:is|are|was|were)\s+the\s+((?:[a-z]
 
 
 def asked_head(question: str) -> str | None:
-    """What "What is the X of/for ..." asks for: X's head noun, which the unit holding the
-    answer must say ("the budget for the Quarry Lane build" is not its engineer's phone
-    line). Extraction only: a table's row says its fields in the header."""
+    """What "What is the X of/for ..." asks for: X's head noun, which a unit that names the
+    entity only in its heading must say ("the budget for the Quarry Lane build" is not the
+    phone line of its engineer). Extraction only: a table's row says its fields in the
+    header."""
     match = _ASKED.search(question)
     words = stems(match.group(1).split()[-1]) if match else []
     return words[0] if words else None
@@ -330,8 +331,12 @@ def best_units(question: str, units: Iterable[Unit], limit: int = 3, *,
             need = max(1, _needed(len(plain), bool(named))) if plain else 0
             if not has_entities or len(shared_words(plain, _need_words(unit, named))) < need:
                 continue
-            if (head and not has_word(head, unit.stem_set)) or (
-                    asked_for and not has_word(asked_for, unit.stem_set)):
+            if head and not has_word(head, unit.stem_set):
+                continue
+            # A unit only under a heading that names the entity is weaker evidence: it must
+            # say what is asked for too.
+            if (asked_for and any(not _contains(unit.norm, e) for e in named)
+                    and not has_word(asked_for, unit.own_stems)):
                 continue
             if not named and not plain:
                 continue
