@@ -26,7 +26,7 @@ from ..types import SpanRef
 from .extractive import Extract, Window, extract, window_units, windows
 from .plan_words import BRIDGE_VERB
 
-__all__ = ["Chain", "bridge_span", "follow"]
+__all__ = ["Chain", "bridge_span", "follow", "follow_role", "role_spans"]
 
 MAX_HOPS = 3
 _BRIDGE = re.compile(
@@ -104,10 +104,41 @@ def _field_label(text: str, match: re.Match[str]) -> bool:
     return bool(re.search(r"\s\d", match.group())) and bool(text[line_start:match.start()].strip())
 
 
-def follow(store: Store, session_id: str, question: str, layout: Layout | None
-           ) -> Chain | None:
-    """The answer at the end of the question's chain of look-ups, or None."""
-    span = bridge_span(question)
+_ROLE = re.compile(r"\bthe\s+((?:(?!(?:the|of|for|to|in|on|at|a|an)\b)[a-z][\w-]*\s+){1,4})",
+                   re.IGNORECASE)
+
+
+def role_spans(question: str) -> list[tuple[int, int]]:
+    """A question that names no one may describe them by role: "Which room does the deputy
+    safeguarding lead take clinics in?". The spans after "the" of two to five words, longest
+    first (where the role ends is not known; the look-up decides)."""
+    if entities(question):
+        return []
+    body = question.rstrip(" ?.!")
+    spans: list[tuple[int, int]] = []
+    for match in _ROLE.finditer(body + " "):
+        words = list(re.finditer(r"\S+", match.group(1)))
+        starts = match.start()
+        for count in range(len(words), 1, -1):
+            spans.append((starts, match.start(1) + words[count - 1].end()))
+    return spans
+
+
+def follow_role(store: Store, session_id: str, question: str, layout: Layout | None
+                ) -> Chain | None:
+    """The answer about the person a role describes (the question names no one), or None."""
+    for span in role_spans(question):
+        chain = follow(store, session_id, question, layout, span)
+        if chain is not None:
+            return chain
+    return None
+
+
+def follow(store: Store, session_id: str, question: str, layout: Layout | None,
+           span: tuple[int, int] | None = None) -> Chain | None:
+    """The answer at the end of the question's chain of look-ups (from its bridge, or from
+    `span`), or None."""
+    span = span or bridge_span(question)
     if span is None:
         return None
     bridge = question[span[0]:span[1]]

@@ -42,6 +42,8 @@ from ..types import SpanRef
 __all__ = ["Extract", "Window", "cited", "copied", "disagree", "extract", "verify_extract",
            "window_units", "windows"]
 
+_LINES_CITED = 800
+"""Characters: the longest run of whole lines cited around an extracted unit."""
 _WINDOW = 500
 """Characters either side of a hit that are read (then cut to whole lines)."""
 _CLAUSE = re.compile(r"\s*(?:;|,\s(?!\d{3}\b)|(?<![\s(][A-Z])(?<!^[A-Z])\.\s+|\s[—–]\s|\s-\s|"
@@ -339,10 +341,14 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
         return None
     unit = best[0][1]
     doc_id, offset, text = found[unit.source][:3]
-    # The unit's whole lines are cited: cut out of them it is cut the same way again when
-    # its answer is checked ("The revised quote is" ends a line that "£38,400" carries on).
-    start = offset + text.rfind("\n", 0, unit.start) + 1
-    end = offset + (len(text) if text.find("\n", unit.end) < 0 else text.find("\n", unit.end))
+    # The unit's whole lines are cited (when short): cut out of them it is cut the same way
+    # again when its answer is checked ("The revised quote is" ends a line that "£38,400"
+    # carries on).
+    first = text.rfind("\n", 0, unit.start) + 1
+    last = len(text) if text.find("\n", unit.end) < 0 else text.find("\n", unit.end)
+    if last - first > _LINES_CITED:
+        first, last = unit.start, unit.end
+    start, end = offset + first, offset + last
     answer = " ".join(_clause(question, unit).split())
     return Extract(answer, SpanRef(doc_id=doc_id, start=start, end=end),
                    heading=_heading_ref(store, session_id, doc_id, start, unit, named))
