@@ -162,3 +162,21 @@ async def test_a_table_field_reached_by_a_chain_is_grounded_on_the_chains_end(rt
                           "delivers on Tuesdays and Fridays?", "iterative", _knows_nothing)
     assert "Bríd Ní Fhaoláin" in result.answer and "Ormerod" not in result.answer
     assert result.grounded and result.grounding["method"] == "extractive"
+
+
+BULLETIN = (
+    "Riverside Health Centre - practice bulletin\n\n"
+    "Dr Amelia Crane is back from leave on Monday and takes the Tuesday morning clinics.\n"
+    "Her room is number 12 on the first floor. Dr Felix Moreau runs the diabetic clinic in\n"
+    "room 7. Dr Sunil Varma is the safeguarding lead; his deputy is Dr Amelia Crane.\n")
+
+
+async def test_a_role_the_question_describes_is_looked_up_first(rt):
+    sid = load(rt, FILLER, BULLETIN)
+    result, _ = await ask(rt, sid, "Which room does the deputy safeguarding lead take clinics "
+                          "in?", "search", _knows_nothing)
+    # Varma is the lead, Crane his deputy; "Her room" is about the sentence before it.
+    assert "12" in result.answer and "7" not in result.answer and result.grounded
+    result, _ = await ask(rt, sid, "Which room does the deputy fire marshal take clinics in?",
+                          "search", _knows_nothing)
+    assert not result.grounded and "12" not in result.answer

@@ -218,6 +218,7 @@ def _split(texts: Sequence[str]) -> list[Unit]:
             if 2 <= keyed >= len(lines) - 1 and len(lines) <= 12 and len(para.group()) <= 800:
                 units.append(Unit(index, para.start(), para.end(), para.group(), record=True))
                 continue
+            previous: int | None = None  # where the paragraph's last sentence starts
             for start, end in _logical_lines(text, para.start(), lines):
                 line, pos = text[start:end], 0
                 pieces = [p for p in SENTENCE_END.split(line) if p.strip()]
@@ -228,7 +229,7 @@ def _split(texts: Sequence[str]) -> list[Unit]:
                         units.append(Unit(index, start + at, start + pos, piece))
                 # A sentence whose clauses a semicolon joins ("The vaccine arrives on 9 June;
                 # 420 doses are expected") is a unit as well as its clauses.
-                pos, previous = 0, None
+                pos = 0
                 for sentence in _FULL_STOP.split(line):
                     at = line.find(sentence, pos)
                     pos = at + len(sentence)
@@ -238,9 +239,9 @@ def _split(texts: Sequence[str]) -> list[Unit]:
                     # that opens with a pronoun is about the one before it; the two are a
                     # unit as well.
                     if previous is not None and _PRONOUN_OPENS.match(sentence):
-                        units.append(Unit(index, start + previous, start + pos,
-                                          line[previous:pos]))
-                    previous = at if sentence.strip() else previous
+                        units.append(Unit(index, previous, start + pos,
+                                          text[previous:start + pos]))
+                    previous = start + at if sentence.strip() else previous
                 # A labelled entry ("Bed 7 — Mrs Whitlock, 70. Heparin at 900 units/hr.") is
                 # about its label throughout: the whole entry is a unit too.
                 if len(pieces) > 1 and len(line) <= _ENTRY_CHARS and _ENTRY.match(line):
