@@ -14,17 +14,13 @@ real SQLite and tantivy; the email is written by the standard library's email pa
 
 from __future__ import annotations
 
-from email.message import EmailMessage
-
 import pytest
+from fact_support import FILLER, email, knows_nothing
 from strategy_support import ask, load, small_runtime
 
 from rlm_recursive.agent.chain import bridge_span
 from rlm_recursive.agent.routing import has_bridge
-from rlm_recursive.providers.fake import reply
 
-FILLER = "".join(f"Paragraph {i} is about the weather over the hills and nothing more.\n\n"
-                 for i in range(60))
 MINUTES = (
     "Estates Committee minutes, 3 April\n\n"
     "1. Roof repairs at the Calder Library\n"
@@ -57,21 +53,11 @@ STATUS = (
 
 
 def _email() -> str:
-    message = EmailMessage()
-    message["From"] = "Rosalind Achterberg <r.achterberg@school.invalid>"
-    message["To"] = "Year 8 parents <parents@school.invalid>"
-    message["Subject"] = "Field trip - final details"
-    message.set_content(
+    return email("Field trip - final details", (
         "Group leaders are Mr Okafor (groups A and B), Ms Lindqvist (groups C and D) and\n"
         "me (group E). If your child is unwell, phone the attendance line on 01632 448 210;\n"
-        "my own mobile on the day is 07700 900 512.\n\nKind regards,\nRosalind Achterberg\n")
-    return message.as_string()
+        "my own mobile on the day is 07700 900 512.\n\nKind regards,\nRosalind Achterberg\n"))
 
-
-def _knows_nothing(request):
-    if request.tools:  # a hop's JSON step: nothing found, nothing to look up
-        return reply('{"fact": "", "can_answer": false, "answer": "", "next_lookup": "NONE"}')
-    return reply("I do not know.")
 
 
 @pytest.fixture
@@ -122,7 +108,7 @@ def test_plain_look_ups_have_no_bridge(question):
 ])
 async def test_chains_over_minutes_and_a_directory(rt, question, value, not_values):
     sid = load(rt, FILLER, MINUTES, DIRECTORY)
-    result, _ = await ask(rt, sid, question, "iterative", _knows_nothing)
+    result, _ = await ask(rt, sid, question, "iterative", knows_nothing)
     assert value in result.answer and result.grounded
     assert not any(v in result.answer for v in not_values)
 
@@ -130,21 +116,21 @@ async def test_chains_over_minutes_and_a_directory(rt, question, value, not_valu
 async def test_an_entry_label_with_its_number_is_a_link(rt):
     sid = load(rt, FILLER, BOILERS)
     result, _ = await ask(rt, sid, "Who is the engineer for the boiler that is out of "
-                          "service?", "iterative", _knows_nothing)
+                          "service?", "iterative", knows_nothing)
     assert "P. Gill" in result.answer and "Marsh" not in result.answer and result.grounded
 
 
 async def test_the_heading_of_the_bridges_line_is_the_link(rt):
     sid = load(rt, FILLER, STATUS)
     result, _ = await ask(rt, sid, "When is the crane expected at the site Hannah Osei "
-                          "runs?", "iterative", _knows_nothing)
+                          "runs?", "iterative", knows_nothing)
     assert "3 June" in result.answer and "20 June" not in result.answer and result.grounded
 
 
 async def test_me_in_a_letter_is_its_author(rt):
     sid = load(rt, FILLER, _email())
     result, _ = await ask(rt, sid, "What is the mobile number of the teacher who leads "
-                          "group E?", "iterative", _knows_nothing)
+                          "group E?", "iterative", knows_nothing)
     assert "07700 900 512" in result.answer and "448 210" not in result.answer
     assert result.grounded
 
@@ -159,7 +145,7 @@ SUPPLIERS = ("# Approved suppliers\n\n| Supplier | Account manager | Our account
 async def test_a_table_field_reached_by_a_chain_is_grounded_on_the_chains_end(rt):
     sid = load(rt, FILLER, SUPPLIERS)
     result, _ = await ask(rt, sid, "Who is the account manager for the supplier that "
-                          "delivers on Tuesdays and Fridays?", "iterative", _knows_nothing)
+                          "delivers on Tuesdays and Fridays?", "iterative", knows_nothing)
     assert "Bríd Ní Fhaoláin" in result.answer and "Ormerod" not in result.answer
     assert result.grounded and result.grounding["method"] == "extractive"
 
@@ -174,9 +160,9 @@ BULLETIN = (
 async def test_a_role_the_question_describes_is_looked_up_first(rt):
     sid = load(rt, FILLER, BULLETIN)
     result, _ = await ask(rt, sid, "Which room does the deputy safeguarding lead take clinics "
-                          "in?", "search", _knows_nothing)
+                          "in?", "search", knows_nothing)
     # Varma is the lead, Crane his deputy; "Her room" is about the sentence before it.
     assert "12" in result.answer and "7" not in result.answer and result.grounded
     result, _ = await ask(rt, sid, "Which room does the deputy fire marshal take clinics in?",
-                          "search", _knows_nothing)
+                          "search", knows_nothing)
     assert not result.grounded and "12" not in result.answer

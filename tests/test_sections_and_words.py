@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import csv
 import io
-from email.message import EmailMessage
 
 import pytest
+from fact_support import FILLER, email, knows_nothing
 from strategy_support import ask, load, small_runtime
 
 from rlm_recursive.agent.citations import verify_citation
@@ -25,8 +25,6 @@ from rlm_recursive.corpus.evidence import check_support, split_units, stems
 from rlm_recursive.corpus.sections import headings, scopes_for
 from rlm_recursive.providers.fake import reply
 
-FILLER = "".join(f"Paragraph {i} is about the weather over the hills and nothing more.\n\n"
-                 for i in range(60))
 MINUTES = (
     "Estates Committee minutes, 3 April\n\n"
     "Present: Carla Benedetti (chair), Owen Fairweather, Naledi Khumalo.\n\n"
@@ -45,17 +43,12 @@ BOILERS = (
 
 
 def _email() -> str:
-    message = EmailMessage()
-    message["From"] = "Rosalind Achterberg <r.achterberg@school.invalid>"
-    message["To"] = "Year 8 parents <parents@school.invalid>"
-    message["Subject"] = "Geography field trip to Malham Cove - final details"
-    message.set_content(
+    return email("Geography field trip to Malham Cove - final details", (
         "Dear parents and carers,\n\nThank you for returning the consent forms.\n\n"
         "The coach leaves the main gate at 07:45 and is due back at about 17:30. The cost\n"
         "of the trip is £18.50, payable by Tuesday.\n\n"
         "Group leaders are Mr Okafor (groups A and B), Ms Lindqvist (groups C and D) and\n"
-        "me (group E).\n\nKind regards,\nRosalind Achterberg\n")
-    return message.as_string()
+        "me (group E).\n\nKind regards,\nRosalind Achterberg\n"))
 
 
 def _bookings() -> str:
@@ -67,9 +60,6 @@ def _bookings() -> str:
         writer.writerow([f"B-77{i + 1:02d}", room, guest, str(i + 1), "direct"])
     return out.getvalue()
 
-
-def _knows_nothing(request):
-    return reply("I do not know.")
 
 
 @pytest.fixture
@@ -113,7 +103,7 @@ def test_a_unit_under_a_heading_grounds_an_answer_about_what_the_heading_names()
 async def test_an_entity_named_only_in_a_section_heading_finds_its_line(rt, question, holds,
                                                                         not_holds):
     sid = load(rt, FILLER, MINUTES)
-    result, _ = await ask(rt, sid, question, "search", _knows_nothing)
+    result, _ = await ask(rt, sid, question, "search", knows_nothing)
     assert holds in result.answer and not_holds not in result.answer
     assert result.grounded and result.grounding["method"] == "extractive"
     cited = [verify_citation(rt.store, sid, c) for c in result.citations]
@@ -126,18 +116,18 @@ async def test_an_entity_named_only_in_a_section_heading_finds_its_line(rt, ques
 async def test_an_email_subject_names_what_its_body_is_about(rt):
     sid = load(rt, FILLER, _email())
     result, _ = await ask(rt, sid, "How much does the Malham Cove trip cost?", "search",
-                          _knows_nothing)
+                          knows_nothing)
     assert "18.50" in result.answer and result.grounded
     # A trip the email does not name is still not found, and the model is not asked.
     result, fake = await ask(rt, sid, "How much does the Whitby Abbey trip cost?", "search",
-                             _knows_nothing)
+                             knows_nothing)
     assert result.answer == NOT_FOUND and result.grounded is False and not fake.requests
 
 
 async def test_a_letter_label_is_an_entity_and_brackets_stay_with_their_name(rt):
     sid = load(rt, FILLER, _email())
     result, _ = await ask(rt, sid, "Which group leader looks after groups C and D?", "search",
-                          _knows_nothing)
+                          knows_nothing)
     assert "Lindqvist" in result.answer and "Okafor" not in result.answer
     assert result.grounded
 
@@ -157,14 +147,14 @@ def test_abbreviations_and_british_spellings_match_the_questions_words():
 ])
 async def test_the_clause_of_the_kind_asked(rt, question, holds, not_holds):
     sid = load(rt, FILLER, BOILERS)
-    result, _ = await ask(rt, sid, question, "search", _knows_nothing)
+    result, _ = await ask(rt, sid, question, "search", knows_nothing)
     assert holds in result.answer and not_holds not in result.answer and result.grounded
 
 
 async def test_a_name_asked_for_is_the_records_one_name_field(rt):
     sid = load(rt, FILLER, _bookings())
     result, _ = await ask(rt, sid, "Under what name is booking B-7703?", "search",
-                          _knows_nothing)
+                          knows_nothing)
     assert result.answer == "guest: Sato" and result.grounded
     assert result.grounding["method"] == "extractive"
 
@@ -178,11 +168,11 @@ HANDOVER = ("Outstanding jobs for the day team\n"
 async def test_with_no_entity_the_head_of_what_is_asked_about_must_be_said(rt):
     sid = load(rt, FILLER, HANDOVER)
     result, _ = await ask(rt, sid, "Which bleep do I use for today's on-call cardiology "
-                          "registrar?", "search", _knows_nothing)
+                          "registrar?", "search", knows_nothing)
     assert "4471" in result.answer and result.grounded
     # The consultant is not the registrar: the registrar's bleep is no answer about them,
     # from the runtime or from a model that offers it.
-    for model in (_knows_nothing, lambda r: reply("4471")):
+    for model in (knows_nothing, lambda r: reply("4471")):
         result, _ = await ask(rt, sid, "What is the bleep for the cardiology consultant on "
                               "call?", "search", model)
         assert result.answer == NOT_FOUND and result.grounded is False
