@@ -42,6 +42,7 @@ from ..types import SpanRef
 __all__ = ["Extract", "Window", "cited", "copied", "disagree", "extract", "verify_extract",
            "window_units", "windows"]
 
+_BRACKETED = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
 _LINES_CITED = 800
 """Characters: the longest run of whole lines cited around an extracted unit."""
 _WINDOW = 500
@@ -93,8 +94,10 @@ def disagree(model_answer: str, runtime_answer: str, question: str) -> bool:
     theirs = set(values(model_answer)) - asked
     ours = set(values(runtime_answer)) - asked
     # The clause's numbers and codes are its answer; its names may be context ("the Harbour
-    # building is 4821-K" agrees with "4821-K").
-    core = {v for v in ours if any(c.isdigit() for c in v)} or ours
+    # building is 4821-K" agrees with "4821-K"), and so may an aside in brackets ("7316
+    # (ZEBRA-QUARTZ-91427)" agrees with "7316").
+    aside = set(values(_BRACKETED.sub(" ", runtime_answer))) - asked or ours
+    core = {v for v in aside if any(c.isdigit() for c in v)} or aside
     return bool(ours) and (not core <= theirs or bool(theirs - ours))
 
 
