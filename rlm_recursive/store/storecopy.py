@@ -44,7 +44,7 @@ from ..errors import (
 from ..types import sha256_hex
 from .auditrows import AUDIT_COLUMNS
 from .blobs import BLOB_URL_ENV, Blobs, blob_store_for
-from .connector import advisory_key, redact_url
+from .connector import advisory_key, database_errors, redact_url
 from .copyplan import TablePlan, plan_tables, source_tables
 from .db import sqlite_migration_versions
 from .tenancy import SALT_FILE, shared_salt
@@ -270,12 +270,19 @@ def _copy_blobs(data_dir: Path, blobs: list[Path], in_place: bool, say: Progress
 
 
 def _copy_table(db: sqlite3.Connection, conn: Any, plan: TablePlan, batch_rows: int) -> None:
+    """One COPY per table, fed in batches, in insertion order (PostgreSQL's `row_seq` and
+    `summary_seq` columns number the rows as SQLite's rowid ordered them)."""
     rows = db.execute(f'SELECT {plan.column_list} FROM "{plan.name}" ORDER BY rowid')
-    with conn.cursor() as cur, \
-            cur.copy(f'COPY "{plan.name}" ({plan.column_list}) FROM STDIN') as copy:
-        while batch := rows.fetchmany(batch_rows):
-            for row in batch:
-                copy.write_row(plan.convert(row))
+    try:
+        with conn.cursor() as cur, \
+                cur.copy(f'COPY "{plan.name}" ({plan.column_list}) FROM STDIN') as copy:
+            while batch := rows.fetchmany(batch_rows):
+                for row in batch:
+                    copy.write_row(plan.convert(row))
+    except database_errors() as exc:  # a row PostgreSQL's constraints refuse
+        said = " ".join(str(exc).split())  # the driver's message and detail, on one line
+        raise InternalError(f"{plan.name}: {said} The copy was rolled back: the target is "
+                            "as it was") from None
 
 
 def _copy_audit(conn: Any, records: list[tuple[Any, ...]]) -> None:
