@@ -258,6 +258,13 @@ def test_keys_need_the_data_dirs_salt_or_are_left_behind(source, postgres_url, t
                             "WHERE table_schema = 'public'").fetchone()[0] == 0
 
 
+def test_the_restricted_profile_keeps_the_copy_on_local_hosts(source) -> None:
+    done = _cli(source["data_dir"], "--profile", "restricted", "store", "copy", "--skip-keys",
+                "--to", "postgresql://rlm@db.example.invalid/rlm", check=False)
+    assert done.returncode == 1 and "error[egress_denied]" in done.stderr
+    assert "db.example.invalid" in done.stderr
+
+
 def test_dry_run_writes_nothing_anywhere(source, postgres_url, tmp_path) -> None:
     data_dir = source["data_dir"]
     shared = tmp_path / "shared"

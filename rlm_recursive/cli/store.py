@@ -3,14 +3,18 @@ the shared PostgreSQL store (`RLM_DATABASE_URL` or `--to`) and blob store (`RLM_
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from ..catalog import load_catalog
 from ..config import resolve_data_dir
 from ..errors import InternalError, InvalidArgs, RlmError
-from ..store.connector import database_url
+from ..policy import EgressPolicy, load_profile
+from ..policy.profiles import DEFAULT_PROFILE, PROFILE_ENV
+from ..store.connector import DATABASE_URL_ENV, database_url
 from ..store.storecopy import CopyReport, copy_store
 from .common import CliState, console, err_console, fail, print_json
 
@@ -40,6 +44,7 @@ def copy(
         url = database_url({"RLM_DATABASE_URL": to} if to else None)
         if url is None:
             raise InvalidArgs("name the target: --to postgresql://… or RLM_DATABASE_URL")
+        _check_store_hosts(state.profile, url)
         data_dir = resolve_data_dir(state.data_dir)
         report = copy_store(Path(data_dir), url, dry_run=dry_run, skip_keys=skip_keys,
                             batch_rows=batch_rows,
@@ -52,6 +57,15 @@ def copy(
         print_json(report.to_dict())
         return
     _print(report)
+
+
+def _check_store_hosts(profile: str | None, url: str) -> None:
+    """The profile's rule for the store's hosts (`restricted`: local only), as the runtime
+    applies it to every other surface, before anything connects: the copy sends every
+    document to the target."""
+    name = profile or os.environ.get(PROFILE_ENV) or DEFAULT_PROFILE
+    chosen = load_profile(name, load_catalog().profiles.get(name))
+    EgressPolicy(chosen, env={**os.environ, DATABASE_URL_ENV: url}).check_store()
 
 
 def _progress(line: str) -> None:
