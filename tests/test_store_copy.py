@@ -199,6 +199,7 @@ def test_copy_then_everything_reads_back_on_postgresql(source, postgres_url, tmp
         assert len(audit) >= source["audit_lines"]
     finally:
         rt.close()
+    copied_traces = _counts(postgres_url, ["traces"])["traces"]
     env = _env(RLM_DATABASE_URL=postgres_url, RLM_BLOB_URL=shared.as_uri())
     found = json.loads(_cli(other, "search", "heparin", "-s", source["cli_session"], "--json",
                             env=env).stdout)
@@ -206,6 +207,8 @@ def test_copy_then_everything_reads_back_on_postgresql(source, postgres_url, tmp
     found = json.loads(_cli(other, "search", "Jonas", "-s", source["cli_session"], "--json",
                             env=env).stdout)
     assert found["matches"] and found["matches"][0]["source"].endswith("rota.docx")
+    # The searches were traced: new trace ids follow the copied ones (no key collision).
+    assert _counts(postgres_url, ["traces"])["traces"] > copied_traces == report["tables"]["traces"]
     assert not list(other.rglob("*.db*"))
 
 
