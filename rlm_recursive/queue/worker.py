@@ -4,7 +4,8 @@ procrastinate's worker does the queue work: it takes jobs as their NOTIFY arrive
 runs up to `concurrency` at once on one event loop, sends a heartbeat every `lease_s / 3`
 seconds and stops on SIGTERM/SIGINT (running jobs go back to the queue after
 `shutdown_grace_s`). Beside it, every STALLED_CHECK_S, the worker retries the jobs of workers
-whose lease ran out.
+whose lease ran out, and sets right the executions whose job ended without their final write
+(`sweep.py`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ..store.executions import ExecutionStore
 from ..store.tenancy import TenantStore
 from .app import EXECUTIONS_QUEUE, LEASE_S, STALLED_CHECK_S, queue_app
 from .jobs import WorkerContext, retry_stalled
+from .sweep import MAX_ATTEMPTS, sweep_lost
 
 __all__ = ["serve_worker"]
 
@@ -32,6 +34,7 @@ async def serve_worker(
     runtime: Runtime, *, concurrency: int = 1, lease_s: float = LEASE_S,
     shutdown_grace_s: float = 30.0, tenant_cap: int = 4,
     providers: ProviderPool | None = None, name: str | None = None,
+    max_attempts: int = MAX_ATTEMPTS,
 ) -> None:
     """Run jobs until a signal stops the worker; the runtime stays the caller's to close."""
     url = database_url()
@@ -45,7 +48,7 @@ async def serve_worker(
                         executions=ExecutionStore(runtime.store.sql),
                         tenants=TenantStore(runtime.store), slots=ExecutionSlots(url),
                         tenant_cap=tenant_cap, lease_s=lease_s,
-                        executions_queue=EXECUTIONS_QUEUE)
+                        executions_queue=EXECUTIONS_QUEUE, max_attempts=max_attempts)
     app = queue_app(url, pool_size=concurrency + 3)
     print(f"rlm-recursive worker: concurrency {concurrency}, lease {lease_s:g} s",
           file=sys.stderr, flush=True)
@@ -80,5 +83,10 @@ async def _retry_stalled_forever(app: procrastinate.App, rlm: WorkerContext) -> 
             if retried := await retry_stalled(app.job_manager, rlm):
                 print(f"rlm-recursive worker: {retried} execution(s) of a worker that lost "
                       "its lease back in the queue", file=sys.stderr, flush=True)
+            if swept := await asyncio.to_thread(sweep_lost, rlm.executions, rlm.max_attempts):
+                print(f"rlm-recursive worker: executions whose job ended without their result: "
+                      f"re-queued {swept.requeued}, cancelled {swept.cancelled}, lost "
+                      f"{swept.lost}", file=sys.stderr, flush=True)
         except Exception as exc:  # the database is away: the next tick tries again
-            print(f"rlm-recursive worker: stalled-job check failed: {exc}", file=sys.stderr)
+            print(f"rlm-recursive worker: stalled or lost job check failed: {exc}",
+                  file=sys.stderr)
