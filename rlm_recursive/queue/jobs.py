@@ -23,6 +23,7 @@ from procrastinate.job_context import AbortReason
 from procrastinate.jobs import Status
 from procrastinate.manager import JobManager
 
+from .. import trajectory
 from ..agent.outcome import stored_result
 from ..agent.pool import ProviderPool
 from ..agent.query import QueryOptions, run_query
@@ -32,6 +33,7 @@ from ..errors import InternalError, RlmError
 from ..store.counters import Slots
 from ..store.executions import ExecutionStore
 from ..store.tenancy import TenantStore
+from .events import relayed
 from .watch import EXECUTION_CHANNEL
 
 __all__ = ["CANCELLED", "NoSlot", "WorkerContext", "end_cancelled", "finish_execution",
@@ -103,8 +105,13 @@ async def _run_execution(context: JobContext, rlm: WorkerContext, execution_id: 
     # A REPL run keeps its steps under an id every attempt derives alike: a retry resumes it.
     ROOT_EXECUTION_ID.set(repl_root_id(execution_id))
     try:
-        result = await run_query(rlm.runtime, record["session_id"], record["question"],
-                                 QueryOptions.model_validate(options), providers=rlm.providers)
+        # The run's steps reach the shared store as they happen: any api relays them live.
+        async with relayed(store.db, execution_id, attempt) as feed:
+            with trajectory.listening(feed):
+                result = await run_query(rlm.runtime, record["session_id"],
+                                         record["question"],
+                                         QueryOptions.model_validate(options),
+                                         providers=rlm.providers)
         status = "MAX_TURNS_EXCEEDED" if result.stopped == "max_iterations" else "COMPLETED"
         usage = result.usage
         written = await asyncio.to_thread(

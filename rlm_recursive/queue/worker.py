@@ -4,8 +4,8 @@ procrastinate's worker does the queue work: it takes jobs as their NOTIFY arrive
 runs up to `concurrency` at once on one event loop, sends a heartbeat every `lease_s / 3`
 seconds and stops on SIGTERM/SIGINT (running jobs go back to the queue after
 `shutdown_grace_s`). Beside it, every STALLED_CHECK_S, the worker retries the jobs of workers
-whose lease ran out, and sets right the executions whose job ended without their final write
-(`sweep.py`).
+whose lease ran out, sets right the executions whose job ended without their final write
+(`sweep.py`), and deletes the live events of executions that ended a while ago (`events.py`).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from ..store.counters import ExecutionSlots
 from ..store.executions import ExecutionStore
 from ..store.tenancy import TenantStore
 from .app import EXECUTIONS_QUEUE, LEASE_S, STALLED_CHECK_S, queue_app
+from .events import prune_events
 from .jobs import WorkerContext, retry_stalled
 from .sweep import MAX_ATTEMPTS, sweep_lost
 
@@ -83,6 +84,7 @@ async def _retry_stalled_forever(app: procrastinate.App, rlm: WorkerContext) -> 
             if retried := await retry_stalled(app.job_manager, rlm):
                 print(f"rlm-recursive worker: {retried} execution(s) of a worker that lost "
                       "its lease back in the queue", file=sys.stderr, flush=True)
+            await asyncio.to_thread(prune_events, rlm.executions.db)
             if swept := await asyncio.to_thread(sweep_lost, rlm.executions, rlm.max_attempts):
                 print(f"rlm-recursive worker: executions whose job ended without their result: "
                       f"re-queued {swept.requeued}, cancelled {swept.cancelled}, lost "
