@@ -38,6 +38,8 @@ HTTP_STATUS: dict[str, int] = {
     "budget_exceeded": 429,
     "internal_error": 500,
     "key_salt_missing": 500,  # the server's configuration, not the client's request
+    "key_salt_mismatch": 500,  # `store copy` only (CLI)
+    "target_not_empty": 409,  # `store copy` only (CLI)
     "git_error": 500,
     "provider_error": 502,
     "model_not_found": 502,
