@@ -31,7 +31,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from _corpus import generate
-from pg_server import PgServer
+from pg_server import server_url
 
 
 def _make_source(root: Path, mb: float, chunk_size: int) -> tuple[Path, dict[str, Any]]:
@@ -100,16 +100,8 @@ def main() -> None:
                         "a throw-away server)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    server = None
-    url = args.database_url
-    if url is None:
-        server = PgServer()
-        url = server.start()
-    try:
+    with server_url(args.database_url) as url:
         result = measure(args.mb, url, args.chunk_size)
-    finally:
-        if server is not None:
-            server.stop()
     if args.json:
         print(json.dumps(result, indent=2))
         return
