@@ -274,8 +274,8 @@ def check_client_answer(rc: RunContext, question: str | None, answer: str) -> Gr
     run read, as every strategy's answer is, but never replaced (the client drives the run,
     and no model of ours is asked again). Ungrounded, it says what failed and the closest
     passages, beside the answer. Blocking: call it in a thread."""
-    spans, texts = _cited_texts(rc)
-    units = split_units(texts)
+    spans, texts, scopes = _cited_texts(rc)
+    units = split_units(texts, scopes)
     support = check_support(answer, question or "", texts, units)
     if support.supported:
         return _record(Grounding(True, "checked"))
