@@ -26,8 +26,11 @@ POLL_S = 2.0
 class ExecutionWatcher:
     """`wait(id, timeout_s, finished)` returns when `finished()` is true or time is up."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, channel: str = EXECUTION_CHANNEL) -> None:
         self.url = url
+        self.channel = channel
+        """The NOTIFY channel whose payloads are the ids waited for (a queued load's
+        session id on `store.loads.LOAD_CHANNEL`)."""
         self._events: dict[str, set[asyncio.Event]] = {}
         self._listener: asyncio.Task[None] | None = None
 
@@ -63,7 +66,7 @@ class ExecutionWatcher:
                 async with await psycopg.AsyncConnection.connect(
                         self.url, autocommit=True,
                         application_name="rlm-recursive-watch") as conn:
-                    await conn.execute(f"LISTEN {EXECUTION_CHANNEL}")
+                    await conn.execute(f"LISTEN {self.channel}")
                     async for note in conn.notifies():
                         for event in self._events.get(note.payload, ()):
                             event.set()

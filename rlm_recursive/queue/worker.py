@@ -18,11 +18,12 @@ import procrastinate
 from ..agent.pool import ProviderPool
 from ..agent.runtime import Runtime
 from ..errors import ConfigError
+from ..policy import PathPolicy
 from ..store.connector import DATABASE_URL_ENV, database_url
 from ..store.counters import ExecutionSlots
 from ..store.executions import ExecutionStore
 from ..store.tenancy import TenantStore
-from .app import EXECUTIONS_QUEUE, LEASE_S, STALLED_CHECK_S, queue_app
+from .app import LEASE_S, STALLED_CHECK_S, queue_app
 from .jobs import WorkerContext, retry_stalled
 
 __all__ = ["serve_worker"]
@@ -45,7 +46,8 @@ async def serve_worker(
                         executions=ExecutionStore(runtime.store.sql),
                         tenants=TenantStore(runtime.store), slots=ExecutionSlots(url),
                         tenant_cap=tenant_cap, lease_s=lease_s,
-                        executions_queue=EXECUTIONS_QUEUE)
+                        client_paths=PathPolicy.for_clients(
+                            runtime.profile, protected=[runtime.store.data_dir]))
     app = queue_app(url, pool_size=concurrency + 3)
     print(f"rlm-recursive worker: concurrency {concurrency}, lease {lease_s:g} s",
           file=sys.stderr, flush=True)
