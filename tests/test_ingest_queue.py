@@ -315,6 +315,9 @@ def test_only_the_attempt_that_owns_a_load_publishes_it(team, postgres_url, tmp_
     for claim, text in ((stale, "stale copy"), (current, "kept copy")):
         store.add_document(claim.staging_id, text.encode(), length_chars=len(text),
                            source="inline:v", source_type="inline")
+    # Staging sessions are hidden from the CLI's list; the one being loaded is there.
+    listed = [r["id"] for r in store.list_sessions()]
+    assert sid in listed and current.staging_id not in listed
     assert loads.publish(current, "READY", None) is True
     assert loads.publish(stale, "FAILED", {"errors": [{"code": "x", "message": "y"}]}) is False
     docs = store.documents(sid)
@@ -322,6 +325,29 @@ def test_only_the_attempt_that_owns_a_load_publishes_it(team, postgres_url, tmp_
     assert store.session(sid)["readiness"] == "READY"
     assert store.session(sid)["load_error"] is None
     assert loads.claim(sid) is None  # published: a late retry has nothing to do
+
+
+def test_a_load_whose_session_was_deleted_meanwhile_shows_nothing(team, postgres_url):
+    runtime, _, _ = team
+    store, tenants = runtime.store, TenantStore(runtime.store)
+    loads, queue = SessionLoads(store.sql), LoadQueue(postgres_url, store)
+    running = store.create_session("running", SessionConfig())["session_id"]
+    waiting = store.create_session("waiting", SessionConfig())["session_id"]
+    for sid in (running, waiting):
+        tenants.set_readiness(sid, "CREATING")
+        queue.enqueue(sid, [Source(type="inline", content="Valve 3.", name="v")],
+                      origin="api", ocr=None)
+    claim = loads.claim(running)
+    assert claim is not None
+    store.add_document(claim.staging_id, b"Valve 3.", length_chars=8, source="inline:v",
+                       source_type="inline")
+    tenants.set_readiness(running, "DELETED")  # DELETE /v1/sessions/{id} while it loads
+    tenants.set_readiness(waiting, "DELETED")  # ... and while it waits in the queue
+    assert loads.publish(claim, "READY", None) is True  # the load ends, showing nothing
+    assert store.documents(running) == []
+    assert store.session(running)["readiness"] == "DELETED"
+    assert store.session(claim.staging_id)["readiness"] == "DELETED"
+    assert loads.claim(waiting) is None and loads.get(waiting)["state"] == "done"
 
 
 def test_the_sweep_fails_a_lost_load_but_not_a_queued_one(team, postgres_url):

@@ -1,4 +1,5 @@
-"""`rlm-recursive worker`: run queued executions from the shared store until stopped.
+"""`rlm-recursive worker`: run queued executions and loads from the shared store until
+stopped.
 
 procrastinate's worker does the queue work: it takes jobs as their NOTIFY arrives (or polls),
 runs up to `concurrency` at once on one event loop, sends a heartbeat every `lease_s / 3`
