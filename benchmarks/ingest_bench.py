@@ -35,7 +35,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from doc_writers import write_docx, write_pdf
-from pg_server import PgServer
+from pg_server import given_or_scratch
+from queue_support import stop_processes
 
 from rlm_recursive.agent.runtime import Runtime
 from rlm_recursive.config import SessionConfig
@@ -68,17 +69,6 @@ def _workers(count: int, root: Path, env: dict[str, str]) -> list[subprocess.Pop
                  "worker", "--concurrency", "1"], env=env, stdout=out, stderr=out,
                 stdin=subprocess.DEVNULL))
     return procs
-
-
-def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
-    for proc in procs:
-        proc.terminate()
-    for proc in procs:
-        try:
-            proc.wait(60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
 
 
 class Bench:
@@ -150,60 +140,52 @@ def main() -> None:
     parser.add_argument("--workers", default="1,2")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    server = None
-    url = args.database_url
-    if url is None:
-        server = PgServer()
-        url = server.start()
-    try:
-        with tempfile.TemporaryDirectory(prefix="rlm-ingest-bench-") as tmp:
-            root = Path(tmp)
-            blobs = (root / "shared-blobs").as_uri()
-            env = {k: v for k, v in os.environ.items() if not k.startswith("RLM_")}
-            env.update(RLM_DATABASE_URL=url, RLM_BLOB_URL=blobs)
-            os.environ.update(RLM_DATABASE_URL=url, RLM_BLOB_URL=blobs)
-            folder = root / "corpus"
-            write_folder(folder, args.files)
-            runtime = Runtime(root / "api")
-            bench = Bench(runtime, url, folder)
-            runs = [bench.in_process() for _ in range(2)]
-            report: dict[str, Any] = {
-                "files": args.files, "in_process_load_s": [r[0] for r in runs],
-                "in_process_index_s": [r[1] for r in runs], "workers": []}
+    with given_or_scratch(args.database_url) as url, \
+            tempfile.TemporaryDirectory(prefix="rlm-ingest-bench-") as tmp:
+        root = Path(tmp)
+        blobs = (root / "shared-blobs").as_uri()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("RLM_")}
+        env.update(RLM_DATABASE_URL=url, RLM_BLOB_URL=blobs)
+        os.environ.update(RLM_DATABASE_URL=url, RLM_BLOB_URL=blobs)
+        folder = root / "corpus"
+        write_folder(folder, args.files)
+        runtime = Runtime(root / "api")
+        bench = Bench(runtime, url, folder)
+        runs = [bench.in_process() for _ in range(2)]
+        report: dict[str, Any] = {
+            "files": args.files, "in_process_load_s": [r[0] for r in runs],
+            "in_process_index_s": [r[1] for r in runs], "workers": []}
+        if not args.json:
+            print(f"in process: {args.files} files loaded in {runs[0][0]} s (cold), "
+                  f"{runs[1][0]} s; index built in {runs[0][1]} s, {runs[1][1]} s",
+                  flush=True)
+        for count in (int(w) for w in args.workers.split(",")):
+            procs = _workers(count, root, env)
+            try:
+                deadline = time.monotonic() + 120
+                while bench.registered() < count:
+                    if time.monotonic() > deadline:
+                        raise RuntimeError(f"workers did not start: see {root}")
+                    time.sleep(0.1)
+                time.sleep(1.0)  # past start-up: idle and listening
+                single = bench.one_at_a_time(args.samples)
+                batch = bench.at_once(args.loads)
+            finally:
+                stop_processes(procs, 60)
+            row = {"workers": count, "single_s": [round(s, 2) for s in single],
+                   "single_median_s": round(statistics.median(single), 2),
+                   "loads": args.loads, "batch_s": round(batch, 2),
+                   "loads_per_s": round(args.loads / batch, 3),
+                   "files_per_s": round(args.loads * args.files / batch, 1)}
+            report["workers"].append(row)
             if not args.json:
-                print(f"in process: {args.files} files loaded in {runs[0][0]} s (cold), "
-                      f"{runs[1][0]} s; index built in {runs[0][1]} s, {runs[1][1]} s",
-                      flush=True)
-            for count in (int(w) for w in args.workers.split(",")):
-                procs = _workers(count, root, env)
-                try:
-                    deadline = time.monotonic() + 120
-                    while bench.registered() < count:
-                        if time.monotonic() > deadline:
-                            raise RuntimeError(f"workers did not start: see {root}")
-                        time.sleep(0.1)
-                    time.sleep(1.0)  # past start-up: idle and listening
-                    single = bench.one_at_a_time(args.samples)
-                    batch = bench.at_once(args.loads)
-                finally:
-                    _stop(procs)
-                row = {"workers": count, "single_s": [round(s, 2) for s in single],
-                       "single_median_s": round(statistics.median(single), 2),
-                       "loads": args.loads, "batch_s": round(batch, 2),
-                       "loads_per_s": round(args.loads / batch, 3),
-                       "files_per_s": round(args.loads * args.files / batch, 1)}
-                report["workers"].append(row)
-                if not args.json:
-                    print(f"{count} worker(s): one load enqueue→READY median "
-                          f"{row['single_median_s']} s {row['single_s']}; {args.loads} loads "
-                          f"at once {row['batch_s']} s ({row['loads_per_s']} loads/s, "
-                          f"{row['files_per_s']} files/s)", flush=True)
-            runtime.close()
+                print(f"{count} worker(s): one load enqueue→READY median "
+                      f"{row['single_median_s']} s {row['single_s']}; {args.loads} loads "
+                      f"at once {row['batch_s']} s ({row['loads_per_s']} loads/s, "
+                      f"{row['files_per_s']} files/s)", flush=True)
+        runtime.close()
         if args.json:
             print(json.dumps(report, indent=2))
-    finally:
-        if server is not None:
-            server.stop()
 
 
 if __name__ == "__main__":

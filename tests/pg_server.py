@@ -18,9 +18,11 @@ import socket
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["PgServer", "find_bindir"]
+__all__ = ["PgServer", "find_bindir", "given_or_scratch"]
 
 SUPERUSER = "rlm"
 _RUN_AS = "postgres"
@@ -94,6 +96,19 @@ class PgServer:
         if (self.data / "postmaster.pid").exists():
             self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+@contextmanager
+def given_or_scratch(url: str | None) -> Iterator[str]:
+    """`url` as it is, or a throw-away server's for the block (benchmarks' --database-url)."""
+    if url is not None:
+        yield url
+        return
+    server = PgServer()
+    try:
+        yield server.start()
+    finally:
+        server.stop()
 
 
 def main(argv: list[str]) -> int:

@@ -25,7 +25,7 @@ import psycopg
 import pytest
 from api_support import api_process, auth, live_api, new_key
 from doc_writers import write_docx, write_pdf
-from queue_support import job_row, start_worker, until
+from queue_support import job_row, start_worker, stop_processes, until
 
 from rlm_recursive.agent.runtime import Runtime
 from rlm_recursive.api.state import ApiSettings
@@ -58,12 +58,10 @@ def team(postgres_url, data_dir, tmp_path, monkeypatch):
 
 @pytest.fixture
 def workers():
+    """Worker subprocesses a test starts; stopped afterwards (those still alive)."""
     procs: list[subprocess.Popen[bytes]] = []
     yield procs
-    for proc in procs:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
+    stop_processes(procs, grace_s=10)
 
 
 def _worker(tmp_path: Path, name: str, url: str, *extra: str) -> subprocess.Popen[bytes]:
