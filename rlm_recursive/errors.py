@@ -35,6 +35,8 @@
         ├── Conflict              conflict (another process holds a lock; retryable)
         ├── StoreUnavailable      store_unavailable (the shared database cannot be reached;
         │                         retryable)
+        ├── ExecutionLost         execution_lost (a queued execution's worker lost its final
+        │                         write too often; retryable: submit it again)
         └── InternalError         internal_error
 
 Inside the agent loop, ModelError and UserError raised by a tool go back to the model;
@@ -53,6 +55,7 @@ __all__ = [
     "ContextOverflow",
     "EgressDenied",
     "EmptyAnswer",
+    "ExecutionLost",
     "FileNotFound",
     "FileTooLarge",
     "Forbidden",
@@ -253,6 +256,15 @@ class StoreUnavailable(RunError):
     """The shared database (`RLM_DATABASE_URL`) cannot be reached; retry once it is up."""
 
     code = "store_unavailable"
+    default_retryable = True
+
+
+class ExecutionLost(RunError):
+    """A queued execution ended without its result: the worker's final write was lost (the
+    database went away at that instant) more often than the worker retries, or its job is
+    gone. Nothing was recorded as its answer; submitting it again is safe."""
+
+    code = "execution_lost"
     default_retryable = True
 
 

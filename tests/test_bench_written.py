@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rlm_recursive.bench import written
 
 
@@ -16,10 +18,38 @@ def test_parts_load_with_their_documents_and_never_share_one():
         # A folder question sees every document of its part, padded to the length asked.
         folder = next(t for t in tasks if len(t.documents) > 2)
         assert 200_000 <= folder.length < 201_000
-    for held in ("heldout", "heldout2"):
+    for held in ("heldout", "heldout2", "heldout3"):
         assert not names["dev"] & names[held]
         dev = {q["question"] for q in written.load_questions("dev")}
         assert not dev & {q["question"] for q in written.load_questions(held)}
+
+
+def _loose(text: str, spaces: str = " ") -> str:
+    """Case aside, runs of spaces as one (or, with spaces="", no spaces and no commas)."""
+    text = re.sub(r"\s+", spaces, text.lower())
+    return text if spaces else text.replace(",", "")
+
+
+def test_every_question_names_its_documents_and_a_gold_value_they_hold():
+    """A fact's gold value is written in the documents it is asked over (spaces and
+    thousands separators aside); computed and unanswerable questions carry what their
+    scorer needs."""
+    for part in written.PARTS:
+        questions = written.load_questions(part)
+        tasks = written.make_tasks(0, [part], list(written.FAMILIES), 1000)
+        assert [t.question for t in tasks] == [q["question"] for q in questions]
+        for q, task in zip(questions, tasks, strict=True):
+            where = (part, q["question"])
+            assert q["family"] in written.FAMILIES, where
+            if q["family"] == "unanswerable":
+                assert q["gold"] is None and q["others"], where
+            elif q["family"] in ("count", "classify"):
+                assert isinstance(q["gold"], int | float), where
+            else:
+                text = "\n".join(t for name, t in task.documents if name != "background.txt")
+                gold = str(q["gold"])
+                assert (_loose(gold) in _loose(text)
+                        or _loose(gold, "") in _loose(text, "")), where
 
 
 def _task(part: str, question: str):

@@ -15,6 +15,7 @@ PINNED_CODES = {
     "context_overflow",
     "egress_denied",
     "empty_answer",
+    "execution_lost",
     "file_not_found",
     "file_too_large",
     "forbidden",
@@ -82,6 +83,7 @@ def test_every_class_code_is_in_the_table_and_every_owner_has_its_code() -> None
         (errors.GitError, "git_error"),
         (errors.Conflict, "conflict"),
         (errors.StoreUnavailable, "store_unavailable"),
+        (errors.ExecutionLost, "execution_lost"),
         (errors.KeySaltMissing, "key_salt_missing"),
     ],
 )
@@ -156,9 +158,9 @@ def test_retryable_defaults() -> None:
     assert errors.Timeout("slow").retryable is True
     assert errors.Timeout("slow", retryable=False).retryable is False
     # Waiting is the fix for these (HTTP API: 429 Retry-After, a session still loading, the
-    # shared database coming back).
+    # shared database coming back, a queued execution whose result the database lost).
     retry_later = (errors.Timeout, errors.Conflict, errors.RateLimited, errors.SessionNotReady,
-                   errors.StoreUnavailable)
+                   errors.StoreUnavailable, errors.ExecutionLost)
     for cls in retry_later:
         assert cls("x").retryable is True, cls
     for cls in _all_error_classes():

@@ -212,7 +212,7 @@ def test_a_worker_killed_mid_load_is_replaced_and_no_document_is_doubled(
     # The dead attempt's staging session is hidden for gc; the finished one is gone.
     assert _sql(postgres_url, "SELECT id, readiness FROM sessions WHERE id LIKE 'stg_%%'"
                 ) == [(staged, "DELETED")]
-    assert "1 execution(s) of a worker that lost its lease" in (
+    assert "1 job(s) (executions, loads) of a worker that lost its lease" in (
         tmp_path / "worker-2.log").read_text("utf-8")
     # The dead worker's parser processes noticed and exited (none left behind).
     until(lambda: not any(Path(f"/proc/{pid}").exists() for pid in parsers), 10,

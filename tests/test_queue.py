@@ -146,13 +146,17 @@ def test_the_api_enqueues_and_a_worker_subprocess_runs_it(shared, data_dir, tmp_
         assert "7316" in NOTES[cited[0]["start_char"]:cited[0]["end_char"]]
         _job_ends(url, job_id, "succeeded")
         assert len(model.bodies("/api/chat")) >= 2  # the worker, not the API, asked the model
-        # The API that queued it followed it: its events, from QUEUED to the stored answer.
+        # The API that queued it followed it: its events, from QUEUED through the steps the
+        # worker wrote (test_queue_live_events.py) to the stored answer.
         with client.stream("GET", f"/v1/executions/{execution_id}/events") as response:
             events = [e for e in sse_events(list(response.iter_lines())) if "comment" not in e]
-        assert [e["event"] for e in events] == ["status", "answer", "status"]
+        kinds = [e["event"] for e in events]
+        assert kinds[:2] == ["status", "status"] and kinds[-2:] == ["answer", "status"], kinds
+        assert set(kinds[2:-2]) == {"step"}, kinds
         assert events[0]["json"]["status"] == "QUEUED"
-        assert events[1]["json"]["answer"] == ANSWER and events[1]["json"]["citations"]
-        assert events[2]["json"]["status"] == "COMPLETED"
+        assert events[1]["json"]["status"] == "RUNNING"
+        assert events[-2]["json"]["answer"] == ANSWER and events[-2]["json"]["citations"]
+        assert events[-1]["json"]["status"] == "COMPLETED"
         # The OpenAI chat route waits on the same feed: a worker answers, the API replies.
         chat = client.post("/v1/chat/completions", json={
             "model": f"rlm/fully-local/{sid}", "rlm": {"strategy": "agent"},

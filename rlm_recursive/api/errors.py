@@ -44,6 +44,7 @@ HTTP_STATUS: dict[str, int] = {
     "auth_error": 502,  # the model server refused the runner's key: not the client's 401
     "empty_answer": 502,
     "store_unavailable": 503,
+    "execution_lost": 503,  # the shared store lost a worker's result: submit it again
     "timeout": 504,
 }
 """One status per stable code (a test checks that every code has one)."""

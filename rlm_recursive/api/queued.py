@@ -2,8 +2,10 @@
 
 A new execution is QUEUED in the same transaction as its job, and the request returns at
 once. This process follows it to its end (LISTEN/NOTIFY, `queue/watch.py`) to feed its live
-events and streamed chat; `wait` and `cancel` work for an execution any `api` process
-started and any worker runs.
+events and streamed chat: the steps the worker writes to the shared store as they happen
+(`queue/events.py`), then the stored answer and final status. Any other `api` process
+follows it the same way once a client asks it for the events. `wait` and `cancel` work for
+an execution any `api` process started and any worker runs.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 from ..agent.query import QueryOptions
 from ..store import new_id
 from ..store.connector import database_url
-from ..store.executions import UNFINISHED_STATUSES
+from ..store.executions import UNFINISHED_STATUSES, is_finished
+from ..trajectory.feed import EventFeed
 from .deps import Principal
 from .feeds import ExecutionFeeds
 from .state import ApiState
@@ -66,15 +69,42 @@ class QueuedRuns:
         await self.state.db(self.queue.enqueue, execution_id, session_id, question,
                             options.model_dump(mode="json", exclude_none=True), stored,
                             who.tenant_id)
-        self.feeds.open(execution_id, "QUEUED")
-        task = asyncio.create_task(self._follow(execution_id))
-        self._followers[execution_id] = task
-        task.add_done_callback(lambda _: self._followers.pop(execution_id, None))
+        self.follow(execution_id, "QUEUED")
         return execution_id
 
-    async def _follow(self, execution_id: str) -> None:
-        await self.queue.wait(execution_id, math.inf)
-        executions = self.queue.executions
+    def follow(self, execution_id: str, status: str) -> EventFeed:
+        """The execution's feed in this process, followed to its end from the shared store
+        (opened with `status`, the one last read, when this process has none yet). One
+        follower per execution, however many clients read the feed."""
+        feed = self.feeds.get(execution_id)
+        if feed is None:
+            feed = self.feeds.open(execution_id, status)
+        if execution_id not in self._followers and not feed.closed:
+            task = asyncio.create_task(self._follow(execution_id, feed))
+            self._followers[execution_id] = task
+            task.add_done_callback(lambda _: self._followers.pop(execution_id, None))
+        return feed
+
+    async def _follow(self, execution_id: str, feed: EventFeed) -> None:
+        from ..queue.events import EVENTS_CHANNEL, events_after
+        from ..queue.watch import EXECUTION_CHANNEL
+
+        executions, relayed = self.queue.executions, 0
+
+        async def caught_up() -> bool:
+            """Relay the worker's new events; True once the execution has ended. The status
+            is read first: every event was written before the final status, so the events
+            read after seeing it are all of them."""
+            nonlocal relayed
+            ended = is_finished(await self.state.db(executions.status, execution_id))
+            for event_id, type_, data in await self.state.db(
+                    events_after, executions.db, execution_id, relayed):
+                feed.publish(type_, data)
+                relayed = event_id
+            return ended
+
+        await self.queue.watcher.wait(execution_id, math.inf, caught_up,
+                                      channels=(EXECUTION_CHANNEL, EVENTS_CHANNEL))
         record = await self.state.db(executions.get, execution_id)
         self.feeds.settled(execution_id, record,
                            await self.state.db(executions.result, execution_id))

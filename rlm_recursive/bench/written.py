@@ -1,13 +1,16 @@
 """`bench written`: hand-written documents and questions, not made by any generator here.
 
-Each part (`dev`, `heldout`) is a folder under bench/data/written/ with its documents (a
-nursing handover, a CSV register, JSON lines, a syslog, `Key: value` records, a markdown
-table, minutes, a directory, numbered notes) and `questions.jsonl`:
+Each part (`dev`, `heldout`, `heldout2`, `heldout3`) is a folder under bench/data/written/
+with its documents (a nursing handover, a CSV register, JSON lines, a syslog, `Key: value`
+records, a markdown table, minutes, a directory, numbered notes) and `questions.jsonl`:
 `{"family", "question", "docs": "all" | [file, ...], "gold", "others", "tolerance"}`.
 Questions over "all" are asked with every document of the part loaded, padded with neutral
 filler up to the run's length (a folder a person loaded, not one file per question). Tune on
 dev only; held-out is for reporting. `heldout2` was written after the first held-out
-measurement, before any change that measurement could have suggested.
+measurement, before any change that measurement could have suggested. `heldout3` (a pharmacy
+e-mail thread, a markdown runbook, an nginx access log, a seed-bank TSV, a meeting transcript,
+a policy of numbered clauses, an INI settings dump) was written in session 5 by a helper who
+never read the strategy code, and was never run before the final measurement.
 
 Scoring: a fact (or multi-hop) is right when the answer names the gold value and no value in
 `others`, and the run called it grounded; counts score OOLONG's 0.75^|error|, sums and
@@ -31,7 +34,7 @@ from .suite import not_found, value_score
 
 __all__ = ["FAMILIES", "PARTS", "load_questions", "make_tasks"]
 
-PARTS = ("dev", "heldout", "heldout2")
+PARTS = ("dev", "heldout", "heldout2", "heldout3")
 FAMILIES = ("fact", "multihop", "count", "classify", "unanswerable")
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 

@@ -44,7 +44,7 @@ Tasks = Annotated[int, typer.Option("--tasks", "-n", help="Tasks per row.", min=
 Provider = Annotated[ProviderChoice | None, typer.Option()]
 Preset = Annotated[str | None, typer.Option(callback=known_preset)]
 JsonOut = Annotated[bool, typer.Option("--json")]
-Part = Annotated[str, typer.Option(help="dev, heldout, or both (comma-separated).")]
+Part = Annotated[str, typer.Option(help="A part (dev, heldout, …) or several, comma-separated.")]
 ClassifyBudget = Annotated[float, typer.Option(
     help="Seconds of judging per classify run before a partial count.", min=1)]
 

@@ -33,6 +33,9 @@ def register(app: typer.Typer) -> None:
             min=1, max=10_000, help="Executions a tenant may run at once, across every "
             "worker and api process (give them all the same number); more wait QUEUED.")
         ] = 4,
+        max_attempts: Annotated[int, typer.Option(
+            min=1, max=100, help="Runs an execution gets when its result is lost (the "
+            "database gone at its final write); then it ends FAILED (execution_lost).")] = 3,
         verbose: Annotated[bool, typer.Option("--verbose", help="Log every job.")] = False,
     ) -> None:
         """Run the executions and loads `api` and `load --queue` queued (needs
@@ -46,4 +49,5 @@ def register(app: typer.Typer) -> None:
         runtime = state.runtime()
         serve_until_stopped(runtime, lambda: asyncio.run(serve_worker(
             runtime, concurrency=concurrency, lease_s=lease_s,
-            shutdown_grace_s=shutdown_grace_s, tenant_cap=concurrent_executions)))
+            shutdown_grace_s=shutdown_grace_s, tenant_cap=concurrent_executions,
+            max_attempts=max_attempts)))

@@ -23,6 +23,7 @@ from procrastinate.job_context import AbortReason
 from procrastinate.jobs import Status
 from procrastinate.manager import JobManager
 
+from .. import trajectory
 from ..agent.outcome import stored_result
 from ..agent.pool import ProviderPool
 from ..agent.query import QueryOptions, run_query
@@ -33,10 +34,11 @@ from ..policy import PathPolicy
 from ..store.counters import Slots
 from ..store.executions import ExecutionStore
 from ..store.tenancy import TenantStore
+from .events import relayed
 from .watch import EXECUTION_CHANNEL
 
 __all__ = ["CANCELLED", "NoSlot", "WorkerContext", "end_cancelled", "finish_execution",
-           "retry_stalled", "run_execution"]
+           "repl_root_id", "retry_stalled", "run_execution"]
 
 CANCELLED = {"code": "cancelled", "message": "the execution was cancelled"}
 
@@ -62,6 +64,9 @@ class WorkerContext:
     client_paths: PathPolicy
     """The path rules for loads an `api` queued: client paths, confined to the allowed roots
     of this worker's profile (as the api's own are)."""
+    max_attempts: int
+    """How often an execution's job may fail (its final write lost) before it ends FAILED
+    (`sweep.py`)."""
 
 
 def finish_execution(executions: ExecutionStore, execution_id: str, attempt: int,
@@ -73,6 +78,12 @@ def finish_execution(executions: ExecutionStore, execution_id: str, attempt: int
         if done:
             tx.execute("SELECT pg_notify(?, ?)", (EXECUTION_CHANNEL, execution_id))
     return done
+
+
+def repl_root_id(execution_id: str) -> str:
+    """The id of the REPL execution a queued run keeps its steps under (`exec_X` -> `exe_X`):
+    every attempt derives the same one, so a retried run resumes it."""
+    return "exe_" + execution_id.partition("_")[2]
 
 
 async def run_execution(context: JobContext, execution_id: str, tenant_id: str,
@@ -95,10 +106,15 @@ async def _run_execution(context: JobContext, rlm: WorkerContext, execution_id: 
     record = await asyncio.to_thread(store.get, execution_id)
     started, usage, status = time.monotonic(), {}, "FAILED"
     # A REPL run keeps its steps under an id every attempt derives alike: a retry resumes it.
-    ROOT_EXECUTION_ID.set("exe_" + execution_id.partition("_")[2])
+    ROOT_EXECUTION_ID.set(repl_root_id(execution_id))
     try:
-        result = await run_query(rlm.runtime, record["session_id"], record["question"],
-                                 QueryOptions.model_validate(options), providers=rlm.providers)
+        # The run's steps reach the shared store as they happen: any api relays them live.
+        async with relayed(store.db, execution_id, attempt) as feed:
+            with trajectory.listening(feed):
+                result = await run_query(rlm.runtime, record["session_id"],
+                                         record["question"],
+                                         QueryOptions.model_validate(options),
+                                         providers=rlm.providers)
         status = "MAX_TURNS_EXCEEDED" if result.stopped == "max_iterations" else "COMPLETED"
         usage = result.usage
         written = await asyncio.to_thread(
@@ -153,9 +169,10 @@ async def retry_stalled(manager: JobManager, rlm: WorkerContext) -> int:
     return retried
 
 
-def end_cancelled(executions: ExecutionStore, execution_id: str) -> None:
+def end_cancelled(executions: ExecutionStore, execution_id: str) -> bool:
     """End an execution no worker runs any more (its job cancelled, or its worker gone after
-    an abort was asked) FAILED (cancelled), fenced by the attempt it is at."""
+    an abort was asked) FAILED (cancelled), fenced by the attempt it is at. False when it had
+    ended already."""
     row = executions.db.one("SELECT attempt FROM executions WHERE id = ?", (execution_id,))
-    if row is not None:
-        finish_execution(executions, execution_id, int(row[0]), "FAILED", error=CANCELLED)
+    return row is not None and finish_execution(executions, execution_id, int(row[0]),
+                                                "FAILED", error=CANCELLED)

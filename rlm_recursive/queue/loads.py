@@ -29,7 +29,7 @@ class LoadQueue:
         self.store = store
         self.loads = SessionLoads(store.sql)
         self.app = queue_app(url)
-        self.watcher = ExecutionWatcher(url, LOAD_CHANNEL)
+        self.watcher = ExecutionWatcher(url)
 
     def enqueue(self, session_id: str, sources: list[Source], *, origin: str,
                 ocr: bool | None) -> int:
@@ -55,7 +55,7 @@ class LoadQueue:
             readiness = row["readiness"] or ""
             return readiness != "CREATING"
 
-        await self.watcher.wait(session_id, timeout_s, finished)
+        await self.watcher.wait(session_id, timeout_s, finished, channels=(LOAD_CHANNEL,))
         return readiness
 
     async def aclose(self) -> None:

@@ -1,10 +1,12 @@
 """Waiting for an execution that runs in another process: LISTEN/NOTIFY, with a poll behind it.
 
 A worker that gives an execution its final status sends `NOTIFY rlm_execution_finished,
-'<id>'` in the same transaction, so a waiter in any `api` process wakes as the row commits.
-One listening connection per process serves every waiter. A notification lost to a dropped
-connection costs at most one poll interval: each waiter also re-reads the row every
-POLL_S seconds.
+'<id>'` in the same transaction, so a waiter in any `api` process wakes as the row commits;
+each batch of its live events sends `NOTIFY rlm_execution_events, '<id>'` (`events.py`);
+a published queued load `NOTIFY rlm_session_loaded, '<session id>'` (`store/loads.py`).
+One listening connection per process, on all of them, serves every waiter. A notification
+lost to a dropped connection costs at most one poll interval: each waiter also re-reads the
+store every POLL_S seconds.
 """
 
 from __future__ import annotations
@@ -17,29 +19,37 @@ from collections.abc import Awaitable, Callable
 
 import psycopg
 
+from ..store.loads import LOAD_CHANNEL
+from .events import EVENTS_CHANNEL
+
 __all__ = ["EXECUTION_CHANNEL", "POLL_S", "ExecutionWatcher"]
 
 EXECUTION_CHANNEL = "rlm_execution_finished"
 POLL_S = 2.0
+LISTENED = (EXECUTION_CHANNEL, EVENTS_CHANNEL, LOAD_CHANNEL)
+"""Every channel a waiter may name: executions' endings and events, loads' publication."""
 
 
 class ExecutionWatcher:
     """`wait(id, timeout_s, finished)` returns when `finished()` is true or time is up."""
 
-    def __init__(self, url: str, channel: str = EXECUTION_CHANNEL) -> None:
+    def __init__(self, url: str) -> None:
         self.url = url
-        self.channel = channel
-        """The NOTIFY channel whose payloads are the ids waited for (a queued load's
-        session id on `store.loads.LOAD_CHANNEL`)."""
-        self._events: dict[str, set[asyncio.Event]] = {}
+        self._events: dict[tuple[str, str], set[asyncio.Event]] = {}
+        """The waiters of each (channel, execution id)."""
         self._listener: asyncio.Task[None] | None = None
 
     async def wait(self, execution_id: str, timeout_s: float,
-                   finished: Callable[[], Awaitable[bool]]) -> None:
-        """`finished()` reads the row (off the event loop); True ends the wait."""
+                   finished: Callable[[], Awaitable[bool]],
+                   channels: tuple[str, ...] = (EXECUTION_CHANNEL,)) -> None:
+        """`finished()` reads the store (off the event loop); True ends the wait. It is
+        called at once, on each notification of the execution on `channels`, and every
+        POLL_S seconds."""
         self._ensure_listening()
         event = asyncio.Event()
-        self._events.setdefault(execution_id, set()).add(event)
+        keys = [(channel, execution_id) for channel in channels]
+        for key in keys:
+            self._events.setdefault(key, set()).add(event)
         deadline = time.monotonic() + timeout_s
         try:
             # Registered before the first read: a notification between the two is not lost.
@@ -51,10 +61,11 @@ class ExecutionWatcher:
                     await asyncio.wait_for(event.wait(), min(left, POLL_S))
                 event.clear()
         finally:
-            waiting = self._events.get(execution_id, set())
-            waiting.discard(event)
-            if not waiting:
-                self._events.pop(execution_id, None)
+            for key in keys:
+                waiting = self._events.get(key, set())
+                waiting.discard(event)
+                if not waiting:
+                    self._events.pop(key, None)
 
     def _ensure_listening(self) -> None:
         if self._listener is None or self._listener.done():
@@ -66,9 +77,10 @@ class ExecutionWatcher:
                 async with await psycopg.AsyncConnection.connect(
                         self.url, autocommit=True,
                         application_name="rlm-recursive-watch") as conn:
-                    await conn.execute(f"LISTEN {self.channel}")
+                    for channel in LISTENED:
+                        await conn.execute(f"LISTEN {channel}")
                     async for note in conn.notifies():
-                        for event in self._events.get(note.payload, ()):
+                        for event in self._events.get((note.channel, note.payload), ()):
                             event.set()
             except asyncio.CancelledError:
                 raise

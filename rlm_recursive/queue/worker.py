@@ -5,7 +5,8 @@ procrastinate's worker does the queue work: it takes jobs as their NOTIFY arrive
 runs up to `concurrency` at once on one event loop, sends a heartbeat every `lease_s / 3`
 seconds and stops on SIGTERM/SIGINT (running jobs go back to the queue after
 `shutdown_grace_s`). Beside it, every STALLED_CHECK_S, the worker retries the jobs of workers
-whose lease ran out.
+whose lease ran out, sets right the executions whose job ended without their final write
+(`sweep.py`), and deletes the live events of executions that ended a while ago (`events.py`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ from ..store.counters import ExecutionSlots
 from ..store.executions import ExecutionStore
 from ..store.tenancy import TenantStore
 from .app import LEASE_S, STALLED_CHECK_S, queue_app
+from .events import prune_events
 from .jobs import WorkerContext, retry_stalled
+from .sweep import MAX_ATTEMPTS, sweep_lost
 
 __all__ = ["serve_worker"]
 
@@ -34,6 +37,7 @@ async def serve_worker(
     runtime: Runtime, *, concurrency: int = 1, lease_s: float = LEASE_S,
     shutdown_grace_s: float = 30.0, tenant_cap: int = 4,
     providers: ProviderPool | None = None, name: str | None = None,
+    max_attempts: int = MAX_ATTEMPTS,
 ) -> None:
     """Run jobs until a signal stops the worker; the runtime stays the caller's to close."""
     url = database_url()
@@ -48,7 +52,8 @@ async def serve_worker(
                         tenants=TenantStore(runtime.store), slots=ExecutionSlots(url),
                         tenant_cap=tenant_cap, lease_s=lease_s,
                         client_paths=PathPolicy.for_clients(
-                            runtime.profile, protected=[runtime.store.data_dir]))
+                            runtime.profile, protected=[runtime.store.data_dir]),
+                        max_attempts=max_attempts)
     app = queue_app(url, pool_size=concurrency + 3)
     print(f"rlm-recursive worker: concurrency {concurrency}, lease {lease_s:g} s",
           file=sys.stderr, flush=True)
@@ -81,7 +86,13 @@ async def _retry_stalled_forever(app: procrastinate.App, rlm: WorkerContext) -> 
         await asyncio.sleep(STALLED_CHECK_S)
         try:
             if retried := await retry_stalled(app.job_manager, rlm):
-                print(f"rlm-recursive worker: {retried} execution(s) of a worker that lost "
-                      "its lease back in the queue", file=sys.stderr, flush=True)
+                print(f"rlm-recursive worker: {retried} job(s) (executions, loads) of a worker "
+                      "that lost its lease back in the queue", file=sys.stderr, flush=True)
+            await asyncio.to_thread(prune_events, rlm.executions.db)
+            if swept := await asyncio.to_thread(sweep_lost, rlm.executions, rlm.max_attempts):
+                print(f"rlm-recursive worker: executions whose job ended without their result: "
+                      f"re-queued {swept.requeued}, cancelled {swept.cancelled}, lost "
+                      f"{swept.lost}", file=sys.stderr, flush=True)
         except Exception as exc:  # the database is away: the next tick tries again
-            print(f"rlm-recursive worker: stalled-job check failed: {exc}", file=sys.stderr)
+            print(f"rlm-recursive worker: stalled or lost job check failed: {exc}",
+                  file=sys.stderr)

@@ -12,8 +12,11 @@ always with a one-line `message`:
 - `answer`   {answer, citations, grounded, …} or `error` {code, message, retryable}.
 
 The stream ends after the final status. A client that reconnects with `Last-Event-ID` gets
-the events after that one. An execution this server no longer follows (it ended long ago,
-or ran in another process) gets its final answer or error and status at once.
+the events after that one (numbered by this server: another one numbers them its own way).
+An unfinished execution that a worker runs (the shared store) is followed from the store,
+whichever `api` process queued it: its steps as the worker writes them, then its ending.
+An execution this server no longer follows (it ended long ago, or ran in another process)
+gets its final answer or error and status at once.
 """
 
 from __future__ import annotations
@@ -71,7 +74,11 @@ async def execution_events(
     state = api_state(request)
     record = await state.db(state.tenants.owned_execution, who.tenant_id, execution_id)
     request.state.audit["execution_id"] = execution_id
-    feed = request.app.state.runner.feeds.get(execution_id)
+    runner = request.app.state.runner
+    feed = runner.feeds.get(execution_id)
+    if feed is None and runner.queued is not None and record["mode"] == "answerer" \
+            and not is_finished(record["status"]):
+        feed = runner.queued.follow(execution_id, record["status"])
     after = int(last_event_id) if last_event_id and last_event_id.isdigit() else 0
     settled = None if feed is not None else _settled(
         await execution_view(state, who, execution_id, record))
