@@ -35,7 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from doc_writers import write_docx, write_pdf
-from pg_server import given_or_scratch
+from pg_server import server_url
 from queue_support import stop_processes
 
 from rlm_recursive.agent.runtime import Runtime
@@ -140,7 +140,7 @@ def main() -> None:
     parser.add_argument("--workers", default="1,2")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    with given_or_scratch(args.database_url) as url, \
+    with server_url(args.database_url) as url, \
             tempfile.TemporaryDirectory(prefix="rlm-ingest-bench-") as tmp:
         root = Path(tmp)
         blobs = (root / "shared-blobs").as_uri()

@@ -16,8 +16,11 @@
     │   ├── SecretsFound          secrets_found (an export would publish secrets)
     │   ├── GitError              git_error (git missing, not a repository, a git step failed)
     │   ├── ConfigError           invalid_args (bad models.toml, unknown preset or model)
-    │   │   └── KeySaltMissing    key_salt_missing (a shared database and no shared API-key
-    │   │                         salt: RLM_API_KEY_SALT or RLM_API_KEY_SALT_FILE)
+    │   │   ├── KeySaltMissing    key_salt_missing (a shared database and no shared API-key
+    │   │   │                     salt: RLM_API_KEY_SALT or RLM_API_KEY_SALT_FILE)
+    │   │   └── KeySaltMismatch   key_salt_mismatch (`store copy`: the shared salt is not the
+    │   │                         data dir's, so its API keys would never authenticate)
+    │   ├── TargetNotEmpty        target_not_empty (`store copy`: the target store has rows)
     │   ├── Unauthorized          unauthorized (HTTP API: missing, malformed or revoked key)
     │   ├── Forbidden             forbidden (HTTP API: the key lacks the scope)
     │   ├── RateLimited           rate_limited (HTTP API: over a rate or concurrency limit)
@@ -62,6 +65,7 @@ __all__ = [
     "GitError",
     "InternalError",
     "InvalidArgs",
+    "KeySaltMismatch",
     "KeySaltMissing",
     "ModelError",
     "ModelNotFound",
@@ -78,6 +82,7 @@ __all__ = [
     "SessionExpired",
     "SessionNotReady",
     "StoreUnavailable",
+    "TargetNotEmpty",
     "Timeout",
     "Unauthorized",
     "UnknownTool",
@@ -178,6 +183,19 @@ class KeySaltMissing(ConfigError):
     and none was given (or it is too short)."""
 
     code = "key_salt_missing"
+
+
+class KeySaltMismatch(ConfigError):
+    """`store copy`: the data dir's API keys are hashed under its own salt file, and the
+    shared salt (RLM_API_KEY_SALT / RLM_API_KEY_SALT_FILE) differs or is missing."""
+
+    code = "key_salt_mismatch"
+
+
+class TargetNotEmpty(UserError):
+    """`store copy`: the target database already holds rows (ids from two stores collide)."""
+
+    code = "target_not_empty"
 
 
 class Unauthorized(UserError):

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["PgServer", "find_bindir", "given_or_scratch"]
+__all__ = ["PgServer", "find_bindir", "server_url"]
 
 SUPERUSER = "rlm"
 _RUN_AS = "postgres"
@@ -99,10 +99,10 @@ class PgServer:
 
 
 @contextmanager
-def given_or_scratch(url: str | None) -> Iterator[str]:
-    """`url` as it is, or a throw-away server's for the block (benchmarks' --database-url)."""
-    if url is not None:
-        yield url
+def server_url(given: str | None = None) -> Iterator[str]:
+    """`given` (a benchmark's --database-url) as it is, else a throw-away server's URL."""
+    if given is not None:
+        yield given
         return
     server = PgServer()
     try:

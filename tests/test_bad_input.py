@@ -121,6 +121,7 @@ def _base(path: tuple[str, ...], sid: str, doc: str) -> list[str]:
         ("keys", "create"): ["keys", "create", "--tenant", "t", "--scope", "bogus"],
         ("keys", "list"): ["keys", "list"],
         ("keys", "revoke"): ["keys", "revoke", "key_missing"],
+        ("store", "copy"): ["store", "copy"],  # no target URL: refused in its body
         ("lcm", "list"): ["lcm", "list", "-s", "ses_missing"],
         ("lcm", "describe"): ["lcm", "describe", "sum_missing"],
         ("lcm", "grep"): ["lcm", "grep", "q", "--conversation", "999999"],

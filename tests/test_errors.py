@@ -22,6 +22,7 @@ PINNED_CODES = {
     "git_error",
     "internal_error",
     "invalid_args",
+    "key_salt_mismatch",
     "key_salt_missing",
     "model_not_found",
     "not_found",
@@ -34,6 +35,7 @@ PINNED_CODES = {
     "session_expired",
     "session_not_ready",
     "store_unavailable",
+    "target_not_empty",
     "timeout",
     "unauthorized",
     "unknown_tool",
@@ -85,6 +87,8 @@ def test_every_class_code_is_in_the_table_and_every_owner_has_its_code() -> None
         (errors.StoreUnavailable, "store_unavailable"),
         (errors.ExecutionLost, "execution_lost"),
         (errors.KeySaltMissing, "key_salt_missing"),
+        (errors.KeySaltMismatch, "key_salt_mismatch"),
+        (errors.TargetNotEmpty, "target_not_empty"),
     ],
 )
 def test_single_owner_codes_map_to_their_class(cls: type[RlmError], code: str) -> None:

@@ -15,7 +15,7 @@ import httpx
 from fake_ollama import serve
 from queue_support import HeldModel, start_worker, until
 from serve_support import sse_events
-from test_queue_topology import ANSWER, NOTES, QUESTION, _api, team
+from test_queue_topology import ANSWER, QUESTION, _notes_session, _two_apis, team
 
 from rlm_recursive.queue.events import events_after, prune_events
 from rlm_recursive.store.postgres import PostgresConnector
@@ -59,13 +59,8 @@ def test_an_api_that_did_not_queue_the_execution_streams_its_steps_live(team, po
     try:
         with serve(held) as model:
             env = {**env, "OLLAMA_HOST": model.url}
-            with _api(env, tmp_path / "api-a", tmp_path / "a.log") as a, \
-                    _api(env, tmp_path / "api-b", tmp_path / "b.log") as b, \
-                    httpx.Client(headers=key, timeout=60) as http:
-                made = http.post(f"{a}/v1/sessions", json={"docs": [
-                    {"text": NOTES, "source_name": "notes.txt"}]})
-                assert made.status_code == 201, made.text
-                run = http.post(f"{a}/v1/sessions/{made.json()['session_id']}/executions",
+            with _two_apis(env, key, tmp_path) as (a, b, http):
+                run = http.post(f"{a}/v1/sessions/{_notes_session(http, a)}/executions",
                                 json={"question": QUESTION, "preset": "fully-local",
                                       "options": {"strategy": "agent"}})
                 assert run.status_code == 202, run.text

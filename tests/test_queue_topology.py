@@ -58,6 +58,23 @@ def _api(env: dict[str, str], data_dir: Path, log: Path) -> Iterator[str]:
             proc.wait(10)
 
 
+@contextmanager
+def _two_apis(env: dict[str, str], headers: dict[str, str], tmp_path: Path
+              ) -> Iterator[tuple[str, str, httpx.Client]]:
+    """api A and api B (each with a data dir of its own) and a client sending `headers`."""
+    with _api(env, tmp_path / "api-a", tmp_path / "a.log") as a, \
+            _api(env, tmp_path / "api-b", tmp_path / "b.log") as b, \
+            httpx.Client(headers=headers, timeout=60) as http:
+        yield a, b, http
+
+
+def _notes_session(http: httpx.Client, base: str) -> str:
+    made = http.post(f"{base}/v1/sessions", json={"docs": [
+        {"text": NOTES, "source_name": "notes.txt"}]})
+    assert made.status_code == 201, made.text
+    return made.json()["session_id"]
+
+
 @pytest.fixture
 def team(postgres_url, tmp_path):
     """The environment every process shares, and a key made through the CLI."""
@@ -79,13 +96,8 @@ def test_two_apis_and_two_workers_with_their_own_data_dirs_then_a_full_restart(
     try:
         with serve(held) as model:
             env = {**env, "OLLAMA_HOST": model.url}
-            with _api(env, tmp_path / "api-a", tmp_path / "a.log") as a, \
-                    _api(env, tmp_path / "api-b", tmp_path / "b.log") as b, \
-                    httpx.Client(headers=key, timeout=60) as http:
-                made = http.post(f"{a}/v1/sessions", json={"docs": [
-                    {"text": NOTES, "source_name": "notes.txt"}]})
-                assert made.status_code == 201, made.text
-                sid = made.json()["session_id"]
+            with _two_apis(env, key, tmp_path) as (a, b, http):
+                sid = _notes_session(http, a)
                 body = {"question": QUESTION, "preset": "fully-local",
                         "options": {"strategy": "agent"}}
                 started = time.monotonic()

@@ -144,12 +144,13 @@ class _Around:
 
 async def _audit(state: ApiState, scope: Scope, status: int, code: str | None, endpoint: str,
                  elapsed: float) -> None:
-    """Queued on the store thread after the response went out: the client never waits on it."""
+    """Queued after the response went out (the client never waits on it), written in a batch
+    with the other requests' records (policy/auditbatch.py)."""
     values = scope["state"]
     principal = values.get("principal")
     extra: dict[str, Any] = values["audit"]
-    state.background(
-        state.runtime.audit.record, correlation_id=values["request_id"], tool="http_api",
+    state.audit.record(
+        correlation_id=values["request_id"], tool="http_api",
         duration_ms=elapsed * 1000.0, model_used=extra.get("model"), cost=extra.get("cost"),
         error_code=code if status >= 400 else None,
         tenant_id=principal.tenant_id if principal else None,

@@ -1,14 +1,27 @@
-"""Prometheus metrics, seed 003 §19.1 names (dots become underscores in Prometheus)."""
+"""Prometheus metrics, seed 003 §19.1 names (dots become underscores in Prometheus).
+
+With workers (the shared PostgreSQL store), executions run elsewhere: this process's
+`rlm_execution` counters do not see them (each worker serves its own, `worker
+--metrics-port`), and `/metrics` gains the queue's depth read from the store, the same in
+every `api` process: `rlm_executions_queued` and `rlm_executions_running`.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import math
+import sys
+import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
-__all__ = ["CONTENT_TYPE", "Metrics"]
+__all__ = ["CONTENT_TYPE", "QUEUE_GAUGES_TTL_S", "Metrics"]
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+QUEUE_GAUGES_TTL_S = 5.0
+"""The queue's depth is read from the store at most this often; scrapes between reuse it."""
 
 
 class Metrics:
@@ -35,6 +48,33 @@ class Metrics:
                                     registry=r)
         self.llm_errors = Counter("rlm_llm_errors", "Executions ended by a provider error",
                                   registry=r)
+        self._queue_gauges: tuple[Gauge, Gauge] | None = None
+        self._queue_read_at = -math.inf
+        self._queue_reading = asyncio.Lock()
+
+    async def count_queue(self, read: Callable[[], Awaitable[dict[str, int]]]) -> None:
+        """Set the queue gauges from `read()` (QUEUED and RUNNING counts over the whole store),
+        unless they were read less than QUEUE_GAUGES_TTL_S ago. A store that cannot be read
+        leaves the last numbers (the scrape still answers) until the next try."""
+        async with self._queue_reading:
+            if time.monotonic() - self._queue_read_at < QUEUE_GAUGES_TTL_S:
+                return
+            self._queue_read_at = time.monotonic()
+            try:
+                counts = await read()
+            except Exception as exc:
+                print(f"rlm-recursive: queue metrics not read: {type(exc).__name__}: {exc}",
+                      file=sys.stderr)
+                return
+            if self._queue_gauges is None:
+                self._queue_gauges = (
+                    Gauge("rlm_executions_queued", "Executions waiting for a worker (the whole "
+                          "store: every api process)", registry=self.registry),
+                    Gauge("rlm_executions_running", "Queued executions a worker runs now (the "
+                          "whole store: every worker)", registry=self.registry))
+            queued, running = self._queue_gauges
+            queued.set(counts.get("QUEUED", 0))
+            running.set(counts.get("RUNNING", 0))
 
     def execution(self, status: str, mode: str, seconds: float, usage: dict[str, Any],
                   model: str | None, spans: int) -> None:

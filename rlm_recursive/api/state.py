@@ -16,7 +16,7 @@ import math
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
@@ -30,6 +30,7 @@ from ..agent.repl.service import ExecutionService
 from ..agent.runtime import Runtime
 from ..errors import BudgetExceeded, RateLimited, StoreUnavailable
 from ..policy import PathPolicy
+from ..policy.auditbatch import AuditWriter
 from ..store.connector import database_url
 from ..store.counters import AsyncCounters, open_slots
 from ..store.executions import ExecutionStore
@@ -92,6 +93,8 @@ class ApiState:
         self._worker = ThreadPoolExecutor(max_workers=workers,
                                           thread_name_prefix="rlm-api-store")
         self.metrics = Metrics()
+        self.audit = AuditWriter(runtime.audit)
+        """Each request's audit record, written after its response, in batches."""
         self._per_key = RateLimitItemPerMinute(settings.key_requests_per_minute)
         self._per_tenant = RateLimitItemPerMinute(settings.tenant_requests_per_minute)
         url = database_url()
@@ -115,11 +118,6 @@ class ApiState:
         """Run blocking store work on the store thread."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._worker, functools.partial(fn, *args, **kwargs))
-
-    def background(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> None:
-        """Queue store work nobody waits for (the audit record); a failure is reported."""
-        future = self._worker.submit(functools.partial(fn, *args, **kwargs))
-        future.add_done_callback(_report)
 
     def should_touch(self, key_id: str) -> bool:
         """last_used_at is written at most once a minute per key (not a write per request)."""
@@ -221,6 +219,7 @@ class ApiState:
             task.cancel()
         await asyncio.gather(*self.tasks.values(), *self.loads, return_exceptions=True)
         await self.executions.aclose()  # closes the pool it was given too
+        await asyncio.to_thread(self.audit.close)
         self._worker.shutdown(wait=True)
         if self._slots_pool is not None:
             self._slots_pool.shutdown(wait=True)
@@ -233,12 +232,6 @@ def _refuse(amount: int, scope: str, window_ends: float) -> None:
     retry = max(1, math.ceil(window_ends - time.time()))
     raise RateLimited(f"over the {scope}'s limit of {amount} requests a minute",
                       retry_after_s=retry, limit=f"{scope}_requests_per_minute")
-
-
-def _report(future: Future[Any]) -> None:
-    exc = future.exception()
-    if exc is not None:
-        print(f"rlm-recursive: API background store work failed: {exc}", file=sys.stderr)
 
 
 def _to_midnight() -> int:

@@ -7,10 +7,38 @@ from typing import Annotated
 import typer
 
 from ..config import DEFAULT_MAX_BODY_BYTES
-from ..errors import RlmError
+from ..errors import InvalidArgs, RlmError
 from .common import CliState, fail, serve_until_stopped
 
 __all__ = ["register"]
+
+
+def _supervise(workers: int, host: str, port: int) -> None:
+    """Start `workers` one-process `api` commands on one socket (api/workers.py)."""
+    import sys
+
+    from ..api.workers import supervise
+    from ..store.connector import database_url
+
+    if database_url() is None:
+        raise fail(InvalidArgs(
+            "--workers > 1 needs RLM_DATABASE_URL: each process would otherwise count rate "
+            "limits and running executions on its own"), False)
+    command = [sys.executable, "-m", "rlm_recursive", *_without_workers(sys.argv[1:])]
+    raise typer.Exit(supervise(command, workers, host, port))
+
+
+def _without_workers(args: list[str]) -> list[str]:
+    """The command line with its --workers option taken out (each worker runs one process)."""
+    kept, skip = [], False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg == "--workers":
+            skip = True
+        elif not arg.startswith("--workers="):
+            kept.append(arg)
+    return kept
 
 
 def register(app: typer.Typer) -> None:
@@ -32,6 +60,9 @@ def register(app: typer.Typer) -> None:
         mcp: Annotated[bool, typer.Option(
             "--mcp", help="Also serve MCP over streamable HTTP at /mcp (admin keys only).")
         ] = False,
+        workers: Annotated[int, typer.Option(
+            min=1, max=64, help="API processes on one port (needs RLM_DATABASE_URL: they "
+            "share limits, keys and executions through it).")] = 1,
     ) -> None:
         """Serve the HTTP API (/v1, docs at /docs); clients need a key from `keys create`."""
         # Imported here: FastAPI and uvicorn are only needed by this command.
@@ -39,6 +70,9 @@ def register(app: typer.Typer) -> None:
         from ..mcp_server import check_bind_host
 
         state: CliState = ctx.obj
+        if workers > 1:
+            _supervise(workers, host, port)
+            return
         try:
             if not check_bind_host(host, allow_remote=allow_remote):
                 typer.echo(

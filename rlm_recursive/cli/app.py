@@ -21,6 +21,7 @@ from .common import CliState, err_console, fail
 from .keys import keys_app
 from .lcm import lcm_app
 from .skill import skill_app
+from .store import store_app
 
 __all__ = ["app", "main"]
 
@@ -107,6 +108,7 @@ chat.register(app)
 app.add_typer(lcm_app, name="lcm")
 api.register(app)
 app.add_typer(keys_app, name="keys")
+app.add_typer(store_app, name="store")
 gc_command.register(app)
 worker_command.register(app)
 

@@ -36,6 +36,12 @@ def register(app: typer.Typer) -> None:
         max_attempts: Annotated[int, typer.Option(
             min=1, max=100, help="Runs an execution gets when its result is lost (the "
             "database gone at its final write); then it ends FAILED (execution_lost).")] = 3,
+        metrics_port: Annotated[int | None, typer.Option(
+            "--metrics-port", min=1, max=65535, help="Serve Prometheus metrics (jobs, "
+            "executions, durations, in flight) on this port.")] = None,
+        metrics_host: Annotated[str, typer.Option(
+            "--metrics-host", help="The address the metrics listen on (0.0.0.0 for a "
+            "scraper on another machine).")] = "127.0.0.1",
         verbose: Annotated[bool, typer.Option("--verbose", help="Log every job.")] = False,
     ) -> None:
         """Run the executions and loads `api` and `load --queue` queued (needs
@@ -50,4 +56,5 @@ def register(app: typer.Typer) -> None:
         serve_until_stopped(runtime, lambda: asyncio.run(serve_worker(
             runtime, concurrency=concurrency, lease_s=lease_s,
             shutdown_grace_s=shutdown_grace_s, tenant_cap=concurrent_executions,
-            max_attempts=max_attempts)))
+            max_attempts=max_attempts, metrics_port=metrics_port,
+            metrics_host=metrics_host)))

@@ -82,13 +82,19 @@ class AuditLog:
     """
 
     def __init__(self, path: Path, *, profile: str = "unrestricted", enabled: bool = True,
-                 sink: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 sink: Callable[[list[dict[str, Any]]], None] | None = None) -> None:
         self.path = Path(path)
         self.profile = profile
         self.enabled = enabled
         self.sink = sink
 
-    def record(
+    def record(self, **fields: Any) -> None:
+        """Append one record (the fields of `entry`); raises InternalError if the log cannot be
+        written (fail closed)."""
+        if self.enabled:
+            self.write([self.entry(**fields)])
+
+    def entry(
         self,
         *,
         correlation_id: str,
@@ -104,11 +110,9 @@ class AuditLog:
         status: int | None = None,
         execution_id: str | None = None,
         tokens: int | None = None,
-    ) -> None:
-        """Append one record; raises InternalError if the log cannot be written (fail closed)."""
-        if not self.enabled:
-            return
-        record = {
+    ) -> dict[str, Any]:
+        """One checked record: every string fits its narrow pattern or is redacted."""
+        return {
             "ts": datetime.now(UTC).isoformat(timespec="milliseconds"),
             "profile": _text(self.profile, _ID),
             "correlation_id": _text(correlation_id, _ID),
@@ -125,20 +129,26 @@ class AuditLog:
             "execution_id": _text(execution_id, _ID),
             "tokens": None if tokens is None else _number(tokens, integer=True),
         }
+
+    def write(self, records: list[dict[str, Any]]) -> None:
+        """Append checked records in one write (one statement on a database sink); raises
+        InternalError if the log cannot be written."""
+        if not self.enabled or not records:
+            return
         if self.sink is not None:
             try:
-                self.sink(record)
+                self.sink(records)
             except Exception as exc:
                 raise InternalError(
                     f"cannot write the audit log to the database ({type(exc).__name__}); "
                     "check RLM_DATABASE_URL's server, or set audit = false in the profile",
                 ) from None
             return
-        data = (json.dumps(record, ensure_ascii=True) + "\n").encode("ascii")
+        data = "".join(json.dumps(r, ensure_ascii=True) + "\n" for r in records).encode("ascii")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            # One O_APPEND write() per line: concurrent writers (threads or processes) each land
-            # a whole line at the end of the file instead of interleaving.
+            # One O_APPEND write() per batch: concurrent writers (threads or processes) each
+            # land whole lines at the end of the file instead of interleaving.
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             try:
                 os.write(fd, data)

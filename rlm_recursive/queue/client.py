@@ -63,6 +63,14 @@ class ExecutionQueue:
         end_cancelled(self.executions, execution_id)
         return True
 
+    def unfinished_counts(self) -> dict[str, int]:
+        """How many queued executions wait (QUEUED) and run (RUNNING), over the whole store
+        (one query on the partial index of unfinished rows)."""
+        rows = self.connector.query(
+            "SELECT status, COUNT(*) FROM executions WHERE status IN ('QUEUED', 'RUNNING') "
+            "AND job_id IS NOT NULL GROUP BY status")
+        return {row[0]: int(row[1]) for row in rows}
+
     async def wait(self, execution_id: str, timeout_s: float) -> None:
         """Until the execution has a final status (written by whichever worker ran it)."""
         async def finished() -> bool:

@@ -15,7 +15,7 @@ import asyncio
 import sys
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from procrastinate import JobContext
 from procrastinate.exceptions import ConnectorException, JobAborted
@@ -36,6 +36,9 @@ from ..store.executions import ExecutionStore
 from ..store.tenancy import TenantStore
 from .events import relayed
 from .watch import EXECUTION_CHANNEL
+
+if TYPE_CHECKING:
+    from .metrics import WorkerMetrics
 
 __all__ = ["CANCELLED", "NoSlot", "WorkerContext", "end_cancelled", "finish_execution",
            "repl_root_id", "retry_stalled", "run_execution"]
@@ -67,6 +70,7 @@ class WorkerContext:
     max_attempts: int
     """How often an execution's job may fail (its final write lost) before it ends FAILED
     (`sweep.py`)."""
+    metrics: WorkerMetrics
 
 
 def finish_execution(executions: ExecutionStore, execution_id: str, attempt: int,
@@ -123,8 +127,9 @@ async def _run_execution(context: JobContext, rlm: WorkerContext, execution_id: 
     except asyncio.CancelledError:
         if context.abort_reason() is AbortReason.SHUTDOWN:
             raise  # the row stays RUNNING; the job goes back to the queue (app's strategy)
-        await asyncio.shield(asyncio.to_thread(
-            finish_execution, store, execution_id, attempt, "FAILED", error=CANCELLED))
+        if await asyncio.shield(asyncio.to_thread(
+                finish_execution, store, execution_id, attempt, "FAILED", error=CANCELLED)):
+            rlm.metrics.executions.labels(status="FAILED").inc()
         raise JobAborted("cancelled by a client") from None
     except Exception as exc:
         err = exc if isinstance(exc, RlmError) else InternalError(f"{type(exc).__name__}: {exc}")
@@ -134,6 +139,7 @@ async def _run_execution(context: JobContext, rlm: WorkerContext, execution_id: 
             error={"code": err.code, "message": err.message, "retryable": err.retryable})
     if not written:  # a newer attempt owns the execution: its result is the one kept
         return f"attempt {attempt} superseded"
+    rlm.metrics.executions.labels(status=status).inc()
     tokens = int((usage.get("input_tokens") or 0) + (usage.get("output_tokens") or 0))
     try:
         await asyncio.to_thread(rlm.tenants.add_usage, tenant_id, executions=1,

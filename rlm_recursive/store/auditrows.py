@@ -24,11 +24,13 @@ _INSERT = (f"INSERT INTO audit_log ({', '.join(AUDIT_COLUMNS)}) "
            f"VALUES ({', '.join('?' * len(AUDIT_COLUMNS))})")
 
 
-def audit_sink(sql: Connector) -> Callable[[dict[str, Any]], None]:
-    """A function that appends one audit record (a dict of AUDIT_COLUMNS) to `audit_log`."""
+def audit_sink(sql: Connector) -> Callable[[list[dict[str, Any]]], None]:
+    """A function that appends audit records (dicts of AUDIT_COLUMNS) to `audit_log`, all in
+    one transaction (a busy API server writes its requests' records in batches)."""
 
-    def append(record: dict[str, Any]) -> None:
-        sql.execute(_INSERT, tuple(record[c] for c in AUDIT_COLUMNS))
+    def append(records: list[dict[str, Any]]) -> None:
+        with sql.transaction() as tx:
+            tx.executemany(_INSERT, [tuple(r[c] for c in AUDIT_COLUMNS) for r in records])
 
     return append
 

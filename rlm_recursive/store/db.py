@@ -10,7 +10,8 @@ from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["PRIVATE_DIR", "PRIVATE_FILE", "connect", "private_dir", "utcnow"]
+__all__ = ["PRIVATE_DIR", "PRIVATE_FILE", "connect", "private_dir", "sqlite_migration_versions",
+           "utcnow"]
 
 PRIVATE_FILE = 0o600
 """Mode of every file in the data dir: documents, their vocabulary and traces are private."""
@@ -88,6 +89,11 @@ def _migrations() -> list[tuple[int, str]]:
         if entry.name.endswith(".sql"):
             found.append((int(entry.name.split("_", 1)[0]), entry.read_text("utf-8")))
     return sorted(found)
+
+
+def sqlite_migration_versions() -> set[int]:
+    """The numbers of every SQLite migration this version ships."""
+    return {version for version, _ in _migrations()}
 
 
 def _migrate(conn: sqlite3.Connection) -> None:

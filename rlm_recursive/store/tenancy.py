@@ -31,12 +31,13 @@ from .db import utcnow
 from .loads import PENDING_LOAD
 from .store import Store, new_id
 
-__all__ = ["KEY_PREFIX", "KEY_SALT_ENV", "KEY_SALT_FILE_ENV", "SCOPES", "ApiKey", "KeyStore",
-           "TenantStore", "shared_salt", "utc_day"]
+__all__ = ["KEY_PREFIX", "KEY_SALT_ENV", "KEY_SALT_FILE_ENV", "SALT_FILE", "SCOPES", "ApiKey",
+           "KeyStore",            "TenantStore", "shared_salt", "utc_day"]
 
 KEY_PREFIX = "rlm_key_"
 SCOPES = ("read", "run", "admin")
-_SALT_FILE = "api_key_salt"
+SALT_FILE = "api_key_salt"
+"""The data dir's salt file (SQLite stores)."""
 KEY_SALT_ENV = "RLM_API_KEY_SALT"
 KEY_SALT_FILE_ENV = "RLM_API_KEY_SALT_FILE"
 MIN_SALT_BYTES = 16
@@ -87,7 +88,7 @@ def shared_salt(environ: Mapping[str, str] | None = None) -> bytes:
 
 def _salt(data_dir: Path) -> bytes:
     """The data dir's own salt (SQLite), made on first use."""
-    path = data_dir / _SALT_FILE
+    path = data_dir / SALT_FILE
     try:
         return path.read_bytes()
     except FileNotFoundError:

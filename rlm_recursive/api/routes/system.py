@@ -28,4 +28,8 @@ async def health(request: Request) -> dict[str, Any]:
 
 @router.get("/metrics")
 async def metrics(request: Request) -> Response:
-    return Response(api_state(request).metrics.render(), media_type=CONTENT_TYPE)
+    state = api_state(request)
+    queued = request.app.state.runner.queued
+    if queued is not None:  # workers run the executions: the queue's depth, from the store
+        await state.metrics.count_queue(lambda: state.db(queued.queue.unfinished_counts))
+    return Response(state.metrics.render(), media_type=CONTENT_TYPE)
