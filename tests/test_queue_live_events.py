@@ -1,23 +1,28 @@
 """Live step events across processes (issue 23's leftovers): two `api` processes and one
 `worker` (real subprocesses, each with a data dir of its own, one PostgreSQL). An SSE client
 on the api that did *not* queue the execution sees each step as the worker takes it, in
-order, before the answer and the final status.
+order, before the answer and the final status. And the process's one listener: it wakes the
+waiters of either channel, and without it waiters still poll.
 """
 
 from __future__ import annotations
 
+import asyncio
 import queue
 import subprocess
 import threading
 from typing import Any
 
 import httpx
+import psycopg
 from fake_ollama import serve
 from queue_support import HeldModel, start_worker, until
 from serve_support import sse_events
 from test_queue_topology import ANSWER, QUESTION, _notes_session, _two_apis, team
 
-from rlm_recursive.queue.events import events_after, prune_events
+from rlm_recursive.queue import watch
+from rlm_recursive.queue.events import EVENTS_CHANNEL, events_after, prune_events
+from rlm_recursive.queue.watch import EXECUTION_CHANNEL, ExecutionWatcher
 from rlm_recursive.store.postgres import PostgresConnector
 
 _ = team  # the topology suite's fixture: the shared environment and a key
@@ -123,3 +128,53 @@ def test_an_api_that_did_not_queue_the_execution_streams_its_steps_live(team, po
         if worker is not None and worker.poll() is None:
             worker.kill()
             worker.wait(10)
+
+
+async def test_one_listener_wakes_waiters_on_both_channels_and_polls_without_it(
+        postgres_url, monkeypatch):
+    monkeypatch.setattr(watch, "POLL_S", 600.0)  # only a notification can wake a waiter
+    watcher = ExecutionWatcher(postgres_url)
+    woken: list[str] = []
+
+    async def follower(name: str, channels: tuple[str, ...]) -> None:
+        async def done() -> bool:
+            woken.append(name)
+            return woken.count(name) > 1  # the first read is before any notification
+
+        await watcher.wait("exec_1", 60, done, channels=channels)
+
+    both = asyncio.create_task(follower("both", (EXECUTION_CHANNEL, EVENTS_CHANNEL)))
+    ending = asyncio.create_task(follower("ending", (EXECUTION_CHANNEL,)))
+    conn = await psycopg.AsyncConnection.connect(postgres_url, autocommit=True)
+    try:
+        for _ in range(200):  # the process's one listener is up, on both channels
+            rows = await (await conn.execute(
+                "SELECT query FROM pg_stat_activity WHERE application_name = "
+                "'rlm-recursive-watch'")).fetchall()
+            if rows and EVENTS_CHANNEL in rows[0][0]:
+                break
+            await asyncio.sleep(0.05)
+        assert len(rows) == 1  # one connection for every waiter
+        await conn.execute(f"NOTIFY {EVENTS_CHANNEL}, 'exec_1'")
+        await asyncio.wait_for(both, 30)
+        assert not ending.done()  # a step event does not wake a waiter for the end
+        await conn.execute(f"NOTIFY {EXECUTION_CHANNEL}, 'exec_1'")
+        await asyncio.wait_for(ending, 30)
+    finally:
+        await conn.close()
+        await watcher.aclose()
+    # Without a listener (the server refuses it), the waiter still reads every POLL_S.
+    monkeypatch.setattr(watch, "POLL_S", 0.05)
+    deaf = ExecutionWatcher("postgresql://rlm@127.0.0.1:9/none?connect_timeout=1")
+    reads = 0
+
+    async def third_read() -> bool:
+        nonlocal reads
+        reads += 1
+        return reads >= 3
+
+    try:
+        await asyncio.wait_for(deaf.wait("exec_2", 60, third_read), 30)
+    finally:
+        await deaf.aclose()
+    assert reads == 3

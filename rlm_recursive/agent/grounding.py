@@ -249,3 +249,17 @@ def _closest(rc: RunContext, question: str, spans: list[SpanRef], texts: list[st
         if len(out) == _CLOSEST:
             break
     return out
+
+
+def check_client_answer(rc: RunContext, question: str | None, answer: str) -> Grounding:
+    """A runtime-mode answer (the client's code called FINAL): checked against the spans the
+    run read, as every strategy's answer is, but never replaced (the client drives the run,
+    and no model of ours is asked again). Ungrounded, it says what failed and the closest
+    passages, beside the answer. Blocking: call it in a thread."""
+    spans, texts = _cited_texts(rc)
+    units = split_units(texts)
+    support = check_support(answer, question or "", texts, units)
+    if support.supported:
+        return _record(Grounding(True, "checked"))
+    closest = _closest(rc, question or answer, spans, texts, units)
+    return _record(Grounding(False, "not_found", support.failures(), closest))

@@ -230,10 +230,11 @@ class ReplExecution:
         return changed
 
     async def finish(self, status: str, *, answer: str | None = None,
-                     error: RlmError | None = None) -> None:
+                     error: RlmError | None = None,
+                     result: dict[str, Any] | None = None) -> None:
         await asyncio.to_thread(self.store.finish, self.id, status, answer=answer,
                                 error=error.to_dict() if error else None,
-                                usage=self.rc.budget.summary())
+                                usage=self.rc.budget.summary(), result=result)
 
     def contexts(self) -> list[dict[str, Any]]:
         """output_mode CONTEXTS: the spans tagged `context` or `context:*`, with their text."""

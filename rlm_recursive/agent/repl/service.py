@@ -15,6 +15,7 @@ from ...errors import InvalidArgs, RlmError, RunError
 from ...store.executions import ExecutionStore, is_finished
 from ...tools.spec import ToolContext, ToolSpec
 from ...types import ToolResult
+from ..grounding import check_client_answer
 from ..host import RunHost
 from ..pool import ProviderPool
 from ..query import QueryOptions, build_run, resolve_plan
@@ -36,20 +37,23 @@ class ExecutionService:
         self._live: OrderedDict[str, ReplExecution] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
 
-    async def create(self, session_id: str, options: QueryOptions) -> dict[str, Any]:
+    async def create(self, session_id: str, options: QueryOptions,
+                     question: str | None = None) -> dict[str, Any]:
+        """A runtime-mode execution; `question`, when given, is what its final answer is
+        checked against (the entities it names must be in what the run read)."""
         self.runtime.store.session(session_id)
-        execution = await self._build(session_id, options, None)
+        execution = await self._build(session_id, options, None, question)
         await self._keep(execution)
         return {"execution_id": execution.id, "status": "RUNNING", "session_id": session_id,
                 "documents": len(execution.doc_ids)}
 
     async def _build(self, session_id: str, options: QueryOptions,
-                     execution_id: str | None) -> ReplExecution:
+                     execution_id: str | None, question: str | None = None) -> ReplExecution:
         plan, _ = await resolve_plan(self.runtime.catalog, self.runtime.profile, options)
         rc = build_run(self.runtime, session_id, plan, options, self.providers)
         state = RecursionState(depth=0, max_depth=options.max_depth)
         if execution_id is None:
-            return await ReplExecution.create(rc, state, mode="runtime", question=None,
+            return await ReplExecution.create(rc, state, mode="runtime", question=question,
                                               options=options.model_dump(exclude_none=True))
         return await ReplExecution.resume(rc, state, execution_id)
 
@@ -91,7 +95,9 @@ class ExecutionService:
             record = view.record
             final = record.final
             if final is not None and final.get("answer") is not None:
-                await execution.finish("COMPLETED", answer=str(final["answer"]))
+                final = {**final, **await self._grounded(execution, str(final["answer"]))}
+                await execution.finish("COMPLETED", answer=str(final["answer"]), result={
+                    k: final[k] for k in ("grounded", "grounding", "closest")})
                 await self._drop(execution_id)
             variables = record.state["variables"]
             return {"execution_id": execution_id, "turn_index": record.turn_index,
@@ -103,6 +109,15 @@ class ExecutionService:
                     "final": final or {"is_final": False, "answer": None},
                     "error": record.error, "checksum": record.checksum,
                     "warnings": view.warnings}
+
+    async def _grounded(self, execution: ReplExecution, answer: str) -> dict[str, Any]:
+        """Whether the client's final answer is backed by what the run read (grounding.py):
+        `grounded`, what failed, and the closest passages when it is not."""
+        store = ExecutionStore(self.runtime.store.sql)
+        question = (await asyncio.to_thread(store.get, execution.id))["question"]
+        check = await asyncio.to_thread(check_client_answer, execution.rc, question, answer)
+        return {"grounded": check.grounded, "grounding": check.describe(),
+                "closest": check.closest}
 
     async def resolve(self, execution_id: str, requests: dict[str, list[dict[str, Any]]]
                       ) -> tuple[dict[str, Any], dict[str, str]]:
@@ -140,6 +155,9 @@ class CreateArgs(BaseModel):
     model: str | None = Field(None, description="Model that answers queued sub-calls")
     max_depth: int = Field(1, ge=0, le=MAX_DEPTH_CAP)
     max_sub_calls: int = Field(64, ge=0, le=MAX_SUB_CALLS_LIMIT)
+    question: str | None = Field(None, max_length=10_000, description=(
+        "The question the run answers: its final answer is checked against what the run "
+        "read, and the entities the question names must be there"))
 
 
 class StepArgs(BaseModel):
@@ -186,7 +204,7 @@ def execution_tools(service: ExecutionService) -> list[ToolSpec]:
         options = QueryOptions(preset=args.preset, provider=args.provider, model=args.model,
                                max_depth=args.max_depth, max_sub_calls=args.max_sub_calls,
                                strategy="repl", client_override=True)
-        return ToolResult(output=await service.create(args.session_id, options))
+        return ToolResult(output=await service.create(args.session_id, options, args.question))
 
     async def step(ctx: ToolContext, args: StepArgs) -> ToolResult:
         try:

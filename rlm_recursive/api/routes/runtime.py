@@ -29,6 +29,9 @@ class RuntimeIn(BaseModel):
     model: str | None = Field(None, description="Model that answers queued sub-calls")
     max_depth: int = Field(1, ge=0, le=MAX_DEPTH_CAP)
     max_sub_calls: int = Field(64, ge=0, le=MAX_SUB_CALLS_LIMIT)
+    question: str | None = Field(None, max_length=10_000, description=(
+        "The question the run answers: its final answer is checked against what the run "
+        "read (meta.grounded), and the entities the question names must be there"))
 
 
 class StepOptions(BaseModel):
@@ -114,7 +117,7 @@ async def create_runtime(session_id: str, request: Request,
     # answerer run (`api --concurrent-executions`).
     await state.acquire_execution(who.tenant_id)
     try:
-        created = await state.executions.create(session_id, options)
+        created = await state.executions.create(session_id, options, body.question)
     except BaseException:
         await state.release_execution(who.tenant_id)
         raise
