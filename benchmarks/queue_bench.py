@@ -38,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from fake_ollama import serve
 from pg_server import PgServer
 from queue_support import HeldModel
+from queue_support import stop_processes as _stop
 
 from rlm_recursive.agent.query import QueryOptions
 from rlm_recursive.agent.runtime import Runtime
@@ -79,17 +80,6 @@ def _enqueue(queue: ExecutionQueue, session_id: str) -> str:
     execution_id = new_id("exec")
     queue.enqueue(execution_id, session_id, QUESTION, OPTIONS, OPTIONS, "bench")
     return execution_id
-
-
-def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
-    for proc in procs:
-        proc.terminate()
-    for proc in procs:
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
 
 
 def throughput(queue: ExecutionQueue, session_id: str, workers: int, executions: int,

@@ -15,7 +15,7 @@ from typing import Any
 import psycopg
 from fake_ollama import agent_script, chat_body
 
-__all__ = ["HeldModel", "job_row", "start_worker", "until"]
+__all__ = ["HeldModel", "job_row", "start_worker", "stop_processes", "until"]
 
 
 def start_worker(data_dir: Path, url: str, ollama: str, log: Path, *extra: str,
@@ -33,6 +33,19 @@ def start_worker(data_dir: Path, url: str, ollama: str, log: Path, *extra: str,
              "--verbose", *extra], env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
     finally:
         out.close()
+
+
+def stop_processes(procs: list[subprocess.Popen[bytes]], grace_s: float = 30.0) -> None:
+    """SIGTERM them all, then wait for each (SIGKILL after `grace_s`)."""
+    for proc in procs:
+        if proc.poll() is None:
+            proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(grace_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
 
 
 def until(check: Callable[[], Any], timeout_s: float, what: str, every_s: float = 0.05) -> Any:

@@ -24,6 +24,7 @@ from .bodyguard import BodyGuard
 from .errors import error_response, request_id_from
 from .maintenance import maintained
 from .mcp_mount import mcp_route
+from .queued import queued_loads
 from .routes import citations, events, executions, openai, sessions, system
 from .routes import runtime as runtime_mode
 from .runner import ExecutionRunner
@@ -59,6 +60,8 @@ def create_app(runtime: Runtime, settings: ApiSettings | None = None,
                   openapi_url="/v1/openapi.json", docs_url="/docs", redoc_url=None)
     app.state.api = state
     app.state.runner = runner
+    # With the shared store, long or bulk loads go to the workers (`queue/loads.py`).
+    app.state.loads = queued_loads(state)
     for module in (sessions, executions, runtime_mode, citations, system, events, openai):
         app.include_router(module.router)
     if mcp_app is not None:

@@ -26,20 +26,36 @@ from .state import ApiState
 
 if TYPE_CHECKING:  # procrastinate (the postgres extra) is imported only with a database URL
     from ..queue.client import ExecutionQueue
+    from ..queue.loads import LoadQueue
 
-__all__ = ["QueuedRuns", "queued_runs"]
+__all__ = ["QueuedRuns", "queued_loads", "queued_runs"]
 
 _CANCEL_GRACE_S = 10.0
 
 
+def _shared_url(state: ApiState) -> str | None:
+    """The database URL when the store is the shared PostgreSQL one (workers exist)."""
+    url = database_url()
+    return url if url is not None and state.runtime.store.dialect == "postgresql" else None
+
+
 def queued_runs(state: ApiState, feeds: ExecutionFeeds) -> QueuedRuns | None:
     """The queue when the store is the shared PostgreSQL one; None: run in this process."""
-    url = database_url()
-    if url is None or state.runtime.store.dialect != "postgresql":
+    if (url := _shared_url(state)) is None:
         return None
     from ..queue.client import ExecutionQueue
 
     return QueuedRuns(state, feeds, ExecutionQueue(url, state.runtime.store.sql))
+
+
+def queued_loads(state: ApiState) -> LoadQueue | None:
+    """Where long or bulk loads go with the shared store (a worker loads them); None: they
+    load in a task of this process."""
+    if (url := _shared_url(state)) is None:
+        return None
+    from ..queue.loads import LoadQueue
+
+    return LoadQueue(url, state.runtime.store)
 
 
 class QueuedRuns:

@@ -18,7 +18,6 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any, TypeVar
 
 from limits import RateLimitItemPerMinute
@@ -84,14 +83,8 @@ class ApiState:
         self.keys = KeyStore(runtime.store.sql, runtime.store.data_dir)
         self.tenants = TenantStore(runtime.store)
         self.executions = ExecutionService(runtime, self.providers)
-        profile = runtime.profile
-        # Paths from HTTP clients are always confined, whatever the profile says about absolute
-        # paths: relative input only, and never under a filesystem root (`unrestricted` adds
-        # `/` so the CLI operator may read anywhere; a client may not).
-        roots = [r for r in profile.allowed_roots if Path(r) != Path(Path(r).anchor)]
-        self.paths = PathPolicy(allowed_roots=roots, allow_absolute_paths=False,
-                                denylist=profile.denylist, max_bytes=profile.max_bytes_file,
-                                profile_name=profile.name)
+        # Paths from HTTP clients are always confined, whatever the profile says.
+        self.paths = PathPolicy.for_clients(runtime.profile)
         # The store's work runs on these threads, never on the event loop. SQLite: one thread
         # does all of this server's SQLite, tantivy and file work (one writer). PostgreSQL:
         # every call is a network round trip on a pooled connection, and one thread would

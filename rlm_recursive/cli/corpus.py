@@ -30,6 +30,7 @@ from .common import (
     CliState,
     ResultError,
     console,
+    err_console,
     full_width_console,
     print_json,
     run,
@@ -133,10 +134,22 @@ def register(app: typer.Typer) -> None:
         exclude: Annotated[str | None, typer.Option(help="Glob of files to skip.")] = None,
         ocr: OcrOpt = None,
         no_ignore: NoIgnoreOpt = False,
+        queue: Annotated[bool, typer.Option(
+            "--queue", help="Let a worker load them (needs RLM_DATABASE_URL; the paths are "
+            "read on the worker's machine): prints the new session's id at once.")] = False,
+        wait: Annotated[bool, typer.Option(
+            "--wait", help="With --queue: wait until the session is READY or FAILED.")
+        ] = False,
         json_out: JsonOpt = False,
     ) -> None:
         """Load documents into a session (a new one unless --session is given)."""
         state: CliState = ctx.obj
+        if wait and not queue:
+            raise typer.BadParameter("--wait goes with --queue", param_hint="--wait")
+        if queue:
+            _queued(state, paths, name, include, exclude, session=session, ocr=ocr,
+                    ignore_rules=not no_ignore, wait=wait, json_out=json_out)
+            return
         out = run(state, json_out, lambda rt: load_paths(
             rt, paths, session, name, include, exclude, show_progress=not json_out, ocr=ocr,
             ignore_rules=not no_ignore))
@@ -150,6 +163,32 @@ def register(app: typer.Typer) -> None:
                       f"{out['total_chars']:,} chars (~{out['total_tokens_est']:,} tokens)",
                       markup=False, highlight=False)
         print_load_problems(console, out)
+
+    def _queued(state: CliState, paths: list[str], name: str | None, include: str | None,
+                exclude: str | None, *, session: str | None, ocr: bool | None,
+                ignore_rules: bool, wait: bool, json_out: bool) -> None:
+        from .queued_load import queue_load
+
+        sources = sources_for(paths, include, exclude, ignore_rules)
+        out = run(state, json_out, lambda rt: queue_load(rt, sources, name, session=session,
+                                                         ocr=ocr, wait=wait))
+        if json_out:
+            print_json(out)
+        elif not wait:  # the id alone on stdout: `sid=$(rlm-recursive load --queue …)`
+            sys.stdout.write(out["session_id"] + "\n")
+            err_console.print("queued: a worker loads it (load --queue --wait waits)",
+                              highlight=False)
+        else:
+            console.print(f"session {out['session_id']}: {out['status']}, "
+                          f"{out['documents']} documents, {out['total_chars']:,} chars",
+                          markup=False, highlight=False)
+            for err in out["errors"]:
+                console.print(f"  not loaded: {err['source']}: {err['error_code']}: "
+                              f"{err['message']}", markup=False, highlight=False,
+                              style="yellow")
+            for warning in out["warnings"]:
+                console.print(f"  warning: {warning['source']}: {warning['message']}",
+                              markup=False, highlight=False, style="yellow")
 
     @app.command()
     def search(

@@ -1,4 +1,5 @@
-"""`worker`: run queued executions from the shared store (PostgreSQL) until stopped."""
+"""`worker`: run queued executions and loads from the shared store (PostgreSQL) until
+stopped."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ def register(app: typer.Typer) -> None:
     def worker(
         ctx: typer.Context,
         concurrency: Annotated[int, typer.Option(
-            min=1, max=256, help="Executions this worker runs at once.")] = 1,
+            min=1, max=256, help="Jobs (executions and loads) this worker runs at once.")
+        ] = 1,
         lease_s: Annotated[float, typer.Option(
             "--lease-s", parser=positive_seconds,
             help="Seconds without a heartbeat before this worker's executions are given "
@@ -42,7 +44,8 @@ def register(app: typer.Typer) -> None:
             "scraper on another machine).")] = "127.0.0.1",
         verbose: Annotated[bool, typer.Option("--verbose", help="Log every job.")] = False,
     ) -> None:
-        """Run executions the `api` queued (needs RLM_DATABASE_URL=postgresql://…)."""
+        """Run the executions and loads `api` and `load --queue` queued (needs
+        RLM_DATABASE_URL=postgresql://…)."""
         # Imported here: procrastinate and the agent are only needed by this command.
         from ..queue.worker import serve_worker
 

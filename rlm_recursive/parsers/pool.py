@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
+import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -26,6 +28,7 @@ K = TypeVar("K")
 _TASKS_PER_WORKER = 1000
 _POOL_MIN_FILES = 32
 _POOL_MIN_BYTES = 8_000_000
+_PARENT_CHECK_S = 1.0
 
 
 def default_workers() -> int:
@@ -76,7 +79,20 @@ def parse_many(
 def _new_pool(workers: int) -> ProcessPoolExecutor:
     context = multiprocessing.get_context("spawn")  # no fork of a process running threads
     return ProcessPoolExecutor(workers, mp_context=context,
-                               max_tasks_per_child=_TASKS_PER_WORKER)
+                               max_tasks_per_child=_TASKS_PER_WORKER,
+                               initializer=_exit_with_parent, initargs=(os.getpid(),))
+
+
+def _exit_with_parent(parent: int) -> None:
+    """In each parser process: exit when the process that started it is gone. A SIGKILLed
+    `worker` (its load is retried elsewhere) would otherwise leave its parsers waiting on a
+    queue nobody writes to, for ever."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(_PARENT_CHECK_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="rlm-parser-parent", daemon=True).start()
 
 
 def _result(key: K, name: str, future: Future[Parsed | UnsupportedFile]

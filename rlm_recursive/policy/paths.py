@@ -85,6 +85,18 @@ class PathPolicy:
             protected=protected,
         )
 
+    @classmethod
+    def for_clients(cls, profile: Profile, *, protected: Sequence[str | Path] = ()
+                    ) -> PathPolicy:
+        """The rules for paths an HTTP client names (the API, and the workers that load
+        what it queued): relative input only, never under a filesystem root, whatever the
+        profile says about absolute paths (`unrestricted` adds `/` so the CLI operator may
+        read anywhere; a client may not)."""
+        roots = [r for r in profile.allowed_roots if Path(r) != Path(Path(r).anchor)]
+        return cls(allowed_roots=roots, allow_absolute_paths=False,
+                   denylist=profile.denylist, max_bytes=profile.max_bytes_file,
+                   profile_name=profile.name, protected=protected)
+
     def protect(self, folder: str | Path) -> None:
         """Never read anything inside `folder` (under any name): the store's data dir."""
         self._protected.add(folder)

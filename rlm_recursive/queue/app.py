@@ -14,13 +14,16 @@ import procrastinate
 from procrastinate.jobs import Job
 from procrastinate.retry import RetryDecision
 
-from . import jobs
+from . import ingest, jobs
 
-__all__ = ["EXECUTIONS_QUEUE", "LEASE_S", "NO_SLOT_RETRY_S", "RUN_EXECUTION",
-           "STALLED_CHECK_S", "queue_app"]
+__all__ = ["EXECUTIONS_QUEUE", "INGEST", "INGEST_QUEUE", "LEASE_S", "NO_SLOT_RETRY_S",
+           "RUN_EXECUTION", "STALLED_CHECK_S", "queue_app"]
 
 EXECUTIONS_QUEUE = "executions"
 RUN_EXECUTION = "rlm.run_execution"
+INGEST_QUEUE = "ingest"
+INGEST = "rlm.ingest"
+"""A session's queued load (`ingest.ingest`): long or bulk loads an `api` or the CLI sent."""
 LEASE_S = 30.0
 """A worker that has not sent a heartbeat for this long has lost its jobs (they are retried).
 Heartbeats go every LEASE_S / 3, so one late beat is not a lost lease."""
@@ -53,11 +56,13 @@ class _Requeue(procrastinate.BaseRetryStrategy):
 
 
 def queue_app(url: str, *, pool_size: int = 4) -> procrastinate.App:
-    """The app on `url`, with the execution task."""
+    """The app on `url`, with the execution and load tasks (a worker takes both queues)."""
     connector = procrastinate.PsycopgConnector(
         conninfo=url, min_size=1, max_size=pool_size,
         kwargs={"application_name": "rlm-recursive-worker"})
     app = procrastinate.App(connector=connector)
     app.task(name=RUN_EXECUTION, queue=EXECUTIONS_QUEUE, pass_context=True,
              retry=_Requeue())(jobs.run_execution)
+    app.task(name=INGEST, queue=INGEST_QUEUE, pass_context=True,
+             retry=_Requeue())(ingest.ingest)
     return app

@@ -30,6 +30,7 @@ from ..agent.query import QueryOptions, run_query
 from ..agent.repl.execution import ROOT_EXECUTION_ID, status_for
 from ..agent.runtime import Runtime
 from ..errors import InternalError, RlmError
+from ..policy import PathPolicy
 from ..store.counters import Slots
 from ..store.executions import ExecutionStore
 from ..store.tenancy import TenantStore
@@ -63,7 +64,9 @@ class WorkerContext:
     """The tenants' running-execution slots, shared with every `api` process."""
     tenant_cap: int
     lease_s: float
-    executions_queue: str
+    client_paths: PathPolicy
+    """The path rules for loads an `api` queued: client paths, confined to the allowed roots
+    of this worker's profile (as the api's own are)."""
     max_attempts: int
     """How often an execution's job may fail (its final write lost) before it ends FAILED
     (`sweep.py`)."""
@@ -149,25 +152,25 @@ async def _run_execution(context: JobContext, rlm: WorkerContext, execution_id: 
 
 
 async def retry_stalled(manager: JobManager, rlm: WorkerContext) -> int:
-    """Put back in the queue every execution job whose worker lost its lease (no heartbeat
-    for `lease_s`): procrastinate finds them but never retries them by itself. Returns how
-    many this call retried (every worker calls it; a job another worker retried first is
-    skipped).
+    """Put back in the queue every job (an execution's or a load's) whose worker lost its
+    lease (no heartbeat for `lease_s`): procrastinate finds them but never retries them by
+    itself. Returns how many this call retried (every worker calls it; a job another worker
+    retried first is skipped).
 
     A job a client asked to abort is not run again: procrastinate marks it failed, and its
     execution ends FAILED (cancelled) here, since its worker cannot write that any more.
     """
     retried = 0
-    for job in await manager.get_stalled_jobs(seconds_since_heartbeat=rlm.lease_s,
-                                              queue=rlm.executions_queue):
+    for job in await manager.get_stalled_jobs(seconds_since_heartbeat=rlm.lease_s):
         assert job.id is not None
         try:
             await manager.retry_job(job)
         except ConnectorException:  # no longer `doing`: another worker retried it first
             continue
         retried += 1
-        if await manager.get_job_status_async(job.id) is Status.FAILED:
-            execution_id = job.task_kwargs["execution_id"]
+        execution_id = job.task_kwargs.get("execution_id")  # loads are never aborted
+        if execution_id is not None and (
+                await manager.get_job_status_async(job.id) is Status.FAILED):
             await asyncio.to_thread(end_cancelled, rlm.executions, str(execution_id))
     return retried
 

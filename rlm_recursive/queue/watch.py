@@ -2,8 +2,9 @@
 
 A worker that gives an execution its final status sends `NOTIFY rlm_execution_finished,
 '<id>'` in the same transaction, so a waiter in any `api` process wakes as the row commits;
-each batch of its live events sends `NOTIFY rlm_execution_events, '<id>'` (`events.py`).
-One listening connection per process, on both channels, serves every waiter. A notification
+each batch of its live events sends `NOTIFY rlm_execution_events, '<id>'` (`events.py`);
+a published queued load `NOTIFY rlm_session_loaded, '<session id>'` (`store/loads.py`).
+One listening connection per process, on all of them, serves every waiter. A notification
 lost to a dropped connection costs at most one poll interval: each waiter also re-reads the
 store every POLL_S seconds.
 """
@@ -18,12 +19,15 @@ from collections.abc import Awaitable, Callable
 
 import psycopg
 
+from ..store.loads import LOAD_CHANNEL
 from .events import EVENTS_CHANNEL
 
 __all__ = ["EXECUTION_CHANNEL", "POLL_S", "ExecutionWatcher"]
 
 EXECUTION_CHANNEL = "rlm_execution_finished"
 POLL_S = 2.0
+LISTENED = (EXECUTION_CHANNEL, EVENTS_CHANNEL, LOAD_CHANNEL)
+"""Every channel a waiter may name: executions' endings and events, loads' publication."""
 
 
 class ExecutionWatcher:
@@ -73,7 +77,7 @@ class ExecutionWatcher:
                 async with await psycopg.AsyncConnection.connect(
                         self.url, autocommit=True,
                         application_name="rlm-recursive-watch") as conn:
-                    for channel in (EXECUTION_CHANNEL, EVENTS_CHANNEL):
+                    for channel in LISTENED:
                         await conn.execute(f"LISTEN {channel}")
                     async for note in conn.notifies():
                         for event in self._events.get((note.channel, note.payload), ()):

@@ -1,4 +1,5 @@
-"""`rlm-recursive worker`: run queued executions from the shared store until stopped.
+"""`rlm-recursive worker`: run queued executions and loads from the shared store until
+stopped.
 
 procrastinate's worker does the queue work: it takes jobs as their NOTIFY arrives (or polls),
 runs up to `concurrency` at once on one event loop, sends a heartbeat every `lease_s / 3`
@@ -19,11 +20,12 @@ import procrastinate
 from ..agent.pool import ProviderPool
 from ..agent.runtime import Runtime
 from ..errors import ConfigError
+from ..policy import PathPolicy
 from ..store.connector import DATABASE_URL_ENV, database_url
 from ..store.counters import ExecutionSlots
 from ..store.executions import ExecutionStore
 from ..store.tenancy import TenantStore
-from .app import EXECUTIONS_QUEUE, LEASE_S, STALLED_CHECK_S, queue_app
+from .app import LEASE_S, STALLED_CHECK_S, queue_app
 from .events import prune_events
 from .jobs import WorkerContext, retry_stalled
 from .metrics import WorkerMetrics
@@ -54,8 +56,9 @@ async def serve_worker(
                         executions=ExecutionStore(runtime.store.sql),
                         tenants=TenantStore(runtime.store), slots=ExecutionSlots(url),
                         tenant_cap=tenant_cap, lease_s=lease_s,
-                        executions_queue=EXECUTIONS_QUEUE, max_attempts=max_attempts,
-                        metrics=metrics)
+                        client_paths=PathPolicy.for_clients(
+                            runtime.profile, protected=[runtime.store.data_dir]),
+                        max_attempts=max_attempts, metrics=metrics)
     try:
         if metrics_port is not None:
             try:
@@ -97,8 +100,8 @@ async def _retry_stalled_forever(app: procrastinate.App, rlm: WorkerContext) -> 
         try:
             if retried := await retry_stalled(app.job_manager, rlm):
                 rlm.metrics.stalled.inc(retried)
-                print(f"rlm-recursive worker: {retried} execution(s) of a worker that lost "
-                      "its lease back in the queue", file=sys.stderr, flush=True)
+                print(f"rlm-recursive worker: {retried} job(s) (executions, loads) of a worker "
+                      "that lost its lease back in the queue", file=sys.stderr, flush=True)
             await asyncio.to_thread(prune_events, rlm.executions.db)
             if swept := await asyncio.to_thread(sweep_lost, rlm.executions, rlm.max_attempts):
                 for action in ("requeued", "cancelled", "lost"):

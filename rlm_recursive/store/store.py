@@ -141,7 +141,9 @@ class Store:
         return config
 
     def list_sessions(self) -> list[Any]:
-        return self.sql.query("SELECT * FROM sessions ORDER BY created_at DESC")
+        # Not the hidden sessions a queued load stages its documents in (store/loads.py).
+        return self.sql.query("SELECT * FROM sessions WHERE COALESCE(readiness, '') != "
+                              "'STAGING' ORDER BY created_at DESC")
 
     def close_session(self, session_id: str) -> str:
         self.session(session_id)

@@ -28,6 +28,7 @@ from typing import Any
 from ..errors import InvalidArgs, KeySaltMissing, NotFound, SessionExpired, Unauthorized
 from .connector import Connector, integrity_errors
 from .db import utcnow
+from .loads import PENDING_LOAD
 from .store import Store, new_id
 
 __all__ = ["KEY_PREFIX", "KEY_SALT_ENV", "KEY_SALT_FILE_ENV", "SALT_FILE", "SCOPES", "ApiKey",
@@ -196,13 +197,16 @@ class TenantStore:
 
     def sweep_orphans(self, older_than: str) -> int:
         """API sessions still CREATING since before `older_than` (their load died with its
-        server): FAILED, with the reason. Returns how many."""
+        server): FAILED, with the reason. Returns how many. A load waiting in the queue or
+        running on a worker (PostgreSQL) is not an orphan, however long it takes: a dead
+        worker's job goes to another one after its lease."""
         error = json.dumps({"errors": [{"code": "internal_error", "message":
                                         "the server stopped before the documents loaded; "
                                         "create the session again"}]})
+        queued = f" AND NOT {PENDING_LOAD}" if self.sql.dialect == "postgresql" else ""
         return self.sql.execute(
             "UPDATE sessions SET readiness = 'FAILED', load_error = ? "
-            "WHERE readiness = 'CREATING' AND created_at < ?", (error, older_than))
+            f"WHERE readiness = 'CREATING' AND created_at < ?{queued}", (error, older_than))
 
     def set_readiness(self, session_id: str, readiness: str,
                       error: dict[str, Any] | None = None) -> None:

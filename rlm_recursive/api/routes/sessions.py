@@ -1,5 +1,13 @@
 """Sessions (seed 003 §16.2): paths under the server's roots or inline text; READY once loaded
-and indexed. Also the span reader, which needs a session."""
+and indexed. Also the span reader, which needs a session.
+
+Small inline-only sessions load before the answer. Other loads run in a task of this process,
+or, with the shared PostgreSQL store, on a worker (`queue/ingest.py`): the answer is 201
+CREATING at once and any api process reads READY later. A queued load's paths are read on
+the worker's machine (a volume every api and worker mounts at the same place), under the
+worker's client path rules; they are checked here too, so a denied or missing path is still
+a 403/422 before any session exists.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +20,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ...config import MAX_TOOL_CALLS_LIMIT, SessionConfig
 from ...corpus.loaders import Source, load_sources
-from ...errors import InvalidArgs, RlmError
+from ...corpus.readiness import LoadOutcome
+from ...errors import InvalidArgs
 from ...store.db import utcnow
 from ...store.lifecycle import expires_at
 from ...store.sessions import close_session
@@ -81,29 +90,20 @@ async def _load(state: ApiState, session_id: str, sources: list[Source],
     """
     store = state.runtime.store
 
-    def work() -> tuple[int, list[dict[str, Any]], list[dict[str, str]]]:
+    def work() -> LoadOutcome:
         with STORE_WRITES:
             report = load_sources(store, session_id, sources, state.paths,
                                   store.session_config(session_id), ocr=ocr)
         if report.loaded:
             # A search builds the session's persisted index (tantivy) as a side effect.
             search_session(store, session_id, "index", limit=1)
-        done = report.to_dict()
-        # Per-page notices ("page 3: image only, no text …") reach the client, not only a CLI.
-        warnings = [{"source": d["source"], "message": w}
-                    for d in done.get("loaded", []) for w in d.get("warnings", [])]
-        return len(report.loaded), done.get("errors", []), warnings
+        return LoadOutcome.of(report)
 
-    warnings: list[dict[str, str]] = []
     try:
-        loaded, errors, warnings = await asyncio.to_thread(work)
-    except RlmError as exc:
-        loaded, errors = 0, [{"code": exc.code, "message": exc.message}]
-    except Exception as exc:  # a bug of ours: the session says so instead of staying CREATING
-        loaded, errors = 0, [{"code": "internal_error", "message": type(exc).__name__}]
-    readiness = "READY" if loaded else "FAILED"
-    await state.db(state.tenants.set_readiness, session_id, readiness,
-                   {"errors": errors, "warnings": warnings} if errors or warnings else None)
+        outcome = await asyncio.to_thread(work)
+    except Exception as exc:  # coded, or a bug of ours: FAILED with it, never left CREATING
+        outcome = LoadOutcome.failed(exc)
+    await state.db(state.tenants.set_readiness, session_id, outcome.readiness, outcome.notes())
 
 
 def _check_paths(state: ApiState, docs: list[DocIn]) -> None:
@@ -141,6 +141,9 @@ async def create_session(body: SessionIn, request: Request,
         if (all(d.text is not None for d in body.docs)
                 and inline <= state.settings.inline_sync_bytes):
             await _load(state, session_id, sources, body.ocr)
+        elif request.app.state.loads is not None:  # the shared store: a worker loads it
+            await state.db(request.app.state.loads.enqueue, session_id, sources,
+                           origin="api", ocr=body.ocr)
         else:
             task = asyncio.create_task(_load(state, session_id, sources, body.ocr))
             state.loads.add(task)
