@@ -176,3 +176,11 @@ async def test_with_no_entity_the_head_of_what_is_asked_about_must_be_said(rt):
         result, _ = await ask(rt, sid, "What is the bleep for the cardiology consultant on "
                               "call?", "search", model)
         assert result.answer == NOT_FOUND and result.grounded is False
+
+
+def test_a_thread_of_several_senders_has_no_one_author():
+    from rlm_recursive.corpus.sections import author
+    one = email("Trip", "My mobile is 07700 900 512.\n\nKind regards,\nRosalind Achterberg\n")
+    assert author(one) == "Rosalind Achterberg"
+    reply_text = email("Re: Trip", "My mobile is 07700 900 999.\n\nThanks,\nSam Okafor\n")
+    assert author(one + "\n" + reply_text.replace("Rosalind Achterberg", "Sam Okafor")) == ""

@@ -82,12 +82,16 @@ def headings(text: str) -> tuple[Heading, ...]:
 @functools.lru_cache(maxsize=32)
 def author(text: str) -> str:
     """Who wrote a letter or an email: the `From:` name of its header, else the name
-    signed under its sign-off; "" for other documents."""
+    signed under its sign-off; "" for other documents, and for a thread or a file of
+    several letters (more than one sender or sign-off: whose "I" a line is is not known)."""
+    senders = {m.group(1).strip() for m in _FROM.finditer(text) if m.group(1).strip()}
+    signed = {m.group(1).strip() for m in _SIGN_OFF.finditer(text)}
+    if len(senders) > 1 or len(signed) > 1:
+        return ""
     head = _FROM.search(text[:2000])
     if head is not None and head.group(1).strip():
         return head.group(1).strip()
-    signed = _SIGN_OFF.search(text)
-    return signed.group(1).strip() if signed is not None else ""
+    return next(iter(signed), "")
 
 
 def scopes_for(text: str, start: int, end: int) -> list[Scope]:
