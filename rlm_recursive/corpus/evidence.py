@@ -6,8 +6,10 @@ An answer is supported when
 - most of its new content words (those the question did not already say) occur there too,
   compared by English stem ("retries" matches "retry");
 - one unit of the cited text (a sentence, a line, or a short `Key: value` block) holds the
-  answer and every entity the question names: a value written beside another entity is not
-  an answer about this one;
+  answer and every entity the question names (itself, in the heading it is under, or as
+  "I"/"me" of the letter's one author): a value written beside another entity is not an
+  answer about this one; with no entity named, the head of the question's for/of/at phrase
+  ("the bleep for the cardiology consultant") must be in it;
 - it is not mostly the question said back.
 
 `best_units` is the extractive side: the units that best match the question, each holding

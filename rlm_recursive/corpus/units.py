@@ -4,7 +4,11 @@
   `stems`: the English stems of a text's content words (the search index's own stemmer);
 - `split_units`: a text cut into paragraphs, `Key: value` records, logical lines (hard-wrapped
   prose joined back), labelled entries ("Bed 7 — ..."), sentences and semicolon clauses;
-- word families: stems of five letters or more that begin one another.
+- word families: stems of five letters or more that begin one another, or a stem and the
+  same stem with a noun-making suffix (lead/leader, fail/failure);
+- word forms: abbreviations as the words a question uses (ETA, ext, tel), British spellings
+  made American; a unit's words include its heading's and what its values' shapes answer
+  (a phone number answers "phone number").
 """
 
 from __future__ import annotations
