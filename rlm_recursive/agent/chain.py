@@ -18,23 +18,27 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..corpus.evidence import Unit, best_units, normalise, split_units
+from ..corpus.evidence import Unit, best_units, entities, normalise, stems
 from ..corpus.records import Layout
+from ..corpus.sections import FIRST_PERSON
 from ..store import Store
 from ..types import SpanRef
-from .extractive import Extract, extract, windows
+from .extractive import Extract, Window, extract, window_units, windows
+from .plan_words import BRIDGE_VERB
 
-__all__ = ["Chain", "bridge_span", "follow"]
+__all__ = ["Chain", "bridge_span", "follow", "follow_role", "role_spans"]
 
 MAX_HOPS = 3
 _BRIDGE = re.compile(
-    r"\b(?:the|a|an)\s+(?:(?!(?:the|a|an|of|for|to|in)\b)[\w-]+\s+){0,3}?[\w-]+\s+(?:who|that|which|whose|where|running|"
-    r"housing|managing|owning|leading|hosting|operating|supervising|overseeing|handling|"
-    r"responsible\s+for|in\s+charge\s+of|assigned\s+to|based\s+in|located\s+in)\b",
-    re.IGNORECASE)
+    r"\b(?:the|a|an)\s+(?:(?!(?:the|a|an|of|for|to|in)\b)[\w-]+\s+){0,3}?[\w-]+\s+"
+    rf"(?:(?:who|that|which|whose|where)\b|{BRIDGE_VERB})", re.IGNORECASE)
+_GENERIC_HEAD = re.compile(r"\b(the|a|an)\s+(?:person|people|one|someone|member\s+of\s+staff)\b",
+                           re.IGNORECASE)
 _DO = re.compile(r"\b(?:does|do|did)\b", re.IGNORECASE)
 _NAMES = re.compile(r"\b(?:[A-Z][\w'.-]*[a-z0-9][\w'-]*|[A-Z]{2,}\d*)(?:\s+(?:[A-Z][\w'.-]*"
-                    r"[a-z0-9][\w'-]*|[A-Z]{2,}\d*|of|de|van|von))*\b")
+                    r"[a-z0-9][\w'-]*|[A-Z]{2,}\d*|of|de|van|von))*"
+                    r"(?:\s+\d{1,4}[A-Z]?(?![\w.,:]))?\b")
+"""Names, codes and labels with their number ("Boiler 3", "Bed 4A")."""
 _COMMON = frozenset("The A An This That These Those It Its What Which Who Where When How "
                     "Our Every Each No Yes I We You He She They Dr Mr Mrs Ms".split())
 
@@ -47,8 +51,8 @@ class Chain:
     """The units each bridge was read from (cited with the answer's)."""
 
 
-def _ref(found: list[tuple[str, int, str]], unit: Unit) -> SpanRef:
-    doc_id, offset, _ = found[unit.source]
+def _ref(found: list[Window], unit: Unit) -> SpanRef:
+    doc_id, offset = found[unit.source][:2]
     return SpanRef(doc_id=doc_id, start=offset + unit.start, end=offset + unit.end)
 
 
@@ -64,33 +68,103 @@ def bridge_span(question: str) -> tuple[int, int] | None:
     return (match.start(), end) if end > match.end() else None
 
 
-def _names(text: str, known: str) -> list[str]:
+def _names(text: str, known: str, near: str = "", writer: str = "") -> list[str]:
+    """The names `text` introduces that `known` does not say, nearest first to the words
+    of `near` ("Carla noted that Ingrid Solberg manages the Pellow Building": for "the
+    person who manages the Pellow Building", Ingrid Solberg is beside "manages"), or to its
+    entities when it names some ("... and me (group E)"); "me" is the letter's `writer`."""
     said = normalise(known)
-    out = []
-    for name in _NAMES.findall(text):
-        words = [w for w in name.split() if w not in _COMMON]
-        name = " ".join(words)
-        if name and normalise(name) not in said and name not in out:
-            out.append(name)
-    return out
+    named = entities(near)
+    wanted = set(stems(near))
+    at = ([m.start() for e in named for m in re.finditer(re.escape(e), normalise(text))]
+          if named else [])
+    at = at or [m.start() for m in re.finditer(r"[^\W\d_]{2,}", text)
+                if wanted & set(stems(m.group()))]
+    spots = [(m.start(), m.end(), m.group()) for m in _NAMES.finditer(text)
+             if not _field_label(text, m)]
+    if writer:
+        spots += [(m.start(), m.end(), writer) for m in FIRST_PERSON.finditer(text)]
+    found: dict[str, int] = {}
+    for start, end, name in spots:
+        name = " ".join(w for w in name.split() if w not in _COMMON)
+        if not name or normalise(name) in said:
+            continue
+        distance = min((a - end if a >= end else abs(start - a) for a in at), default=0)
+        found[name] = min(found.get(name, distance), distance)
+    return sorted(found, key=found.__getitem__)
 
 
-def follow(store: Store, session_id: str, question: str, layout: Layout | None
-           ) -> Chain | None:
-    """The answer at the end of the question's chain of look-ups, or None."""
-    span = bridge_span(question)
+def _field_label(text: str, match: re.Match[str]) -> bool:
+    """A field's name, not a thing's: "Office:", "Extension 5134" inside a line (an entry's
+    own label at a line's start, "Boiler 3 — ...", is a thing)."""
+    after = text[match.end():match.end() + 3]
+    if re.match(r"\s*:", after) or (" " not in match.group() and re.match(r"\s\d", after)):
+        return True
+    line_start = text.rfind("\n", 0, match.start()) + 1
+    return bool(re.search(r"\s\d", match.group())) and bool(text[line_start:match.start()].strip())
+
+
+_ROLE = re.compile(r"\bthe\s+((?:(?!(?:the|of|for|to|in|on|at|a|an)\b)[a-z][\w-]*\s+){1,4})",
+                   re.IGNORECASE)
+
+
+def role_spans(question: str) -> list[tuple[int, int]]:
+    """A question that names no one may describe them by role: "Which room does the deputy
+    safeguarding lead take clinics in?". The spans after "the" of two to five words, longest
+    first (where the role ends is not known; the look-up decides)."""
+    if entities(question):
+        return []
+    body = question.rstrip(" ?.!")
+    spans: list[tuple[int, int]] = []
+    for match in _ROLE.finditer(body + " "):
+        words = list(re.finditer(r"\S+", match.group(1)))
+        starts = match.start()
+        for count in range(len(words), 1, -1):
+            spans.append((starts, match.start(1) + words[count - 1].end()))
+    return spans
+
+
+def follow_role(store: Store, session_id: str, question: str, layout: Layout | None
+                ) -> Chain | None:
+    """The answer about the person a role describes (the question names no one), or None."""
+    for span in role_spans(question):
+        chain = follow(store, session_id, question, layout, span)
+        if chain is not None:
+            return chain
+    return None
+
+
+def follow(store: Store, session_id: str, question: str, layout: Layout | None,
+           span: tuple[int, int] | None = None) -> Chain | None:
+    """The answer at the end of the question's chain of look-ups (from its bridge, or from
+    `span`), or None."""
+    span = span or bridge_span(question)
     if span is None:
         return None
     bridge = question[span[0]:span[1]]
+    # "the person chairing the panel": the head noun asks for a name, it is not a word the
+    # text need say.
+    bridge = _GENERIC_HEAD.sub(r"\1", bridge)
     found = windows(store, session_id, bridge)
-    units = split_units([text for _, _, text in found])
-    first = best_units(bridge, units, 1)
-    if not first:
-        return None
-    frontier = _names(first[0][1].text, question)
+    # The best units for the bridge, and the names they introduce; a name made only of the
+    # bridge's own words ("Buildings Manager" for "the building ... manages") says nothing.
+    frontier: list[str] = []
+    links: dict[str, list[SpanRef]] = {}
+    headed: list[tuple[str, Unit]] = []
+    for _, unit in best_units(bridge, window_units(found), 3):
+        for name in _names(unit.text, question, bridge, unit.author):
+            if name not in links and set(stems(name)) - set(stems(bridge)):
+                frontier.append(name)
+                links[name] = [_ref(found, unit)]
+        headed.append((unit.scope, unit))
+    # The heading a bridge's line is under names what the line is about ("Hannah Osei
+    # runs the site" under "Mill Race"): tried when the lines name nothing new.
+    for name, unit in headed if not frontier else []:
+        if name and name not in links and normalise(name) not in normalise(question):
+            frontier.append(name)
+            links[name] = [_ref(found, unit)]
     seen = set(frontier)
     path: dict[str, list[str]] = {name: [name] for name in frontier}
-    links: dict[str, list[SpanRef]] = {name: [_ref(found, first[0][1])] for name in frontier}
     for _ in range(MAX_HOPS):
         following: list[str] = []
         for name in frontier:
@@ -101,7 +175,7 @@ def follow(store: Store, session_id: str, question: str, layout: Layout | None
             # The names written beside this one are the next hop ("X is the Operations
             # Director"): the shortest units that hold it first.
             beside = windows(store, session_id, name)
-            near = best_units(name, split_units([t for _, _, t in beside]), 3)
+            near = best_units(name, window_units(beside), 3)
             for _, unit in near:
                 for other in _names(unit.text, question + " " + name):
                     if other not in seen:

@@ -17,29 +17,39 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..corpus.evidence import (
     Unit,
     best_units,
     contains,
     entities,
+    names,
     normalise,
+    shared_words,
     split_units,
     stems,
     values,
 )
 from ..corpus.records import Layout, Record
 from ..corpus.search import Hit
+from ..corpus.sections import Scope, author, headings, scopes_for
 from ..errors import InvalidArgs
 from ..store import Store
 from ..tools.search import search_session
 from ..types import SpanRef
 
-__all__ = ["Extract", "copied", "disagree", "extract", "verify_extract", "windows"]
+__all__ = ["Extract", "Window", "cited", "copied", "disagree", "extract", "verify_extract",
+           "window_units", "windows"]
 
+_BRACKETED = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
+_LINES_CITED = 800
+"""Characters: the longest run of whole lines cited around an extracted unit."""
 _WINDOW = 500
 """Characters either side of a hit that are read (then cut to whole lines)."""
-_CLAUSE = re.compile(r"\s*(?:[;()]|,\s(?!\d{3}\b)|\.\s+|\s[—–]\s|\s-\s|\sand\s|:\s)\s*")
+_CLAUSE = re.compile(r"\s*(?:;|,\s(?!\d{3}\b)|(?<![\s(][A-Z])(?<!^[A-Z])\.\s+|\s[—–]\s|\s-\s|"
+                     r"\sand\s|:\s)\s*")
+"""Where a clause ends; never inside brackets: "Ms Lindqvist (groups C and D)" is one."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +59,19 @@ class Extract:
     """The unit or record the answer is copied from (cited)."""
     field: str | None = None
     """The field of a record the value is in, when the unit is a record."""
+    heading: SpanRef | None = None
+    """The heading the unit is under, when it names what the question asks about and the
+    unit does not (cited with the answer)."""
+
+
+class Window(NamedTuple):
+    """Whole lines of a document around a hit, and the headings over them."""
+
+    doc_id: str
+    start: int
+    text: str
+    scopes: list[Scope]
+    """(offset in `text`, heading, author) in force (`sections.scopes_for`)."""
 
 
 def copied(found: Extract, bridges: list[str] | None = None) -> dict[str, object]:
@@ -56,6 +79,11 @@ def copied(found: Extract, bridges: list[str] | None = None) -> dict[str, object
     bridges of the chain that led to it, for multi-hop questions)."""
     return {"answer": found.answer, "doc_id": found.ref.doc_id, "start": found.ref.start,
             "end": found.ref.end, "field": found.field, "bridges": bridges or []}
+
+
+def cited(found: Extract) -> list[SpanRef]:
+    """What an extracted answer cites: its unit, and the heading that names its entity."""
+    return [found.ref, *([found.heading] if found.heading else [])]
 
 
 def disagree(model_answer: str, runtime_answer: str, question: str) -> bool:
@@ -66,13 +94,15 @@ def disagree(model_answer: str, runtime_answer: str, question: str) -> bool:
     theirs = set(values(model_answer)) - asked
     ours = set(values(runtime_answer)) - asked
     # The clause's numbers and codes are its answer; its names may be context ("the Harbour
-    # building is 4821-K" agrees with "4821-K").
-    core = {v for v in ours if any(c.isdigit() for c in v)} or ours
+    # building is 4821-K" agrees with "4821-K"), and so may an aside in brackets ("7316
+    # (ZEBRA-QUARTZ-91427)" agrees with "7316").
+    aside = set(values(_BRACKETED.sub(" ", runtime_answer))) - asked or ours
+    core = {v for v in aside if any(c.isdigit() for c in v)} or aside
     return bool(ours) and (not core <= theirs or bool(theirs - ours))
 
 
-def windows(store: Store, session_id: str, question: str) -> list[tuple[str, int, str]]:
-    """(doc_id, start, text) windows of whole lines around the question's hits."""
+def windows(store: Store, session_id: str, question: str) -> list[Window]:
+    """Windows of whole lines around the question's hits."""
     try:
         hits, _, _, docs = search_session(store, session_id, question, "bm25", limit=10)
     except InvalidArgs:  # no searchable word: the literal look-ups below still run
@@ -96,8 +126,39 @@ def windows(store: Store, session_id: str, question: str) -> list[tuple[str, int
                 merged[-1][1] = max(merged[-1][1], b)
             else:
                 merged.append([a, b])
-        out += [(doc_id, a, texts[doc_id][a:b]) for a, b in merged]
+        out += [Window(doc_id, a, texts[doc_id][a:b], scopes_for(texts[doc_id], a, b))
+                for a, b in merged]
     return out
+
+
+def window_units(found: list[Window]) -> list[Unit]:
+    """The units of the windows, each with the heading it is under."""
+    return split_units([w.text for w in found], [w.scopes for w in found])
+
+
+def _holds_heading(found: list[Window], unit: Unit) -> bool:
+    return any(h and unit.start <= at < unit.end for at, h, _ in found[unit.source].scopes)
+
+
+def _heading_ref(store: Store, session_id: str, doc_id: str, start: int, unit: Unit,
+                 named: list[str]) -> SpanRef | None:
+    """The heading line over `start` (or the line naming a letter's author), when an entity
+    the question names is only there."""
+    if not (unit.scope or unit.author) or all(contains(unit.norm, e) for e in named):
+        return None
+    doc = next((d for d in store.documents(session_id) if d.id == doc_id), None)
+    if doc is None:
+        return None
+    text = store.text(doc)
+    over = [h for h in headings(text) if h[0] <= start]
+    if over and any(contains(normalise(unit.scope), e) for e in named
+                    if not contains(unit.norm, e)):
+        return SpanRef(doc_id=doc_id, start=over[-1][0], end=over[-1][1])
+    at = text.find(author(text)) if unit.author else -1
+    if at < 0:
+        return None
+    return SpanRef(doc_id=doc_id, start=text.rfind("\n", 0, at) + 1,
+                   end=len(text) if text.find("\n", at) < 0 else text.find("\n", at))
 
 
 def _record_at(layout: Layout | None, doc_id: str, start: int) -> Record | None:
@@ -120,19 +181,28 @@ def _from_record(question: str, record: Record) -> tuple[str, str] | None:
         score = len(set(stems(key.replace("_", " "))) & asked)
         if score and (best is None or score > best[0]):
             best = (score, key, value)
+    if best is None and (_WHO.match(question) or re.search(r"\bname\b", question, re.I)):
+        # "Under what name is booking B-7709?": no field is called "name", but one field
+        # holds a name (guest: Sato) and no other does.
+        named = [(k, v) for k, v in record.fields.items()
+                 if _PROPER.fullmatch(v.strip()) and normalise(v) not in said]
+        return named[0] if len(named) == 1 else None
     return (best[1], best[2]) if best else None
 
 
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
 _WHEN = re.compile(rf"\b\d{{1,2}}:\d\d\b|\b\w+day\b|\b\d{{1,2}}\s+{_MONTH}\b|\b{_MONTH}\s+\d|"
                    r"\b\d{4}-\d\d-\d\d\b", re.IGNORECASE)
-_NUMBER_ASKED = re.compile(
-    r"\b(?:how\s+(?:many|much|long|far|old)|rate|number|code|extension|phone|mobile|bleep|"
-    r"pager|quote|cost|price|amount|total|weight|pressure|temperature|date|time|when|year|"
-    r"room|dose|reading|ref|reference|id|figure|percentage|speed|size|height|length|age)\b",
-    re.IGNORECASE)
+_NUMBER_WORDS = (r"rate|number|code|extension|phone|mobile|bleep|pager|quote|cost|price|budget|fee|"
+                 r"amount|total|weight|weigh|pressure|temperature|date|time|year|room|dose|"
+                 r"reading|ref|reference|id|figure|percentage|speed|size|height|length|age")
+_NUMBER_ASKED = re.compile(rf"\b(?:how\s+(?:many|much|long|far|old)|when|{_NUMBER_WORDS})\b",
+                           re.IGNORECASE)
 """The question asks for a number, a code or a date: a clause with digits answers it."""
 _WHO = re.compile(r"\s*who(?:m|se)?\b", re.IGNORECASE)
+_PROPER = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+)*"
+                     r"|[A-Z]\.\s*[A-Z][a-z'’-]+")
+"""A field value that is a person's or a firm's name ("Sato", "K. Byrne", "Dr Amelia Crane")."""
 _NAME = re.compile(r"\b[A-Z][\w'.-]+\s+[A-Z][\w'-]+")
 
 
@@ -153,28 +223,83 @@ def _fits(question: str, clause: str) -> float:
     return 0.0
 
 
+def _event(question: str, clause: str) -> bool:
+    """"When is the new fan expected?": the event asked about is the question's last word;
+    its date is in the clause that says it ("ETA 16 April"), not in the subject's ("out of
+    service since 2 April awaiting a new fan"). True for every clause of other questions."""
+    if not re.match(r"\s*when\b", question, re.IGNORECASE):
+        return True
+    return bool(shared_words(stems(question)[-1:], frozenset(stems(clause))))
+
+
+def _wants_number(question: str) -> bool:
+    """A number, code or date is asked for ("who ... and on what number?" asks one too)."""
+    if _WHO.match(question):
+        return bool(re.search(rf"\b(?:what|which)\s+(?:{_NUMBER_WORDS})\b", question,
+                              re.IGNORECASE))
+    return bool(_NUMBER_ASKED.search(question))
+
+
+def _names_new(question: str, text: str) -> bool:
+    said = normalise(question)
+    return any(normalise(m.group()) not in said for m in _NAME.finditer(text))
+
+
+def _of_kind(question: str, text: str) -> bool:
+    """The text holds a new value of the kind the question asks for: digits for a number,
+    a date or time for "when", a name for "who" (anything new otherwise)."""
+    said = set(values(question))
+    new = [v for v in values(text) if v not in said]
+    if re.match(r"\s*(?:when|what\s+(?:time|date|day))\b", question, re.IGNORECASE):
+        return bool(_WHEN.search(text))
+    if _wants_number(question):
+        return any(c.isdigit() for v in new for c in v)
+    if _WHO.match(question):
+        return _names_new(question, text)
+    return bool(new) or bool(set(stems(text)) - set(stems(question)))
+
+
 def _clause(question: str, unit: Unit) -> str:
     """The clause of a prose unit holding a new value beside the most question words, and
     of the kind the question asks for."""
     asked = set(stems(question))
+    # The entity picks its own clause ("... 310 and Luis Abara on extension 322") but weighs
+    # less than the question's other words: an entry names its entity all through, and a
+    # clause that only names it again ("Mr Ibrahim Sadiq") is not the answer.
+    named = set(stems(" ".join(entities(question))))
+    topic = asked - named
     said = set(values(question))
-    wants_number = bool(_NUMBER_ASKED.search(question)) and not _WHO.match(question)
-    clauses = [c for c in _CLAUSE.split(unit.text.strip()) if c and c.strip()]
+    named_whole = entities(question)
+    clauses = [c for c in _clauses(unit.text.strip()) if c and c.strip()]
     scored = []
     for i, clause in enumerate(clauses):
         new = [v for v in values(clause) if v not in said]
         if not new and not (set(stems(clause)) - asked):
             continue
-        near = max((len(asked & set(stems(c))) / (1 + abs(i - j))
+        near = max((len(shared_words(topic, frozenset(stems(c)))) / (1 + abs(i - j))
                     for j, c in enumerate(clauses)), default=0.0)
-        digits = any(c.isdigit() for v in new for c in v)
-        scored.append((bool(new), digits or not wants_number,
-                       near + len(asked & set(stems(clause))) + _fits(question, clause), -i,
-                       clause))
+        words = frozenset(stems(clause))
+        whole = 2.0 * bool(named_whole) * all(contains(normalise(clause), e)
+                                              for e in named_whole)
+        scored.append((bool(new), _of_kind(question, clause), _event(question, clause),
+                       near + len(shared_words(topic, words)) + 0.5 * len(named & words)
+                       + whole + _fits(question, clause), -i, clause))
     if not scored:
         return unit.text.strip()
     clause = re.sub(r"\s+(?:and|or|but|with)$", "", max(scored)[-1].strip().rstrip(".,;:"))
     return _balanced(clause)
+
+
+def _clauses(text: str) -> list[str]:
+    """`text` cut at `_CLAUSE` separators outside brackets."""
+    out, start = [], 0
+    for match in _CLAUSE.finditer(text):
+        before = text[:match.start()]
+        if before.count("(") > before.count(")") or before.count("[") > before.count("]"):
+            continue
+        out.append(text[start:match.start()])
+        start = match.end()
+    return [*out, text[start:]]
 
 
 def _balanced(text: str) -> str:
@@ -195,13 +320,13 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
     found = windows(store, session_id, question)
     if not found:
         return None
-    units = split_units([text for _, _, text in found])
+    units = window_units(found)
     # A record that holds every entity the question names, with a field the question asks
     # about: the field's value ("Which carrier is moving SH-1006?" → carrier: CMA CGM).
     named = entities(question)
     if named:
         for unit in units:
-            doc_id, offset, _ = found[unit.source]
+            doc_id, offset = found[unit.source][:2]
             if not all(contains(unit.norm, e) for e in named):
                 continue
             record = _record_at(layout, doc_id, offset + unit.start)
@@ -209,26 +334,40 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
                 key, value = picked
                 return Extract(f"{key}: {value}", SpanRef(doc_id=doc_id, start=record.start,
                                                           end=record.end), key)
-    best = best_units(question, units, 1)
+    # A heading (or an email's header) names the subject; the lines under it answer.
+    best = sorted(((score, unit) for score, unit in best_units(question, units, 5)
+                   if not _holds_heading(found, unit)),
+                  key=lambda pair: (not _of_kind(question, pair[1].text), -pair[0]))[:1]
     if not best:
-        if named and not any(all(contains(u.norm, e) for e in named) for u in units):
+        if named and not any(all(names(u, e) for e in named) for u in units):
             return f"no passage names {', '.join(named)} together"
         return None
     unit = best[0][1]
-    doc_id, offset, _ = found[unit.source]
-    start, end = offset + unit.start, offset + unit.end
+    doc_id, offset, text = found[unit.source][:3]
+    # The unit's whole lines are cited (when short): cut out of them it is cut the same way
+    # again when its answer is checked ("The revised quote is" ends a line that "£38,400"
+    # carries on).
+    first = text.rfind("\n", 0, unit.start) + 1
+    last = len(text) if text.find("\n", unit.end) < 0 else text.find("\n", unit.end)
+    if last - first > _LINES_CITED:
+        first, last = unit.start, unit.end
+    start, end = offset + first, offset + last
     answer = " ".join(_clause(question, unit).split())
-    return Extract(answer, SpanRef(doc_id=doc_id, start=start, end=end))
+    return Extract(answer, SpanRef(doc_id=doc_id, start=start, end=end),
+                   heading=_heading_ref(store, session_id, doc_id, start, unit, named))
 
 
-def verify_extract(question: str, answer: str, record_text: str, header: str) -> bool:
+def verify_extract(question: str, answer: str, record_text: str, header: str,
+                   chain_end: str | None = None) -> bool:
     """A field copied from a record is grounded when its value is in the record, with every
-    entity the question names, and the field's name is in the record or in the text before
-    it (a CSV or markdown table's header)."""
+    entity the question names (for a multi-hop answer: the last entity its chain reached),
+    and the field's name is in the record or in the text before it (a CSV or markdown
+    table's header)."""
     key, _, value = answer.partition(": ")
     norm = normalise(record_text)
     if not value or not contains(norm, normalise(value)):
         return False
-    if any(not contains(norm, e) for e in entities(question)):
+    named = [normalise(chain_end)] if chain_end else entities(question)
+    if any(not contains(norm, e) for e in named):
         return False
     return normalise(key) in norm or normalise(key) in normalise(header)

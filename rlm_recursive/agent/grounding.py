@@ -20,7 +20,16 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .. import trajectory
-from ..corpus.evidence import Support, Unit, best_units, check_support, normalise, split_units
+from ..corpus.evidence import (
+    Support,
+    Unit,
+    best_units,
+    check_support,
+    is_echo,
+    normalise,
+    split_units,
+)
+from ..corpus.sections import Scope, scopes_for
 from ..errors import BudgetExceeded, InvalidArgs, ModelError
 from ..providers.base import Message
 from ..tools.search import search_session
@@ -81,7 +90,7 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
         return answer.text, _record(Grounding(ok, "computed", failed))
     if answer.extra.get("contexts") is not None and rc.settings.output_mode == "CONTEXTS":
         return answer.text, _record(Grounding(True, "contexts"))
-    spans, texts = await asyncio.to_thread(_cited_texts, rc)
+    spans, texts, scopes = await asyncio.to_thread(_cited_texts, rc)
     if answer.extra.get("not_found"):
         closest = await asyncio.to_thread(_closest, rc, question, spans, texts)
         return NOT_FOUND, _record(Grounding(False, "not_found",
@@ -91,7 +100,7 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
     # is ..."), checked like a cited span; only the documents are quoted or shown as closest.
     said = await asyncio.to_thread(said_before, rc)
     pool = texts + said
-    pool_units = split_units(pool)
+    pool_units = split_units(pool, scopes)
     units = [u for u in pool_units if u.source < len(texts)]
     bridges = answer.extra.get("bridges") or []
     chain_end = str(bridges[-1]) if bridges else None
@@ -123,7 +132,9 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
         if quoted and check_support(quoted, question, pool, pool_units, chain_end,
                                     long_form).supported:
             return quoted, _record(Grounding(True, "reasked", failed, original=answer.text))
-        best = best_units(question, units, 1)
+        # A line that only says the question's words back (a heading) answers nothing.
+        best = [pair for pair in best_units(question, units, 3)
+                if not is_echo(pair[1].text, question)]
         if best:
             return (best[0][1].text.strip(),
                     _record(Grounding(True, "extractive", failed, original=answer.text)))
@@ -163,8 +174,10 @@ def _extract_holds(rc: RunContext, question: str, answer: AgentAnswer) -> bool:
     if doc is None:
         return False
     text = rc.store.text(doc)
+    # A chain's answer is about the last entity it reached, not the question's own.
+    links = copied.get("bridges") or []
     return verify_extract(question, answer.text, text[copied["start"]:copied["end"]],
-                          text[:copied["start"]])
+                          text[:copied["start"]], str(links[-1]) if links else None)
 
 
 def _record(grounding: Grounding) -> Grounding:
@@ -184,13 +197,18 @@ def said_before(rc: RunContext) -> list[str]:
     return users[:-1]
 
 
-def _cited_texts(rc: RunContext) -> tuple[list[SpanRef], list[str]]:
-    """Every span the run cited, merged, and its text (read in a worker thread)."""
+def _cited_texts(rc: RunContext
+                 ) -> tuple[list[SpanRef], list[str], list[list[Scope]]]:
+    """Every span the run cited, merged, its text, and the headings over it (a heading
+    names what the lines under it are about; read in a worker thread)."""
     spans = rc.citations.merged()
     docs = {d.id: d for d in rc.store.documents(rc.session_id)} if spans else {}
-    texts = [rc.store.text(docs[s.doc_id])[s.start:s.end] if s.doc_id in docs else ""
-             for s in spans]
-    return spans, texts
+    whole = {doc_id: rc.store.text(doc) for doc_id, doc in docs.items()
+             if any(s.doc_id == doc_id for s in spans)}
+    texts = [whole[s.doc_id][s.start:s.end] if s.doc_id in whole else "" for s in spans]
+    scopes = [scopes_for(whole[s.doc_id], s.start, s.end) if s.doc_id in whole else []
+              for s in spans]
+    return spans, texts, scopes
 
 
 async def _reask(rc: RunContext, answer: AgentAnswer, question: str, units: list[Unit]
@@ -256,8 +274,8 @@ def check_client_answer(rc: RunContext, question: str | None, answer: str) -> Gr
     run read, as every strategy's answer is, but never replaced (the client drives the run,
     and no model of ours is asked again). Ungrounded, it says what failed and the closest
     passages, beside the answer. Blocking: call it in a thread."""
-    spans, texts = _cited_texts(rc)
-    units = split_units(texts)
+    spans, texts, scopes = _cited_texts(rc)
+    units = split_units(texts, scopes)
     support = check_support(answer, question or "", texts, units)
     if support.supported:
         return _record(Grounding(True, "checked"))

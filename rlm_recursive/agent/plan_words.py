@@ -4,7 +4,9 @@ aggregate sums or averages ("the total monthly rent", "the average odometer_km")
 collection the question names as a whole ("in the mail log", "does the fleet have").
 
 Positions are word indexes in `tally.words(question)`; `routing.count_draft` turns them into
-a plan. Nothing here calls a model.
+a plan. Also the participles and reduced relative clauses that make a bridge ("the person
+chairing the panel", "the building Owen Fairweather manages"), shared by routing and the
+runtime's chain. Nothing here calls a model.
 """
 
 from __future__ import annotations
@@ -16,7 +18,19 @@ from ..corpus.aggregate import Operation, numeric_fields
 from ..corpus.records import Layout
 from ..corpus.tally import stems
 
-__all__ = ["Aggregation", "aggregation", "collection", "negated_scopes", "word_offsets"]
+__all__ = ["BRIDGE_VERB", "Aggregation", "aggregation", "collection", "negated_scopes",
+           "word_offsets"]
+
+BRIDGE_VERB = (
+    r"(?:running|housing|managing|owning|leading|hosting|operating|supervising|overseeing|"
+    r"handling|responsible\s+for|in\s+charge\s+of|assigned\s+to|based\s+in|located\s+in"
+    # Any participle that takes an object: "the person chairing the panel".
+    r"|[a-z]{3,}ing(?=\s+(?:the|a|an|this|that|his|her|their|our|its)\b)"
+    # A reduced relative clause, a name and its verb: "the building Owen Fairweather manages".
+    r"|(?-i:(?=(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+){0,2}\s+"
+    r"(?!(?:is|was|has|does|goes)\b)[a-z]{2,}(?:s|ed)\b)))")
+"""What follows a noun phrase and makes it a bridge, beside a relative pronoun (case-blind
+but for the name of a reduced relative clause)."""
 
 _WORD = re.compile(r"[A-Za-z0-9]+")  # the same words as tally.words
 _NEGATION = re.compile(

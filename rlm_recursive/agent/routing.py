@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING, Literal
 
 from ..corpus.records import Layout, read_layout
 from ..corpus.tally import FieldFilter, TallyPlan, match_values, phrase_regex, stems, words
-from .plan_words import Aggregation, aggregation, collection, negated_scopes, negation_words
+from .plan_words import (
+    BRIDGE_VERB,
+    Aggregation,
+    aggregation,
+    collection,
+    negated_scopes,
+    negation_words,
+)
 
 if TYPE_CHECKING:
     from .context import RunContext
@@ -55,9 +62,8 @@ _SUMMARY = re.compile(
 _RELATIVE = re.compile(r"\b(the|a|an)\s+((?:(?!(?:the|a|an|of)\b)[\w-]+\s+){0,2}[\w-]+)\s+"
                        r"(that|which|who|whose|where)\b", re.IGNORECASE)
 _PARTICIPLE = re.compile(
-    r"\bthe\s+(?:[\w-]+\s+){0,2}?[\w-]+\s+(running|housing|managing|owning|leading|hosting|"
-    r"operating|supervising|overseeing|handling|responsible\s+for|in\s+charge\s+of|behind|"
-    r"assigned\s+to|based\s+in|located\s+in|that's|which's)\s", re.IGNORECASE)
+    rf"\bthe\s+(?:[\w-]+\s+){{0,2}}?[\w-]+\s+(?:{BRIDGE_VERB}|behind\s|that's\s|which's\s)",
+    re.IGNORECASE)
 _AUXILIARY = re.compile(r"\b(is|are|was|were|been|be)\s*$", re.IGNORECASE)
 _OPENING = re.compile(r"^\s*(?:(?:what|which|who|whom|where|when|how)(?:'s|\s+is|\s+was|"
                       r"\s+are|\s+were|\s+does|\s+did|\s+do)?|tell\s+me|give\s+me|find|name|"

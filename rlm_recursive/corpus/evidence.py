@@ -35,8 +35,8 @@ from .units import (
     stems,
 )
 
-__all__ = ["Support", "Unit", "best_units", "check_support", "contains", "entities", "normalise",
-           "split_units", "stems", "values"]
+__all__ = ["Support", "Unit", "best_units", "check_support", "contains", "entities", "is_echo",
+           "names", "normalise", "shared_words", "split_units", "stems", "values"]
 
 _COMMON_CAPS = frozenset((
     "What Which Who Whom Whose Where When Why How Is Are Was Were Does Do Did Can Could Would "
@@ -48,7 +48,8 @@ _COMMON_CAPS = frozenset((
 _VALUE = re.compile(r"[^\W_](?:[\w.:/+-]*[^\W_])?")
 _CAPS_WORD = re.compile(r"\b[A-Z][\w'-]*")
 _QUOTED = re.compile(r"\"([^\"]{2,80})\"|“([^”]{2,80})”|'([^']{2,80})'")
-_NOUN_NUMBER = re.compile(r"\b([A-Za-z][a-z]{2,})\s+(#?\d[\w-]*)\b")
+_NOUN_NUMBER = re.compile(r"\b([A-Za-z][a-z]{2,})\s+(#?\d[\w-]*\b|(?!I\b)[A-Z](?![\w'’-]))")
+"""A noun and its number or letter: "ward 7", "bed 4A", "bay C", "groups C and D"."""
 _ECHO_LEAD = re.compile(r"^\s*(question|answer|the answer is|a)\s*[:\-]?\s*", re.IGNORECASE)
 
 
@@ -108,6 +109,14 @@ def _contains(haystack: str, needle: str) -> bool:
 
 
 contains = _contains
+
+
+def names(unit: Unit, entity: str) -> bool:
+    """The unit names the entity: itself, in the heading it is under, or as "I" or "me"
+    in a letter its author wrote."""
+    return (_contains(unit.norm, entity)
+            or (bool(unit.scope) and _contains(normalise(unit.scope), entity))
+            or (bool(unit.author) and _contains(normalise(unit.author), entity)))
 
 
 @dataclass
@@ -212,21 +221,68 @@ def check_support(answer: str, question: str, cited: Sequence[str],
     need = _needed(len(topic), bool(named))
     if chain_end:  # the question's words describe the whole chain, not its last link
         need = min(need, 1)
+    head = None if named else object_head(question)
     for unit in units if units is not None else split_units(cited):
         if anchors and not all(_contains(unit.norm, v) for v in anchors):
             continue
         if not anchors and new_words and not shared_words(new_words, unit.stem_set):
             continue
-        if any(not _contains(unit.norm, e) for e in named):
-            support.missing_entities = [e for e in named if not _contains(unit.norm, e)]
+        if any(not names(unit, e) for e in named):
+            support.missing_entities = [e for e in named if not names(unit, e)]
             continue
-        if len(shared_words(topic, unit.stem_set)) < need or not _keyed(unit, anchors, topic):
+        if (len(shared_words(topic, _need_words(unit, named))) < need
+                or not _keyed(unit, anchors, topic)
+                or (head and not has_word(head, unit.stem_set))):
             support.off_topic = True
             continue
         return Support(True, unit=unit)
     if not support.missing_entities and named:
         support.missing_entities = named
     return support
+
+
+_OBJECT = re.compile(
+    r"\b(?:for|of|at)\s+(?:(?:the|a|an|our|my|your|this|today's)\s+)?"
+    r"((?:[a-z][\w'-]*\s+){0,3}?[a-z][\w'-]*)"
+    r"(?=\s+(?:on|in|at|of|for|to|from|with|who|that|which|when|if|before|after|during|"
+    r"while|is|are|was|were)\b|\s*[?.!]?\s*$)")
+"""The noun phrase a question's "for/of/at" governs: "the bleep for the cardiology consultant
+on call"."""
+
+
+def object_head(question: str) -> str | None:
+    """With no entity named, the thing the question is about is its first "for/of/at"
+    phrase, and that phrase's head noun must be said: "the bleep for the cardiology
+    consultant on call" is not the registrar's bleep. None when there is no such phrase."""
+    match = _OBJECT.search(question)
+    if match is None:
+        return None
+    words = stems(match.group(1).split()[-1])
+    return words[0] if words else None
+
+
+_ASKED = re.compile(r"^\s*(?:what|which)\s+(?:is|are|was|were)\s+the\s+((?:[a-z][\w-]*\s+){0,2}?"
+                    r"[a-z][\w-]*)\s+(?:for|of|at|on)\s", re.IGNORECASE)
+
+
+def asked_head(question: str) -> str | None:
+    """What "What is the X of/for ..." asks for: X's head noun, which a unit that names the
+    entity only in its heading must say ("the budget for the Quarry Lane build" is not the
+    phone line of its engineer). Extraction only: a table's row says its fields in the
+    header."""
+    match = _ASKED.search(question)
+    words = stems(match.group(1).split()[-1]) if match else []
+    return words[0] if words else None
+
+
+def _need_words(unit: Unit, named: list[str]) -> frozenset[str]:
+    """The words a unit is matched on: its heading's too, unless the heading already stands
+    for an entity the unit does not name (then the heading's words are that same evidence
+    again: "the budget for the Quarry Lane build" is not any line under "Quarry Lane
+    build")."""
+    if any(not _contains(unit.norm, e) for e in named):
+        return unit.own_stems
+    return unit.stem_set
 
 
 def _needed(topic: int, named: bool) -> int:
@@ -261,21 +317,33 @@ def best_units(question: str, units: Iterable[Unit], limit: int = 3, *,
     topic = list(dict.fromkeys(stems(question)))
     named_stems = set(stems(" ".join(named)))
     plain = [w for w in topic if w not in named_stems]
+    head = None if named else object_head(question)
+    asked_for = asked_head(question)
     df = Counter(w for u in pool for w in shared_words(topic, u.stem_set))
     scored: list[tuple[float, Unit]] = []
     for unit in pool:
-        shared = [w for w in topic if has_word(w, unit.stem_set)]
-        has_entities = all(_contains(unit.norm, e) for e in named)
+        # An entity named by the heading counts as said in the unit, its words too.
+        headed = set(stems(" ".join(e for e in named if not _contains(unit.norm, e)
+                                    and names(unit, e)))) if unit.scope or unit.author else set()
+        shared = [w for w in topic if has_word(w, unit.stem_set) or w in headed]
+        has_entities = all(names(unit, e) for e in named)
         if strict:
             need = max(1, _needed(len(plain), bool(named))) if plain else 0
-            if not has_entities or len(shared_words(plain, unit.stem_set)) < need:
+            if not has_entities or len(shared_words(plain, _need_words(unit, named))) < need:
+                continue
+            if head and not has_word(head, unit.stem_set):
+                continue
+            # A unit only under a heading that names the entity is weaker evidence: it must
+            # say what is asked for too.
+            if (asked_for and any(not _contains(unit.norm, e) for e in named)
+                    and not has_word(asked_for, unit.own_stems)):
                 continue
             if not named and not plain:
                 continue
-        elif not shared and not (named and any(_contains(unit.norm, e) for e in named)):
+        elif not shared and not (named and any(names(unit, e) for e in named)):
             continue
         score = sum(math.log(1 + len(pool) / df[w]) for w in shared)
-        score += 2.0 * sum(_contains(unit.norm, e) for e in named)
+        score += 2.0 * sum(names(unit, e) for e in named)
         # Among equals, the shorter unit is the sharper answer.
         scored.append((score - len(unit.text) / 10_000, unit))
     scored.sort(key=lambda pair: -pair[0])

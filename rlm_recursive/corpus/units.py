@@ -13,9 +13,11 @@ import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import tantivy
+
+from .sections import FIRST_PERSON
 
 __all__ = ["SENTENCE_END", "STOP", "THOUSANDS", "Unit", "has_word", "normalise", "shared_words",
            "split_units", "stems"]
@@ -36,12 +38,17 @@ THOUSANDS = re.compile(r"(?<=\d)[,\u00a0\u202f\u2009'](?=\d{3}(?!\d))")
 """Not a plain space: "ward 7 200 ml" is two numbers."""
 _DASHES = re.compile(r"[\u2010-\u2015\u2212]")
 _SPACES = re.compile(r"\s+")
-_ABBREVIATIONS = ("Dr", "Mr", "Ms", "Mrs", "St", "Prof", "No", "vs", "Fig", "Dept")
+_ABBREVIATIONS = ("Dr", "Mr", "Ms", "Mrs", "St", "Prof", "No", "vs", "Fig", "Dept", "ext", "Ext",
+                  "tel", "Tel", "mob", "Mob", "approx", "ref", "Ref", "dept", "extn", "Extn")
+_INITIAL = r"(?<![\s(][A-Z]\.)(?<!^[A-Z]\.)"
+"""Not after an initial ("P. Gill"); a code's last letter ("5254-Y. Every") is no initial."""
 SENTENCE_END = re.compile(
     "".join(rf"(?<!\b{a}\.)" for a in _ABBREVIATIONS)  # "Dr. Achebe" is one sentence
+    + _INITIAL  # and so is "Engineer: P. Gill"
     + r"(?<=[.!?;])\s+(?=[\"'(\[A-Z0-9])")
 _FULL_STOP = re.compile(
-    "".join(rf"(?<!\b{a}\.)" for a in _ABBREVIATIONS) + r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9])")
+    "".join(rf"(?<!\b{a}\.)" for a in _ABBREVIATIONS)
+    + _INITIAL + r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9])")
 _KEY_VALUE = re.compile(r"^\s*[\w][\w ./()-]{0,40}:\s+\S")
 _ENTRY = re.compile(r"^\s*(?:[-*•]\s+|\d{1,3}[.)]\s+|[A-Z][\w'.]*(?:\s+[\w'.&]+){0,3}\s+"
                     r"[—–]\s|[A-Z][\w'.]*(?:\s+[\w'.&]+){0,3}\s+-{1,2}\s)")
@@ -68,10 +75,43 @@ def _stemmer() -> tantivy.TextAnalyzer:
             .build())
 
 
+_PHONE = re.compile(r"(?<![\w.])(?:\+\d{1,3}[\s-]?)?\(?0\d{2,4}\)?[\s-]?\d{3}[\s-]?\d{3,4}"
+                    r"(?!\w|\.\d)")
+"""A phone number as people write one: "01632 960 274", "0113 496 0275", "07700 900 845"."""
+_ABBREVIATIONS = {
+    "ETA": "expected arrival", "ETD": "expected departure", "DOB": "date birth",
+    "ext": "extension", "extn": "extension", "tel": "telephone", "mob": "mobile",
+    "approx": "approximately", "qty": "quantity", "dept": "department", "mgr": "manager",
+    "asst": "assistant", "appt": "appointment", "info": "information", "ref": "reference",
+}
+"""Abbreviations written in notes, boards and logs, as the words a question uses ("When is
+the fan expected?" - "ETA 16 April"). Upper-case keys match upper case only ("eta" is no
+word, but "Eta" may be a name); the others match any case."""
+_SPELLINGS = ((re.compile(r"(?<=\w{3})is(e|es|ed|ing|ation|ations)$"), r"iz\1"),
+              (re.compile(r"(?<=\w{2})our(s|ed|ing|ful|less)?$"), r"or\1"),
+              (re.compile(r"(?<=\w{3})tre(s)?$"), r"ter\1"),
+              (re.compile(r"(?<=\w{3})yse(s|d)?$"), r"yze\1"),
+              (re.compile(r"(?<=\w{3})ogue(s)?$"), r"og\1"))
+"""British spellings written the American way before stemming, on both sides (colour and
+color, organise and organize, centre and center, analyse and analyze, catalogue)."""
+
+
+def _word_forms(word: str) -> list[str]:
+    expanded = _ABBREVIATIONS.get(word) or _ABBREVIATIONS.get(word.lower())
+    if expanded:
+        return expanded.split()
+    lowered = word.lower()
+    if len(lowered) >= 6:
+        for pattern, replacement in _SPELLINGS:
+            lowered = pattern.sub(replacement, lowered)
+    return [lowered]
+
+
 def stems(text: str) -> list[str]:
-    """English stems of the content words of `text` (stopwords and numbers left out)."""
-    words = [w for w in re.findall(r"[^\W\d_]{2,}", unicodedata.normalize("NFC", text))
-             if w.lower() not in STOP]
+    """English stems of the content words of `text` (stopwords and numbers left out;
+    abbreviations expanded, British spellings made American)."""
+    words = [form for w in re.findall(r"[^\W\d_]{2,}", unicodedata.normalize("NFC", text))
+             for form in _word_forms(w) if form not in STOP]
     return _stemmer().analyze(" ".join(words)) if words else []
 
 
@@ -86,6 +126,12 @@ class Unit:
     text: str
     record: bool = False
     """A `Key: value` block: a value there belongs to the key on its line."""
+    scope: str = ""
+    """The heading the unit is under (`corpus.sections`): what it is about when
+    it does not say ("Tenders close on 30 April" under "Lift replacement, Ashdown
+    Building")."""
+    author: str = ""
+    """Who wrote the letter or email the unit is in, when it says "I" or "me"."""
 
     @functools.cached_property
     def norm(self) -> str:
@@ -93,7 +139,15 @@ class Unit:
 
     @functools.cached_property
     def stem_set(self) -> frozenset[str]:
-        return frozenset(stems(self.text))
+        """Its words' stems, its heading's, and the words its values' shapes answer (a
+        phone number is a "phone number" whether or not the line says so)."""
+        return self.own_stems | frozenset(stems(self.scope))
+
+    @functools.cached_property
+    def own_stems(self) -> frozenset[str]:
+        """Its own words' stems and the words its values' shapes answer, not its heading's."""
+        shapes = ("phone", "number", "telephon") if _PHONE.search(self.text) else ()
+        return frozenset((*stems(self.text), *shapes))
 
 
 _FAMILY = 5
@@ -101,21 +155,60 @@ _FAMILY = 5
 "supplier"): Snowball keeps a noun and its verb apart."""
 
 
+_DERIVED = re.compile(r"(?:er|or|ur|ment|ion|al|ee|ant|ent|ship)$")
+"""Suffixes that make a noun of a verb, as Snowball leaves them: "leader" of lead, "failur"
+(failure, failures) of fail (failed), "manag" and "management"."""
+
+
 def has_word(stem: str, stem_set: frozenset[str]) -> bool:
-    """`stem` is in `stem_set`, or a word of its family is."""
+    """`stem` is in `stem_set`, or a word of its family is: stems of five letters or more
+    that begin one another, or a stem and the same stem with a noun-making suffix."""
     if stem in stem_set:
         return True
-    return len(stem) >= _FAMILY and any(
-        len(s) >= _FAMILY and (s.startswith(stem) or stem.startswith(s)) for s in stem_set)
+    return any(_family(stem, s) for s in stem_set)
+
+
+def _family(a: str, b: str) -> bool:
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    if not long.startswith(short):
+        return False
+    if len(short) >= _FAMILY:
+        return True
+    return len(short) >= 3 and bool(_DERIVED.fullmatch(long[len(short):]))
 
 
 def shared_words(words: Iterable[str], stem_set: frozenset[str]) -> set[str]:
     return {w for w in words if has_word(w, stem_set)}
 
 
-def split_units(texts: Sequence[str]) -> list[Unit]:
+def split_units(texts: Sequence[str],
+                scopes: Sequence[Sequence[tuple[int, str, str]]] | None = None) -> list[Unit]:
     """Each text cut into paragraphs; a paragraph of `Key: value` lines stays whole (a
-    record), others are cut into lines, and lines into sentences."""
+    record), others are cut into lines, and lines into sentences. `scopes[i]`: the headings
+    over text i and its author, (offset in it, heading, author), from
+    `sections.scopes_for`."""
+    units = _split(texts)
+    if not scopes:
+        return units
+    out = []
+    for unit in units:
+        heading, writer = _scope_at(scopes[unit.source] if unit.source < len(scopes) else [],
+                                    unit.start)
+        speaks = bool(writer) and bool(FIRST_PERSON.search(unit.text))
+        out.append(replace(unit, scope=heading, author=writer if speaks else ""))
+    return out
+
+
+def _scope_at(scopes: Sequence[tuple[int, str, str]], offset: int) -> tuple[str, str]:
+    found = ("", "")
+    for at, heading, writer in scopes:
+        if at > offset:
+            break
+        found = (heading, writer)
+    return found
+
+
+def _split(texts: Sequence[str]) -> list[Unit]:
     units: list[Unit] = []
     for index, text in enumerate(texts):
         for para in re.finditer(r"[^\n]+(?:\n[^\n]+)*", text):
@@ -125,6 +218,7 @@ def split_units(texts: Sequence[str]) -> list[Unit]:
             if 2 <= keyed >= len(lines) - 1 and len(lines) <= 12 and len(para.group()) <= 800:
                 units.append(Unit(index, para.start(), para.end(), para.group(), record=True))
                 continue
+            previous: int | None = None  # where the paragraph's last sentence starts
             for start, end in _logical_lines(text, para.start(), lines):
                 line, pos = text[start:end], 0
                 pieces = [p for p in SENTENCE_END.split(line) if p.strip()]
@@ -141,6 +235,13 @@ def split_units(texts: Sequence[str]) -> list[Unit]:
                     pos = at + len(sentence)
                     if ";" in sentence.rstrip(" ;") and sentence.strip():
                         units.append(Unit(index, start + at, start + pos, sentence))
+                    # "Dr Amelia Crane is back on Monday. Her room is number 12.": a sentence
+                    # that opens with a pronoun is about the one before it; the two are a
+                    # unit as well.
+                    if previous is not None and _PRONOUN_OPENS.match(sentence):
+                        units.append(Unit(index, previous, start + pos,
+                                          text[previous:start + pos]))
+                    previous = start + at if sentence.strip() else previous
                 # A labelled entry ("Bed 7 — Mrs Whitlock, 70. Heparin at 900 units/hr.") is
                 # about its label throughout: the whole entry is a unit too.
                 if len(pieces) > 1 and len(line) <= _ENTRY_CHARS and _ENTRY.match(line):
@@ -177,7 +278,9 @@ def _carries_entry(line: str) -> bool:
                 or _TABULAR.search(line))
 
 
-_TABULAR = re.compile(r"\t| \| |^\s*\||,\S+,")
+_PRONOUN_OPENS = re.compile(r"\s*(?:He|She|His|Her|Hers|They|Their|Its)\b")
+_TABULAR = re.compile(r"\t| \| |^\s*\||,(?!\d{3}\b)\S+,")
+"""A table's row: tabs, pipes, or CSV cells (not the thousands of "£38,400, up from")."""
 _NEW_LINE = re.compile(r"^\s*(?:\d{4}-\d\d-\d\d|[A-Z][a-z]{2}\s+\d{1,2}\s+\d\d:|\[|<\d|\{|#)")
 
 

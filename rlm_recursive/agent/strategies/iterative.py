@@ -21,7 +21,7 @@ from ...tools.search import search_session
 from ...types import SpanRef
 from ..chain import follow
 from ..context import AgentAnswer, RunContext
-from ..extractive import copied
+from ..extractive import cited, copied
 from ..grounding import not_found_answer
 from ..model_call import call_model
 from ..recursion import RecursionState, Tier
@@ -112,7 +112,7 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         chain = await asyncio.to_thread(follow, rc.store, rc.session_id, question, layout)
     answer = await _look_up(rc, state, question)
     if chain is not None and not answer.extra.get("not_found"):
-        for ref in (*chain.links, chain.found.ref):
+        for ref in (*chain.links, *cited(chain.found)):
             rc.citations.add(ref)
         answer.extra["extraction"] = copied(chain.found, chain.bridges)
     return answer

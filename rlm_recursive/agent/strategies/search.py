@@ -11,8 +11,9 @@ from ...providers.base import Message
 from ...store import Document, Store
 from ...tools.search import search_session
 from ...types import SpanRef
+from ..chain import follow_role
 from ..context import AgentAnswer, RunContext
-from ..extractive import Extract, copied, extract
+from ..extractive import Extract, cited, copied, extract
 from ..grounding import not_found_answer, said_before
 from ..model_call import call_model, window_chars
 from ..recursion import RecursionState
@@ -47,6 +48,7 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
     tier = rc.tier(state.depth)
     store, session_id = rc.store, rc.session_id
     found: Extract | str | None = None
+    bridges: list[str] = []
     if tier.info.is_small and state.depth == 0:
         # A small model copies a neighbour's value or invents one: the runtime finds the line
         # that holds the question's entities, shows it first, and keeps its own copy of the
@@ -57,6 +59,12 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         # earlier that could): no answer could be grounded, so the model is not asked.
         if isinstance(found, str) and not await asyncio.to_thread(said_before, rc):
             return not_found_answer(tier, found)
+        if found is None:  # "the deputy safeguarding lead": a role, one look-up away
+            chain = await asyncio.to_thread(follow_role, store, session_id, question, layout)
+            if chain is not None:
+                found, bridges = chain.found, chain.bridges
+                for ref in chain.links:
+                    rc.citations.add(ref)
     context_chars = rc.settings.context_chars
     hits, docs = await asyncio.to_thread(_find, store, session_id, question)
     # Small models lose the thread in long prompts: a few focused excerpts, not a full window.
@@ -65,9 +73,10 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
     excerpts, refs = [], []
     if isinstance(found, Extract):
         text = store.text(docs[found.ref.doc_id]) if found.ref.doc_id in docs else ""
-        refs.append(found.ref)
-        excerpts.append(text[found.ref.start:found.ref.end])
-        budget -= found.ref.end - found.ref.start
+        # The heading that names the entity, when the line does not, goes with it.
+        excerpts.append("\n".join(text[r.start:r.end] for r in reversed(cited(found))))
+        refs.extend(cited(found))
+        budget -= len(excerpts[-1])
     for hit in hits:
         text = store.text(docs[hit.doc_id])
         ref = SpanRef(doc_id=hit.doc_id, start=max(hit.highlight_start - context_chars, 0),
@@ -93,5 +102,5 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
                 Message(role="user", content=f"{body or '(no matching text found)'}\n\n"
                                              f"Question: {question}\nAnswer:")]
     result = await call_model(rc, tier, messages, [], max_tokens=ANSWER_TOKENS)
-    extra = {"extraction": copied(found)} if isinstance(found, Extract) else {}
+    extra = {"extraction": copied(found, bridges)} if isinstance(found, Extract) else {}
     return AgentAnswer(result.text.strip(), tier, 1, extra=extra)

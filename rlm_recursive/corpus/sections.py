@@ -1,0 +1,110 @@
+"""Sections: a heading is context for the lines under it.
+
+People name a thing once, in a heading, and then write about it without naming it again:
+"2. Lift replacement, Ashdown Building" / "Tenders close on 30 April."; an email whose
+subject is "Field trip to Malham Cove" / "The cost of the trip is £18.50". A question about
+"the Ashdown lift" must still find that line. A heading is
+- an email's `Subject:` line (its value);
+- a markdown heading (`# ...`);
+- a document's first line when it is short and not a record, row or log line (its title);
+- a short line after a blank line (or the start) that is followed by text and ends with no
+  sentence punctuation: "Bay A", "1. Roof repairs at the Calder Library".
+Its scope runs to the next heading. A letter or an email has an author too (its `From:`
+name, else the name signed under "Kind regards,"): there "I", "me" and "my" name them
+("... and me (group E)", "my own mobile is ..."). `scopes_for` gives, for a slice of a
+document, the heading in force at its start, every heading inside it and the author, for
+`split_units`.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+__all__ = ["FIRST_PERSON", "Heading", "Scope", "author", "headings", "scopes_for"]
+
+Heading = tuple[int, int, str]
+"""(start, end) of the heading's line in the document, and its text (normalised later)."""
+Scope = tuple[int, str, str]
+"""(offset in a slice, heading, author) from that offset on."""
+
+FIRST_PERSON = re.compile(r"\b(?:I|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself)\b")
+_FROM = re.compile(r"^From:\s*\"?([^\"<\n@]+?)\"?\s*(?:<[^>\n]*>)?\s*$", re.MULTILINE)
+_SIGN_OFF = re.compile(
+    r"^\s*(?:kind|best|warm|many)?\s*(?:regards|wishes|thanks|yours\s+(?:sincerely|"
+    r"faithfully|truly)|sincerely|cheers|best)\s*,?\s*\n\s*([A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+)"
+    r"{0,3})\s*$", re.MULTILINE | re.IGNORECASE)
+
+_MAX_CHARS = 80
+_MAX_WORDS = 12
+_SUBJECT = re.compile(r"^subject\s*:\s*(\S.*)$", re.IGNORECASE)
+_MARKDOWN = re.compile(r"^#{1,6}\s+(\S.*)$")
+_NUMBERING = re.compile(r"^(?:\d{1,2}[.)]|[A-Z][.)]|[IVX]+\.)\s+")
+_NOT_HEADING = re.compile(
+    r"(?:^\s*[\w][\w ./()-]{0,40}:\s+\S)"  # a `Key: value` line
+    r"|\t| \| |^\s*\||,\S+,"  # a table's row
+    r"|^\s*(?:\d{4}-\d\d-\d\d|[A-Z][a-z]{2}\s+\d{1,2}\s+\d\d:|\[|<\d|\{)"  # a log line, JSON
+    r"|^\s*[-*•]\s")  # a bullet
+_LABEL_DASH = re.compile(r"\s(?:[—–]|-{1,2})\s")
+"""A label and a dash ("Bed 3 — empty"): an entry of a board, a heading only as a title."""
+
+
+def _shaped(line: str, title: bool) -> bool:
+    body = line.strip()
+    if not body or len(body) > _MAX_CHARS or len(body.split()) > _MAX_WORDS:
+        return False
+    if body[-1] in ".,;:!?" or body[0].islower() or _NOT_HEADING.search(body):
+        return False
+    return title or not _LABEL_DASH.search(body)
+
+
+@functools.lru_cache(maxsize=32)
+def headings(text: str) -> tuple[Heading, ...]:
+    """Every heading of a document, in order (see the module docstring)."""
+    out: list[Heading] = []
+    lines, pos = [], 0
+    for line in text.split("\n"):
+        lines.append((pos, pos + len(line), line))
+        pos += len(line) + 1
+    first = next((i for i, (_, _, line) in enumerate(lines) if line.strip()), None)
+    for i, (start, end, line) in enumerate(lines):
+        follows = i + 1 < len(lines) and bool(lines[i + 1][2].strip())
+        after_blank = i == 0 or not lines[i - 1][2].strip()
+        if (subject := _SUBJECT.match(line.strip())) is not None:
+            out.append((start, end, subject.group(1)))
+        elif (markdown := _MARKDOWN.match(line.strip())) is not None:
+            out.append((start, end, markdown.group(1)))
+        elif (follows or i == first) and after_blank and _shaped(line, title=i == first):
+            out.append((start, end, _NUMBERING.sub("", line.strip())))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=32)
+def author(text: str) -> str:
+    """Who wrote a letter or an email: the `From:` name of its header, else the name
+    signed under its sign-off; "" for other documents, and for a thread or a file of
+    several letters (more than one sender or sign-off: whose "I" a line is is not known)."""
+    senders = {m.group(1).strip() for m in _FROM.finditer(text) if m.group(1).strip()}
+    signed = {m.group(1).strip() for m in _SIGN_OFF.finditer(text)}
+    if len(senders) > 1 or len(signed) > 1:
+        return ""
+    head = _FROM.search(text[:2000])
+    if head is not None and head.group(1).strip():
+        return head.group(1).strip()
+    return next(iter(signed), "")
+
+
+def scopes_for(text: str, start: int, end: int) -> list[Scope]:
+    """For the slice `text[start:end]`: (offset in the slice, heading, author) of the
+    heading in force at its start (offset -1: it is above the slice) and of each heading
+    inside it."""
+    writer = author(text)
+    out: list[Scope] = [(-1, "", writer)] if writer else []
+    for h_start, _, heading in headings(text):
+        if h_start >= end:
+            break
+        if h_start < start:
+            out = [(-1, heading, writer)]
+        else:
+            out.append((h_start - start, heading, writer))
+    return out

@@ -1,0 +1,168 @@
+"""Multi-hop chains the runtime follows for small models (fake model that knows nothing;
+real SQLite and tantivy; the email is written by the standard library's email package).
+
+- Bridges beyond relative pronouns: a participle with its object ("the person chairing the
+  panel"), a reduced relative clause ("the building Owen Fairweather manages"); routing
+  and the chain read them alike.
+- The names a bridge's line introduces are tried nearest first to the bridge's words
+  ("Carla noted that Ingrid Solberg manages ..."), names of fields ("Office:") are skipped,
+  an entry's label keeps its number ("Boiler 3").
+- The heading of the bridge's line names what it is about when the line names nothing new.
+- In a letter, "me" and "my" are its author.
+- A record field reached by a chain is grounded against the chain's last entity.
+"""
+
+from __future__ import annotations
+
+import pytest
+from fact_support import FILLER, email, knows_nothing
+from strategy_support import ask, load, small_runtime
+
+from rlm_recursive.agent.chain import bridge_span
+from rlm_recursive.agent.routing import has_bridge
+
+MINUTES = (
+    "Estates Committee minutes, 3 April\n\n"
+    "1. Roof repairs at the Calder Library\n"
+    "Owen reported that the contractor, Halden Roofing, found wet rot in two joists.\n\n"
+    "2. Lift replacement, Ashdown Building\n"
+    "Tenders close on 30 April. Naledi will chair the tender panel; Rhys and Carla will sit\n"
+    "on it.\n\n"
+    "3. Any other business\n"
+    "Carla noted that Ingrid Solberg manages the Pellow Building and asked that she be sent\n"
+    "the energy figures. The Calder Library is managed by Owen Fairweather.\n")
+DIRECTORY = (
+    "Facilities staff directory\n\n"
+    "Carla Benedetti — Director of Estates. Office: Ashdown Building, room 301. Extension 5120.\n"
+    "Owen Fairweather — Buildings Manager, libraries. Office: Calder Library, room B04.\n"
+    "Extension 5134. Mobile 07700 300 118.\n"
+    "Naledi Khumalo — Buildings Manager, teaching estate. Extension 5141.\n"
+    "Ingrid Solberg — Buildings Manager, science estate. Office: Pellow Building.\n"
+    "Extension 5163. Her deputy is Tomasz Wilk (extension 5168).\n")
+BOILERS = (
+    "Boiler house weekly checks\n\n"
+    "Boiler 2 — Pressure 1.2 bar; topped up to 1.5 bar. Engineer: D. Marsh.\n"
+    "Boiler 3 — Hamworthy Wessex. Out of service since 2 April awaiting a new fan;\n"
+    "part ordered from Nordvent. Engineer: P. Gill.\n")
+STATUS = (
+    "# Capital projects\n\n"
+    "## Harbour Steps\n\nResurfacing of the steps. Kwame Boateng runs the site. Crane hire is\n"
+    "confirmed, ETA 20 June.\n\n"
+    "## Mill Race\n\nFlood defence wall. Hannah Osei runs the site from a cabin at the north\n"
+    "gate. Crane hire is confirmed, ETA 3 June.\n")
+
+
+def _email() -> str:
+    return email("Field trip - final details", (
+        "Group leaders are Mr Okafor (groups A and B), Ms Lindqvist (groups C and D) and\n"
+        "me (group E). If your child is unwell, phone the attendance line on 01632 448 210;\n"
+        "my own mobile on the day is 07700 900 512.\n\nKind regards,\nRosalind Achterberg\n"))
+
+
+
+@pytest.fixture
+def rt(tmp_path, monkeypatch):
+    runtime = small_runtime(tmp_path, monkeypatch)
+    yield runtime
+    runtime.close()
+
+
+@pytest.mark.parametrize(("question", "bridge"), [
+    ("What extension does the person chairing the lift tender panel have?",
+     "the person chairing the lift tender panel"),
+    ("Which contractor is repairing the roof of the building Owen Fairweather manages?",
+     "the building Owen Fairweather manages"),
+    ("What is the extension of the person who manages the Pellow Building?",
+     "the person who manages the Pellow Building"),
+])
+def test_participles_and_reduced_relative_clauses_are_bridges(question, bridge):
+    span = bridge_span(question)
+    assert span is not None and question[span[0]:span[1]] == bridge
+    assert has_bridge(question)
+
+
+@pytest.mark.parametrize("question", [
+    "What rate is the heparin running at for Mrs Whitlock?",  # the question's own verb
+    "When is the new fan for boiler 3 expected?",
+    "Which room is the Calder Library's manager in?",
+    "What is the booking reference for Mr Sato?",
+])
+def test_plain_look_ups_have_no_bridge(question):
+    assert not has_bridge(question)
+
+
+@pytest.mark.parametrize(("question", "value", "not_values"), [
+    # Carla speaks first, Ingrid Solberg is beside "manages".
+    ("What is the extension of the person who manages the Pellow Building?", "5163",
+     ("5120", "5168")),
+    ("What is the extension of the deputy of the person who manages the Pellow Building?",
+     "5168", ("5163", "5120")),
+    ("What extension does the person chairing the lift tender panel have?", "5141",
+     ("5120", "5134")),
+    # The directory's "Buildings Manager" is the bridge's own words, and "Office:" a field.
+    ("What is the mobile number of the buildings manager whose office is in the Calder "
+     "Library?", "07700 300 118", ("5134",)),
+    # The minutes name the contractor under the heading, not beside the library's name.
+    ("Which contractor is repairing the roof of the building Owen Fairweather manages?",
+     "Halden Roofing", ()),
+])
+async def test_chains_over_minutes_and_a_directory(rt, question, value, not_values):
+    sid = load(rt, FILLER, MINUTES, DIRECTORY)
+    result, _ = await ask(rt, sid, question, "iterative", knows_nothing)
+    assert value in result.answer and result.grounded
+    assert not any(v in result.answer for v in not_values)
+
+
+async def test_an_entry_label_with_its_number_is_a_link(rt):
+    sid = load(rt, FILLER, BOILERS)
+    result, _ = await ask(rt, sid, "Who is the engineer for the boiler that is out of "
+                          "service?", "iterative", knows_nothing)
+    assert "P. Gill" in result.answer and "Marsh" not in result.answer and result.grounded
+
+
+async def test_the_heading_of_the_bridges_line_is_the_link(rt):
+    sid = load(rt, FILLER, STATUS)
+    result, _ = await ask(rt, sid, "When is the crane expected at the site Hannah Osei "
+                          "runs?", "iterative", knows_nothing)
+    assert "3 June" in result.answer and "20 June" not in result.answer and result.grounded
+
+
+async def test_me_in_a_letter_is_its_author(rt):
+    sid = load(rt, FILLER, _email())
+    result, _ = await ask(rt, sid, "What is the mobile number of the teacher who leads "
+                          "group E?", "iterative", knows_nothing)
+    assert "07700 900 512" in result.answer and "448 210" not in result.answer
+    assert result.grounded
+
+
+SUPPLIERS = ("# Approved suppliers\n\n| Supplier | Account manager | Our account ref |\n"
+             "|---|---|---|\n| Greenacre Produce | Sally Ormerod | GAP-77120 |\n"
+             "| Northern Fish Co. | Bríd Ní Fhaoláin | NFC-2207 |\n\n"
+             "Deliveries: Greenacre delivers daily. Northern Fish Co. delivers Tuesdays and "
+             "Fridays.\n")
+
+
+async def test_a_table_field_reached_by_a_chain_is_grounded_on_the_chains_end(rt):
+    sid = load(rt, FILLER, SUPPLIERS)
+    result, _ = await ask(rt, sid, "Who is the account manager for the supplier that "
+                          "delivers on Tuesdays and Fridays?", "iterative", knows_nothing)
+    assert "Bríd Ní Fhaoláin" in result.answer and "Ormerod" not in result.answer
+    assert result.grounded and result.grounding["method"] == "extractive"
+
+
+BULLETIN = (
+    "Riverside Health Centre - practice bulletin\n\n"
+    "Dr Amelia Crane is back from leave on Monday and takes the Tuesday morning clinics.\n"
+    "Her room is number 12 on the first floor. Dr Felix Moreau runs the diabetic clinic in\n"
+    "room 7. Dr Sunil Varma is the safeguarding lead; his deputy is Dr Amelia Crane.\n")
+
+
+async def test_a_role_the_question_describes_is_looked_up_first(rt):
+    sid = load(rt, FILLER, BULLETIN)
+    result, _ = await ask(rt, sid, "Which room does the deputy safeguarding lead take clinics "
+                          "in?", "search", knows_nothing)
+    # Varma is the lead, Crane his deputy; "Her room" is about the sentence before it.
+    assert "12" in result.answer and "7" not in result.answer and result.grounded
+    result, _ = await ask(rt, sid, "Which room does the deputy fire marshal take clinics in?",
+                          "search", knows_nothing)
+    assert not result.grounded and "12" not in result.answer
