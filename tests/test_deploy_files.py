@@ -38,6 +38,16 @@ def test_each_runner_command_is_one_the_cli_accepts(name: str) -> None:
     assert proc.returncode == 0, proc.stderr
 
 
+def test_every_api_and_worker_sees_the_documents_at_the_same_place() -> None:
+    """A worker reads the files of a load an api queued: the same volume, the same path,
+    and that path is the allowed root (the working directory) of each."""
+    mounts = {name: {v.split(":")[1]: v.split(":")[0] for v in svc["volumes"]}
+              for name, svc in RUNNERS.items()}
+    for name, svc in RUNNERS.items():
+        root = svc["working_dir"]
+        assert mounts[name].get(root) == mounts[next(iter(RUNNERS))].get(root) is not None, name
+
+
 def test_the_runners_get_only_settings_the_code_reads() -> None:
     code = "\n".join(p.read_text("utf-8") for p in (ROOT / "rlm_recursive").rglob("*.py"))
     for svc in RUNNERS.values():

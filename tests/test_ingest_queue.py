@@ -32,7 +32,7 @@ from rlm_recursive.api.state import ApiSettings
 from rlm_recursive.config import SessionConfig
 from rlm_recursive.corpus.loaders import Source
 from rlm_recursive.queue.loads import LoadQueue
-from rlm_recursive.store.loads import SessionLoads
+from rlm_recursive.store.loads import SessionLoads, sweep_lost_loads
 from rlm_recursive.store.tenancy import TenantStore
 
 NO_MODEL = "http://127.0.0.1:9"  # loads never ask a model
@@ -366,3 +366,60 @@ def test_the_sweep_fails_a_lost_load_but_not_a_queued_one(team, postgres_url):
     assert tenants.sweep_orphans(FAR_FUTURE) == 1
     assert store.session(queued)["readiness"] == "FAILED"
 
+
+
+def _fail_job(url: str, job_id: int) -> None:
+    """The job ends `failed` as when an error escaped the task (procrastinate's triggers
+    record the `failed` event), without its load being published."""
+    _sql(url, "UPDATE procrastinate_jobs SET status = 'doing' WHERE id = %s", job_id)
+    _sql(url, "UPDATE procrastinate_jobs SET status = 'failed' WHERE id = %s", job_id)
+
+
+def test_a_load_whose_job_failed_unpublished_is_retried_then_failed(team, postgres_url):
+    runtime, _, _ = team
+    store, tenants = runtime.store, TenantStore(runtime.store)
+    loads, queue = SessionLoads(store.sql), LoadQueue(postgres_url, store)
+    sid = store.create_session("lost", SessionConfig())["session_id"]
+    tenants.set_readiness(sid, "CREATING")
+    queue.enqueue(sid, [Source(type="inline", content="Valve 3.", name="v")], origin="api",
+                  ocr=None)
+    job_id = loads.get(sid)["job_id"]
+    assert not sweep_lost_loads(loads, max_attempts=2)  # `todo`: nothing lost
+    _fail_job(postgres_url, job_id)
+    first = sweep_lost_loads(loads, max_attempts=2)
+    assert first.requeued == [sid] and first.failed == []
+    assert job_row(postgres_url, job_id)["status"] == "todo"
+    assert store.session(sid)["readiness"] == "CREATING"
+    _fail_job(postgres_url, job_id)  # failed again: twice is the limit here
+    second = sweep_lost_loads(loads, max_attempts=2)
+    assert second.requeued == [] and second.failed == [sid]
+    assert store.session(sid)["readiness"] == "FAILED"
+    (error,) = json.loads(store.session(sid)["load_error"])["errors"]
+    assert error["code"] == "internal_error" and "failed 2 time(s)" in error["message"]
+    assert not sweep_lost_loads(loads, max_attempts=2)  # ended once
+    # A load whose job row is gone ends FAILED at once.
+    gone = store.create_session("gone", SessionConfig())["session_id"]
+    tenants.set_readiness(gone, "CREATING")
+    queue.enqueue(gone, [Source(type="inline", content="x", name="x")], origin="api",
+                  ocr=None)
+    _sql(postgres_url, "DELETE FROM procrastinate_jobs WHERE id = %s", loads.get(gone)["job_id"])
+    assert sweep_lost_loads(loads, max_attempts=2).failed == [gone]
+    assert "gone from the queue" in store.session(gone)["load_error"]
+
+
+def test_a_worker_requeues_a_load_whose_job_failed_and_loads_it(team, postgres_url, tmp_path,
+                                                                 workers):
+    runtime, key, _ = team
+    _mixed_folder(tmp_path)
+    with live_api(runtime) as base, \
+            httpx.Client(base_url=base, headers=auth(key), timeout=30) as client:
+        made = client.post("/v1/sessions", json={"docs": [{"path": "docs",
+                                                          "type": "directory"}]})
+        sid = made.json()["session_id"]
+        _fail_job(postgres_url, SessionLoads(runtime.store.sql).get(sid)["job_id"])
+        workers.append(_worker(tmp_path, "worker-1", postgres_url))
+        until(lambda: _readiness(client, sid) != "CREATING", 120, "the requeued load")
+        view = client.get(f"/v1/sessions/{sid}").json()
+    assert view["status"] == "READY" and len(view["docs"]) == 3
+    assert f"loads whose job ended without publishing: re-queued ['{sid}']" in (
+        tmp_path / "worker-1.log").read_text("utf-8")

@@ -34,8 +34,9 @@ def register(app: typer.Typer) -> None:
             "worker and api process (give them all the same number); more wait QUEUED.")
         ] = 4,
         max_attempts: Annotated[int, typer.Option(
-            min=1, max=100, help="Runs an execution gets when its result is lost (the "
-            "database gone at its final write); then it ends FAILED (execution_lost).")] = 3,
+            min=1, max=100, help="Runs an execution or a load gets when its result is lost "
+            "(the database gone at its final write); then it ends FAILED (an execution with "
+            "execution_lost, a load's session with internal_error).")] = 3,
         metrics_port: Annotated[int | None, typer.Option(
             "--metrics-port", min=1, max=65535, help="Serve Prometheus metrics (jobs, "
             "executions, durations, in flight) on this port.")] = None,

@@ -25,7 +25,7 @@ from procrastinate import JobContext
 from ..corpus.loaders import Source, load_sources
 from ..corpus.readiness import LoadOutcome
 from ..store import Store
-from ..store.loads import LoadClaim, SessionLoads
+from ..store.loads import LoadClaim
 from ..tools.search import search_session
 from .jobs import WorkerContext
 
@@ -62,8 +62,7 @@ def _log(message: str) -> None:
 
 async def ingest(context: JobContext, session_id: str) -> str:
     rlm: WorkerContext = context.additional_context["rlm"]
-    store = rlm.runtime.store
-    loads = SessionLoads(store.sql)
+    store, loads = rlm.runtime.store, rlm.loads
     claim = await asyncio.to_thread(loads.claim, session_id)
     if claim is None:
         return "nothing to load (published already, or the session was deleted)"

@@ -33,6 +33,7 @@ from ..errors import InternalError, RlmError
 from ..policy import PathPolicy
 from ..store.counters import Slots
 from ..store.executions import ExecutionStore
+from ..store.loads import SessionLoads
 from ..store.tenancy import TenantStore
 from .events import relayed
 from .watch import EXECUTION_CHANNEL
@@ -71,6 +72,8 @@ class WorkerContext:
     """How often an execution's job may fail (its final write lost) before it ends FAILED
     (`sweep.py`)."""
     metrics: WorkerMetrics
+    loads: SessionLoads
+    """Queued loads (`ingest.py`), on the shared PostgreSQL."""
 
 
 def finish_execution(executions: ExecutionStore, execution_id: str, attempt: int,

@@ -24,6 +24,7 @@ from ..policy import PathPolicy
 from ..store.connector import DATABASE_URL_ENV, database_url
 from ..store.counters import ExecutionSlots
 from ..store.executions import ExecutionStore
+from ..store.loads import SessionLoads, sweep_lost_loads
 from ..store.tenancy import TenantStore
 from .app import LEASE_S, STALLED_CHECK_S, queue_app
 from .events import prune_events
@@ -58,7 +59,8 @@ async def serve_worker(
                         tenant_cap=tenant_cap, lease_s=lease_s,
                         client_paths=PathPolicy.for_clients(
                             runtime.profile, protected=[runtime.store.data_dir]),
-                        max_attempts=max_attempts, metrics=metrics)
+                        max_attempts=max_attempts, metrics=metrics,
+                        loads=SessionLoads(runtime.store.sql))
     try:
         if metrics_port is not None:
             try:
@@ -109,6 +111,10 @@ async def _retry_stalled_forever(app: procrastinate.App, rlm: WorkerContext) -> 
                 print(f"rlm-recursive worker: executions whose job ended without their result: "
                       f"re-queued {swept.requeued}, cancelled {swept.cancelled}, lost "
                       f"{swept.lost}", file=sys.stderr, flush=True)
+            if lost := await asyncio.to_thread(sweep_lost_loads, rlm.loads, rlm.max_attempts):
+                print(f"rlm-recursive worker: loads whose job ended without publishing: "
+                      f"re-queued {lost.requeued}, failed {lost.failed}", file=sys.stderr,
+                      flush=True)
         except Exception as exc:  # the database is away: the next tick tries again
             print(f"rlm-recursive worker: stalled or lost job check failed: {exc}",
                   file=sys.stderr)

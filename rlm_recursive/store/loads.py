@@ -12,13 +12,14 @@ one attempt's documents or none, never two copies.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .connector import Connector, Executor
 from .db import utcnow
 
-__all__ = ["LOAD_CHANNEL", "PENDING_LOAD", "LoadClaim", "SessionLoads"]
+__all__ = ["LOAD_CHANNEL", "PENDING_LOAD", "LoadClaim", "LostLoads", "SessionLoads",
+           "sweep_lost_loads"]
 
 LOAD_CHANNEL = "rlm_session_loaded"
 """NOTIFY channel: the payload is the session id whose queued load was published."""
@@ -121,6 +122,74 @@ class SessionLoads:
                 _drop_staging(tx, claim.staging_id)
             tx.execute("SELECT pg_notify(?, ?)", (LOAD_CHANNEL, claim.session_id))
         return True
+
+    def end_lost(self, session_id: str, job_id: int, why: str) -> bool:
+        """A load no job will publish any more: the session ends FAILED (if still CREATING)
+        with the reason, once (False when it was ended or published meanwhile)."""
+        notes = {"errors": [{"code": "internal_error", "message":
+                             f"the load was lost: {why}; create the session again"}]}
+        with self.sql.transaction() as tx:
+            load = tx.execute(
+                "UPDATE session_loads SET state = 'done', finished_at = ? WHERE session_id = ? "
+                "AND job_id = ? AND state != 'done' RETURNING staging_id",
+                (utcnow(), session_id, job_id)).fetchone()
+            if load is None:
+                return False
+            if load[0] is not None:
+                _drop_staging(tx, load[0])
+            tx.execute("UPDATE sessions SET readiness = 'FAILED', load_error = ? WHERE id = ? "
+                       "AND readiness = 'CREATING'", (json.dumps(notes), session_id))
+            tx.execute("SELECT pg_notify(?, ?)", (LOAD_CHANNEL, session_id))
+        return True
+
+
+_LOST = """
+SELECT l.session_id, l.job_id, j.status::text,
+       (SELECT count(*) FROM procrastinate_events ev
+         WHERE ev.job_id = l.job_id AND ev.type = 'failed')
+  FROM session_loads l LEFT JOIN procrastinate_jobs j ON j.id = l.job_id
+ WHERE l.state != 'done' AND l.job_id IS NOT NULL
+   AND (j.id IS NULL OR j.status IN ('failed', 'cancelled', 'aborted'))
+"""
+# A load's job never ends `succeeded` before its publish (or a claim that found nothing to
+# do): only a job that failed (an error escaped the task: its publish or claim lost to the
+# database) or vanished leaves an unpublished load behind.
+
+
+@dataclass
+class LostLoads:
+    requeued: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.requeued or self.failed)
+
+
+def sweep_lost_loads(loads: SessionLoads, max_attempts: int) -> LostLoads:
+    """Queued loads whose job ended without publishing them: the job goes back to `todo`
+    (procrastinate's own retry; the next run claims the next attempt) while it failed fewer
+    than `max_attempts` times; otherwise the session ends FAILED, so nobody waits on it."""
+    report = LostLoads()
+    for session_id, job_id, job_status, failures in loads.sql.query(_LOST):
+        if job_status == "failed" and failures < max_attempts:
+            if _retry_failed_job(loads.sql, int(job_id)):
+                report.requeued.append(session_id)
+            continue
+        why = (f"its job failed {failures} time(s) without publishing the documents"
+               if job_status is not None else "its job is gone from the queue")
+        if loads.end_lost(session_id, int(job_id), why):
+            report.failed.append(session_id)
+    return report
+
+
+def _retry_failed_job(sql: Connector, job_id: int) -> bool:
+    with sql.transaction() as tx:
+        job = tx.execute("SELECT status::text FROM procrastinate_jobs WHERE id = ? FOR UPDATE",
+                         (job_id,)).fetchone()
+        if job is None or job[0] != "failed":
+            return False  # another worker's sweep got there first
+        tx.execute("SELECT procrastinate_retry_job_v2(?, now(), NULL, NULL, NULL)", (job_id,))
+    return True
 
 
 def _drop_staging(tx: Executor, staging_id: str) -> None:
