@@ -137,10 +137,12 @@ def test_a_url_without_its_driver_installed_says_which_extra_to_install(
 
 
 def _drop_connections(url: str) -> int:
-    """What a server restart or failover does to clients: every session of the database ends."""
+    """What a server restart or failover does to clients: every session of the database ends
+    (and has ended, as in a restart, before anything connects again: the timeout form waits
+    for each backend to exit)."""
     with psycopg.connect(url, autocommit=True) as admin:
         return len(admin.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = "
+            "SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity WHERE datname = "
             "current_database() AND pid <> pg_backend_pid()").fetchall())
 
 
