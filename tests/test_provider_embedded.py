@@ -9,7 +9,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from rlm_recursive.errors import ProviderError, Timeout
+from rlm_recursive.errors import ContextOverflow, ProviderError, Timeout
 from rlm_recursive.providers import embedded
 from rlm_recursive.providers.base import (
     ChatOptions,
@@ -179,7 +179,7 @@ async def test_missing_gguf(tmp_path: Path) -> None:
 
 async def test_too_long_prompt(provider: EmbeddedProvider) -> None:
     long_text = "lorem ipsum dolor sit amet " * 1000  # about 10k tokens
-    with pytest.raises(ProviderError) as info:
+    with pytest.raises(ContextOverflow) as info:
         await provider.chat(request(user(long_text)))
     message = str(info.value)
     assert "exceeds the model window of 8192" in message
@@ -189,8 +189,9 @@ async def test_too_long_prompt(provider: EmbeddedProvider) -> None:
 async def test_reply_budget_counts_against_the_window(provider: EmbeddedProvider) -> None:
     text = "lorem ipsum dolor sit amet " * 700  # ~7000 tokens: fits alone, not with 4000 more
     assert provider.prompt_tokens(request(user(text))) < 8192
-    with pytest.raises(ProviderError, match="exceeds the model window"):
+    with pytest.raises(ContextOverflow, match="exceeds the model window") as info:
         await provider.chat(request(user(text), max_tokens=4000))
+    assert info.value.code == "context_overflow"
 
 
 async def test_cut_off_tool_call(provider: EmbeddedProvider) -> None:

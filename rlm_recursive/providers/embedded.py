@@ -16,7 +16,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ..errors import ProviderError, RlmError, Timeout
+from ..errors import ContextOverflow, ProviderError, RlmError, Timeout
 from ..types import ToolDef
 from .base import (
     ChatRequest,
@@ -305,8 +305,10 @@ class EmbeddedProvider:
         prompt_tokens = self._count_prompt(loaded, messages)
         if prompt_tokens + max_tokens > self.n_ctx:
             # The agent loop trims before sending; this is the last guard, so the window is
-            # never silently overrun or the reply cut to nothing.
-            raise ProviderError(
+            # never silently overrun or the reply cut to nothing. The caller's input is too
+            # long (its estimate of 3 characters a token is off for IPs, paths and codes):
+            # context_overflow, which callers that batch (classify) answer by halving.
+            raise ContextOverflow(
                 f"prompt of {prompt_tokens} tokens exceeds the model window of {self.n_ctx} "
                 f"(with {max_tokens} tokens reserved for the reply)",
                 prompt_tokens=prompt_tokens,
