@@ -2,7 +2,9 @@
 
 Each document is read as the format it is written in, detected from a sample of its lines:
 JSON lines (keys), CSV and TSV (header columns), logfmt (`key=value`), syslog
-(`host app[pid]: <level>`), bracketed logs (`LEVEL [service]`), `Key: value` blocks, or free
+(`host app[pid]: <level>`), web access logs (the Common and Combined Log Formats that Apache,
+nginx and Python's http.server write: client, time, method, path, status, bytes, referer,
+user_agent), bracketed logs (`LEVEL [service]`), `Key: value` blocks, or free
 prose (one item per line or paragraph). A record is one unit (a line, a row, a block) with
 the fields it marks; `key=value` pairs inside any line count as fields too.
 """
@@ -22,7 +24,8 @@ from .items import Item, split_items
 
 __all__ = ["LEVELS", "Format", "Layout", "Record", "detect_format", "read_layout"]
 
-Format = Literal["jsonl", "csv", "tsv", "logfmt", "syslog", "bracketed", "keyvalue", "prose"]
+Format = Literal["jsonl", "csv", "tsv", "logfmt", "syslog", "access", "bracketed", "keyvalue",
+                 "prose"]
 
 LEVELS = frozenset("trace debug info information notice warn warning error err critical crit "
                    "fatal alert emerg emergency severe".split())
@@ -35,6 +38,11 @@ _STAMP = (r"(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d"
           r"|\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?)")
 _SYSLOG = re.compile(r"^(?:<\d{1,3}>)?" + _STAMP + r" (?P<host>[\w.-]+) (?P<app>[\w./-]+)"
                      r"(?:\[(?P<pid>\d+)\])?: (?P<msg>.*)$")
+_ACCESS = re.compile(
+    r'^(?P<client>\S+) (?P<ident>\S+) (?P<user>\S+) \[(?P<time>[^\]]+)\] '
+    r'"(?P<method>[A-Z]+) (?P<path>\S+)(?: (?P<protocol>[^"\s]+))?" (?P<status>\d{3}) '
+    r'(?P<bytes>\d+|-)(?: "(?P<referer>[^"]*)" "(?P<user_agent>[^"]*)")?(?P<rest>.*)$')
+"""A request line of the Common or Combined Log Format, as web servers write them."""
 _LEVEL_HEAD = re.compile(r"^[<\[(]?(?P<level>[A-Za-z]+)[>\])]?:?(?:\s|$)")
 _BRACKET = re.compile(r"\[(?P<tag>[A-Za-z][\w./-]{0,60})\]")
 _KEY_LINE = re.compile(r"^[ \t]*(?P<key>[A-Za-z][\w .-]{0,30}?)[ \t]*:[ \t]+(?P<value>\S.{0,200}?)"
@@ -67,7 +75,8 @@ class Layout:
 
 
 _UNIT: dict[str, str] = {"jsonl": "line", "csv": "row", "tsv": "row", "logfmt": "line",
-                         "syslog": "line", "bracketed": "line", "keyvalue": "record",
+                         "syslog": "line", "access": "request", "bracketed": "line",
+                         "keyvalue": "record",
                          "prose": "item"}
 
 
@@ -127,6 +136,15 @@ def _syslog_fields(line: str) -> dict[str, str] | None:
     if level:
         out["level"] = level
     return out | _logfmt_fields(m.group("msg"))
+
+
+def _access_fields(line: str) -> dict[str, str] | None:
+    m = _ACCESS.match(line)
+    if not m:
+        return None
+    out = {k: v for k, v in m.groupdict().items() if v not in (None, "-") and k != "rest"}
+    # What servers append after the format (nginx's `rt=0.041`) is key=value too.
+    return out | _logfmt_fields(m.group("rest"))
 
 
 def _bracketed_fields(line: str) -> dict[str, str] | None:
@@ -215,6 +233,8 @@ def detect_format(text: str) -> Format:
             return name  # type: ignore[return-value]
     if share(_syslog_fields) >= need:
         return "syslog"
+    if share(_access_fields) >= need:
+        return "access"
     if share(_bracketed_fields) >= need:
         return "bracketed"
     if share(lambda line: len(_LOGFMT.findall(line)) >= 2) >= need:
@@ -247,8 +267,8 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
                 fields = _logfmt_fields(item.text)
             out.append(Record(doc_id, item.start, item.end, item.text, fields))
         return out
-    parse = {"jsonl": _json_fields, "syslog": _syslog_fields, "bracketed": _bracketed_fields,
-             "logfmt": _logfmt_fields}[fmt]
+    parse = {"jsonl": _json_fields, "syslog": _syslog_fields, "access": _access_fields,
+             "bracketed": _bracketed_fields, "logfmt": _logfmt_fields}[fmt]
     records = []
     for a, b in _lines(text):
         line = text[a:b]

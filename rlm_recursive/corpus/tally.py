@@ -35,6 +35,8 @@ def words(text: str) -> list[str]:
 
 @lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
+    if word[-1:] == "s" and word[:-1].isdigit():
+        return word[:-1]  # a number's plural names the number ("404s" are 404 statuses)
     stem = _STEMMER.stemWord(word)
     return _CANON.get(stem, stem)
 
