@@ -9,7 +9,7 @@ from __future__ import annotations
 import http.server
 import io
 import threading
-from contextlib import redirect_stderr
+from contextlib import closing, redirect_stderr
 
 import httpx
 import pytest
@@ -65,13 +65,12 @@ ROWS = [("203.0.113.77", "/", 200, 14210, "Mozilla/5.0 (X11; Linux x86_64) Firef
 
 @pytest.fixture
 def rt(tmp_path, monkeypatch):
-    runtime = small_runtime(tmp_path, monkeypatch)
-    yield runtime
-    runtime.close()
+    with closing(small_runtime(tmp_path, monkeypatch)) as runtime:
+        yield runtime
 
 
 def _no_model(request):
-    raise AssertionError("counting asks no model")
+    raise AssertionError("a count over fields asks no model")
 
 
 def test_both_formats_are_read_as_requests_with_their_fields():
