@@ -32,6 +32,22 @@ def rt(tmp_path):
     runtime.close()
 
 
+def test_the_readmes_quickstart_answers_from_the_example_folder(tmp_path):
+    """The README's first command, as a new user runs it: no flags, the shipped examples."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {k: v for k, v in os.environ.items() if k != "OLLAMA_HOST"}
+    env["OLLAMA_HOST"] = "http://127.0.0.1:9"  # nothing listens: auto falls back to embedded
+    proc = subprocess.run(
+        [sys.executable, "-m", "rlm_recursive", "--data-dir", str(tmp_path / "data"), "query",
+         "What is the door keypad code for the chlorine room during an emergency?",
+         os.path.join(root, "examples"), "--json"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert "7316" in result["answer"] and result["grounded"] is True, result["answer"]
+    assert any(c["source"].endswith("03-alarms.md") for c in result["citations"])
+
+
 def test_cli_query_how_many_counts_exactly_with_no_flags(tmp_path):
     rng = random.Random(4)
     lines = [f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}Z level={rng.choice(['INFO', 'ERROR'])} "

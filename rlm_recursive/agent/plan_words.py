@@ -24,8 +24,11 @@ __all__ = ["BRIDGE_VERB", "Aggregation", "aggregation", "collection", "negated_s
 BRIDGE_VERB = (
     r"(?:running|housing|managing|owning|leading|hosting|operating|supervising|overseeing|"
     r"handling|responsible\s+for|in\s+charge\s+of|assigned\s+to|based\s+in|located\s+in"
-    # Any participle that takes an object: "the person chairing the panel".
-    r"|[a-z]{3,}ing(?=\s+(?:the|a|an|this|that|his|her|their|our|its)\b)"
+    # Any participle that takes an object: "the person chairing the panel"; not the
+    # prepositions that end in -ing ("the code for the room during an emergency").
+    r"|(?!(?:during|including|excluding|regarding|concerning|according|pending|barring|"
+    r"considering|notwithstanding|excepting)\b)[a-z]{3,}ing"
+    r"(?=\s+(?:the|a|an|this|that|his|her|their|our|its)\b)"
     # A reduced relative clause, a name and its verb: "the building Owen Fairweather manages".
     r"|(?-i:(?=(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+){0,2}\s+"
     r"(?!(?:is|was|has|does|goes)\b)[a-z]{2,}(?:s|ed)\b)))")
