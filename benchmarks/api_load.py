@@ -164,17 +164,9 @@ def _postgres_pids() -> list[int]:
     return pids
 
 
-def _audited_requests(data_dir: Path) -> int:
-    return len(_audit_seconds(data_dir))
-
-
-def _server_side(data_dir: Path) -> None:
-    """Time inside the server (request in to response out), from its audit records: the
-    data dir's audit.jsonl, or on PostgreSQL the audit_log table."""
-    print("  server side (audit):   " + _summary(_audit_seconds(data_dir)))
-
-
 def _audit_seconds(data_dir: Path) -> list[float]:
+    """Time inside the server (request in to response out) of each GET, from its audit
+    records: the data dir's audit.jsonl, or on PostgreSQL the audit_log table."""
     from rlm_recursive.store import Store
     from rlm_recursive.store.auditrows import audit_rows
 
@@ -232,20 +224,13 @@ def _database(backend: str, url: str | None) -> Iterator[None]:
         os.environ.pop("RLM_DATABASE_URL", None)
         yield
         return
-    server = None
-    if url is None:
-        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-        from pg_server import PgServer
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from pg_server import server_url
 
-        server = PgServer()
-        url = server.start()
-    os.environ["RLM_DATABASE_URL"] = url
-    os.environ.setdefault("RLM_API_KEY_SALT", secrets.token_hex(32))  # this process + server
-    try:
+    with server_url(url) as given:
+        os.environ["RLM_DATABASE_URL"] = given
+        os.environ.setdefault("RLM_API_KEY_SALT", secrets.token_hex(32))  # here + server
         yield
-    finally:
-        if server is not None:
-            server.stop()
 
 
 def _run(clients: int, requests: int, client: str, seconds: int, processes: int) -> None:
@@ -282,10 +267,11 @@ def _run(clients: int, requests: int, client: str, seconds: int, processes: int)
         finally:
             server.terminate()
             server.wait(timeout=15)
-        _server_side(data_dir)
         # The audit counts every request the server answered (its records land after the
         # response, so they are read once the server has stopped).
-        answered = max(1, _audited_requests(data_dir))
+        seconds = _audit_seconds(data_dir)
+        print("  server side (audit):   " + _summary(seconds))
+        answered = max(1, len(seconds))
         print(f"  CPU a request: server {1000 * used[0] / answered:.2f} ms"
               + (f", PostgreSQL {1000 * used[1] / answered:.2f} ms" if len(pids) > cut else "")
               + f" (over {answered} requests)")

@@ -36,7 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from fake_ollama import serve
-from pg_server import PgServer
+from pg_server import server_url
 from queue_support import HeldModel
 from queue_support import stop_processes as _stop
 
@@ -180,13 +180,8 @@ def main() -> None:
                         help="also SIGKILL a worker mid-execution (about a minute)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    server = None
-    url = args.database_url
-    if url is None:
-        server = PgServer()
-        url = server.start()
-    os.environ["RLM_DATABASE_URL"] = url
-    try:
+    with server_url(args.database_url) as url:
+        os.environ["RLM_DATABASE_URL"] = url
         script = HeldModel("The code is 7316.", latency_s=args.latency_s)
         with tempfile.TemporaryDirectory(prefix="rlm-queue-bench-") as tmp, \
                 serve(script) as model:
@@ -226,9 +221,6 @@ def main() -> None:
                 over = report["failover"]
                 print(f"failover, 30 s lease: restarted {over['restart_s']} s after SIGKILL, "
                       f"answered after {over['answered_s']} s ({over['status']})")
-    finally:
-        if server is not None:
-            server.stop()
 
 
 if __name__ == "__main__":

@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import httpx
 import psycopg
 from fake_ollama import serve
-from pg_server import PgServer
+from pg_server import server_url
 from queue_support import HeldModel, start_worker
 from serve_support import sse_events
 from test_queue_topology import ANSWER, QUESTION, _notes_session, _two_apis
@@ -138,8 +138,15 @@ def main() -> None:
     parser.add_argument("--latency-s", type=float, default=0.2)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    server = None if args.database_url else PgServer()
-    url = args.database_url or server.start()
+    with server_url(args.database_url) as url:
+        report = _measure(url, args)
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return
+    _show(report, args)
+
+
+def _measure(url: str, args: argparse.Namespace) -> dict[str, Any]:
     tmp = Path(tempfile.mkdtemp(prefix="rlm-events-bench-"))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("RLM_", "OLLAMA_"))}
     env.update(RLM_DATABASE_URL=url, RLM_API_KEY_SALT="queue-events-bench-salt",
@@ -163,11 +170,10 @@ def main() -> None:
         if worker is not None:
             worker.terminate()
             worker.wait(60)
-        if server is not None:
-            server.stop()
-    if args.json:
-        print(json.dumps(report, indent=2))
-        return
+    return report
+
+
+def _show(report: dict[str, Any], args: argparse.Namespace) -> None:
     events = report["events_ms"]
     print(f"load average {report['load_average']:.1f}")
     print(f"live events, worker write -> SSE client on the other api ({events['n']} events, "

@@ -30,7 +30,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from lcm_fixtures import turn_text
-from pg_server import PgServer
+from pg_server import server_url
 
 from rlm_recursive.lcm import Lcm, LcmConfig
 
@@ -74,18 +74,9 @@ def main() -> None:
     parser.add_argument("--database-url", help="an existing PostgreSQL (a scratch database)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    server = None
-    url = args.database_url
-    if url is None:
-        server = PgServer()
-        url = server.start()
-    try:
-        with tempfile.TemporaryDirectory() as folder:
-            report = {"sqlite": measure(Path(folder) / "sqlite", None),
-                      "postgresql": measure(Path(folder) / "pg", url)}
-    finally:
-        if server is not None:
-            server.stop()
+    with server_url(args.database_url) as url, tempfile.TemporaryDirectory() as folder:
+        report = {"sqlite": measure(Path(folder) / "sqlite", None),
+                  "postgresql": measure(Path(folder) / "pg", url)}
     if args.json:
         print(json.dumps(report, indent=2))
         return

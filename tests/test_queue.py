@@ -166,6 +166,17 @@ def test_the_api_enqueues_and_a_worker_subprocess_runs_it(shared, data_dir, tmp_
     print(f"enqueue took {took * 1000:.0f} ms")
 
 
+def _held_by_a_first_worker(client: httpx.Client, held: HeldModel, workers: list, data_dir,
+                            url: str, model_url: str, tmp_path, *flags: str):
+    """A worker started with `flags` that has taken a new execution and is held in its
+    model call; returns the worker's process and the execution's id."""
+    first = start_worker(data_dir, url, model_url, tmp_path / "w1.log", *flags)
+    workers.append(first)
+    _, execution_id, _ = _enqueue(client)
+    until(lambda: held.answering >= 1, 60, "the first worker to reach the model")
+    return first, execution_id
+
+
 def test_a_worker_killed_mid_execution_is_finished_by_another(shared, data_dir, tmp_path,
                                                               workers):
     runtime, url, key = shared
@@ -173,10 +184,8 @@ def test_a_worker_killed_mid_execution_is_finished_by_another(shared, data_dir, 
     held = HeldModel(ANSWER)
     held.held.set()
     with _serving(runtime, key, held) as (model, client):
-        first = start_worker(data_dir, url, model.url, tmp_path / "w1.log", "--lease-s", "3")
-        workers.append(first)
-        _, execution_id, _ = _enqueue(client)
-        until(lambda: held.answering >= 1, 60, "the first worker to reach the model")
+        first, execution_id = _held_by_a_first_worker(
+            client, held, workers, data_dir, url, model.url, tmp_path, "--lease-s", "3")
         assert store.status(execution_id) == "RUNNING"
         first.send_signal(signal.SIGKILL)
         first.wait(10)
@@ -207,11 +216,8 @@ def test_a_worker_stopped_by_sigterm_gives_its_execution_back(shared, data_dir, 
     held = HeldModel(ANSWER)
     held.held.set()
     with _serving(runtime, key, held) as (model, client):
-        first = start_worker(data_dir, url, model.url, tmp_path / "w1.log",
-                             "--shutdown-grace-s", "0")
-        workers.append(first)
-        _, execution_id, _ = _enqueue(client)
-        until(lambda: held.answering >= 1, 60, "the first worker to reach the model")
+        first, execution_id = _held_by_a_first_worker(
+            client, held, workers, data_dir, url, model.url, tmp_path, "--shutdown-grace-s", "0")
         first.send_signal(signal.SIGTERM)
         assert first.wait(30) == 0
         # Back in the queue at once (no lease to wait for); the row is not failed.
