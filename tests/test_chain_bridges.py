@@ -169,3 +169,21 @@ async def test_a_role_the_question_describes_is_looked_up_first(rt):
     result, _ = await ask(rt, sid, "Which room does the deputy fire marshal take clinics in?",
                           "search", knows_nothing)
     assert not result.grounded and "12" not in result.answer
+
+
+LAB = ("# Core facility: who to call\n\n"
+       "| instrument | room | owning team |\n|---|---|---|\n"
+       "| mass spectrometer | B12 | Proteomics |\n| imaging suite | B07 | Imaging |\n"
+       "| sequencer | B03 | Genomics |\n\n"
+       "## Out of hours\n\n| team | duty lead | mobile |\n|---|---|---|\n"
+       "| Proteomics | Ines Duarte | 07700 900 201 |\n| Imaging | Tom Reyes | 07700 900 377 |\n"
+       "| Genomics | Ada Mensah | 07700 900 412 |\n")
+
+
+async def test_a_tables_column_says_which_cell_the_bridge_leads_to(rt):
+    # "Imaging" is the bridge's own word, but it sits under "owning team": the team.
+    sid = load(rt, FILLER, LAB)
+    result, _ = await ask(rt, sid, "What's the mobile of the duty lead for the team that owns "
+                          "the imaging suite?", "iterative", knows_nothing)
+    assert "07700 900 377" in result.answer and result.grounded
+    assert not any(v in result.answer for v in ("900 201", "900 412", "Tom Reyes"))

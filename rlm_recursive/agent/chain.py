@@ -104,6 +104,25 @@ def _field_label(text: str, match: re.Match[str]) -> bool:
     return bool(re.search(r"\s\d", match.group())) and bool(text[line_start:match.start()].strip())
 
 
+_HEAD = re.compile(r"([\w-]+)\s+(?:who|that|which|whose|where)\b", re.IGNORECASE)
+
+
+def _column_cells(unit: Unit, bridge: str) -> list[str]:
+    """In a table's row, the cell under the column the bridge's head noun names: "the squad
+    that owns the fare-sync worker" is "Fares" under "owner squad" (though "fare" is the
+    bridge's own word, the column says what the cell is)."""
+    head = _HEAD.search(bridge)
+    if not unit.header or head is None:
+        return []
+    wanted = set(stems(head.group(1)))
+    columns = unit.header.split("\t")
+    row = unit.text.strip()
+    cells = [c.strip() for c in (row.strip("|").split("|") if row.startswith("|")
+                                 else row.split("\t"))]
+    return [cell for column, cell in zip(columns, cells, strict=False)
+            if cell and wanted & set(stems(column))]
+
+
 _ROLE = re.compile(r"\bthe\s+((?:(?!(?:the|of|for|to|in|on|at|a|an)\b)[a-z][\w-]*\s+){1,4})",
                    re.IGNORECASE)
 
@@ -152,6 +171,10 @@ def follow(store: Store, session_id: str, question: str, layout: Layout | None,
     links: dict[str, list[SpanRef]] = {}
     headed: list[tuple[str, Unit]] = []
     for _, unit in best_units(bridge, window_units(found), 3):
+        for name in _column_cells(unit, bridge):
+            if name not in links:
+                frontier.append(name)
+                links[name] = [_ref(found, unit)]
         for name in _names(unit.text, question, bridge, unit.author):
             if name not in links and set(stems(name)) - set(stems(bridge)):
                 frontier.append(name)

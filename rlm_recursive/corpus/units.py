@@ -136,6 +136,9 @@ class Unit:
     Building")."""
     author: str = ""
     """Who wrote the letter or email the unit is in, when it says "I" or "me"."""
+    header: str = ""
+    """The column names over a table's row, tab-separated: the row says its fields there
+    ("| Fares |" under "| squad | escalation contact | mobile |")."""
 
     @functools.cached_property
     def norm(self) -> str:
@@ -151,7 +154,7 @@ class Unit:
     def own_stems(self) -> frozenset[str]:
         """Its own words' stems and the words its values' shapes answer, not its heading's."""
         shapes = ("phone", "number", "telephon") if _PHONE.search(self.text) else ()
-        return frozenset((*stems(self.text), *shapes))
+        return frozenset((*stems(self.text), *stems(self.header), *shapes))
 
 
 _FAMILY = 5
@@ -223,7 +226,11 @@ def _split(texts: Sequence[str]) -> list[Unit]:
                 units.append(Unit(index, para.start(), para.end(), para.group(), record=True))
                 continue
             previous: int | None = None  # where the paragraph's last sentence starts
+            header = _table_header(lines)
             for start, end in _logical_lines(text, para.start(), lines):
+                if header and start > para.start() and _TABULAR.search(text[start:end]):
+                    units.append(Unit(index, start, end, text[start:end], header=header))
+                    continue
                 line, pos = text[start:end], 0
                 pieces = [p for p in SENTENCE_END.split(line) if p.strip()]
                 for piece in SENTENCE_END.split(line):
@@ -251,6 +258,24 @@ def _split(texts: Sequence[str]) -> list[Unit]:
                 if len(pieces) > 1 and len(line) <= _ENTRY_CHARS and _ENTRY.match(line):
                     units.append(Unit(index, start, end, line))
     return units
+
+
+def _table_header(lines: list[str]) -> str:
+    """The first line of a paragraph that is a table (a markdown table with its rule line,
+    or tab-separated rows of one width): its column names, tab-separated."""
+    if len(lines) < 2:
+        return ""
+    if _PIPE_HEAD.match(lines[0]) and _PIPE_RULE.match(lines[1]):
+        return "\t".join(c.strip() for c in lines[0].strip().strip("|").split("|"))
+    tabs = lines[0].count("\t")
+    if tabs and all(line.count("\t") == tabs for line in lines) and not re.search(
+            r"\d", lines[0]):
+        return lines[0]
+    return ""
+
+
+_PIPE_HEAD = re.compile(r"^\s*\|.+\|\s*$")
+_PIPE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
 
 def _logical_lines(text: str, offset: int, lines: list[str]) -> list[tuple[int, int]]:
