@@ -74,6 +74,9 @@ def rt(tmp_path, monkeypatch):
      "the building Owen Fairweather manages"),
     ("What is the extension of the person who manages the Pellow Building?",
      "the person who manages the Pellow Building"),
+    # A participle whose object is a name: "taking Bed 7's notes".
+    ("What is the bleep of the porter taking Bed 7's notes down to theatre?",
+     "the porter taking Bed 7's notes down to theatre"),
 ])
 def test_participles_and_reduced_relative_clauses_are_bridges(question, bridge):
     span = bridge_span(question)
@@ -128,6 +131,12 @@ async def test_the_heading_of_the_bridges_line_is_the_link(rt):
     result, _ = await ask(rt, sid, "When is the crane expected at the site Hannah Osei "
                           "runs?", "iterative", knows_nothing)
     assert "3 June" in result.answer and "20 June" not in result.answer and result.grounded
+
+
+def test_i_will_is_no_name():
+    from rlm_recursive.agent.chain import _names
+    line = "I'll send those up with the porter; I'm out after 3 but Rhian Pugh can sign."
+    assert _names(line, "Who is sending the porter?") == ["Rhian Pugh"]
 
 
 async def test_me_in_a_letter_is_its_author(rt):

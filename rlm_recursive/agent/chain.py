@@ -39,6 +39,7 @@ _NAMES = re.compile(r"\b(?:[A-Z][\w'.-]*[a-z0-9][\w'-]*|[A-Z]{2,}\d*)(?:\s+(?:[A
                     r"[a-z0-9][\w'-]*|[A-Z]{2,}\d*|of|de|van|von))*"
                     r"(?:\s+\d{1,4}[A-Z]?(?![\w.,:]))?\b")
 """Names, codes and labels with their number ("Boiler 3", "Bed 4A")."""
+_I_AM = re.compile(r"I['’](?:ll|m|ve|d)$")
 _COMMON = frozenset("The A An This That These Those It Its What Which Who Where When How "
                     "Our Every Each No Yes I We You He She They Dr Mr Mrs Ms".split())
 
@@ -86,7 +87,8 @@ def _names(text: str, known: str, near: str = "", writer: str = "") -> list[str]
         spots += [(m.start(), m.end(), writer) for m in FIRST_PERSON.finditer(text)]
     found: dict[str, int] = {}
     for start, end, name in spots:
-        name = " ".join(w for w in name.split() if w not in _COMMON)
+        # "I'll", "I'm": the writer's own words, a name only through `writer`.
+        name = " ".join(w for w in name.split() if w not in _COMMON and not _I_AM.match(w))
         if not name or normalise(name) in said:
             continue
         distance = min((a - end if a >= end else abs(start - a) for a in at), default=0)

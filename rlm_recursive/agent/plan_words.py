@@ -28,7 +28,7 @@ BRIDGE_VERB = (
     # prepositions that end in -ing ("the code for the room during an emergency").
     r"|(?!(?:during|including|excluding|regarding|concerning|according|pending|barring|"
     r"considering|notwithstanding|excepting)\b)[a-z]{3,}ing"
-    r"(?=\s+(?:the|a|an|this|that|his|her|their|our|its)\b)"
+    r"(?=\s+(?:the|a|an|this|that|his|her|their|our|its)\b|\s+(?-i:[A-Z])[\w-]*\s)"
     # A reduced relative clause, a name and its verb: "the building Owen Fairweather manages".
     r"|(?-i:(?=(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+){0,2}\s+"
     r"(?!(?:is|was|has|does|goes)\b)[a-z]{2,}(?:s|ed)\b)))")
