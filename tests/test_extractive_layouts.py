@@ -98,12 +98,6 @@ def test_a_settings_section_heads_its_key_value_lines():
     assert not any(u.text.startswith("[boiler.lower]") and "72" in u.text for u in units)
 
 
-def test_a_table_header_heads_its_rows():
-    assert "consumer, broker host, port, team" in [h[2] for h in headings(BROKERS)]
-    tsv = "code\tcrop\tbed\nA1\tleeks\t3\nA2\tchard\t5\n"
-    assert [h[2] for h in headings(tsv)] == ["code, crop, bed"]
-
-
 def test_a_speakers_turn_is_a_unit_and_their_i_is_them():
     assert speaker("[00:03:45] Tomas Reyes (warden): Fine by me.") == "Tomas Reyes"
     assert speaker("NORA: Thanks all.") == "NORA"

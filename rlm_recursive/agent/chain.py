@@ -39,6 +39,7 @@ _NAMES = re.compile(r"\b(?:[A-Z][\w'.-]*[a-z0-9][\w'-]*|[A-Z]{2,}\d*)(?:\s+(?:[A
                     r"[a-z0-9][\w'-]*|[A-Z]{2,}\d*|of|de|van|von))*"
                     r"(?:\s+\d{1,4}[A-Z]?(?![\w.,:]))?\b")
 """Names, codes and labels with their number ("Boiler 3", "Bed 4A")."""
+_I_AM = re.compile(r"I['’](?:ll|m|ve|d)$")
 _COMMON = frozenset("The A An This That These Those It Its What Which Who Where When How "
                     "Our Every Each No Yes I We You He She They Dr Mr Mrs Ms".split())
 
@@ -86,7 +87,8 @@ def _names(text: str, known: str, near: str = "", writer: str = "") -> list[str]
         spots += [(m.start(), m.end(), writer) for m in FIRST_PERSON.finditer(text)]
     found: dict[str, int] = {}
     for start, end, name in spots:
-        name = " ".join(w for w in name.split() if w not in _COMMON)
+        # "I'll", "I'm": the writer's own words, a name only through `writer`.
+        name = " ".join(w for w in name.split() if w not in _COMMON and not _I_AM.match(w))
         if not name or normalise(name) in said:
             continue
         distance = min((a - end if a >= end else abs(start - a) for a in at), default=0)
@@ -102,6 +104,25 @@ def _field_label(text: str, match: re.Match[str]) -> bool:
         return True
     line_start = text.rfind("\n", 0, match.start()) + 1
     return bool(re.search(r"\s\d", match.group())) and bool(text[line_start:match.start()].strip())
+
+
+_HEAD = re.compile(r"([\w-]+)\s+(?:who|that|which|whose|where)\b", re.IGNORECASE)
+
+
+def _column_cells(unit: Unit, bridge: str) -> list[str]:
+    """In a table's row, the cell under the column the bridge's head noun names: "the squad
+    that owns the fare-sync worker" is "Fares" under "owner squad" (though "fare" is the
+    bridge's own word, the column says what the cell is)."""
+    head = _HEAD.search(bridge)
+    if not unit.header or head is None:
+        return []
+    wanted = set(stems(head.group(1)))
+    columns = unit.header.split("\t")
+    row = unit.text.strip()
+    cells = [c.strip() for c in (row.strip("|").split("|") if row.startswith("|")
+                                 else row.split("\t"))]
+    return [cell for column, cell in zip(columns, cells, strict=False)
+            if cell and wanted & set(stems(column))]
 
 
 _ROLE = re.compile(r"\bthe\s+((?:(?!(?:the|of|for|to|in|on|at|a|an)\b)[a-z][\w-]*\s+){1,4})",
@@ -152,6 +173,10 @@ def follow(store: Store, session_id: str, question: str, layout: Layout | None,
     links: dict[str, list[SpanRef]] = {}
     headed: list[tuple[str, Unit]] = []
     for _, unit in best_units(bridge, window_units(found), 3):
+        for name in _column_cells(unit, bridge):
+            if name not in links:
+                frontier.append(name)
+                links[name] = [_ref(found, unit)]
         for name in _names(unit.text, question, bridge, unit.author):
             if name not in links and set(stems(name)) - set(stems(bridge)):
                 frontier.append(name)

@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 from ..corpus.evidence import (
     Unit,
+    asked_head,
     best_units,
     contains,
     entities,
@@ -181,12 +182,16 @@ def _from_record(question: str, record: Record) -> tuple[str, str] | None:
     A field whose value the question itself names (the entity) is not the answer."""
     asked = set(stems(question))
     said = normalise(question)
-    best: tuple[int, str, str] | None = None
+    # "What's the mobile of the escalation contact for Fares?": the mobile, though the
+    # contact's field shares more words.
+    head = asked_head(re.sub(r"^(\s*\w+)['’]s\b", r"\1 is", question))
+    best: tuple[tuple[bool, int], str, str] | None = None
     for key, value in record.fields.items():
         if not value.strip() or normalise(value) in said:
             continue
-        score = len(set(stems(key.replace("_", " "))) & asked)
-        if score and (best is None or score > best[0]):
+        key_stems = set(stems(key.replace("_", " ")))
+        score = (head in key_stems, len(key_stems & asked))
+        if score[1] and (best is None or score > best[0]):
             best = (score, key, value)
     if best is None and (WHO.match(question) or re.search(r"\bname\b", question, re.I)):
         # "Under what name is booking B-7709?": no field is called "name", but one field

@@ -6,8 +6,6 @@ subject is "Field trip to Malham Cove" / "The cost of the trip is £18.50". A qu
 "the Ashdown lift" must still find that line. A heading is
 - an email's `Subject:` line (its value);
 - a markdown heading (`# ...`);
-- a table's header row (markdown, over its `|---|` rule; TSV, over rows with as many
-  tabs): it names what each row's cells are ("service, host group, port");
 - a settings file's section header (`[kiln.north]` over the `key = value` lines below it,
   read as "kiln north");
 - a document's first line when it is short and not a record, row or log line (its title);
@@ -63,19 +61,6 @@ def _shaped(line: str, title: bool) -> bool:
     return title or not _LABEL_DASH.search(body)
 
 
-_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$")
-"""A markdown table's rule under its header: `|---|:---:|`."""
-
-
-def _table_header(line: str, below: str) -> bool:
-    """A table's header row: over a markdown rule, or a TSV line of names over a row with
-    as many tabs (its columns say what each row's cells are)."""
-    if _RULE.match(below):
-        return "|" in line
-    tabs = line.count("\t")
-    return tabs >= 2 and below.count("\t") == tabs and not re.search(r"\d", line)
-
-
 @functools.lru_cache(maxsize=32)
 def headings(text: str) -> tuple[Heading, ...]:
     """Every heading of a document, in order (see the module docstring)."""
@@ -94,9 +79,6 @@ def headings(text: str) -> tuple[Heading, ...]:
             out.append((start, end, markdown.group(1)))
         elif (section := _SETTINGS_SECTION.match(line.strip())) is not None:
             out.append((start, end, re.sub(r"[._]", " ", section.group(1))))
-        elif after_blank and follows and _table_header(line, lines[i + 1][2]):
-            out.append((start, end, ", ".join(c.strip() for c in re.split(r"\t|\|", line)
-                                              if c.strip())))
         elif (follows or i == first) and after_blank and _shaped(line, title=i == first):
             out.append((start, end, _NUMBERING.sub("", line.strip())))
     return tuple(out)

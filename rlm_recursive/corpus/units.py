@@ -147,6 +147,9 @@ class Unit:
     lead: str = ""
     """The line that introduces the list the unit is an item of ("Stock check this
     morning:"): its words are the item's own."""
+    header: str = ""
+    """The column names over a table's row, tab-separated: the row says its fields there
+    ("| Fares |" under "| squad | escalation contact | mobile |")."""
 
     @functools.cached_property
     def norm(self) -> str:
@@ -163,7 +166,7 @@ class Unit:
         """Its own words' stems and the words its values' shapes answer, not its heading's."""
         shapes = (("phone", "number", "telephon") if _PHONE.search(self.text)
                   else ("number",) if _NUMBER.search(self.text) else ())
-        return frozenset((*stems(self.text), *stems(self.lead), *shapes))
+        return frozenset((*stems(self.text), *stems(self.lead), *stems(self.header), *shapes))
 
 
 _FAMILY = 5
@@ -239,7 +242,11 @@ def _split(texts: Sequence[str]) -> list[Unit]:
                 continue
             previous: int | None = None  # where the paragraph's last sentence starts
             in_para = len(units)
+            header = _table_header(lines)
             for start, end in _logical_lines(text, para.start(), lines):
+                if header and start > para.start() and _TABULAR.search(text[start:end]):
+                    units.append(Unit(index, start, end, text[start:end], header=header))
+                    continue
                 line, pos, first = text[start:end], 0, len(units)
                 pieces = [p for p in SENTENCE_END.split(line) if p.strip()]
                 for piece in SENTENCE_END.split(line):
@@ -335,6 +342,24 @@ _LEAD_CHARS = 120
 
 def _spoken_by(unit: Unit, who: str) -> Unit:
     return replace(unit, author=who) if FIRST_PERSON.search(strip_speaker(unit.text)) else unit
+
+
+def _table_header(lines: list[str]) -> str:
+    """The first line of a paragraph that is a table (a markdown table with its rule line,
+    or tab-separated rows of one width): its column names, tab-separated."""
+    if len(lines) < 2:
+        return ""
+    if _PIPE_HEAD.match(lines[0]) and _PIPE_RULE.match(lines[1]):
+        return "\t".join(c.strip() for c in lines[0].strip().strip("|").split("|"))
+    tabs = lines[0].count("\t")
+    if tabs and all(line.count("\t") == tabs for line in lines) and not re.search(
+            r"\d", lines[0]):
+        return lines[0]
+    return ""
+
+
+_PIPE_HEAD = re.compile(r"^\s*\|.+\|\s*$")
+_PIPE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
 
 def _logical_lines(text: str, offset: int, lines: list[str]) -> list[tuple[int, int]]:
