@@ -206,8 +206,8 @@ def comparisons(question: str, layout: Layout) -> list[tuple[Comparison, set[int
 
 _OWNER = re.compile(
     r"\b(?:did|does|do|has|have|had|will|would|can)\s+the\s+"
-    r"(?P<s>(?:[a-z][\w-]*\s+){1,3})(?=(?:back|away|out|off|up|down)?\s*(?:[?.!,]|$|"
-    r"(?:to|from|in|on|at|for|with|by|of|during|since|between)\b))"
+    r"(?P<s>(?:[a-z][\w'’-]*\s+){1,3})(?=(?:back|away|out|off|up|down)?\s*(?:[?.!,]|$|"
+    r"(?:to|from|in|on|at|for|with|by|of|as|into|under|per|during|since|between)\b))"
     r"|\bthe\s+(?P<p>(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*)['’]s\s", re.IGNORECASE)
 
 
@@ -225,7 +225,7 @@ def owner_words(question: str) -> set[int]:
             start = match.start("s")
             end = start + len(" ".join(subject[:-1]))  # the last word is the verb
         else:
-            start, end = match.span("p")
+            start, end = match.start("p"), match.end("p") + 2  # with its "'s"
         if question[start:end].islower():
             out |= _positions(question, start, end)
     return out
