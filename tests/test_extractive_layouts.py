@@ -121,3 +121,17 @@ def test_a_contrast_word_is_required_only_when_the_text_has_its_sibling():
         "east"}
     # "the warm fridge" with no other fridge: the text may say it another way.
     assert qualifiers("What did the warm fridge read?", frozenset(stems("fridge 9.4C"))) == set()
+
+
+def test_a_prose_answer_needs_most_of_its_words_in_the_one_unit_that_names_the_entity():
+    from rlm_recursive.corpus.evidence import check_support
+
+    question = "Which pitch is Nora Quill on?"
+    units = split_units([TRANSCRIPT])
+    # Nora's turn says "enquiries"; the bottles are Ada's: one shared word is no backing.
+    invented = check_support("The pitch near the gas bottles and the enquiries.", question,
+                             [TRANSCRIPT], units)
+    assert not invented.supported
+    said = check_support("The website, before the enquiries.", "What does Nora Quill want "
+                         "updated?", [TRANSCRIPT], units)
+    assert said.supported

@@ -237,7 +237,10 @@ def check_support(answer: str, question: str, cited: Sequence[str],
     for unit in units if units is not None else split_units(cited):
         if anchors and not all(_contains(unit.norm, v) for v in anchors):
             continue
-        if not anchors and new_words and not shared_words(new_words, unit.stem_set):
+        # With no value to pin it, a prose answer's words come from one unit, most of them:
+        # one shared word ("year") is not "the plot on the list of the nine years".
+        if not anchors and new_words and len(shared_words(new_words, unit.stem_set)) < max(
+                1, math.ceil(_MIN_WORD_SHARE * len(new_words))):
             continue
         if any(not names(unit, e) for e in named):
             support.missing_entities = [e for e in named if not names(unit, e)]
