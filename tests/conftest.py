@@ -109,6 +109,18 @@ def runtime(data_dir: Path) -> Iterator[Runtime]:
 
 
 @pytest.fixture
+def small_rt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Runtime]:
+    """A runtime whose model is the small fake one of `strategy_support`, closed afterwards."""
+    from strategy_support import small_runtime
+
+    rt = small_runtime(tmp_path, monkeypatch)
+    try:
+        yield rt
+    finally:
+        rt.close()
+
+
+@pytest.fixture
 def call(runtime: Runtime) -> Callable[..., Any]:
     """`await call(name, **args)`: one registry call through the runtime."""
 

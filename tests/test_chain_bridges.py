@@ -18,7 +18,7 @@ import pytest
 from fact_support import FILLER, email, knows_nothing
 from strategy_support import ask, load, small_runtime
 
-from rlm_recursive.agent.chain import bridge_span
+from rlm_recursive.agent.chain import bridge_span, role_spans
 from rlm_recursive.agent.routing import has_bridge
 
 MINUTES = (
@@ -74,6 +74,9 @@ def rt(tmp_path, monkeypatch):
      "the building Owen Fairweather manages"),
     ("What is the extension of the person who manages the Pellow Building?",
      "the person who manages the Pellow Building"),
+    # A participle whose object is a name: "taking Bed 7's notes".
+    ("What is the bleep of the porter taking Bed 7's notes down to theatre?",
+     "the porter taking Bed 7's notes down to theatre"),
 ])
 def test_participles_and_reduced_relative_clauses_are_bridges(question, bridge):
     span = bridge_span(question)
@@ -130,6 +133,12 @@ async def test_the_heading_of_the_bridges_line_is_the_link(rt):
     assert "3 June" in result.answer and "20 June" not in result.answer and result.grounded
 
 
+def test_i_will_is_no_name():
+    from rlm_recursive.agent.chain import _names
+    line = "I'll send those up with the porter; I'm out after 3 but Rhian Pugh can sign."
+    assert _names(line, "Who is sending the porter?") == ["Rhian Pugh"]
+
+
 async def test_me_in_a_letter_is_its_author(rt):
     sid = load(rt, FILLER, _email())
     result, _ = await ask(rt, sid, "What is the mobile number of the teacher who leads "
@@ -169,3 +178,43 @@ async def test_a_role_the_question_describes_is_looked_up_first(rt):
     result, _ = await ask(rt, sid, "Which room does the deputy fire marshal take clinics in?",
                           "search", knows_nothing)
     assert not result.grounded and "12" not in result.answer
+
+
+LAB = ("# Core facility: who to call\n\n"
+       "| instrument | room | owning team |\n|---|---|---|\n"
+       "| mass spectrometer | B12 | Proteomics |\n| imaging suite | B07 | Imaging |\n"
+       "| sequencer | B03 | Genomics |\n\n"
+       "## Out of hours\n\n| team | duty lead | mobile |\n|---|---|---|\n"
+       "| Proteomics | Ines Duarte | 07700 900 201 |\n| Imaging | Tom Reyes | 07700 900 377 |\n"
+       "| Genomics | Ada Mensah | 07700 900 412 |\n")
+
+
+async def test_a_tables_column_says_which_cell_the_bridge_leads_to(rt):
+    # "Imaging" is the bridge's own word, but it sits under "owning team": the team.
+    sid = load(rt, FILLER, LAB)
+    result, _ = await ask(rt, sid, "What's the mobile of the duty lead for the team that owns "
+                          "the imaging suite?", "iterative", knows_nothing)
+    assert "07700 900 377" in result.answer and result.grounded
+    assert not any(v in result.answer for v in ("900 201", "900 412", "Tom Reyes"))
+
+
+HALL = ("Allotment society AGM\n\n"
+        "The treasurer election was chaired by Dev Patel; Lena Brook won it.\n\n"
+        "Dev Patel said the plots by the gate flood in winter.\n\n"
+        "Lena Brook said she is on plot 22C, Sam Hurst on plot 7.\n")
+
+
+def test_a_role_ends_in_its_noun():
+    question = "Which locker does the newly elected bookings secretary have?"
+    roles = [question[a:b] for a, b in role_spans(question)]
+    assert "the newly elected bookings secretary" in roles
+    assert not any(r.endswith(("elected", "newly")) for r in roles)
+
+
+async def test_a_line_without_a_value_ends_no_chain(rt):
+    # The chair is named nearest the election; his line on plots gives no plot: Lena's does.
+    sid = load(rt, FILLER, HALL)
+    result, _ = await ask(rt, sid, "Which plot does the elected treasurer have?", "search",
+                          knows_nothing)
+    assert "22C" in result.answer and result.grounded
+    assert "flood" not in result.answer and "7" not in result.answer

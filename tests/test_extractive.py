@@ -11,7 +11,7 @@ import csv
 import io
 
 import pytest
-from strategy_support import ask, load, small_runtime
+from strategy_support import ask, load
 
 from rlm_recursive.agent.citations import verify_citation
 from rlm_recursive.agent.grounding import NOT_FOUND
@@ -53,57 +53,50 @@ def _neighbour(request):
     return reply("It is 250 g, Sunday 16:00, Brannock Civil, 960 457, DFDS, 322 or 310.")
 
 
-@pytest.fixture
-def rt(tmp_path, monkeypatch):
-    runtime = small_runtime(tmp_path, monkeypatch)
-    yield runtime
-    runtime.close()
-
-
 @pytest.mark.parametrize(("question", "holds", "not_holds"), [
     ("How much metacam does Pickle get?", "1.5 ml", "250 g"),
     ("When is Juno's owner collecting her?", "Monday 10:30", "Sunday 16:00"),
     ("Who supplies the pontoons?", "Solent Floats", "Brannock"),
     ("What will the front desk line be?", "01632 960 455", "960 457"),
 ])
-async def test_prose_and_board_entries_are_copied_from_the_entity_line(rt, question, holds,
+async def test_prose_and_board_entries_are_copied_from_the_entity_line(small_rt, question, holds,
                                                                         not_holds):
-    sid = load(rt, FILLER + BOARD + FILLER, MINUTES)
-    result, fake = await ask(rt, sid, question, "search", _neighbour)
+    sid = load(small_rt, FILLER + BOARD + FILLER, MINUTES)
+    result, fake = await ask(small_rt, sid, question, "search", _neighbour)
     assert holds in result.answer and not_holds not in result.answer
     assert result.grounded and result.grounding["method"] == "extractive"
     assert len(fake.requests) == 1
     # The entity's line was the first excerpt the model was shown.
     shown = fake.requests[0].messages[-1].content.split("[Excerpt 2]")[0]
     assert holds in " ".join(shown.split())
-    assert all(verify_citation(rt.store, sid, c)["valid"] for c in result.citations)
-    cited = " ".join(verify_citation(rt.store, sid, c)["text"] for c in result.citations)
+    assert all(verify_citation(small_rt.store, sid, c)["valid"] for c in result.citations)
+    cited = " ".join(verify_citation(small_rt.store, sid, c)["text"] for c in result.citations)
     assert holds in " ".join(cited.split())
 
 
-async def test_a_csv_field_is_named_by_its_column(rt):
-    sid = load(rt, FILLER, _shipments())
-    result, _ = await ask(rt, sid, "Which carrier is moving shipment SH-1003?", "search",
+async def test_a_csv_field_is_named_by_its_column(small_rt):
+    sid = load(small_rt, FILLER, _shipments())
+    result, _ = await ask(small_rt, sid, "Which carrier is moving shipment SH-1003?", "search",
                           _neighbour)
     assert result.answer == "carrier: CMA CGM" and result.grounded
     assert result.grounding["method"] == "extractive"
 
 
-async def test_a_model_answer_that_agrees_is_kept(rt):
-    sid = load(rt, FILLER + BOARD, MINUTES)
-    result, _ = await ask(rt, sid, "How much metacam does Pickle get?", "search",
+async def test_a_model_answer_that_agrees_is_kept(small_rt):
+    sid = load(small_rt, FILLER + BOARD, MINUTES)
+    result, _ = await ask(small_rt, sid, "How much metacam does Pickle get?", "search",
                           lambda r: reply("1.5 ml"))
     assert result.answer == "1.5 ml" and result.grounding["method"] == "checked"
 
 
-async def test_an_entity_the_text_never_names_is_not_found_without_the_model(rt):
-    sid = load(rt, FILLER + BOARD, _shipments())
-    result, fake = await ask(rt, sid, "Which carrier handles shipment SH-1020?", "search",
+async def test_an_entity_the_text_never_names_is_not_found_without_the_model(small_rt):
+    sid = load(small_rt, FILLER + BOARD, _shipments())
+    result, fake = await ask(small_rt, sid, "Which carrier handles shipment SH-1020?", "search",
                              _never)
     assert result.answer == NOT_FOUND and result.grounded is False and fake.requests == []
     # Bramble is named, but no line says when her owner collects: the model's neighbour
     # value is not backed, and the runtime has nothing to copy.
-    result, _ = await ask(rt, sid, "When does Bramble's owner collect her?", "search",
+    result, _ = await ask(small_rt, sid, "When does Bramble's owner collect her?", "search",
                           _neighbour)
     assert result.answer == NOT_FOUND and result.grounded is False
     assert "Sunday" not in result.answer
@@ -132,17 +125,17 @@ BOARD_MINUTES = (
     ("What extension does the director overseeing the marina pontoon project have?",
      "322", "310", "Luis Abara"),
 ])
-async def test_a_chain_is_followed_by_the_runtime(rt, question, value, neighbour, last):
-    sid = load(rt, FILLER, BOARD_MINUTES)
-    result, _ = await ask(rt, sid, question, "iterative", lambda r: reply("NOT FOUND"))
+async def test_a_chain_is_followed_by_the_runtime(small_rt, question, value, neighbour, last):
+    sid = load(small_rt, FILLER, BOARD_MINUTES)
+    result, _ = await ask(small_rt, sid, question, "iterative", lambda r: reply("NOT FOUND"))
     assert value in result.answer and neighbour not in result.answer
     assert result.grounded and result.grounding["method"] == "extractive"
     assert last in result.answer  # the chain's last link holds the answer
 
 
-async def test_a_broken_chain_falls_back_to_the_model(rt):
-    sid = load(rt, FILLER, BOARD_MINUTES)
-    result, fake = await ask(rt, sid, "What is the extension of the director who leads the "
+async def test_a_broken_chain_falls_back_to_the_model(small_rt):
+    sid = load(small_rt, FILLER, BOARD_MINUTES)
+    result, fake = await ask(small_rt, sid, "What is the extension of the director who leads the "
                              "West Pier repainting?", "iterative", lambda r: reply("NOT FOUND"))
     assert fake.requests  # the runtime found no chain: the model's loop ran
     assert "310" not in result.answer and "322" not in result.answer
@@ -159,23 +152,23 @@ DIRECTORY = ("Staff directory\n\n"
              "Extension 5177.\n")
 
 
-async def test_a_markdown_table_row_answers_by_its_column(rt):
-    sid = load(rt, FILLER, SUPPLIERS)
-    result, _ = await ask(rt, sid, "What's our account ref with Tallis Dairies?", "search",
+async def test_a_markdown_table_row_answers_by_its_column(small_rt):
+    sid = load(small_rt, FILLER, SUPPLIERS)
+    result, _ = await ask(small_rt, sid, "What's our account ref with Tallis Dairies?", "search",
                           _neighbour)
     assert result.answer == "Our account ref: TD-409" and result.grounded
 
 
-async def test_an_entry_goes_on_over_its_next_lines(rt):
-    sid = load(rt, FILLER, DIRECTORY)
-    result, _ = await ask(rt, sid, "What is Rhys Pemberton's extension number?", "search",
+async def test_an_entry_goes_on_over_its_next_lines(small_rt):
+    sid = load(small_rt, FILLER, DIRECTORY)
+    result, _ = await ask(small_rt, sid, "What is Rhys Pemberton's extension number?", "search",
                           _neighbour)
     assert "5177" in result.answer and "5120" not in result.answer and result.grounded
 
 
-async def test_a_model_answer_naming_a_neighbours_value_too_is_replaced(rt):
-    sid = load(rt, FILLER + BOARD, MINUTES)
-    result, _ = await ask(rt, sid, "What will the front desk line be?", "search",
+async def test_a_model_answer_naming_a_neighbours_value_too_is_replaced(small_rt):
+    sid = load(small_rt, FILLER + BOARD, MINUTES)
+    result, _ = await ask(small_rt, sid, "What will the front desk line be?", "search",
                           lambda r: reply("01632 960 455 or 01632 960 457"))
     assert "455" in result.answer and "457" not in result.answer
 

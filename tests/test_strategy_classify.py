@@ -191,20 +191,24 @@ async def test_the_time_budget_returns_a_partial_count_marked_partial(notes):
     assert abs(estimate - gold) <= 0.35 * gold
 
 
+def _says_yes_to(word: str, shown: list[str]):
+    """A 'model' that says yes to the items holding `word`; it keeps the items it was shown."""
+    def judge(request: ChatRequest) -> ChatResult:
+        keys = request.tools[0].parameters["required"]
+        listing = request.messages[-1].content.split("Items:\n", 1)[1].splitlines()
+        shown.extend(listing)
+        return tool_reply("rlm_item_labels", {k: "yes" if word in line else "no"
+                                              for k, line in zip(keys, listing, strict=True)})
+    return judge
+
+
 async def test_named_fields_narrow_the_items_judged(tmp_path, monkeypatch):
     runtime = small_runtime(tmp_path, monkeypatch)
     lines = [f"level={'ERROR' if i % 2 else 'INFO'} msg=\"{'socket closed' if i % 3 else 'ok'}\""
              for i in range(60)]
     sid = load(runtime, "\n".join(lines) + "\n")
     shown: list[str] = []
-
-    def judge(request: ChatRequest) -> ChatResult:
-        keys = request.tools[0].parameters["required"]
-        listing = request.messages[-1].content.split("Items:\n", 1)[1].splitlines()
-        shown.extend(listing)
-        return tool_reply("rlm_item_labels", {k: "yes" if "socket" in line else "no"
-                                              for k, line in zip(keys, listing, strict=True)})
-
+    judge = _says_yes_to("socket", shown)
     result, _ = await ask(runtime, sid, "How many ERROR lines describe a network problem?",
                           "auto", judge)
     runtime.close()
@@ -234,3 +238,21 @@ def test_the_estimate_is_revised_from_measured_calls_and_remembered(monkeypatch)
     assert classify_strategy.revised(prior, 2 * pace, 4, 6, 2) == pytest.approx(3 * pace)
     classify_strategy._MEASURED[("embedded", "smollm2")] = whole / prior
     assert classify_strategy.estimate(tier, 300, 6, 6000) == pytest.approx(3 * prior)
+
+
+async def test_a_field_the_question_names_leaves_out_records_without_it(tmp_path, monkeypatch):
+    # "have remarks that report ...": a row with no remarks reports nothing; it is not judged.
+    runtime = small_runtime(tmp_path, monkeypatch)
+    rng = random.Random(7)
+    rows = ["batch,line,remarks"] + [
+        f"B{i},L{i % 3},{rng.choice(('', '', 'seal leaking', 'label smudged'))}"
+        for i in range(40)]
+    sid = load(runtime, "\n".join(rows) + "\n")
+    shown: list[str] = []
+    judge = _says_yes_to("leak", shown)
+    result, _ = await ask(runtime, sid, "How many batches have remarks that report a "
+                          "packaging fault?", "classify", judge)
+    runtime.close()
+    with_remarks = [r for r in rows[1:] if not r.endswith(",")]
+    assert len(shown) == len(with_remarks) and len(shown) < 40
+    assert result.answer.split()[0] == str(sum("leak" in r for r in rows[1:]))

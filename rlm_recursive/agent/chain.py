@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..corpus.evidence import Unit, best_units, entities, normalise, stems
+from ..corpus.evidence import Unit, best_units, entities, has_word, normalise, stems, values
 from ..corpus.records import Layout
 from ..corpus.sections import FIRST_PERSON
 from ..store import Store
@@ -39,6 +39,7 @@ _NAMES = re.compile(r"\b(?:[A-Z][\w'.-]*[a-z0-9][\w'-]*|[A-Z]{2,}\d*)(?:\s+(?:[A
                     r"[a-z0-9][\w'-]*|[A-Z]{2,}\d*|of|de|van|von))*"
                     r"(?:\s+\d{1,4}[A-Z]?(?![\w.,:]))?\b")
 """Names, codes and labels with their number ("Boiler 3", "Bed 4A")."""
+_I_AM = re.compile(r"I['’](?:ll|m|ve|d)$")
 _COMMON = frozenset("The A An This That These Those It Its What Which Who Where When How "
                     "Our Every Each No Yes I We You He She They Dr Mr Mrs Ms".split())
 
@@ -86,7 +87,8 @@ def _names(text: str, known: str, near: str = "", writer: str = "") -> list[str]
         spots += [(m.start(), m.end(), writer) for m in FIRST_PERSON.finditer(text)]
     found: dict[str, int] = {}
     for start, end, name in spots:
-        name = " ".join(w for w in name.split() if w not in _COMMON)
+        # "I'll", "I'm": the writer's own words, a name only through `writer`.
+        name = " ".join(w for w in name.split() if w not in _COMMON and not _I_AM.match(w))
         if not name or normalise(name) in said:
             continue
         distance = min((a - end if a >= end else abs(start - a) for a in at), default=0)
@@ -102,6 +104,25 @@ def _field_label(text: str, match: re.Match[str]) -> bool:
         return True
     line_start = text.rfind("\n", 0, match.start()) + 1
     return bool(re.search(r"\s\d", match.group())) and bool(text[line_start:match.start()].strip())
+
+
+_HEAD = re.compile(r"([\w-]+)\s+(?:who|that|which|whose|where)\b", re.IGNORECASE)
+
+
+def _column_cells(unit: Unit, bridge: str) -> list[str]:
+    """In a table's row, the cell under the column the bridge's head noun names: "the squad
+    that owns the fare-sync worker" is "Fares" under "owner squad" (though "fare" is the
+    bridge's own word, the column says what the cell is)."""
+    head = _HEAD.search(bridge)
+    if not unit.header or head is None:
+        return []
+    wanted = set(stems(head.group(1)))
+    columns = unit.header.split("\t")
+    row = unit.text.strip()
+    cells = [c.strip() for c in (row.strip("|").split("|") if row.startswith("|")
+                                 else row.split("\t"))]
+    return [cell for column, cell in zip(columns, cells, strict=False)
+            if cell and wanted & set(stems(column))]
 
 
 _ROLE = re.compile(r"\bthe\s+((?:(?!(?:the|of|for|to|in|on|at|a|an)\b)[a-z][\w-]*\s+){1,4})",
@@ -120,24 +141,30 @@ def role_spans(question: str) -> list[tuple[int, int]]:
         words = list(re.finditer(r"\S+", match.group(1)))
         starts = match.start()
         for count in range(len(words), 1, -1):
-            spans.append((starts, match.start(1) + words[count - 1].end()))
+            # A role ends in its noun: "the newly elected" describes, it names no one.
+            if not _NOT_NOUN.search(words[count - 1].group()):
+                spans.append((starts, match.start(1) + words[count - 1].end()))
     return spans
+
+
+_NOT_NOUN = re.compile(r"(?:ed|ing|ly)$", re.IGNORECASE)
 
 
 def follow_role(store: Store, session_id: str, question: str, layout: Layout | None
                 ) -> Chain | None:
     """The answer about the person a role describes (the question names no one), or None."""
     for span in role_spans(question):
-        chain = follow(store, session_id, question, layout, span)
+        chain = follow(store, session_id, question, layout, span, role=True)
         if chain is not None:
             return chain
     return None
 
 
 def follow(store: Store, session_id: str, question: str, layout: Layout | None,
-           span: tuple[int, int] | None = None) -> Chain | None:
+           span: tuple[int, int] | None = None, role: bool = False) -> Chain | None:
     """The answer at the end of the question's chain of look-ups (from its bridge, or from
-    `span`), or None."""
+    `span`), or None. A `role` span's noun ("the deputy safeguarding lead") must be said in
+    the line that names the person, not only in its heading."""
     span = span or bridge_span(question)
     if span is None:
         return None
@@ -151,7 +178,14 @@ def follow(store: Store, session_id: str, question: str, layout: Layout | None,
     frontier: list[str] = []
     links: dict[str, list[SpanRef]] = {}
     headed: list[tuple[str, Unit]] = []
+    head = stems(bridge.split()[-1]) if role else []
     for _, unit in best_units(bridge, window_units(found), 3):
+        if head and not has_word(head[-1], unit.own_stems):
+            continue
+        for name in _column_cells(unit, bridge):
+            if name not in links:
+                frontier.append(name)
+                links[name] = [_ref(found, unit)]
         for name in _names(unit.text, question, bridge, unit.author):
             if name not in links and set(stems(name)) - set(stems(bridge)):
                 frontier.append(name)
@@ -165,12 +199,15 @@ def follow(store: Store, session_id: str, question: str, layout: Layout | None,
             links[name] = [_ref(found, unit)]
     seen = set(frontier)
     path: dict[str, list[str]] = {name: [name] for name in frontier}
-    for _ in range(MAX_HOPS):
+    # A role is one look-up away: the person it names is asked about, no further names.
+    for _ in range(1 if role else MAX_HOPS):
         following: list[str] = []
         for name in frontier:
             asked = f"{question[:span[0]]}{name}{question[span[1]:]}"
             answer = extract(store, session_id, asked, layout)
-            if isinstance(answer, Extract):
+            # A line that gives no value answers nothing ("Starter plots are half plots" for
+            # "Which plot does Maureen Okafor have?"): the next name is tried.
+            if isinstance(answer, Extract) and set(values(answer.answer)) - set(values(asked)):
                 return Chain(answer, path[name], links[name])
             # The names written beside this one are the next hop ("X is the Operations
             # Director"): the shortest units that hold it first.

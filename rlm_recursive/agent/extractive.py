@@ -6,9 +6,10 @@ from it. For small models, which copy a neighbour's value or invent one when ask
 2. The windows are cut into units (sentences, lines, labelled entries, `Key: value` blocks)
    and the best unit must hold every entity the question names and most of its other words
    (`evidence.best_units`, strict): never a neighbouring entity's sentence.
-3. The span: in a record with fields (a CSV row, a JSON line, a `Key: value` block) the
-   field whose name the question asks about ("carrier: CMA CGM"); in prose, the clause that
-   holds a value beside the question's words ("Heparin infusion at 900 units/hr").
+3. The span: in a record with fields (a CSV row, a JSON line, a `Key: value` block, a
+   settings section's `key = value` lines) the field whose name the question asks about
+   ("carrier: CMA CGM"); in prose, the clause that holds a value of the kind asked beside
+   the question's words ("Heparin infusion at 900 units/hr"; `clauses`).
 No unit qualifies → None: the caller says not found (or asks the model, and grounding
 checks what it says). No model call here.
 """
@@ -21,12 +22,12 @@ from typing import NamedTuple
 
 from ..corpus.evidence import (
     Unit,
+    asked_head,
     best_units,
     contains,
     entities,
     names,
     normalise,
-    shared_words,
     split_units,
     stems,
     values,
@@ -38,6 +39,7 @@ from ..errors import InvalidArgs
 from ..store import Store
 from ..tools.search import search_session
 from ..types import SpanRef
+from .clauses import WHO, answer_clause, keyed_line, of_kind, says_asked
 
 __all__ = ["Extract", "Window", "cited", "copied", "disagree", "extract", "verify_extract",
            "window_units", "windows"]
@@ -47,9 +49,6 @@ _LINES_CITED = 800
 """Characters: the longest run of whole lines cited around an extracted unit."""
 _WINDOW = 500
 """Characters either side of a hit that are read (then cut to whole lines)."""
-_CLAUSE = re.compile(r"\s*(?:;|,\s(?!\d{3}\b)|(?<![\s(][A-Z])(?<!^[A-Z])\.\s+|\s[—–]\s|\s-\s|"
-                     r"\sand\s|:\s)\s*")
-"""Where a clause ends; never inside brackets: "Ms Lindqvist (groups C and D)" is one."""
 
 
 @dataclass(frozen=True)
@@ -137,7 +136,11 @@ def window_units(found: list[Window]) -> list[Unit]:
 
 
 def _holds_heading(found: list[Window], unit: Unit) -> bool:
-    return any(h and unit.start <= at < unit.end for at, h, _ in found[unit.source].scopes)
+    """The unit holds a heading (an e-mail's header block, a title), so it names a subject
+    rather than answering; a block of fields under its own section line ("[kiln.north]"
+    over `key = value` lines) answers."""
+    return any(h and unit.start <= at < unit.end and not (unit.record and at == unit.start)
+               for at, h, _ in found[unit.source].scopes)
 
 
 def _heading_ref(store: Store, session_id: str, doc_id: str, start: int, unit: Unit,
@@ -169,19 +172,28 @@ def _record_at(layout: Layout | None, doc_id: str, start: int) -> Record | None:
                  and len(r.fields) >= 2), None)
 
 
+_PROPER = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+)*"
+                     r"|[A-Z]\.\s*[A-Z][a-z'’-]+")
+"""A field value that is a person's or a firm's name ("Sato", "K. Byrne", "Dr Amelia Crane")."""
+
+
 def _from_record(question: str, record: Record) -> tuple[str, str] | None:
     """The field the question asks about, and its value: "carrier" → ("carrier", "CMA CGM").
     A field whose value the question itself names (the entity) is not the answer."""
     asked = set(stems(question))
     said = normalise(question)
-    best: tuple[int, str, str] | None = None
+    # "What's the mobile of the escalation contact for Fares?": the mobile, though the
+    # contact's field shares more words.
+    head = asked_head(re.sub(r"^(\s*\w+)['’]s\b", r"\1 is", question))
+    best: tuple[tuple[bool, int], str, str] | None = None
     for key, value in record.fields.items():
         if not value.strip() or normalise(value) in said:
             continue
-        score = len(set(stems(key.replace("_", " "))) & asked)
-        if score and (best is None or score > best[0]):
+        key_stems = set(stems(key.replace("_", " ")))
+        score = (head in key_stems, len(key_stems & asked))
+        if score[1] and (best is None or score > best[0]):
             best = (score, key, value)
-    if best is None and (_WHO.match(question) or re.search(r"\bname\b", question, re.I)):
+    if best is None and (WHO.match(question) or re.search(r"\bname\b", question, re.I)):
         # "Under what name is booking B-7709?": no field is called "name", but one field
         # holds a name (guest: Sato) and no other does.
         named = [(k, v) for k, v in record.fields.items()
@@ -190,126 +202,6 @@ def _from_record(question: str, record: Record) -> tuple[str, str] | None:
     return (best[1], best[2]) if best else None
 
 
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
-_WHEN = re.compile(rf"\b\d{{1,2}}:\d\d\b|\b\w+day\b|\b\d{{1,2}}\s+{_MONTH}\b|\b{_MONTH}\s+\d|"
-                   r"\b\d{4}-\d\d-\d\d\b", re.IGNORECASE)
-_NUMBER_WORDS = (r"rate|number|code|extension|phone|mobile|bleep|pager|quote|cost|price|budget|fee|"
-                 r"amount|total|weight|weigh|pressure|temperature|date|time|year|room|dose|"
-                 r"reading|ref|reference|id|figure|percentage|speed|size|height|length|age")
-_NUMBER_ASKED = re.compile(rf"\b(?:how\s+(?:many|much|long|far|old)|when|{_NUMBER_WORDS})\b",
-                           re.IGNORECASE)
-"""The question asks for a number, a code or a date: a clause with digits answers it."""
-_WHO = re.compile(r"\s*who(?:m|se)?\b", re.IGNORECASE)
-_PROPER = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+)*"
-                     r"|[A-Z]\.\s*[A-Z][a-z'’-]+")
-"""A field value that is a person's or a firm's name ("Sato", "K. Byrne", "Dr Amelia Crane")."""
-_NAME = re.compile(r"\b[A-Z][\w'.-]+\s+[A-Z][\w'-]+")
-
-
-def _fits(question: str, clause: str) -> float:
-    """How well a clause fits the kind of answer the question asks for: a number beside
-    the counted noun ("how many doses" → "420 doses"), a date or time, a name."""
-    q = question.lower()
-    many = re.search(r"\bhow\s+(?:many|much)\s+((?:[a-z-]+\s+){0,2}[a-z-]+)", q)
-    if many:
-        nouns = [n for n in stems(many.group(1))]
-        near = any(re.search(rf"\d[\d,.]*\s*(?:[\w-]+\s+)?{re.escape(n)}", clause.lower())
-                   for n in nouns)
-        return 2.0 if near else (0.5 if re.search(r"\d", clause) else 0.0)
-    if re.match(r"\s*(?:when|what\s+(?:time|date|day))\b", q) or "what time" in q:
-        return 1.0 if _WHEN.search(clause) else 0.0
-    if re.match(r"\s*who(?:m|se)?\b", q):
-        return 1.0 if _NAME.search(clause) else 0.0
-    return 0.0
-
-
-def _event(question: str, clause: str) -> bool:
-    """"When is the new fan expected?": the event asked about is the question's last word;
-    its date is in the clause that says it ("ETA 16 April"), not in the subject's ("out of
-    service since 2 April awaiting a new fan"). True for every clause of other questions."""
-    if not re.match(r"\s*when\b", question, re.IGNORECASE):
-        return True
-    return bool(shared_words(stems(question)[-1:], frozenset(stems(clause))))
-
-
-def _wants_number(question: str) -> bool:
-    """A number, code or date is asked for ("who ... and on what number?" asks one too)."""
-    if _WHO.match(question):
-        return bool(re.search(rf"\b(?:what|which)\s+(?:{_NUMBER_WORDS})\b", question,
-                              re.IGNORECASE))
-    return bool(_NUMBER_ASKED.search(question))
-
-
-def _names_new(question: str, text: str) -> bool:
-    said = normalise(question)
-    return any(normalise(m.group()) not in said for m in _NAME.finditer(text))
-
-
-def _of_kind(question: str, text: str) -> bool:
-    """The text holds a new value of the kind the question asks for: digits for a number,
-    a date or time for "when", a name for "who" (anything new otherwise)."""
-    said = set(values(question))
-    new = [v for v in values(text) if v not in said]
-    if re.match(r"\s*(?:when|what\s+(?:time|date|day))\b", question, re.IGNORECASE):
-        return bool(_WHEN.search(text))
-    if _wants_number(question):
-        return any(c.isdigit() for v in new for c in v)
-    if _WHO.match(question):
-        return _names_new(question, text)
-    return bool(new) or bool(set(stems(text)) - set(stems(question)))
-
-
-def _clause(question: str, unit: Unit) -> str:
-    """The clause of a prose unit holding a new value beside the most question words, and
-    of the kind the question asks for."""
-    asked = set(stems(question))
-    # The entity picks its own clause ("... 310 and Luis Abara on extension 322") but weighs
-    # less than the question's other words: an entry names its entity all through, and a
-    # clause that only names it again ("Mr Ibrahim Sadiq") is not the answer.
-    named = set(stems(" ".join(entities(question))))
-    topic = asked - named
-    said = set(values(question))
-    named_whole = entities(question)
-    clauses = [c for c in _clauses(unit.text.strip()) if c and c.strip()]
-    scored = []
-    for i, clause in enumerate(clauses):
-        new = [v for v in values(clause) if v not in said]
-        if not new and not (set(stems(clause)) - asked):
-            continue
-        near = max((len(shared_words(topic, frozenset(stems(c)))) / (1 + abs(i - j))
-                    for j, c in enumerate(clauses)), default=0.0)
-        words = frozenset(stems(clause))
-        whole = 2.0 * bool(named_whole) * all(contains(normalise(clause), e)
-                                              for e in named_whole)
-        scored.append((bool(new), _of_kind(question, clause), _event(question, clause),
-                       near + len(shared_words(topic, words)) + 0.5 * len(named & words)
-                       + whole + _fits(question, clause), -i, clause))
-    if not scored:
-        return unit.text.strip()
-    clause = re.sub(r"\s+(?:and|or|but|with)$", "", max(scored)[-1].strip().rstrip(".,;:"))
-    return _balanced(clause)
-
-
-def _clauses(text: str) -> list[str]:
-    """`text` cut at `_CLAUSE` separators outside brackets."""
-    out, start = [], 0
-    for match in _CLAUSE.finditer(text):
-        before = text[:match.start()]
-        if before.count("(") > before.count(")") or before.count("[") > before.count("]"):
-            continue
-        out.append(text[start:match.start()])
-        start = match.end()
-    return [*out, text[start:]]
-
-
-def _balanced(text: str) -> str:
-    """A clause cut out of "(...)" or "[...]" keeps no bracket it does not open or close."""
-    for left, right in ("()", "[]"):
-        if text.endswith(right) and left not in text:
-            text = text[:-1]
-        if text.startswith(left) and right not in text:
-            text = text[1:]
-    return text.strip()
 
 
 def extract(store: Store, session_id: str, question: str, layout: Layout | None
@@ -334,16 +226,23 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
                 key, value = picked
                 return Extract(f"{key}: {value}", SpanRef(doc_id=doc_id, start=record.start,
                                                           end=record.end), key)
-    # A heading (or an email's header) names the subject; the lines under it answer.
+    # A heading (or an email's header) names the subject, and a line ending in a colon
+    # introduces a list: the lines under them answer.
     best = sorted(((score, unit) for score, unit in best_units(question, units, 5)
-                   if not _holds_heading(found, unit)),
-                  key=lambda pair: (not _of_kind(question, pair[1].text), -pair[0]))[:1]
+                   if not _holds_heading(found, unit) and not unit.text.rstrip().endswith(":")),
+                  key=lambda pair: (not says_asked(question, pair[1]),
+                                    not of_kind(question, pair[1].text), -pair[0]))[:1]
     if not best:
         if named and not any(all(names(u, e) for e in named) for u in units):
             return f"no passage names {', '.join(named)} together"
         return None
     unit = best[0][1]
     doc_id, offset, text = found[unit.source][:3]
+    # A table's row the question's words picked: the column the question asks about.
+    record = _record_at(layout, doc_id, offset + unit.start)
+    if record is not None and (picked := _from_record(question, record)):
+        return Extract(f"{picked[0]}: {picked[1]}",
+                       SpanRef(doc_id=doc_id, start=record.start, end=record.end), picked[0])
     # The unit's whole lines are cited (when short): cut out of them it is cut the same way
     # again when its answer is checked ("The revised quote is" ends a line that "£38,400"
     # carries on).
@@ -351,8 +250,12 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
     last = len(text) if text.find("\n", unit.end) < 0 else text.find("\n", unit.end)
     if last - first > _LINES_CITED:
         first, last = unit.start, unit.end
+    # The line introducing the list is cited with its item: it says what the item is about.
+    lead = text.rfind(unit.lead, 0, unit.start) if unit.lead else -1
+    if lead >= 0 and last - lead <= _LINES_CITED:
+        first = min(first, text.rfind("\n", 0, lead) + 1)
     start, end = offset + first, offset + last
-    answer = " ".join(_clause(question, unit).split())
+    answer = " ".join((keyed_line(question, unit) or answer_clause(question, unit)).split())
     return Extract(answer, SpanRef(doc_id=doc_id, start=start, end=end),
                    heading=_heading_ref(store, session_id, doc_id, start, unit, named))
 

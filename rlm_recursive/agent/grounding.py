@@ -34,6 +34,7 @@ from ..errors import BudgetExceeded, InvalidArgs, ModelError
 from ..providers.base import Message
 from ..tools.search import search_session
 from ..types import SpanRef
+from .clauses import answers_kind
 from .context import AgentAnswer, RunContext
 from .extractive import disagree, verify_extract
 from .model_call import call_model, window_chars
@@ -114,7 +115,11 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
         runtime = AgentAnswer(str(ours["answer"]), answer.tier, 0, extra={"extracted": ours})
         links = ours.get("bridges") or []
         end = str(links[-1]) if links else None
-        if (check_support(runtime.text, question, pool, pool_units, end).supported
+        ours_support = check_support(runtime.text, question, pool, pool_units, end)
+        # A copy from the end of a chain of look-ups must still be what is asked ("04:40
+        # nightly" is no port, whichever job the chain reached).
+        if ((ours_support.supported and (not links or ours_support.unit is None
+                                         or answers_kind(question, ours_support.unit)))
                 or await asyncio.to_thread(_extract_holds, rc, question, runtime)):
             failed = first.failures() or {"disagreed": "the model's answer names none of the "
                                                         "values of the line it was shown"}
@@ -132,9 +137,10 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
         if quoted and check_support(quoted, question, pool, pool_units, chain_end,
                                     long_form).supported:
             return quoted, _record(Grounding(True, "reasked", failed, original=answer.text))
-        # A line that only says the question's words back (a heading) answers nothing.
+        # A line that only says the question's words back (a heading) answers nothing, nor
+        # does one without what is asked ("Safe to skip for a day" for "which port").
         best = [pair for pair in best_units(question, units, 3)
-                if not is_echo(pair[1].text, question)]
+                if not is_echo(pair[1].text, question) and answers_kind(question, pair[1])]
         if best:
             return (best[0][1].text.strip(),
                     _record(Grounding(True, "extractive", failed, original=answer.text)))

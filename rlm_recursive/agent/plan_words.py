@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 from ..corpus.aggregate import Operation, numeric_fields
 from ..corpus.records import Layout
-from ..corpus.tally import stems
+from ..corpus.tally import Comparison, names_key, stems, words
 
-__all__ = ["BRIDGE_VERB", "Aggregation", "aggregation", "collection", "negated_scopes",
-           "word_offsets"]
+__all__ = ["BRIDGE_VERB", "Aggregation", "aggregation", "collection", "comparisons",
+           "key_positions", "negated_scopes", "owner_words", "particles", "word_offsets"]
 
 BRIDGE_VERB = (
     r"(?:running|housing|managing|owning|leading|hosting|operating|supervising|overseeing|"
@@ -28,7 +28,7 @@ BRIDGE_VERB = (
     # prepositions that end in -ing ("the code for the room during an emergency").
     r"|(?!(?:during|including|excluding|regarding|concerning|according|pending|barring|"
     r"considering|notwithstanding|excepting)\b)[a-z]{3,}ing"
-    r"(?=\s+(?:the|a|an|this|that|his|her|their|our|its)\b)"
+    r"(?=\s+(?:the|a|an|this|that|his|her|their|our|its)\b|\s+(?-i:[A-Z])[\w-]*\s)"
     # A reduced relative clause, a name and its verb: "the building Owen Fairweather manages".
     r"|(?-i:(?=(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+){0,2}\s+"
     r"(?!(?:is|was|has|does|goes)\b)[a-z]{2,}(?:s|ed)\b)))")
@@ -101,20 +101,19 @@ def aggregation(question: str, layout: Layout) -> Aggregation | None:
     if cue is None:
         return None
     q_words = [question[a:b].lower() for a, b in word_offsets(question)]
-    q_stems = [stems(w)[0] if stems(w) else w for w in q_words]
     cue_at = next(i for i, (a, _) in enumerate(word_offsets(question)) if a >= cue.start())
     best: tuple[float, int, str] | None = None
     for key in numeric_fields(layout):
-        key_stems = set(stems(key))
-        if not key_stems or stems(cue.group(1))[0] in key_stems:
+        key_words = words(key)
+        if not key_words or any(names_key(k, cue.group(1)) for k in key_words):
             continue  # "sum insured", "total amount" as a field's own name: a look-up
         # "the total monthly rent": the field after the cue; "how many nights ..., in
         # total": anywhere, when the cue ends the question.
-        after = q_stems[cue_at + 1:] if cue_at + 1 < len(q_stems) else q_stems
-        shared = key_stems & set(after)
-        if not shared:
+        start = cue_at + 1 if cue_at + 1 < len(q_words) else 0
+        named = {k for k in key_words for w in q_words[start:] if names_key(k, w)}
+        if not named:
             continue
-        score = (len(shared) / len(key_stems), len(shared), key)
+        score = (len(named) / len(key_words), len(named), key)
         if best is None or score > best:
             best = score
     if best is None:
@@ -127,8 +126,7 @@ def aggregation(question: str, layout: Layout) -> Aggregation | None:
         if q_words[i] in _PREPOSITION:
             break
         measure.add(i)
-    key_stems = set(stems(key))
-    measure |= {i for i, s in enumerate(q_stems) if s in key_stems}
+    measure |= key_positions(q_words, key)
     return Aggregation(_OPERATION[cue.group(1).lower()], key, frozenset(measure))
 
 
@@ -153,3 +151,95 @@ def collection(question: str, layout: Layout) -> tuple[set[int], list[str]]:
     if not docs:
         return set(), []
     return _positions(question, *span), docs
+
+
+def key_positions(q_words: list[str], key: str) -> set[int]:
+    """Where the question's words name field `key` (`germ_pct`: "germination percentage")."""
+    return {i for i, w in enumerate(q_words) if any(names_key(k, w) for k in words(key))}
+
+
+_COMPARE = re.compile(
+    r"\b(?P<op>under|below|less\s+than|fewer\s+than|lower\s+than|over|above|more\s+than|"
+    r"greater\s+than|higher\s+than|at\s+least|at\s+most|up\s+to)\s+"
+    r"(?P<n>\d[\d,]*(?:\.\d+)?)(?:\s*(?P<unit>%|percent\b|[a-z]+\b))?", re.IGNORECASE)
+_OPS: dict[str, str] = {"under": "<", "below": "<", "less than": "<", "fewer than": "<",
+                        "lower than": "<", "over": ">", "above": ">", "more than": ">",
+                        "greater than": ">", "higher than": ">", "at least": ">=",
+                        "at most": "<=", "up to": "<="}
+_PERCENT = ("pct", "percent", "perc", "pc")
+
+
+def comparisons(question: str, layout: Layout) -> list[tuple[Comparison, set[int]]]:
+    """"germinated at under 60%", "took over 2 s": a numeric field compared with a number,
+    and the word positions that say it (the field's words, the comparison, the number and
+    its unit). The field is the one the number's unit names ("500 ms": dur_ms), else the
+    numeric one the question names nearest before the comparison, else (a percentage) the
+    one field whose name says percent; none: nothing."""
+    q_words = [question[a:b].lower() for a, b in word_offsets(question)]
+    numeric = numeric_fields(layout)
+    named = {key: key_positions(q_words, key) for key in numeric}
+    out = []
+    for match in _COMPARE.finditer(question):
+        at = _positions(question, match.start(), match.end())
+        first = min(at)
+        before = [(max(p for p in ps if p < first), key) for key, ps in named.items()
+                  if any(p < first for p in ps)]
+        unit = (match.group("unit") or "").lower()
+        percent = [k for k in numeric if any(w in _PERCENT for w in words(k))]
+        measured = [k for k in numeric if unit and key_positions([unit], k)]
+        if len(measured) == 1:  # "took more than 500 ms": dur_ms
+            key = measured[0]
+        elif before:
+            key = max(before)[1]
+        elif unit in ("%", "percent") and len(percent) == 1:
+            key = percent[0]
+        else:
+            continue
+        op = _OPS[" ".join(match.group("op").lower().split())]
+        value = float(match.group("n").replace(",", ""))
+        if unit and unit not in ("%", "percent") and not key_positions([unit], key):
+            at.discard(max(at))  # "under 60 and ...": the next word is not its unit
+        out.append((Comparison(field=key, op=op, value=value),  # type: ignore[arg-type]
+                    at | named[key]))
+    return out
+
+
+_OWNER = re.compile(
+    r"\b(?:did|does|do|has|have|had|will|would|can)\s+the\s+"
+    r"(?P<s>(?:[a-z][\w'’-]*\s+){1,3})(?=(?:back|away|out|off|up|down)?\s*(?:[?.!,]|$|"
+    r"(?:to|from|in|on|at|for|with|by|of|as|into|under|per|during|since|between)\b))"
+    r"|\bthe\s+(?P<p>(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*)['’]s\s", re.IGNORECASE)
+
+
+def owner_words(question: str) -> set[int]:
+    """Positions of the words that name the collection as a whole, as the subject of the
+    question's verb ("how many 404s did the library catalogue send back": the catalogue
+    sent them all) or as the owner of the counted things ("the seed bank's accessions"):
+    in lower case only (a name, "the Leeds branch", is something records may mark)."""
+    out: set[int] = set()
+    for match in _OWNER.finditer(question):
+        if match.group("s"):
+            subject = match.group("s").split()
+            if len(subject) < 2:
+                continue  # "did the catalogue send": the last word is the verb
+            start = match.start("s")
+            end = start + len(" ".join(subject[:-1]))  # the last word is the verb
+        else:
+            start, end = match.start("p"), match.end("p") + 2  # with its "'s"
+        if question[start:end].islower():
+            out |= _positions(question, start, end)
+    return out
+
+
+_PARTICLES = frozenset(("back", "away", "off", "down"))
+_NOT_VERBS = frozenset("a an the my our your his her their its this that of in on at to from "
+                       "with by for".split())
+_CLAUSE_GOES_ON = _PREPOSITION | frozenset("and or but the a an this last yesterday today".split())
+
+
+def particles(question: str) -> set[int]:
+    """The particle of a phrasal verb that ends its clause ("did the catalogue send back?",
+    "sent back to the GP"), not a word of what is counted ("back pain", "the back office")."""
+    ws = words(question)
+    return {i for i, w in enumerate(ws) if w in _PARTICLES and i > 0
+            and ws[i - 1] not in _NOT_VERBS and (i + 1 == len(ws) or ws[i + 1] in _CLAUSE_GOES_ON)}

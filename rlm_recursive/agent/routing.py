@@ -24,8 +24,11 @@ from .plan_words import (
     Aggregation,
     aggregation,
     collection,
+    comparisons,
     negated_scopes,
     negation_words,
+    owner_words,
+    particles,
 )
 
 if TYPE_CHECKING:
@@ -88,11 +91,11 @@ _STOP = frozenset(
     "so far yet today overall get gets return returned returns send sent sends make made "
     "makes need needs go went want belong belongs belonging associated related under within "
     "inside among between into out about over up there's here altogether entire ones one through "
-    "via"
+    "via take takes took taken taking"
     .split())
 _UNITS = frozenset(stems("line lines entry entries record records row rows item items event "
                          "events message messages log logs note notes paragraph paragraphs "
-                         "section sections"))
+                         "section sections request requests"))
 _MIN_ITEMS = 5
 """Fewer records than this is not a countable unit: the text states facts, it does not list."""
 
@@ -174,7 +177,8 @@ def _head_unit(question: str, taken: set[int] | None = None) -> int | None:
         verb = i == 0 and ws[i] in ("count", "tally", "enumerate")
         if verb or pair in (("how", "many"), ("number", "of"), ("count", "of")):
             j = i + (1 if verb else 2)
-            while j < len(ws) and (ws[j] in ("the", "a", "an", "all") or j in (taken or ())):
+            while j < len(ws) and (ws[j] in ("the", "a", "an", "all", "of")
+                                   or j in (taken or ())):
                 j += 1
             return j if j < len(ws) else None
     return None
@@ -190,8 +194,11 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     q_stems = stems(question)
     named_keys = _key_phrases(q_stems, layout)
     # "not opened by alice": "opened by" names the field opened_by, not the value "open".
+    compared = comparisons(question, layout)
+    # "over 80%": the number is compared with, not a value of, its field.
+    said = named_keys.union(*(at for _, at in compared))
     matches = [m for m in match_values(q_stems, layout.fields)
-               if not named_keys & set(range(m.start, m.stop))]
+               if not said & set(range(m.start, m.stop))]
     scopes = negated_scopes(question)
     negated_at = set().union(*scopes) if scopes else set()
     filters = list(dict.fromkeys(FieldFilter(field=m.field, value=m.value) for m in matches
@@ -203,17 +210,21 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     absent = [key for key in layout.fields if stems(key) and any(
         set(stems(key)) <= {q_stems[i] for i in scope} for scope in scopes)
         and not any(m.field == key for m in matches)]
-    skip |= {i for i, s in enumerate(q_stems) if s in keys or s in _UNITS}
+    units = _UNITS | set(stems(layout.unit))
+    skip |= {i for i, s in enumerate(q_stems) if s in keys or s in units}
     agg = aggregation(question, layout)
     if agg is not None:
         skip |= agg.words
+    skip |= said
     within, docs = collection(question, layout)
-    skip |= within
+    taken = {i for m in matches for i in range(m.start, m.stop)}
+    # The collection as a whole ("did the library catalogue send back"): no filter.
+    skip |= within | (owner_words(question) - taken) | particles(question)
     head = _head_unit(question, skip) if agg is None else _unit_after(question, agg, skip)
-    if head is not None and (filters or exclude or absent or agg is not None):
+    if head is not None and (filters or exclude or absent or agg is not None or compared):
         skip.add(head)  # "how many tickets are in billing": tickets are the unit counted
-    draft = CountDraft(TallyPlan(filters=filters, exclude=exclude, absent=absent, docs=docs),
-                       aggregate=agg)
+    draft = CountDraft(TallyPlan(filters=filters, exclude=exclude, absent=absent, docs=docs,
+                                 compare=[c for c, _ in compared]), aggregate=agg)
     rank = _OFTEN.search(question) or (_RANK.search(question) and re.search(
         r"\b(which|what)\b", question, re.IGNORECASE))
     if rank and agg is None:
@@ -265,6 +276,9 @@ def _unit_after(question: str, agg: Aggregation, taken: set[int]) -> int | None:
     ws = words(question)
     j = max(agg.words) + 1
     while j < len(ws) and (ws[j] in _STOP or j in taken):
+        j += 1
+    # A noun phrase's head is its last word: "of all the Primula | accessions".
+    while j + 1 < len(ws) and ws[j + 1] not in _STOP:
         j += 1
     return j if j < len(ws) else None
 
@@ -348,7 +362,7 @@ def route(question: str, layout: Layout | None) -> tuple[Route, str]:
             return "classify", (f"no record says {' '.join(draft.unknown)!r} literally: "
                                 f"each record{narrowed} is judged")
         if (draft.plan.filters or draft.plan.exclude or draft.plan.absent or draft.rank_key
-                or (draft.plan.exclude_phrases and not draft.unknown)):
+                or draft.plan.compare or (draft.plan.exclude_phrases and not draft.unknown)):
             return "count", f"the question names field values ({draft.plan.describe()})"
         if _states_number(question, layout):
             return "search", "the text states the number: a look-up"

@@ -1,8 +1,9 @@
 """`bench written`: hand-written documents and questions, not made by any generator here.
 
-Each part (`dev`, `heldout`, `heldout2`, `heldout3`) is a folder under bench/data/written/
-with its documents (a nursing handover, a CSV register, JSON lines, a syslog, `Key: value`
-records, a markdown table, minutes, a directory, numbered notes) and `questions.jsonl`:
+Each part (`dev`, `heldout`, `heldout2`, `heldout3`, `heldout4`) is a folder under
+bench/data/written/ with its documents (a nursing handover, a CSV register, JSON lines, a
+syslog, `Key: value` records, a markdown table, minutes, a directory, numbered notes) and
+`questions.jsonl`:
 `{"family", "question", "docs": "all" | [file, ...], "gold", "others", "tolerance"}`.
 Questions over "all" are asked with every document of the part loaded, padded with neutral
 filler up to the run's length (a folder a person loaded, not one file per question). Tune on
@@ -11,6 +12,11 @@ measurement, before any change that measurement could have suggested. `heldout3`
 e-mail thread, a markdown runbook, an nginx access log, a seed-bank TSV, a meeting transcript,
 a policy of numbered clauses, an INI settings dump) was written in session 5 by a helper who
 never read the strategy code, and was never run before the final measurement.
+`heldout4` (a vet practice's semicolon CSV, Kubernetes YAML, a JSON array of support
+tickets, a wevtutil event-log export, a ship's engine-room log, a Keep a Changelog file, a
+Slack-style chat export, a council food-hygiene inspection letter) was written in session 6
+by a helper who read neither the strategy code nor the other parts, and was not run before
+the final measurement.
 
 Scoring: a fact (or multi-hop) is right when the answer names the gold value and no value in
 `others`, and the run called it grounded; counts score OOLONG's 0.75^|error|, sums and
@@ -34,7 +40,7 @@ from .suite import not_found, value_score
 
 __all__ = ["FAMILIES", "PARTS", "load_questions", "make_tasks"]
 
-PARTS = ("dev", "heldout", "heldout2", "heldout3")
+PARTS = ("dev", "heldout", "heldout2", "heldout3", "heldout4")
 FAMILIES = ("fact", "multihop", "count", "classify", "unanswerable")
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 

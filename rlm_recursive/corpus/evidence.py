@@ -9,7 +9,9 @@ An answer is supported when
   answer and every entity the question names (itself, in the heading it is under, or as
   "I"/"me" of the letter's one author): a value written beside another entity is not an
   answer about this one; with no entity named, the head of the question's for/of/at phrase
-  ("the bleep for the cardiology consultant") must be in it;
+  ("the bleep for the cardiology consultant") must be in it; so must the question's
+  contrast word when the text has its sibling ("the east kiln" beside the north kiln;
+  `asked`);
 - it is not mostly the question said back.
 
 `best_units` is the extractive side: the units that best match the question, each holding
@@ -25,6 +27,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from .asked import asked_things, clipped, qualifiers, siblings
 from .units import (
     SENTENCE_END,
     STOP,
@@ -37,8 +40,10 @@ from .units import (
     stems,
 )
 
-__all__ = ["Support", "Unit", "best_units", "check_support", "contains", "entities", "is_echo",
-           "names", "normalise", "shared_words", "split_units", "stems", "values"]
+__all__ = ["Support", "Unit", "best_units", "check_support", "contains", "entities", "has_word",
+           "is_echo",
+           "names", "normalise", "qualifiers", "shared_words", "siblings", "split_units", "stems",
+           "values"]
 
 _COMMON_CAPS = frozenset((
     "What Which Who Whom Whose Where When Why How Is Are Was Were Does Do Did Can Could Would "
@@ -114,9 +119,13 @@ contains = _contains
 
 
 def names(unit: Unit, entity: str) -> bool:
-    """The unit names the entity: itself, in the heading it is under, or as "I" or "me"
-    in a letter its author wrote."""
+    """The unit names the entity: itself (a "noun number" pair perhaps written as one word,
+    "cone6" for "cone 6"), in the heading it is under, or as "I" or "me" in a letter its
+    author wrote."""
     return (_contains(unit.norm, entity)
+            or (_NOUN_NUMBER.fullmatch(entity) is not None
+                and _contains(unit.norm, entity.replace(" ", "")))
+            or (bool(unit.lead) and _contains(normalise(unit.lead), entity))
             or (bool(unit.scope) and _contains(normalise(unit.scope), entity))
             or (bool(unit.author) and _contains(normalise(unit.author), entity)))
 
@@ -224,6 +233,7 @@ def check_support(answer: str, question: str, cited: Sequence[str],
     if chain_end:  # the question's words describe the whole chain, not its last link
         need = min(need, 1)
     head = None if named else object_head(question)
+    picked = qualifiers(question, frozenset(cited_stems))
     for unit in units if units is not None else split_units(cited):
         if anchors and not all(_contains(unit.norm, v) for v in anchors):
             continue
@@ -231,6 +241,9 @@ def check_support(answer: str, question: str, cited: Sequence[str],
             continue
         if any(not names(unit, e) for e in named):
             support.missing_entities = [e for e in named if not names(unit, e)]
+            continue
+        if not picked <= unit.stem_set:
+            support.missing_entities = sorted(picked - unit.stem_set)
             continue
         if (len(shared_words(topic, _need_words(unit, named))) < need
                 or not _keyed(unit, anchors, topic)
@@ -322,6 +335,8 @@ def best_units(question: str, units: Iterable[Unit], limit: int = 3, *,
     head = None if named else object_head(question)
     asked_for = asked_head(question)
     df = Counter(w for u in pool for w in shared_words(topic, u.stem_set))
+    picked = qualifiers(question, frozenset().union(*(u.stem_set for u in pool)))
+    things = asked_things(question)
     scored: list[tuple[float, Unit]] = []
     for unit in pool:
         # An entity named by the heading counts as said in the unit, its words too.
@@ -333,7 +348,8 @@ def best_units(question: str, units: Iterable[Unit], limit: int = 3, *,
             need = max(1, _needed(len(plain), bool(named))) if plain else 0
             if not has_entities or len(shared_words(plain, _need_words(unit, named))) < need:
                 continue
-            if head and not has_word(head, unit.stem_set):
+            if ((head and not has_word(head, unit.stem_set)) or not picked <= unit.stem_set
+                    or not all(has_word(w, unit.stem_set) for w in things)):
                 continue
             # A unit only under a heading that names the entity is weaker evidence: it must
             # say what is asked for too.
@@ -346,6 +362,7 @@ def best_units(question: str, units: Iterable[Unit], limit: int = 3, *,
             continue
         score = sum(math.log(1 + len(pool) / df[w]) for w in shared)
         score += 2.0 * sum(names(unit, e) for e in named)
+        score += 0.5 * len(clipped([w for w in topic if w not in shared], unit.own_stems))
         # Among equals, the shorter unit is the sharper answer.
         scored.append((score - len(unit.text) / 10_000, unit))
     scored.sort(key=lambda pair: -pair[0])

@@ -6,6 +6,8 @@ subject is "Field trip to Malham Cove" / "The cost of the trip is £18.50". A qu
 "the Ashdown lift" must still find that line. A heading is
 - an email's `Subject:` line (its value);
 - a markdown heading (`# ...`);
+- a settings file's section header (`[kiln.north]` over the `key = value` lines below it,
+  read as "kiln north");
 - a document's first line when it is short and not a record, row or log line (its title);
 - a short line after a blank line (or the start) that is followed by text and ends with no
   sentence punctuation: "Bay A", "1. Roof repairs at the Calder Library".
@@ -39,6 +41,7 @@ _MAX_CHARS = 80
 _MAX_WORDS = 12
 _SUBJECT = re.compile(r"^subject\s*:\s*(\S.*)$", re.IGNORECASE)
 _MARKDOWN = re.compile(r"^#{1,6}\s+(\S.*)$")
+_SETTINGS_SECTION = re.compile(r"^\[([A-Za-z][\w .:-]{0,60})\]$")
 _NUMBERING = re.compile(r"^(?:\d{1,2}[.)]|[A-Z][.)]|[IVX]+\.)\s+")
 _NOT_HEADING = re.compile(
     r"(?:^\s*[\w][\w ./()-]{0,40}:\s+\S)"  # a `Key: value` line
@@ -74,6 +77,8 @@ def headings(text: str) -> tuple[Heading, ...]:
             out.append((start, end, subject.group(1)))
         elif (markdown := _MARKDOWN.match(line.strip())) is not None:
             out.append((start, end, markdown.group(1)))
+        elif (section := _SETTINGS_SECTION.match(line.strip())) is not None:
+            out.append((start, end, re.sub(r"[._]", " ", section.group(1))))
         elif (follows or i == first) and after_blank and _shaped(line, title=i == first):
             out.append((start, end, _NUMBERING.sub("", line.strip())))
     return tuple(out)

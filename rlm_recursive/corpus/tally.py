@@ -9,14 +9,17 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Literal
 
 import snowballstemmer
 from pydantic import BaseModel, ConfigDict, Field
 
+from .aggregate import number_of
 from .records import Layout, Record
 
-__all__ = ["NONE_VALUES", "FieldFilter", "TallyPlan", "ValueMatch", "group_counts",
-           "match_values", "phrase_regex", "select", "stems", "tally", "words"]
+__all__ = ["NONE_VALUES", "Comparison", "FieldFilter", "TallyPlan", "ValueMatch",
+           "group_counts", "match_values", "names_key", "phrase_regex", "select", "stems",
+           "tally", "words"]
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _STEMMER = snowballstemmer.stemmer("english")
@@ -31,6 +34,31 @@ MAX_DISTINCT = 1000
 
 def words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
+
+
+_SHORT_FORMS = {"pct": "percent", "perc": "percent", "qty": "quantity", "amt": "amount",
+                "avg": "average", "temp": "temperature", "dur": "duration", "cnt": "count",
+                "wt": "weight", "dist": "distance", "num": "number", "no": "number",
+                "g": "gram", "kg": "kilogram", "km": "kilometre", "mi": "mile",
+                "min": "minute", "mins": "minute", "sec": "second", "secs": "second",
+                "ms": "millisecond", "hrs": "hour", "h": "hour", "pc": "percent"}
+"""Short forms people write in column names (`germ_pct`, `seed_g`, `dur_ms`), as the words
+a question uses for them."""
+_PREFIX = 4
+"""A column name's word this long that begins a question's word names it (`germ` for
+"germinated", `temp` for "temperature")."""
+
+
+def names_key(key_word: str, word: str) -> bool:
+    """A word of a field's name (`germ`, `pct`) names a question's word ("germinated",
+    "percentage"): the same stem, a short form of it, or a prefix of four letters or more."""
+    key_word, word = key_word.lower(), word.lower()
+    if _stem(key_word) == _stem(word):
+        return True
+    full = _SHORT_FORMS.get(key_word)
+    if full is not None:
+        return word.startswith(full[:max(len(full) - 1, 4)])
+    return len(key_word) >= _PREFIX and not key_word.isdigit() and word.startswith(key_word)
 
 
 @lru_cache(maxsize=65536)
@@ -54,6 +82,27 @@ class FieldFilter(BaseModel):
     value: str = Field(min_length=1)
 
 
+class Comparison(BaseModel):
+    """A numeric field compared with a number ("germinated at under 60%": germ_pct < 60)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    field: str = Field(min_length=1)
+    op: Literal["<", "<=", ">", ">="]
+    value: float
+
+    def holds(self, record: Record) -> bool:
+        raw = record.fields.get(self.field)
+        number = number_of(raw) if raw is not None else None
+        if number is None:
+            return False
+        return {"<": number < self.value, "<=": number <= self.value,
+                ">": number > self.value, ">=": number >= self.value}[self.op]
+
+    def describe(self) -> str:
+        return f"{self.field}{self.op}{self.value:g}"
+
+
 class TallyPlan(BaseModel):
     """What to count: records holding every filter and every phrase, or the phrase's
     occurrences (`occurrences`), or every record when the question asks for all of them.
@@ -71,13 +120,15 @@ class TallyPlan(BaseModel):
     exclude: list[FieldFilter] = Field(default_factory=list)
     exclude_phrases: list[str] = Field(default_factory=list)
     absent: list[str] = Field(default_factory=list)
+    compare: list[Comparison] = Field(default_factory=list)
+    """Numeric conditions ("under 60%"): the record's number there must meet each."""
     docs: list[str] = Field(default_factory=list)
     """The documents the question names ("in the mail log"); empty: every document."""
 
     @property
     def empty(self) -> bool:
         return not (self.filters or self.phrases or self.every or self.exclude
-                    or self.exclude_phrases or self.absent)
+                    or self.exclude_phrases or self.absent or self.compare)
 
     def describe(self) -> str:
         grouped: dict[str, list[str]] = {}
@@ -91,6 +142,7 @@ class TallyPlan(BaseModel):
         parts += [f"{k}≠{'|'.join(v)}" for k, v in excluded.items()]
         parts += [f"no text {p!r}" for p in self.exclude_phrases]
         parts += [f"{k}=none" for k in self.absent]
+        parts += [c.describe() for c in self.compare]
         where = f" in {len(self.docs)} named document(s)" if self.docs else ""
         if self.every and not parts:
             return "every record" + where
@@ -194,6 +246,8 @@ def _matches(record: Record, plan: TallyPlan, patterns: list[re.Pattern[str]],
         have = record.fields.get(key)
         if have is None or have.strip().lower() not in NONE_VALUES:
             return False
+    if not all(c.holds(record) for c in plan.compare):
+        return False
     if unwanted and any(p.search(record.text) for p in unwanted):
         return False
     return all(p.search(record.text) for p in patterns)

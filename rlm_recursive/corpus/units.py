@@ -13,7 +13,9 @@
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -24,7 +26,7 @@ import tantivy
 from .sections import FIRST_PERSON
 
 __all__ = ["SENTENCE_END", "STOP", "THOUSANDS", "Unit", "has_word", "normalise", "shared_words",
-           "split_units", "stems"]
+           "speaker", "split_units", "stems", "strip_speaker"]
 
 STOP = frozenset((
     "a an and are as at be but by for if in into is it its no not of on or such that the their "
@@ -36,7 +38,7 @@ STOP = frozenset((
     "according says said here following "
     # The frame of a question, not its topic ("how long did it take", "when did it go off").
     "long much many often time go goes went gone get got off take takes took make made "
-    "happen happened know tell find mention mentioned exact exactly"
+    "happen happened know tell find mention mentioned exact exactly give gave gives giving"
 ).split())
 THOUSANDS = re.compile(r"(?<=\d)[,\u00a0\u202f\u2009'](?=\d{3}(?!\d))")
 """Not a plain space: "ward 7 200 ml" is two numbers."""
@@ -53,7 +55,11 @@ SENTENCE_END = re.compile(
 _FULL_STOP = re.compile(
     "".join(rf"(?<!\b{a}\.)" for a in _ABBREVIATIONS)
     + _INITIAL + r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9])")
-_KEY_VALUE = re.compile(r"^\s*[\w][\w ./()-]{0,40}:\s+\S")
+_SETTING = re.compile(r"^\s*[A-Za-z_][\w.-]{0,40}[ \t]*=[ \t]*[^\s=]")
+"""A settings file's `key = value` line (INI, TOML, .properties): a field, like `Key: value`."""
+_KEY_VALUE = re.compile(r"^\s*[\w][\w ./()-]{0,40}:\s+\S|" + _SETTING.pattern)
+_COMMENT = re.compile(r"^\s*[;#]")
+"""A settings file's comment line: it neither makes nor breaks a record."""
 _ENTRY = re.compile(r"^\s*(?:[-*•]\s+|\d{1,3}[.)]\s+|[A-Z][\w'.]*(?:\s+[\w'.&]+){0,3}\s+"
                     r"[—–]\s|[A-Z][\w'.]*(?:\s+[\w'.&]+){0,3}\s+-{1,2}\s)")
 """An entry of a list or board: a bullet, a number, or a label and a dash ("Bed 7 — ...")."""
@@ -82,6 +88,8 @@ def _stemmer() -> tantivy.TextAnalyzer:
 _PHONE = re.compile(r"(?<![\w.])(?:\+\d{1,3}[\s-]?)?\(?0\d{2,4}\)?[\s-]?\d{3}[\s-]?\d{3,4}"
                     r"(?!\w|\.\d)")
 """A phone number as people write one: "01632 960 274", "0113 496 0275", "07700 900 845"."""
+_NUMBER = re.compile(r"(?<![\w.])\d{3,}(?![\w.]|:\d)")
+"""A number of three digits or more ("job 448127"): a "number" whether or not it says so."""
 _ABBREVIATIONS = {
     "ETA": "expected arrival", "ETD": "expected departure", "DOB": "date birth",
     "ext": "extension", "extn": "extension", "tel": "telephone", "mob": "mobile",
@@ -136,6 +144,12 @@ class Unit:
     Building")."""
     author: str = ""
     """Who wrote the letter or email the unit is in, when it says "I" or "me"."""
+    lead: str = ""
+    """The line that introduces the list the unit is an item of ("Stock check this
+    morning:"): its words are the item's own."""
+    header: str = ""
+    """The column names over a table's row, tab-separated: the row says its fields there
+    ("| Fares |" under "| squad | escalation contact | mobile |")."""
 
     @functools.cached_property
     def norm(self) -> str:
@@ -150,8 +164,9 @@ class Unit:
     @functools.cached_property
     def own_stems(self) -> frozenset[str]:
         """Its own words' stems and the words its values' shapes answer, not its heading's."""
-        shapes = ("phone", "number", "telephon") if _PHONE.search(self.text) else ()
-        return frozenset((*stems(self.text), *shapes))
+        shapes = (("phone", "number", "telephon") if _PHONE.search(self.text)
+                  else ("number",) if _NUMBER.search(self.text) else ())
+        return frozenset((*stems(self.text), *stems(self.lead), *stems(self.header), *shapes))
 
 
 _FAMILY = 5
@@ -199,7 +214,8 @@ def split_units(texts: Sequence[str],
         heading, writer = _scope_at(scopes[unit.source] if unit.source < len(scopes) else [],
                                     unit.start)
         speaks = bool(writer) and bool(FIRST_PERSON.search(unit.text))
-        out.append(replace(unit, scope=heading, author=writer if speaks else ""))
+        out.append(replace(unit, scope=heading,
+                           author=unit.author or (writer if speaks else "")))
     return out
 
 
@@ -218,13 +234,20 @@ def _split(texts: Sequence[str]) -> list[Unit]:
         for para in re.finditer(r"[^\n]+(?:\n[^\n]+)*", text):
             lines = para.group().split("\n")
             keyed = sum(bool(_KEY_VALUE.match(line)) for line in lines)
-            # A record: `Key: value` lines, perhaps under one heading line.
-            if 2 <= keyed >= len(lines) - 1 and len(lines) <= 12 and len(para.group()) <= 800:
+            comments = sum(bool(_COMMENT.match(line)) for line in lines)
+            # A record: `Key: value` lines, perhaps under one heading line ("[kiln.north]").
+            if (2 <= keyed >= len(lines) - 1 - comments and len(lines) <= 14
+                    and len(para.group()) <= 800):
                 units.append(Unit(index, para.start(), para.end(), para.group(), record=True))
                 continue
             previous: int | None = None  # where the paragraph's last sentence starts
+            in_para = len(units)
+            header = _table_header(lines)
             for start, end in _logical_lines(text, para.start(), lines):
-                line, pos = text[start:end], 0
+                if header and start > para.start() and _TABULAR.search(text[start:end]):
+                    units.append(Unit(index, start, end, text[start:end], header=header))
+                    continue
+                line, pos, first = text[start:end], 0, len(units)
                 pieces = [p for p in SENTENCE_END.split(line) if p.strip()]
                 for piece in SENTENCE_END.split(line):
                     at = line.find(piece, pos)
@@ -250,7 +273,93 @@ def _split(texts: Sequence[str]) -> list[Unit]:
                 # about its label throughout: the whole entry is a unit too.
                 if len(pieces) > 1 and len(line) <= _ENTRY_CHARS and _ENTRY.match(line):
                     units.append(Unit(index, start, end, line))
+                elif (who := speaker(line)) and len(line) <= _TURN_CHARS:
+                    # A speaker's turn in a transcript is about one thing: whole, it is a
+                    # unit too, and "I" in it is the speaker.
+                    units[first:] = [_spoken_by(u, who) for u in units[first:]]
+                    if len(pieces) > 1:
+                        units.append(_spoken_by(Unit(index, start, end, line), who))
+            # "Stock check this morning:" over "wards ...... 34 vials recovered": the line
+            # that introduces a list says what its items are about.
+            leads = _leads(lines)
+            if any(leads):
+                starts = list(itertools.accumulate((len(x) + 1 for x in lines),
+                                                   initial=para.start()))
+                units[in_para:] = [
+                    replace(u, lead=lead) if (lead := leads[bisect.bisect_right(
+                        starts, u.start) - 1]) else u for u in units[in_para:]]
     return units
+
+
+_TURN = re.compile(
+    r"^\s*(?:\[?(?P<stamp>\d{1,2}:\d\d(?::\d\d)?)\]?\s+)?"
+    r"(?P<who>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,3})"
+    r"(?:\s*\((?P<role>[^()\n]{1,40})\))?:\s+(?=\S)")
+_TURN_CHARS = 600
+
+
+def speaker(line: str) -> str:
+    """Who speaks a transcript's line ("[00:04:30] Jean Whitlock (secretary): ...",
+    "MARGARET (Treasurer): ...", "14:02 Dev Patel: ..."): a name after a time stamp, before
+    a role in brackets, or in capitals; "" for other lines (a `Key: value` line names no
+    speaker)."""
+    match = _TURN.match(line)
+    if match is None:
+        return ""
+    who = match.group("who")
+    if match.group("stamp") or match.group("role") or (who.isupper() and len(who) > 2):
+        return who
+    return ""
+
+
+def strip_speaker(text: str) -> str:
+    """A transcript line's words without who says them and when."""
+    match = _TURN.match(text)
+    return text[match.end():] if match and speaker(text) else text
+
+
+def _leads(lines: list[str]) -> list[str]:
+    """For each line of a paragraph, the line that introduces the list it is an item of:
+    a short line ending in a colon ("5.2 A deposit is payable when borrowing:"), over the
+    lines indented deeper than it or marked as items; "" for other lines."""
+    out, lead, depth = [], "", 0
+    for line in lines:
+        indent = len(line) - len(line.lstrip())
+        if lead and line.strip() and (indent > depth or _ITEM.match(line)):
+            out.append(lead)
+            continue
+        lead = ""
+        out.append("")
+        if line.rstrip().endswith(":") and len(line.strip()) <= _LEAD_CHARS:
+            lead, depth = line.strip(), indent
+    return out
+
+
+_ITEM = re.compile(r"^\s*(?:[-*•]\s|\(?[a-z0-9]{1,2}\)\s)")
+
+_LEAD_CHARS = 120
+
+
+def _spoken_by(unit: Unit, who: str) -> Unit:
+    return replace(unit, author=who) if FIRST_PERSON.search(strip_speaker(unit.text)) else unit
+
+
+def _table_header(lines: list[str]) -> str:
+    """The first line of a paragraph that is a table (a markdown table with its rule line,
+    or tab-separated rows of one width): its column names, tab-separated."""
+    if len(lines) < 2:
+        return ""
+    if _PIPE_HEAD.match(lines[0]) and _PIPE_RULE.match(lines[1]):
+        return "\t".join(c.strip() for c in lines[0].strip().strip("|").split("|"))
+    tabs = lines[0].count("\t")
+    if tabs and all(line.count("\t") == tabs for line in lines) and not re.search(
+            r"\d", lines[0]):
+        return lines[0]
+    return ""
+
+
+_PIPE_HEAD = re.compile(r"^\s*\|.+\|\s*$")
+_PIPE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
 
 def _logical_lines(text: str, offset: int, lines: list[str]) -> list[tuple[int, int]]:
@@ -264,7 +373,8 @@ def _logical_lines(text: str, offset: int, lines: list[str]) -> list[tuple[int, 
         end = offset + len(line)
         # A table's row never continues the row above ("remark | ..." starts in lower case).
         tabular = bool(_TABULAR.search(line) or _TABULAR.search(previous))
-        if spans and ((line[:1].islower() and not tabular) or _wrapped(previous, line)
+        if spans and ((line[:1].islower() and not tabular and not _SETTING.match(line))
+                      or _wrapped(previous, line)
                       or (in_entry and _carries_entry(line))):
             spans[-1] = (spans[-1][0], end)
         else:
