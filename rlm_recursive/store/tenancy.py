@@ -115,6 +115,9 @@ def _check_tenant(tenant_id: str) -> None:
                           "starting with a letter or digit")
 
 
+_KEY_REQUIRED = "a valid API key is required: Authorization: Bearer rlm_key_…"
+
+
 class KeyStore:
     """Create, authenticate, list and revoke API keys (`sql`: the store's, named rows)."""
 
@@ -143,11 +146,21 @@ class KeyStore:
 
     def authenticate(self, key: str | None) -> ApiKey:
         """The live key record for a presented key, or Unauthorized (same message for all)."""
+        return self.live(self.sql.one("SELECT * FROM api_keys WHERE key_hash = ?",
+                                      (self.presented_hash(key),)))
+
+    def presented_hash(self, key: str | None) -> str:
+        """The hash to look a presented key up by; Unauthorized when it cannot be a key."""
         if not key or not key.startswith(KEY_PREFIX) or len(key) > 200:
-            raise Unauthorized("a valid API key is required: Authorization: Bearer rlm_key_…")
-        row = self.sql.one("SELECT * FROM api_keys WHERE key_hash = ?", (self._hash(key),))
+            raise Unauthorized(_KEY_REQUIRED)
+        return self._hash(key)
+
+    @staticmethod
+    def live(row: Any) -> ApiKey:
+        """The key of an `api_keys` row found by `presented_hash`; Unauthorized when there
+        is none or it is revoked."""
         if row is None or row["revoked_at"] is not None:
-            raise Unauthorized("a valid API key is required: Authorization: Bearer rlm_key_…")
+            raise Unauthorized(_KEY_REQUIRED)
         return _key(row)
 
     def touch(self, key_id: str) -> None:

@@ -1,0 +1,128 @@
+"""The API's grouped per-request work on PostgreSQL (store/hotpath.py): key look-ups that
+share statements yet never miss a revocation, over a real server and a real uvicorn."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import httpx
+import pytest
+from api_support import auth, live_api
+
+from rlm_recursive.agent.runtime import Runtime
+from rlm_recursive.errors import StoreUnavailable, Unauthorized
+from rlm_recursive.store import Store
+from rlm_recursive.store.hotpath import AsyncKeyLookup, GroupedCalls, HotPool
+from rlm_recursive.store.tenancy import KeyStore
+
+SALT_ENV, SALT = "RLM_API_KEY_SALT", "the deployment's shared key salt, 32+ bytes"
+
+
+def test_calls_that_arrive_during_a_fetch_wait_for_the_next_one() -> None:
+    """A call never joins a statement already sent (it could predate a revocation)."""
+    batches: list[list[str]] = []
+
+    async def scenario() -> list[str | None]:
+        first_sent, release = asyncio.Event(), asyncio.Event()
+
+        async def fetch(keys: list[str]) -> dict[str, str]:
+            batches.append(keys)
+            first_sent.set()
+            await release.wait()
+            return {k: k.upper() for k in keys if k != "unknown"}
+
+        calls = GroupedCalls(fetch)
+        early = [asyncio.create_task(calls.get(k)) for k in ("a", "b", "a")]
+        await first_sent.wait()
+        late = [asyncio.create_task(calls.get(k)) for k in ("c", "unknown", "a")]
+        await asyncio.sleep(0)
+        release.set()
+        return await asyncio.gather(*early, *late)
+
+    assert asyncio.run(scenario()) == ["A", "B", "A", "C", None, "A"]
+    assert batches == [["a", "b"], ["c", "unknown", "a"]]  # 6 calls, 2 statements
+
+
+def test_a_failed_fetch_fails_its_callers_and_the_next_batch_still_runs() -> None:
+    attempts: list[list[str]] = []
+
+    async def scenario() -> list[object]:
+        async def fetch(keys: list[str]) -> dict[str, str]:
+            attempts.append(keys)
+            await asyncio.sleep(0.01)
+            if len(attempts) == 1:
+                raise StoreUnavailable("the server went away")
+            return {k: "ok" for k in keys}
+
+        calls = GroupedCalls(fetch)
+        first = [asyncio.create_task(calls.get(k)) for k in ("a", "b")]
+        await asyncio.sleep(0)
+        second = asyncio.create_task(calls.get("c"))
+        return await asyncio.gather(*first, second, return_exceptions=True)
+
+    a, b, c = asyncio.run(scenario())
+    assert isinstance(a, StoreUnavailable) and isinstance(b, StoreUnavailable)
+    assert c == "ok" and attempts == [["a", "b"], ["c"]]
+
+
+def test_grouped_look_ups_find_live_keys_and_see_a_revocation_at_once(
+        data_dir: Path, postgres_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(SALT_ENV, SALT)
+    monkeypatch.setenv("RLM_DATABASE_URL", postgres_url)
+    store = Store(tmp_path / "data")
+    keys = KeyStore(store.sql, store.data_dir)
+    (k1, r1), (k2, r2) = keys.create("acme", "a"), keys.create("zenith", "b", ("read",))
+    presented = [k1, k2, k1, "rlm_key_not-a-key-anyone-has"] * 10
+
+    async def look_up(lookup: AsyncKeyLookup) -> list[object]:
+        rows = await asyncio.gather(*(lookup.row(keys.presented_hash(p)) for p in presented))
+        out: list[object] = []
+        for row in rows:
+            try:
+                out.append(KeyStore.live(row).id)
+            except Unauthorized:
+                out.append("401")
+        return out
+
+    async def scenario() -> tuple[list[object], list[object]]:
+        pool = HotPool(postgres_url)
+        lookup = AsyncKeyLookup(pool)
+        try:
+            before = await look_up(lookup)
+            keys.revoke(r1.id)  # committed: the very next look-up must see it
+            return before, await look_up(lookup)
+        finally:
+            await lookup.aclose()
+            await pool.aclose()
+
+    try:
+        before, after = asyncio.run(scenario())
+    finally:
+        store.close()
+    assert before == [r1.id, r2.id, r1.id, "401"] * 10
+    assert after == ["401", r2.id, "401", "401"] * 10
+
+
+def test_the_api_on_postgresql_authenticates_through_grouped_look_ups(
+        data_dir: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(SALT_ENV, SALT)
+    monkeypatch.setenv("RLM_DATABASE_URL", postgres_url)
+    runtime = Runtime(data_dir)
+    try:
+        keys = KeyStore(runtime.store.sql, data_dir)
+        key, record = keys.create("acme", "ci", ("read",))
+        with live_api(runtime) as base:
+            async def burst() -> list[int]:
+                async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+                    replies = await asyncio.gather(*(
+                        client.get("/v1/sessions", headers=auth(key if i % 3 else "rlm_key_x"))
+                        for i in range(60)))
+                return [r.status_code for r in replies]
+
+            assert asyncio.run(burst()) == [401 if i % 3 == 0 else 200 for i in range(60)]
+            keys.revoke(record.id)
+            got = httpx.get(base + "/v1/sessions", headers=auth(key))
+            assert got.status_code == 401 and got.json()["error"]["code"] == "unauthorized"
+    finally:
+        runtime.close()
