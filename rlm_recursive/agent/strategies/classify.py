@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...corpus.records import Layout, Record
-from ...errors import Timeout
 from ...corpus.tally import TallyPlan, stems, tally
+from ...errors import Timeout
 from ...types import SpanRef
 from ..batching import batch_ranges, calls_in_flight
 from ..context import AgentAnswer, RunContext
