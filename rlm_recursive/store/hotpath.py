@@ -21,7 +21,8 @@ from typing import Any, Generic, TypeVar
 from ..errors import StoreUnavailable
 from .connector import redact_url
 
-__all__ = ["AsyncKeyLookup", "GroupedCalls", "HotPool", "driver_errors", "store_unavailable"]
+__all__ = ["AsyncExecutionLookup", "AsyncKeyLookup", "GroupedCalls", "HotPool", "driver_errors",
+           "store_unavailable"]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -58,11 +59,16 @@ class HotPool:
         """`async with await pool.connection() as conn:`."""
         from psycopg_pool import AsyncConnectionPool
 
+        from .postgres import configure_types
+
+        async def configure(conn: Any) -> None:
+            configure_types(conn)
+
         async with self._opening:
             if self._pool is None:
                 pool = AsyncConnectionPool(
                     self._url, min_size=1, max_size=self._max_size, open=False,
-                    timeout=self._timeout_s, name="rlm-recursive-hot",
+                    timeout=self._timeout_s, name="rlm-recursive-hot", configure=configure,
                     kwargs={"autocommit": True, "application_name": "rlm-recursive",
                             "connect_timeout": max(2, int(self._timeout_s))})
                 try:
@@ -136,6 +142,32 @@ class AsyncKeyLookup:
                 await cursor.execute("SELECT * FROM api_keys WHERE key_hash = ANY(%s)",
                                      (hashes,))
                 return {row["key_hash"]: row for row in await cursor.fetchall()}
+
+    async def aclose(self) -> None:
+        await self._calls.aclose()
+
+
+class AsyncExecutionLookup:
+    """Execution rows by (tenant, execution id), grouped: the clients' status polls.
+    `tenancy.owned_execution_record` turns a row (or None) into the record."""
+
+    def __init__(self, pool: HotPool) -> None:
+        self._pool = pool
+        self._calls: GroupedCalls[tuple[str, str], Any] = GroupedCalls(self._fetch)
+
+    async def row(self, tenant_id: str, execution_id: str) -> Any:
+        return await self._calls.get((tenant_id, execution_id))
+
+    async def _fetch(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], Any]:
+        from .postgres import named_row
+        from .tenancy import OWNED_EXECUTION_SELECT
+
+        with store_unavailable("reading an execution"):
+            async with await self._pool.connection() as conn:
+                cursor = conn.cursor(row_factory=named_row)
+                await cursor.execute(f"SELECT {OWNED_EXECUTION_SELECT} WHERE e.id = ANY(%s)",
+                                     ([execution_id for _, execution_id in keys],))
+                return {(row["tenant_id"], row["id"]): row for row in await cursor.fetchall()}
 
     async def aclose(self) -> None:
         await self._calls.aclose()
