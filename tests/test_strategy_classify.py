@@ -14,6 +14,7 @@ from rlm_recursive.agent.citations import verify_citation
 from rlm_recursive.agent.pool import ProviderPool
 from rlm_recursive.agent.query import QueryOptions, run_query
 from rlm_recursive.agent.strategies.classify import MIN_BATCH, labels_for
+from rlm_recursive.errors import Timeout
 from rlm_recursive.providers.base import ChatRequest, ChatResult
 from rlm_recursive.providers.fake import FakeProvider, tool_reply
 
@@ -256,3 +257,21 @@ async def test_a_field_the_question_names_leaves_out_records_without_it(tmp_path
     with_remarks = [r for r in rows[1:] if not r.endswith(",")]
     assert len(shown) == len(with_remarks) and len(shown) < 40
     assert result.answer.split()[0] == str(sum("leak" in r for r in rows[1:]))
+
+
+async def test_a_call_over_the_time_limit_goes_again_in_halves(notes):
+    # A loaded machine: a long batch times out; its halves answer, and the count is whole.
+    runtime, sid, gold = notes
+    sizes: list[int] = []
+
+    def slow_on_long_batches(request: ChatRequest) -> ChatResult:
+        size = len(request.tools[0].parameters["required"])
+        sizes.append(size)
+        if size > 30:
+            raise Timeout("embedded model 'small' did not answer within 180s", model="small")
+        return _judge(request)
+
+    result, _ = await ask(runtime, sid, QUESTION, "classify", slow_on_long_batches,
+                          max_sub_calls=500)
+    assert max(sizes) > 30 and _seen(result.answer) == (500, 500)
+    assert result.answer.split()[0] == str(gold) and "PARTIAL" not in result.answer

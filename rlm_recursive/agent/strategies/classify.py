@@ -27,6 +27,7 @@ from typing import Any
 
 from ...corpus.records import Layout, Record
 from ...corpus.tally import TallyPlan, stems, tally
+from ...errors import Timeout
 from ...types import SpanRef
 from ..batching import batch_ranges, calls_in_flight
 from ..context import AgentAnswer, RunContext
@@ -155,9 +156,16 @@ async def judge_items(
                 return
             rc.budget.charge_sub_call()
             listing = "\n".join(f"{i - start + 1}. {shown[i]}" for i in range(start, stop))
-            reply = await ask_json(rc, tier, _SYSTEM, f"{criterion}\n\nItems:\n{listing}",
-                                   "rlm_item_labels", _schema(stop - start, labels),
-                                   description="One label per item number.", cacheable=True)
+            try:
+                reply = await ask_json(rc, tier, _SYSTEM, f"{criterion}\n\nItems:\n{listing}",
+                                       "rlm_item_labels", _schema(stop - start, labels),
+                                       description="One label per item number.",
+                                       cacheable=True)
+            except Timeout:
+                # One call over the provider's limit (a loaded machine) does not fail the
+                # run: its items go again in halves (shorter prompts), else stay unjudged.
+                reply = None
+                judging.partial |= not (retry and stop - start > 1)
             judging.calls += 1
         answered = [reply.get(str(i - start + 1)) if reply else None
                     for i in range(start, stop)]
