@@ -21,11 +21,13 @@ from typing import Any, Generic, TypeVar
 from ..errors import StoreUnavailable
 from .connector import redact_url
 
-__all__ = ["AsyncExecutionLookup", "AsyncKeyLookup", "GroupedCalls", "HotPool", "driver_errors",
-           "store_unavailable"]
+__all__ = ["AsyncExecutionLookup", "AsyncKeyLookup", "GroupCommit", "GroupedCalls", "HotPool",
+           "driver_errors", "store_unavailable"]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
+A = TypeVar("A")
+R = TypeVar("R")
 
 
 def driver_errors() -> tuple[type[Exception], ...]:
@@ -86,20 +88,19 @@ class HotPool:
             self._pool = None
 
 
-class GroupedCalls(Generic[K, V]):
-    """Look-ups by key that wait for one batched `fetch(keys) -> {key: value}`.
+class GroupCommit(Generic[A, R]):
+    """Calls that arrive while `serve` is in flight wait for its next turn, which serves
+    them all at once: `serve(args) -> results`, one result per call, in the calls' order.
+    A failed turn fails every call in it; the next turn still runs."""
 
-    A key the fetch does not return gets None. A failed fetch fails every caller of it.
-    """
-
-    def __init__(self, fetch: Callable[[list[K]], Awaitable[dict[K, V]]]) -> None:
-        self._fetch = fetch
-        self._waiting: list[tuple[K, asyncio.Future[V | None]]] = []
+    def __init__(self, serve: Callable[[list[A]], Awaitable[list[R]]]) -> None:
+        self._serve = serve
+        self._waiting: list[tuple[A, asyncio.Future[R]]] = []
         self._running: asyncio.Task[None] | None = None
 
-    async def get(self, key: K) -> V | None:
-        future: asyncio.Future[V | None] = asyncio.get_running_loop().create_future()
-        self._waiting.append((key, future))
+    async def call(self, arg: A) -> R:
+        future: asyncio.Future[R] = asyncio.get_running_loop().create_future()
+        self._waiting.append((arg, future))
         if self._running is None or self._running.done():
             self._running = asyncio.create_task(self._drain())
         return await future
@@ -108,19 +109,38 @@ class GroupedCalls(Generic[K, V]):
         while self._waiting:
             batch, self._waiting = self._waiting, []
             try:
-                found = await self._fetch(list(dict.fromkeys(key for key, _ in batch)))
+                results = await self._serve([arg for arg, _ in batch])
             except Exception as exc:
                 for _, future in batch:
                     if not future.done():
                         future.set_exception(exc)
                 continue
-            for key, future in batch:
+            for (_, future), result in zip(batch, results, strict=True):
                 if not future.done():
-                    future.set_result(found.get(key))
+                    future.set_result(result)
 
     async def aclose(self) -> None:
         if self._running is not None:
             await asyncio.gather(self._running, return_exceptions=True)
+
+
+class GroupedCalls(Generic[K, V]):
+    """Look-ups by key, grouped: `fetch(distinct keys) -> {key: value}`; a key it does not
+    return gets None."""
+
+    def __init__(self, fetch: Callable[[list[K]], Awaitable[dict[K, V]]]) -> None:
+        self._fetch = fetch
+        self._group: GroupCommit[K, V | None] = GroupCommit(self._serve)
+
+    async def get(self, key: K) -> V | None:
+        return await self._group.call(key)
+
+    async def _serve(self, keys: list[K]) -> list[V | None]:
+        found = await self._fetch(list(dict.fromkeys(keys)))
+        return [found.get(key) for key in keys]
+
+    async def aclose(self) -> None:
+        await self._group.aclose()
 
 
 class AsyncKeyLookup:
