@@ -7,6 +7,7 @@ import asyncio
 from pathlib import Path
 
 import httpx
+import psycopg
 import pytest
 from api_support import auth, live_api
 
@@ -166,3 +167,28 @@ def test_a_status_poll_on_postgresql_reads_what_the_thread_path_reads(
     assert bodies[0]["status"] == record["status"]
     assert {r.status_code for r in foreign} == {404}
     assert {r.json()["error"]["code"] for r in foreign} == {"not_found"}
+
+
+def test_a_connection_the_server_ended_is_replaced_before_a_request_uses_it(
+        data_dir: Path, postgres_server: str, postgres_url: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An admin's pg_terminate_backend (or a failover) ends the hot pool's idle connections:
+    the next request still authenticates, on a new one, instead of failing with 503."""
+    monkeypatch.setenv(SALT_ENV, SALT)
+    monkeypatch.setenv("RLM_DATABASE_URL", postgres_url)
+    runtime = Runtime(data_dir)
+    try:
+        key = KeyStore(runtime.store.sql, data_dir).create("acme")[0]
+        with live_api(runtime) as base:
+            assert httpx.get(base + "/v1/sessions", headers=auth(key)).status_code == 200
+            name = postgres_url.rsplit("/", 1)[1]
+            with psycopg.connect(postgres_server, autocommit=True) as admin:
+                ended = admin.execute(
+                    "SELECT count(*) FROM (SELECT pg_terminate_backend(pid, 10000) FROM "
+                    "pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()) t",
+                    (name,)).fetchone()
+            assert ended is not None and ended[0] >= 1
+            replies = [httpx.get(base + "/v1/sessions", headers=auth(key)) for _ in range(3)]
+    finally:
+        runtime.close()
+    assert [r.status_code for r in replies] == [200, 200, 200], replies[0].text

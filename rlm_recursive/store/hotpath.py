@@ -49,6 +49,23 @@ def store_unavailable(what: str) -> Iterator[None]:
                                f"{type(exc).__name__}: {exc}", retry_after_s=2) from exc
 
 
+async def _configure(conn: Any) -> None:
+    from .postgres import configure_types
+
+    configure_types(conn)
+
+
+async def _check_if_dropped(conn: Any) -> None:
+    """A connection the server ended is replaced before use (as postgres.py's sync pools do,
+    without a round trip per checkout)."""
+    from psycopg_pool import AsyncConnectionPool
+
+    from .postgres import maybe_dropped
+
+    if maybe_dropped(conn):
+        await AsyncConnectionPool.check_connection(conn)
+
+
 class HotPool:
     """psycopg's async pool for the hot path, opened on first use (autocommit)."""
 
@@ -61,16 +78,12 @@ class HotPool:
         """`async with await pool.connection() as conn:`."""
         from psycopg_pool import AsyncConnectionPool
 
-        from .postgres import configure_types
-
-        async def configure(conn: Any) -> None:
-            configure_types(conn)
-
         async with self._opening:
             if self._pool is None:
                 pool = AsyncConnectionPool(
                     self._url, min_size=1, max_size=self._max_size, open=False,
-                    timeout=self._timeout_s, name="rlm-recursive-hot", configure=configure,
+                    timeout=self._timeout_s, name="rlm-recursive-hot", configure=_configure,
+                    check=_check_if_dropped,
                     kwargs={"autocommit": True, "application_name": "rlm-recursive",
                             "connect_timeout": max(2, int(self._timeout_s))})
                 try:

@@ -26,8 +26,8 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from ..errors import StoreUnavailable
 from .connector import Cursor, Dialect, advisory_key, redact_url
 
-__all__ = ["NamedRow", "PostgresConnector", "close_pools", "configure_types", "migrations",
-           "named_row", "to_pg"]
+__all__ = ["NamedRow", "PostgresConnector", "close_pools", "configure_types", "maybe_dropped",
+           "migrations", "named_row", "to_pg"]
 
 MIGRATIONS_PACKAGE = "migrations_postgresql"
 _MIGRATION_LOCK = "rlm-recursive:migrations"
@@ -120,10 +120,16 @@ def _check_if_dropped(conn: psycopg.Connection[Any]) -> None:
     API request's CPU. Notifications pending on a connection that LISTENs also make it
     readable; the ping then reads them, as before.
     """
+    if maybe_dropped(conn):
+        ConnectionPool.check_connection(conn)
+
+
+def maybe_dropped(conn: Any) -> bool:
+    """Whether an idle pooled connection's socket has something to read (see above): only
+    then is it worth a ping. For sync and async connections alike."""
     poller = select.poll()
     poller.register(conn.fileno(), select.POLLIN | select.POLLERR | select.POLLHUP)
-    if poller.poll(0):
-        ConnectionPool.check_connection(conn)
+    return bool(poller.poll(0))
 
 
 def _open_pool(url: str, max_size: int, timeout_s: float) -> ConnectionPool:
