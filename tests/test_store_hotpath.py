@@ -7,6 +7,7 @@ import asyncio
 from pathlib import Path
 
 import httpx
+import psycopg
 import pytest
 from api_support import auth, live_api
 
@@ -126,3 +127,68 @@ def test_the_api_on_postgresql_authenticates_through_grouped_look_ups(
             assert got.status_code == 401 and got.json()["error"]["code"] == "unauthorized"
     finally:
         runtime.close()
+
+
+def test_a_status_poll_on_postgresql_reads_what_the_thread_path_reads(
+        data_dir: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """GET /v1/executions/{id} through the grouped look-up: the same record, times as the
+    same ISO text, and another tenant's execution is 404 as one that does not exist."""
+    monkeypatch.setenv(SALT_ENV, SALT)
+    monkeypatch.setenv("RLM_DATABASE_URL", postgres_url)
+    runtime = Runtime(data_dir)
+    try:
+        keys = KeyStore(runtime.store.sql, data_dir)
+        mine, other = keys.create("acme")[0], keys.create("zenith")[0]
+        with live_api(runtime) as base:
+            session = httpx.post(base + "/v1/sessions", headers=auth(mine), timeout=30,
+                                 json={"docs": [{"text": "The gate code is 4471."}]}).json()
+            created = httpx.post(base + f"/v1/sessions/{session['session_id']}/executions/runtime",
+                                 headers=auth(mine), timeout=30,
+                                 json={"preset": "fully-local"}).json()
+            execution_id = created["execution_id"]
+
+            async def polls(key: str) -> list[httpx.Response]:
+                async with httpx.AsyncClient(base_url=base, headers=auth(key),
+                                             timeout=30) as client:
+                    return await asyncio.gather(*(
+                        client.get(f"/v1/executions/{execution_id}") for _ in range(20)))
+
+            seen = asyncio.run(polls(mine))
+            foreign = asyncio.run(polls(other))
+        record = runtime.store.sql.one("SELECT created_at, status FROM executions WHERE id = ?",
+                                       (execution_id,))
+    finally:
+        runtime.close()
+    assert {r.status_code for r in seen} == {200}
+    bodies = [r.json() for r in seen]
+    assert all(b == bodies[0] for b in bodies)
+    assert bodies[0]["execution_id"] == execution_id
+    assert bodies[0]["created_at"] == record["created_at"]  # ISO text, as on the store thread
+    assert bodies[0]["status"] == record["status"]
+    assert {r.status_code for r in foreign} == {404}
+    assert {r.json()["error"]["code"] for r in foreign} == {"not_found"}
+
+
+def test_a_connection_the_server_ended_is_replaced_before_a_request_uses_it(
+        data_dir: Path, postgres_server: str, postgres_url: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An admin's pg_terminate_backend (or a failover) ends the hot pool's idle connections:
+    the next request still authenticates, on a new one, instead of failing with 503."""
+    monkeypatch.setenv(SALT_ENV, SALT)
+    monkeypatch.setenv("RLM_DATABASE_URL", postgres_url)
+    runtime = Runtime(data_dir)
+    try:
+        key = KeyStore(runtime.store.sql, data_dir).create("acme")[0]
+        with live_api(runtime) as base:
+            assert httpx.get(base + "/v1/sessions", headers=auth(key)).status_code == 200
+            name = postgres_url.rsplit("/", 1)[1]
+            with psycopg.connect(postgres_server, autocommit=True) as admin:
+                ended = admin.execute(
+                    "SELECT count(*) FROM (SELECT pg_terminate_backend(pid, 10000) FROM "
+                    "pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()) t",
+                    (name,)).fetchone()
+            assert ended is not None and ended[0] >= 1
+            replies = [httpx.get(base + "/v1/sessions", headers=auth(key)) for _ in range(3)]
+    finally:
+        runtime.close()
+    assert [r.status_code for r in replies] == [200, 200, 200], replies[0].text

@@ -34,8 +34,8 @@ from ..policy.auditbatch import AuditWriter
 from ..store.connector import database_url
 from ..store.counters import AsyncCounters, open_slots
 from ..store.executions import ExecutionStore
-from ..store.hotpath import AsyncKeyLookup, HotPool
-from ..store.tenancy import ApiKey, KeyStore, TenantStore
+from ..store.hotpath import AsyncExecutionLookup, AsyncKeyLookup, HotPool
+from ..store.tenancy import ApiKey, KeyStore, TenantStore, owned_execution_record
 from .bodyguard import DEFAULT_MAX_BODY_BYTES
 from .metrics import Metrics
 
@@ -105,7 +105,9 @@ class ApiState:
         """With a database: fixed-window counters every API process shares (its table is
         migrated by the store, which opened the same database)."""
         self._key_rows = None if self._hot is None else AsyncKeyLookup(self._hot)
-        """With a database: key look-ups grouped on the loop (`store/hotpath.py`)."""
+        self._execution_rows = None if self._hot is None else AsyncExecutionLookup(self._hot)
+        """With a database: key and execution look-ups grouped on the loop
+        (`store/hotpath.py`)."""
         self.slots = open_slots(url)
         """This process's view of the tenants' running-execution slots (`store/counters.py`)."""
         self._slots_pool = None if url is None else ThreadPoolExecutor(
@@ -129,6 +131,13 @@ class ApiState:
         if self._key_rows is None:
             return await self.db(self.keys.authenticate, presented)
         return self.keys.live(await self._key_rows.row(self.keys.presented_hash(presented)))
+
+    async def owned_execution(self, tenant_id: str, execution_id: str) -> dict[str, Any]:
+        """The tenant's execution record, or NotFound (as `TenantStore.owned_execution`)."""
+        if self._execution_rows is None:
+            return await self.db(self.tenants.owned_execution, tenant_id, execution_id)
+        row = await self._execution_rows.row(tenant_id, execution_id)
+        return owned_execution_record(row, execution_id)
 
     def should_touch(self, key_id: str) -> bool:
         """last_used_at is written at most once a minute per key (not a write per request)."""
@@ -237,8 +246,9 @@ class ApiState:
         self.slots.close()  # shared slots: their advisory locks go with the connection
         if self._shared is not None:
             await self._shared.aclose()
-        if self._key_rows is not None:
-            await self._key_rows.aclose()
+        for lookup in (self._key_rows, self._execution_rows):
+            if lookup is not None:
+                await lookup.aclose()
         if self._hot is not None:
             await self._hot.aclose()
 

@@ -28,7 +28,7 @@ from limits.storage import Storage
 
 from ..errors import StoreUnavailable
 from .connector import Connector, advisory_key, redact_url
-from .hotpath import HotPool, driver_errors, store_unavailable
+from .hotpath import GroupCommit, HotPool, driver_errors, store_unavailable
 
 __all__ = ["AsyncCounters", "ExecutionSlots", "MemorySlots", "Slots", "SqlCounterStorage",
            "acquire_slot", "open_slots"]
@@ -136,43 +136,33 @@ class AsyncCounters:
         self._clock = clock
         self._pool = pool or HotPool(url, timeout_s=timeout_s, max_size=2)
         self._owns_pool = pool is None
-        self._waiting: list[tuple[list[tuple[str, int, int]], asyncio.Future[Any]]] = []
-        self._flushing: asyncio.Task[None] | None = None
+        self._group: GroupCommit[list[tuple[str, int, int]], list[tuple[int, float]]] = (
+            GroupCommit(self._count))
 
     async def incr_all(self, counts: list[tuple[str, int, int]]) -> list[tuple[int, float]]:
         """Add to counters (key, expiry seconds, amount; keys distinct): each one's (hits
         including this call's, window end), in the order given."""
-        future: asyncio.Future[list[tuple[int, float]]] = (
-            asyncio.get_running_loop().create_future())
-        self._waiting.append((counts, future))
-        if self._flushing is None or self._flushing.done():
-            self._flushing = asyncio.create_task(self._flush())
-        return await future
+        return await self._group.call(counts)
 
-    async def _flush(self) -> None:
-        while self._waiting:
-            batch, self._waiting = self._waiting, []
-            summed: dict[str, tuple[int, int]] = {}
-            for counts in (c for c, _ in batch):
-                for key, expiry, amount in counts:
-                    summed[key] = (expiry, summed.get(key, (0, 0))[1] + amount)
-            rows = [(key, expiry, amount) for key, (expiry, amount) in sorted(summed.items())]
-            try:
-                counted = await self._upsert(rows)
-            except Exception as exc:  # every waiter gets the failure
-                for _, future in batch:
-                    if not future.done():
-                        future.set_exception(exc)
-                continue
-            totals = {row[0]: total for row, total in zip(rows, counted, strict=True)}
-            left = {key: hits for key, (hits, _) in totals.items()}
-            for counts, future in reversed(batch):  # the last to arrive got the last hits
-                mine = []
-                for key, _, amount in counts:
-                    mine.append((left[key], totals[key][1]))
-                    left[key] -= amount
-                if not future.done():
-                    future.set_result(mine)
+    async def _count(self, batch: list[list[tuple[str, int, int]]]
+                     ) -> list[list[tuple[int, float]]]:
+        """One statement for a batch of calls; each call's own ordinals, in arrival order."""
+        summed: dict[str, tuple[int, int]] = {}
+        for counts in batch:
+            for key, expiry, amount in counts:
+                summed[key] = (expiry, summed.get(key, (0, 0))[1] + amount)
+        rows = [(key, expiry, amount) for key, (expiry, amount) in sorted(summed.items())]
+        counted = await self._upsert(rows)
+        totals = {row[0]: total for row, total in zip(rows, counted, strict=True)}
+        left = {key: hits for key, (hits, _) in totals.items()}
+        results: list[list[tuple[int, float]]] = []
+        for counts in reversed(batch):  # the last to arrive got the last hits
+            mine = []
+            for key, _, amount in counts:
+                mine.append((left[key], totals[key][1]))
+                left[key] -= amount
+            results.append(mine)
+        return results[::-1]
 
     async def _upsert(self, rows: list[tuple[str, int, int]]) -> list[tuple[int, float]]:
         from .postgres import to_pg
@@ -191,8 +181,7 @@ class AsyncCounters:
                 await conn.execute(to_pg(_GIVE_BACK), (amount, key, window_ends))
 
     async def aclose(self) -> None:
-        if self._flushing is not None:
-            await asyncio.gather(self._flushing, return_exceptions=True)
+        await self._group.aclose()
         if self._owns_pool:
             await self._pool.aclose()
 
