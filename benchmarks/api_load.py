@@ -49,7 +49,7 @@ def serve(data_dir: Path, port: int) -> None:
     from rlm_recursive.agent.pool import ProviderPool
     from rlm_recursive.agent.runtime import Runtime
     from rlm_recursive.api import ApiSettings, create_app
-    from rlm_recursive.api.workers import inherited_listener
+    from rlm_recursive.api.workers import run_server
     from rlm_recursive.providers.fake import FakeProvider, reply
 
     runtime = Runtime(data_dir)
@@ -57,10 +57,9 @@ def serve(data_dir: Path, port: int) -> None:
     settings = ApiSettings(key_requests_per_minute=1_000_000,
                            tenant_requests_per_minute=1_000_000)
     app = create_app(runtime, settings, ProviderPool({"ollama": fake}))
-    listener = inherited_listener()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
                             access_log=False)
-    uvicorn.Server(config).run(sockets=None if listener is None else [listener])
+    run_server(config)
 
 
 def _free_port() -> int:

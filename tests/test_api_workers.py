@@ -4,14 +4,17 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -63,6 +66,39 @@ def _alive(pid: int) -> bool:
     return Path(f"/proc/{pid}/stat").read_text().split(")")[1].split()[0] != "Z"
 
 
+@contextlib.contextmanager
+def _open_connections(base: str, count: int) -> Iterator[list[int]]:
+    """`count` keep-alive connections, each having had one answer; yields their local ports."""
+    host, port = base.removeprefix("http://").rsplit(":", 1)
+    socks = [socket.create_connection((host, int(port)), timeout=30) for _ in range(count)]
+    try:
+        for sock in socks:
+            sock.sendall(f"GET /v1/health HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+            assert sock.recv(65536).startswith(b"HTTP/1.1 200")
+        yield [sock.getsockname()[1] for sock in socks]
+    finally:
+        for sock in socks:
+            sock.close()
+
+
+def _holders(local_ports: list[int], server_port: int, pids: list[int]) -> dict[int, int]:
+    """How many of the clients' connections each server process holds (/proc: the server
+    side's socket inode, found by its 4-tuple, among each process's open files)."""
+    inodes = {}
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        local, remote = (int(a.split(":")[1], 16) for a in fields[1:3])
+        if local == server_port and remote in local_ports:
+            inodes[fields[9]] = remote
+    counts = {}
+    for pid in pids:
+        held = {os.readlink(f) for f in Path(f"/proc/{pid}/fd").iterdir()
+                if os.readlink(f).startswith("socket:[")}
+        counts[pid] = sum(f"socket:[{inode}]" in held for inode in inodes)
+    assert sum(counts.values()) == len(local_ports), (counts, inodes)
+    return counts
+
+
 def test_workers_share_one_port_and_a_killed_one_is_replaced(
         data_dir: Path, tmp_path: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -90,6 +126,11 @@ def test_workers_share_one_port_and_a_killed_one_is_replaced(
             return await asyncio.gather(*(one() for _ in range(n)))
 
         assert asyncio.run(burst(40)) == [200] * 40
+        # Keep-alive clients are split evenly (connections handed out in turn), not left to
+        # whichever process wakes first: 16/34 and 19/31 were measured that way.
+        with _open_connections(base, 10) as local_ports:
+            holders = _holders(local_ports, int(base.rsplit(":", 1)[1]), pids)
+        assert sorted(holders.values()) == [5, 5], holders
         time.sleep(0.5)  # the burst's records are stamped (queued) before this instant
         killed_at = datetime.now(UTC).isoformat(timespec="milliseconds")
         os.kill(pids[0], signal.SIGKILL)

@@ -18,7 +18,7 @@ import pytest
 from fact_support import FILLER, email, knows_nothing
 from strategy_support import ask, load, small_runtime
 
-from rlm_recursive.agent.chain import bridge_span
+from rlm_recursive.agent.chain import bridge_span, role_spans
 from rlm_recursive.agent.routing import has_bridge
 
 MINUTES = (
@@ -196,3 +196,25 @@ async def test_a_tables_column_says_which_cell_the_bridge_leads_to(rt):
                           "the imaging suite?", "iterative", knows_nothing)
     assert "07700 900 377" in result.answer and result.grounded
     assert not any(v in result.answer for v in ("900 201", "900 412", "Tom Reyes"))
+
+
+HALL = ("Allotment society AGM\n\n"
+        "The treasurer election was chaired by Dev Patel; Lena Brook won it.\n\n"
+        "Dev Patel said the plots by the gate flood in winter.\n\n"
+        "Lena Brook said she is on plot 22C, Sam Hurst on plot 7.\n")
+
+
+def test_a_role_ends_in_its_noun():
+    question = "Which locker does the newly elected bookings secretary have?"
+    roles = [question[a:b] for a, b in role_spans(question)]
+    assert "the newly elected bookings secretary" in roles
+    assert not any(r.endswith(("elected", "newly")) for r in roles)
+
+
+async def test_a_line_without_a_value_ends_no_chain(rt):
+    # The chair is named nearest the election; his line on plots gives no plot: Lena's does.
+    sid = load(rt, FILLER, HALL)
+    result, _ = await ask(rt, sid, "Which plot does the elected treasurer have?", "search",
+                          knows_nothing)
+    assert "22C" in result.answer and result.grounded
+    assert "flood" not in result.answer and "7" not in result.answer

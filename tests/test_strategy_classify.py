@@ -14,6 +14,7 @@ from rlm_recursive.agent.citations import verify_citation
 from rlm_recursive.agent.pool import ProviderPool
 from rlm_recursive.agent.query import QueryOptions, run_query
 from rlm_recursive.agent.strategies.classify import MIN_BATCH, labels_for
+from rlm_recursive.errors import Timeout
 from rlm_recursive.providers.base import ChatRequest, ChatResult
 from rlm_recursive.providers.fake import FakeProvider, tool_reply
 
@@ -191,20 +192,24 @@ async def test_the_time_budget_returns_a_partial_count_marked_partial(notes):
     assert abs(estimate - gold) <= 0.35 * gold
 
 
+def _says_yes_to(word: str, shown: list[str]):
+    """A 'model' that says yes to the items holding `word`; it keeps the items it was shown."""
+    def judge(request: ChatRequest) -> ChatResult:
+        keys = request.tools[0].parameters["required"]
+        listing = request.messages[-1].content.split("Items:\n", 1)[1].splitlines()
+        shown.extend(listing)
+        return tool_reply("rlm_item_labels", {k: "yes" if word in line else "no"
+                                              for k, line in zip(keys, listing, strict=True)})
+    return judge
+
+
 async def test_named_fields_narrow_the_items_judged(tmp_path, monkeypatch):
     runtime = small_runtime(tmp_path, monkeypatch)
     lines = [f"level={'ERROR' if i % 2 else 'INFO'} msg=\"{'socket closed' if i % 3 else 'ok'}\""
              for i in range(60)]
     sid = load(runtime, "\n".join(lines) + "\n")
     shown: list[str] = []
-
-    def judge(request: ChatRequest) -> ChatResult:
-        keys = request.tools[0].parameters["required"]
-        listing = request.messages[-1].content.split("Items:\n", 1)[1].splitlines()
-        shown.extend(listing)
-        return tool_reply("rlm_item_labels", {k: "yes" if "socket" in line else "no"
-                                              for k, line in zip(keys, listing, strict=True)})
-
+    judge = _says_yes_to("socket", shown)
     result, _ = await ask(runtime, sid, "How many ERROR lines describe a network problem?",
                           "auto", judge)
     runtime.close()
@@ -234,3 +239,39 @@ def test_the_estimate_is_revised_from_measured_calls_and_remembered(monkeypatch)
     assert classify_strategy.revised(prior, 2 * pace, 4, 6, 2) == pytest.approx(3 * pace)
     classify_strategy._MEASURED[("embedded", "smollm2")] = whole / prior
     assert classify_strategy.estimate(tier, 300, 6, 6000) == pytest.approx(3 * prior)
+
+
+async def test_a_field_the_question_names_leaves_out_records_without_it(tmp_path, monkeypatch):
+    # "have remarks that report ...": a row with no remarks reports nothing; it is not judged.
+    runtime = small_runtime(tmp_path, monkeypatch)
+    rng = random.Random(7)
+    rows = ["batch,line,remarks"] + [
+        f"B{i},L{i % 3},{rng.choice(('', '', 'seal leaking', 'label smudged'))}"
+        for i in range(40)]
+    sid = load(runtime, "\n".join(rows) + "\n")
+    shown: list[str] = []
+    judge = _says_yes_to("leak", shown)
+    result, _ = await ask(runtime, sid, "How many batches have remarks that report a "
+                          "packaging fault?", "classify", judge)
+    runtime.close()
+    with_remarks = [r for r in rows[1:] if not r.endswith(",")]
+    assert len(shown) == len(with_remarks) and len(shown) < 40
+    assert result.answer.split()[0] == str(sum("leak" in r for r in rows[1:]))
+
+
+async def test_a_call_over_the_time_limit_goes_again_in_halves(notes):
+    # A loaded machine: a long batch times out; its halves answer, and the count is whole.
+    runtime, sid, gold = notes
+    sizes: list[int] = []
+
+    def slow_on_long_batches(request: ChatRequest) -> ChatResult:
+        size = len(request.tools[0].parameters["required"])
+        sizes.append(size)
+        if size > 30:
+            raise Timeout("embedded model 'small' did not answer within 180s", model="small")
+        return _judge(request)
+
+    result, _ = await ask(runtime, sid, QUESTION, "classify", slow_on_long_batches,
+                          max_sub_calls=500)
+    assert max(sizes) > 30 and _seen(result.answer) == (500, 500)
+    assert result.answer.split()[0] == str(gold) and "PARTIAL" not in result.answer

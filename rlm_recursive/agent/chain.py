@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..corpus.evidence import Unit, best_units, entities, normalise, stems
+from ..corpus.evidence import Unit, best_units, entities, has_word, normalise, stems, values
 from ..corpus.records import Layout
 from ..corpus.sections import FIRST_PERSON
 from ..store import Store
@@ -141,24 +141,30 @@ def role_spans(question: str) -> list[tuple[int, int]]:
         words = list(re.finditer(r"\S+", match.group(1)))
         starts = match.start()
         for count in range(len(words), 1, -1):
-            spans.append((starts, match.start(1) + words[count - 1].end()))
+            # A role ends in its noun: "the newly elected" describes, it names no one.
+            if not _NOT_NOUN.search(words[count - 1].group()):
+                spans.append((starts, match.start(1) + words[count - 1].end()))
     return spans
+
+
+_NOT_NOUN = re.compile(r"(?:ed|ing|ly)$", re.IGNORECASE)
 
 
 def follow_role(store: Store, session_id: str, question: str, layout: Layout | None
                 ) -> Chain | None:
     """The answer about the person a role describes (the question names no one), or None."""
     for span in role_spans(question):
-        chain = follow(store, session_id, question, layout, span)
+        chain = follow(store, session_id, question, layout, span, role=True)
         if chain is not None:
             return chain
     return None
 
 
 def follow(store: Store, session_id: str, question: str, layout: Layout | None,
-           span: tuple[int, int] | None = None) -> Chain | None:
+           span: tuple[int, int] | None = None, role: bool = False) -> Chain | None:
     """The answer at the end of the question's chain of look-ups (from its bridge, or from
-    `span`), or None."""
+    `span`), or None. A `role` span's noun ("the deputy safeguarding lead") must be said in
+    the line that names the person, not only in its heading."""
     span = span or bridge_span(question)
     if span is None:
         return None
@@ -172,7 +178,10 @@ def follow(store: Store, session_id: str, question: str, layout: Layout | None,
     frontier: list[str] = []
     links: dict[str, list[SpanRef]] = {}
     headed: list[tuple[str, Unit]] = []
+    head = stems(bridge.split()[-1]) if role else []
     for _, unit in best_units(bridge, window_units(found), 3):
+        if head and not has_word(head[-1], unit.own_stems):
+            continue
         for name in _column_cells(unit, bridge):
             if name not in links:
                 frontier.append(name)
@@ -190,12 +199,15 @@ def follow(store: Store, session_id: str, question: str, layout: Layout | None,
             links[name] = [_ref(found, unit)]
     seen = set(frontier)
     path: dict[str, list[str]] = {name: [name] for name in frontier}
-    for _ in range(MAX_HOPS):
+    # A role is one look-up away: the person it names is asked about, no further names.
+    for _ in range(1 if role else MAX_HOPS):
         following: list[str] = []
         for name in frontier:
             asked = f"{question[:span[0]]}{name}{question[span[1]:]}"
             answer = extract(store, session_id, asked, layout)
-            if isinstance(answer, Extract):
+            # A line that gives no value answers nothing ("Starter plots are half plots" for
+            # "Which plot does Maureen Okafor have?"): the next name is tried.
+            if isinstance(answer, Extract) and set(values(answer.answer)) - set(values(asked)):
                 return Chain(answer, path[name], links[name])
             # The names written beside this one are the next hop ("X is the Operations
             # Director"): the shortest units that hold it first.

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+import inspect
+import os
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -47,6 +50,7 @@ def create_app(runtime: Runtime, settings: ApiSettings | None = None,
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         try:
             async with maintained(state, runner):
+                _freeze_startup_objects()
                 if mcp_app is None:
                     yield
                 else:
@@ -57,7 +61,8 @@ def create_app(runtime: Runtime, settings: ApiSettings | None = None,
             await state.aclose()
 
     app = FastAPI(title="rlm-recursive", version=__version__, lifespan=lifespan,
-                  openapi_url="/v1/openapi.json", docs_url="/docs", redoc_url=None)
+                  openapi_url="/v1/openapi.json", docs_url="/docs", redoc_url=None,
+                  **_telemetry_switch())
     app.state.api = state
     app.state.runner = runner
     # With the shared store, long or bulk loads go to the workers (`queue/loads.py`).
@@ -70,6 +75,41 @@ def create_app(runtime: Runtime, settings: ApiSettings | None = None,
     app.add_middleware(BodyGuard, max_bytes=state.settings.max_body_bytes)
     app.add_middleware(_Around, state=state)  # added last: outermost, so it sees the 413s
     return app
+
+
+def _telemetry_switch() -> dict[str, Any]:
+    """FastAPI's own OpenTelemetry, on only when this process has it set up at start.
+
+    FastAPI (0.160 and later) asks OpenTelemetry on every request whether a tracer, meter or
+    logger provider has been set up since: three look-ups and environment reads, a twentieth
+    of a small request's CPU. A server that nobody instruments decides once. Instrumented
+    servers (`opentelemetry-instrument rlm-recursive api`, or providers set up before the
+    app is built, or FASTAPI_OTEL_AUTO_CONFIGURE=true) keep FastAPI's default.
+    """
+    if "telemetry" not in inspect.signature(FastAPI.__init__).parameters:
+        return {}  # an older FastAPI: it has no such check
+    if os.environ.get("FASTAPI_OTEL_AUTO_CONFIGURE", "").lower() == "true":
+        return {}
+    from opentelemetry import _logs, metrics, trace
+
+    proxies = (trace.get_tracer_provider(), metrics.get_meter_provider(),
+               _logs.get_logger_provider())
+    if any(not type(p).__name__.lstrip("_").startswith("Proxy") for p in proxies):
+        return {}
+    return {"telemetry": {"tracing": False, "metrics": False, "logs": False}}
+
+
+def _freeze_startup_objects() -> None:
+    """Move everything built at startup out of the collector's sight (`gc.freeze`).
+
+    The app, its routes, the imported modules and their pydantic models are hundreds of
+    thousands of objects that live as long as the process. Without this, every full
+    collection walks them all: 100-260 ms with the event loop stopped, measured under load
+    (benchmarks/api_load.py), which was the p99. Objects made after startup are collected
+    as before.
+    """
+    gc.collect()
+    gc.freeze()
 
 
 def _rid(request: Request) -> str:

@@ -35,7 +35,7 @@ def require(scope: str) -> Callable[[Request], Awaitable[Principal]]:
 
     async def dependency(request: Request) -> Principal:
         state = api_state(request)
-        key = await state.db(state.keys.authenticate, _bearer(request))
+        key = await state.authenticate(_bearer(request))
         principal = Principal(key.tenant_id, key.id, key.scopes)
         request.state.principal = principal  # for the audit record and metrics
         await state.hit(key.id, key.tenant_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -16,7 +17,7 @@ import uvicorn
 from ..agent.runtime import Runtime
 from .app import create_app
 from .state import ApiSettings
-from .workers import inherited_listener
+from .workers import HANDOFF_FD_ENV, run_server
 
 __all__ = ["background_server", "serve_api", "wait_healthy"]
 
@@ -30,15 +31,14 @@ def serve_api(runtime: Runtime, *, host: str, port: int,
 
         mcp_app = build_server(runtime).streamable_http_app(host=host)
     app = create_app(runtime, settings, mcp_app=mcp_app)
-    listener = inherited_listener()  # one of `api --workers N`'s processes: its socket
-    if listener is None:
+    if HANDOFF_FD_ENV not in os.environ:  # else one of `api --workers N`'s processes
         shown = f"[{host}]" if ":" in host else host
         also = f", MCP at http://{shown}:{port}/mcp for admin keys" if with_mcp else ""
         print(f"rlm-recursive: HTTP API at http://{shown}:{port}/v1 (docs /docs{also}, "
               f"profile {runtime.profile.name}, data {runtime.store.data_dir})",
               file=sys.stderr)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
-    uvicorn.Server(config).run(sockets=None if listener is None else [listener])
+    run_server(config)
 
 
 @contextmanager

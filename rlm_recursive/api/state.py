@@ -34,7 +34,8 @@ from ..policy.auditbatch import AuditWriter
 from ..store.connector import database_url
 from ..store.counters import AsyncCounters, open_slots
 from ..store.executions import ExecutionStore
-from ..store.tenancy import KeyStore, TenantStore
+from ..store.hotpath import AsyncExecutionLookup, AsyncKeyLookup, HotPool
+from ..store.tenancy import ApiKey, KeyStore, TenantStore, owned_execution_record
 from .bodyguard import DEFAULT_MAX_BODY_BYTES
 from .metrics import Metrics
 
@@ -99,9 +100,14 @@ class ApiState:
         self._per_tenant = RateLimitItemPerMinute(settings.tenant_requests_per_minute)
         url = database_url()
         self._limiter = MovingWindowRateLimiter(MemoryStorage())
-        self._shared = None if url is None else AsyncCounters(url)
+        self._hot = None if url is None else HotPool(url)
+        self._shared = None if self._hot is None else AsyncCounters(url, pool=self._hot)
         """With a database: fixed-window counters every API process shares (its table is
         migrated by the store, which opened the same database)."""
+        self._key_rows = None if self._hot is None else AsyncKeyLookup(self._hot)
+        self._execution_rows = None if self._hot is None else AsyncExecutionLookup(self._hot)
+        """With a database: key and execution look-ups grouped on the loop
+        (`store/hotpath.py`)."""
         self.slots = open_slots(url)
         """This process's view of the tenants' running-execution slots (`store/counters.py`)."""
         self._slots_pool = None if url is None else ThreadPoolExecutor(
@@ -118,6 +124,20 @@ class ApiState:
         """Run blocking store work on the store thread."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._worker, functools.partial(fn, *args, **kwargs))
+
+    async def authenticate(self, presented: str | None) -> ApiKey:
+        """The live key for a presented bearer token, or Unauthorized. SQLite: on the store
+        thread. PostgreSQL: grouped with the other requests' look-ups, on the loop."""
+        if self._key_rows is None:
+            return await self.db(self.keys.authenticate, presented)
+        return self.keys.live(await self._key_rows.row(self.keys.presented_hash(presented)))
+
+    async def owned_execution(self, tenant_id: str, execution_id: str) -> dict[str, Any]:
+        """The tenant's execution record, or NotFound (as `TenantStore.owned_execution`)."""
+        if self._execution_rows is None:
+            return await self.db(self.tenants.owned_execution, tenant_id, execution_id)
+        row = await self._execution_rows.row(tenant_id, execution_id)
+        return owned_execution_record(row, execution_id)
 
     def should_touch(self, key_id: str) -> bool:
         """last_used_at is written at most once a minute per key (not a write per request)."""
@@ -226,6 +246,11 @@ class ApiState:
         self.slots.close()  # shared slots: their advisory locks go with the connection
         if self._shared is not None:
             await self._shared.aclose()
+        for lookup in (self._key_rows, self._execution_rows):
+            if lookup is not None:
+                await lookup.aclose()
+        if self._hot is not None:
+            await self._hot.aclose()
 
 
 def _refuse(amount: int, scope: str, window_ends: float) -> None:

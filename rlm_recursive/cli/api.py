@@ -15,11 +15,16 @@ __all__ = ["register"]
 
 def _supervise(workers: int, host: str, port: int) -> None:
     """Start `workers` one-process `api` commands on one socket (api/workers.py)."""
+    import socket
     import sys
 
     from ..api.workers import supervise
     from ..store.connector import database_url
 
+    if not hasattr(socket, "send_fds"):  # Windows: connections cannot be handed over
+        raise fail(InvalidArgs(
+            "--workers > 1 needs a Unix system; on Windows run several `api` processes on "
+            "their own ports behind a load balancer"), False)
     if database_url() is None:
         raise fail(InvalidArgs(
             "--workers > 1 needs RLM_DATABASE_URL: each process would otherwise count rate "

@@ -20,40 +20,20 @@ Every driver error comes out as `StoreUnavailable` (503, retryable), never a 500
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any, Protocol
 
 from limits.storage import Storage
 
 from ..errors import StoreUnavailable
 from .connector import Connector, advisory_key, redact_url
+from .hotpath import GroupCommit, HotPool, driver_errors, store_unavailable
 
 __all__ = ["AsyncCounters", "ExecutionSlots", "MemorySlots", "Slots", "SqlCounterStorage",
            "acquire_slot", "open_slots"]
 
 _SLOT_NAMESPACE = "rlm-recursive:execution-slot:"
-
-
-def _driver_errors() -> tuple[type[Exception], ...]:
-    try:
-        import psycopg
-    except ImportError:
-        return (sqlite3.Error,)
-    return (sqlite3.Error, psycopg.Error)
-
-
-@contextmanager
-def _unavailable(what: str) -> Iterator[None]:
-    """A driver error (server down, connection lost, pool exhausted) is `store_unavailable`."""
-    try:
-        yield
-    except _driver_errors() as exc:
-        raise StoreUnavailable(f"the shared database failed while {what}: "
-                               f"{type(exc).__name__}: {exc}", retry_after_s=2) from exc
 
 
 def _upsert(counts: list[tuple[str, int, int]], now: float) -> tuple[str, tuple[Any, ...]]:
@@ -89,7 +69,7 @@ class SqlCounterStorage(Storage):
 
     @property
     def base_exceptions(self) -> tuple[type[Exception], ...]:
-        return _driver_errors()
+        return driver_errors()
 
     def incr(self, key: str, expiry: int, amount: int = 1) -> int:
         return self.incr_all([(key, expiry, amount)])[0][0]
@@ -100,25 +80,25 @@ class SqlCounterStorage(Storage):
         them in one fixed order (per key, then per tenant), so two never lock rows crosswise.
         """
         sql, params = _upsert(counts, self._clock())
-        with _unavailable("counting a request"):
+        with store_unavailable("counting a request"):
             # Autocommit: one statement is its own transaction (no BEGIN/COMMIT trips).
             return _in_order(counts, self.connector.query(sql, params))
 
     def give_back(self, key: str, amount: int, window_ends: float) -> None:
         """Take back hits counted in the window that ends at `window_ends` (not in a later
         one): a request refused by another limit must not spend this one."""
-        with _unavailable("correcting a request counter"):
+        with store_unavailable("correcting a request counter"):
             self.connector.execute(_GIVE_BACK, (amount, key, window_ends))
 
     def get(self, key: str) -> int:
-        with _unavailable("reading a request counter"):
+        with store_unavailable("reading a request counter"):
             rows = self.connector.query("SELECT hits FROM rate_counters WHERE key = ? "
                                         "AND expires_at > ?", (key, self._clock()))
         return int(rows[0][0]) if rows else 0
 
     def get_expiry(self, key: str) -> float:
         now = self._clock()
-        with _unavailable("reading a request counter"):
+        with store_unavailable("reading a request counter"):
             rows = self.connector.query("SELECT expires_at FROM rate_counters WHERE key = ? "
                                         "AND expires_at > ?", (key, now))
         return float(rows[0][0]) if rows else now
@@ -131,11 +111,11 @@ class SqlCounterStorage(Storage):
         return True
 
     def reset(self) -> int | None:
-        with _unavailable("resetting request counters"), self.connector.transaction() as db:
+        with store_unavailable("resetting request counters"), self.connector.transaction() as db:
             return int(db.execute("DELETE FROM rate_counters").rowcount)
 
     def clear(self, key: str) -> None:
-        with _unavailable("clearing a request counter"), self.connector.transaction() as db:
+        with store_unavailable("clearing a request counter"), self.connector.transaction() as db:
             db.execute("DELETE FROM rate_counters WHERE key = ?", (key,))
 
 
@@ -151,89 +131,59 @@ class AsyncCounters:
     A dropped connection fails its batch with `store_unavailable`; the pool discards it.
     """
 
-    def __init__(self, url: str, *, timeout_s: float = 10.0, clock: Any = time.time) -> None:
-        self._url, self._timeout_s, self._clock = url, timeout_s, clock
-        self._pool: Any = None
-        self._opening = asyncio.Lock()
-        self._waiting: list[tuple[list[tuple[str, int, int]], asyncio.Future[Any]]] = []
-        self._flushing: asyncio.Task[None] | None = None
+    def __init__(self, url: str, *, timeout_s: float = 10.0, clock: Any = time.time,
+                 pool: HotPool | None = None) -> None:
+        self._clock = clock
+        self._pool = pool or HotPool(url, timeout_s=timeout_s, max_size=2)
+        self._owns_pool = pool is None
+        self._group: GroupCommit[list[tuple[str, int, int]], list[tuple[int, float]]] = (
+            GroupCommit(self._count))
 
     async def incr_all(self, counts: list[tuple[str, int, int]]) -> list[tuple[int, float]]:
         """Add to counters (key, expiry seconds, amount; keys distinct): each one's (hits
         including this call's, window end), in the order given."""
-        future: asyncio.Future[list[tuple[int, float]]] = (
-            asyncio.get_running_loop().create_future())
-        self._waiting.append((counts, future))
-        if self._flushing is None or self._flushing.done():
-            self._flushing = asyncio.create_task(self._flush())
-        return await future
+        return await self._group.call(counts)
 
-    async def _flush(self) -> None:
-        while self._waiting:
-            batch, self._waiting = self._waiting, []
-            summed: dict[str, tuple[int, int]] = {}
-            for counts in (c for c, _ in batch):
-                for key, expiry, amount in counts:
-                    summed[key] = (expiry, summed.get(key, (0, 0))[1] + amount)
-            rows = [(key, expiry, amount) for key, (expiry, amount) in sorted(summed.items())]
-            try:
-                counted = await self._upsert(rows)
-            except Exception as exc:  # every waiter gets the failure
-                for _, future in batch:
-                    if not future.done():
-                        future.set_exception(exc)
-                continue
-            totals = {row[0]: total for row, total in zip(rows, counted, strict=True)}
-            left = {key: hits for key, (hits, _) in totals.items()}
-            for counts, future in reversed(batch):  # the last to arrive got the last hits
-                mine = []
-                for key, _, amount in counts:
-                    mine.append((left[key], totals[key][1]))
-                    left[key] -= amount
-                if not future.done():
-                    future.set_result(mine)
+    async def _count(self, batch: list[list[tuple[str, int, int]]]
+                     ) -> list[list[tuple[int, float]]]:
+        """One statement for a batch of calls; each call's own ordinals, in arrival order."""
+        summed: dict[str, tuple[int, int]] = {}
+        for counts in batch:
+            for key, expiry, amount in counts:
+                summed[key] = (expiry, summed.get(key, (0, 0))[1] + amount)
+        rows = [(key, expiry, amount) for key, (expiry, amount) in sorted(summed.items())]
+        counted = await self._upsert(rows)
+        totals = {row[0]: total for row, total in zip(rows, counted, strict=True)}
+        left = {key: hits for key, (hits, _) in totals.items()}
+        results: list[list[tuple[int, float]]] = []
+        for counts in reversed(batch):  # the last to arrive got the last hits
+            mine = []
+            for key, _, amount in counts:
+                mine.append((left[key], totals[key][1]))
+                left[key] -= amount
+            results.append(mine)
+        return results[::-1]
 
     async def _upsert(self, rows: list[tuple[str, int, int]]) -> list[tuple[int, float]]:
         from .postgres import to_pg
 
         sql, params = _upsert(rows, self._clock())
-        with _unavailable("counting a request"):
-            async with await self._connection() as conn:
+        with store_unavailable("counting a request"):
+            async with await self._pool.connection() as conn:
                 cursor = await conn.execute(to_pg(sql), params)
                 return _in_order(rows, await cursor.fetchall())
 
     async def give_back(self, key: str, amount: int, window_ends: float) -> None:
         from .postgres import to_pg
 
-        with _unavailable("correcting a request counter"):
-            async with await self._connection() as conn:
+        with store_unavailable("correcting a request counter"):
+            async with await self._pool.connection() as conn:
                 await conn.execute(to_pg(_GIVE_BACK), (amount, key, window_ends))
 
-    async def _connection(self) -> Any:
-        from psycopg_pool import AsyncConnectionPool
-
-        async with self._opening:
-            if self._pool is None:
-                pool = AsyncConnectionPool(
-                    self._url, min_size=1, max_size=2, open=False, timeout=self._timeout_s,
-                    name="rlm-recursive-limits",
-                    kwargs={"autocommit": True, "application_name": "rlm-recursive",
-                            "connect_timeout": max(2, int(self._timeout_s))})
-                try:
-                    with _unavailable(f"connecting to {redact_url(self._url)}"):
-                        await pool.open(wait=True, timeout=self._timeout_s)
-                except BaseException:
-                    await pool.close()  # else it keeps trying to connect in the background
-                    raise
-                self._pool = pool
-        return self._pool.connection()
-
     async def aclose(self) -> None:
-        if self._flushing is not None:
-            await asyncio.gather(self._flushing, return_exceptions=True)
-        if self._pool is not None:
-            await self._pool.close()
-            self._pool = None
+        await self._group.aclose()
+        if self._owns_pool:
+            await self._pool.aclose()
 
 
 class Slots(Protocol):
@@ -299,7 +249,7 @@ class ExecutionSlots:
         self._conn = self._connect()
 
     def _connect(self) -> Any:
-        with _unavailable(f"connecting to {redact_url(self._url)} for execution slots"):
+        with store_unavailable(f"connecting to {redact_url(self._url)} for execution slots"):
             return self._psycopg.connect(self._url, autocommit=True, connect_timeout=5,
                                          application_name="rlm-recursive")
 
@@ -329,7 +279,7 @@ class ExecutionSlots:
             return len(self._held.get(tenant_id, []))
 
     def _execute(self, sql: str, key: int) -> bool:
-        with _unavailable("taking or freeing an execution slot"):
+        with store_unavailable("taking or freeing an execution slot"):
             try:
                 return bool(self._conn.execute(sql, (key,)).fetchone()[0])
             except self._psycopg.OperationalError:

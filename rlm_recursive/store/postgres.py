@@ -26,7 +26,8 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from ..errors import StoreUnavailable
 from .connector import Cursor, Dialect, advisory_key, redact_url
 
-__all__ = ["NamedRow", "PostgresConnector", "close_pools", "migrations", "named_row", "to_pg"]
+__all__ = ["NamedRow", "PostgresConnector", "close_pools", "configure_types", "maybe_dropped",
+           "migrations", "named_row", "to_pg"]
 
 MIGRATIONS_PACKAGE = "migrations_postgresql"
 _MIGRATION_LOCK = "rlm-recursive:migrations"
@@ -42,7 +43,9 @@ class _IsoTimestamptzLoader(TimestamptzLoader):
         return super().load(data).astimezone(UTC).isoformat(timespec="milliseconds")
 
 
-def _configure(conn: psycopg.Connection[Any]) -> None:
+def configure_types(conn: Any) -> None:
+    """Read times and numbers as the SQLite store gives them (every connection, sync or
+    async, of every pool)."""
     conn.adapters.register_loader("timestamptz", _IsoTimestamptzLoader)
     conn.adapters.register_loader("numeric", FloatLoader)
 
@@ -117,10 +120,16 @@ def _check_if_dropped(conn: psycopg.Connection[Any]) -> None:
     API request's CPU. Notifications pending on a connection that LISTENs also make it
     readable; the ping then reads them, as before.
     """
+    if maybe_dropped(conn):
+        ConnectionPool.check_connection(conn)
+
+
+def maybe_dropped(conn: Any) -> bool:
+    """Whether an idle pooled connection's socket has something to read (see above): only
+    then is it worth a ping. For sync and async connections alike."""
     poller = select.poll()
     poller.register(conn.fileno(), select.POLLIN | select.POLLERR | select.POLLHUP)
-    if poller.poll(0):
-        ConnectionPool.check_connection(conn)
+    return bool(poller.poll(0))
 
 
 def _open_pool(url: str, max_size: int, timeout_s: float) -> ConnectionPool:
@@ -128,7 +137,7 @@ def _open_pool(url: str, max_size: int, timeout_s: float) -> ConnectionPool:
         url, min_size=1, max_size=max_size, open=False, name="rlm-recursive",
         kwargs={"autocommit": True, "application_name": "rlm-recursive",
                 "connect_timeout": max(2, int(timeout_s))},
-        configure=_configure, timeout=timeout_s, check=_check_if_dropped)
+        configure=configure_types, timeout=timeout_s, check=_check_if_dropped)
     try:
         pool.open(wait=True, timeout=timeout_s)
     except PoolTimeout as exc:

@@ -31,8 +31,9 @@ from .db import utcnow
 from .loads import PENDING_LOAD
 from .store import Store, new_id
 
-__all__ = ["KEY_PREFIX", "KEY_SALT_ENV", "KEY_SALT_FILE_ENV", "SALT_FILE", "SCOPES", "ApiKey",
-           "KeyStore",            "TenantStore", "shared_salt", "utc_day"]
+__all__ = ["KEY_PREFIX", "KEY_SALT_ENV", "KEY_SALT_FILE_ENV", "OWNED_EXECUTION_SELECT",
+           "SALT_FILE", "SCOPES", "ApiKey", "KeyStore", "TenantStore",
+           "owned_execution_record", "shared_salt", "utc_day"]
 
 KEY_PREFIX = "rlm_key_"
 SCOPES = ("read", "run", "admin")
@@ -115,6 +116,9 @@ def _check_tenant(tenant_id: str) -> None:
                           "starting with a letter or digit")
 
 
+_KEY_REQUIRED = "a valid API key is required: Authorization: Bearer rlm_key_…"
+
+
 class KeyStore:
     """Create, authenticate, list and revoke API keys (`sql`: the store's, named rows)."""
 
@@ -143,11 +147,21 @@ class KeyStore:
 
     def authenticate(self, key: str | None) -> ApiKey:
         """The live key record for a presented key, or Unauthorized (same message for all)."""
+        return self.live(self.sql.one("SELECT * FROM api_keys WHERE key_hash = ?",
+                                      (self.presented_hash(key),)))
+
+    def presented_hash(self, key: str | None) -> str:
+        """The hash to look a presented key up by; Unauthorized when it cannot be a key."""
         if not key or not key.startswith(KEY_PREFIX) or len(key) > 200:
-            raise Unauthorized("a valid API key is required: Authorization: Bearer rlm_key_…")
-        row = self.sql.one("SELECT * FROM api_keys WHERE key_hash = ?", (self._hash(key),))
+            raise Unauthorized(_KEY_REQUIRED)
+        return self._hash(key)
+
+    @staticmethod
+    def live(row: Any) -> ApiKey:
+        """The key of an `api_keys` row found by `presented_hash`; Unauthorized when there
+        is none or it is revoked."""
         if row is None or row["revoked_at"] is not None:
-            raise Unauthorized("a valid API key is required: Authorization: Bearer rlm_key_…")
+            raise Unauthorized(_KEY_REQUIRED)
         return _key(row)
 
     def touch(self, key_id: str) -> None:
@@ -171,6 +185,26 @@ class KeyStore:
 def _key(row: Any) -> ApiKey:
     return ApiKey(row["id"], row["tenant_id"], row["name"], tuple(json.loads(row["scopes"])),
                   row["created_at"], row["last_used_at"], row["revoked_at"])
+
+
+OWNED_EXECUTION_SELECT = (
+    "e.id, e.session_id, e.mode, e.status, e.options, e.answer, e.error, e.usage, e.result, "
+    "e.created_at, e.updated_at, s.tenant_id FROM executions e JOIN sessions s "
+    "ON s.id = e.session_id AND COALESCE(s.readiness, '') != 'DELETED'")
+"""An execution with its session's tenant (never one of a deleted session); callers add
+the WHERE clause."""
+
+
+def owned_execution_record(row: Any, execution_id: str) -> dict[str, Any]:
+    """The record of an `OWNED_EXECUTION_SELECT` row (JSON columns parsed), or NotFound: the
+    same for another tenant's execution as for none at all."""
+    if row is None:
+        raise NotFound(f"no execution {execution_id!r}", kind="execution")
+    out = dict(row)
+    del out["tenant_id"]
+    for name in ("options", "error", "usage", "result"):
+        out[name] = json.loads(out[name]) if out[name] else None
+    return out
 
 
 class TenantStore:
@@ -230,17 +264,9 @@ class TenantStore:
             "'DELETED' ORDER BY created_at DESC LIMIT ?", (tenant_id, limit))
 
     def owned_execution(self, tenant_id: str, execution_id: str) -> dict[str, Any]:
-        row = self.sql.one(
-            "SELECT e.id, e.session_id, e.mode, e.status, e.options, e.answer, e.error, "
-            "e.usage, e.result, e.created_at, e.updated_at FROM executions e "
-            "JOIN sessions s ON s.id = e.session_id WHERE e.id = ? AND s.tenant_id = ? "
-            "AND COALESCE(s.readiness, '') != 'DELETED'", (execution_id, tenant_id))
-        if row is None:
-            raise NotFound(f"no execution {execution_id!r}", kind="execution")
-        out = dict(row)
-        for name in ("options", "error", "usage", "result"):
-            out[name] = json.loads(out[name]) if out[name] else None
-        return out
+        row = self.sql.one(f"SELECT {OWNED_EXECUTION_SELECT} WHERE e.id = ? AND "
+                           "s.tenant_id = ?", (execution_id, tenant_id))
+        return owned_execution_record(row, execution_id)
 
     def save_result(self, execution_id: str, result: dict[str, Any]) -> None:
         self.sql.execute("UPDATE executions SET result = ? WHERE id = ?",

@@ -25,8 +25,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from ...corpus.records import Record
-from ...corpus.tally import TallyPlan, tally
+from ...corpus.records import Layout, Record
+from ...corpus.tally import TallyPlan, stems, tally
+from ...errors import Timeout
 from ...types import SpanRef
 from ..batching import batch_ranges, calls_in_flight
 from ..context import AgentAnswer, RunContext
@@ -155,9 +156,16 @@ async def judge_items(
                 return
             rc.budget.charge_sub_call()
             listing = "\n".join(f"{i - start + 1}. {shown[i]}" for i in range(start, stop))
-            reply = await ask_json(rc, tier, _SYSTEM, f"{criterion}\n\nItems:\n{listing}",
-                                   "rlm_item_labels", _schema(stop - start, labels),
-                                   description="One label per item number.", cacheable=True)
+            try:
+                reply = await ask_json(rc, tier, _SYSTEM, f"{criterion}\n\nItems:\n{listing}",
+                                       "rlm_item_labels", _schema(stop - start, labels),
+                                       description="One label per item number.",
+                                       cacheable=True)
+            except Timeout:
+                # One call over the provider's limit (a loaded machine) does not fail the
+                # run: its items go again in halves (shorter prompts), else stay unjudged.
+                reply = None
+                judging.partial |= not (retry and stop - start > 1)
             judging.calls += 1
         answered = [reply.get(str(i - start + 1)) if reply else None
                     for i in range(start, stop)]
@@ -212,11 +220,32 @@ async def _items(rc: RunContext, question: str) -> tuple[list[Record], str, str]
     names ("How many ERROR lines mention a network problem?": ERROR lines only)."""
     layout, _ = await session_layout(rc)
     draft = count_draft(question, layout)
-    if draft.negated or not draft.plan.filters:
-        return layout.records, layout.unit, ""
-    prefilter = TallyPlan(filters=draft.plan.filters)
-    hits, _ = tally(layout, prefilter, sample=len(layout.records))
-    return hits, layout.unit, prefilter.describe()
+    records, narrowed = layout.records, []
+    if not draft.negated and draft.plan.filters:
+        prefilter = TallyPlan(filters=draft.plan.filters)
+        records, _ = tally(layout, prefilter, sample=len(layout.records))
+        narrowed.append(prefilter.describe())
+    # "accessions that have notes that report a fungal problem": a record with no notes
+    # reports nothing, so only those with the field are judged.
+    for key in [] if draft.negated else _optional_fields_named(question, layout):
+        records = [r for r in records if r.fields.get(key, "").strip()]
+        narrowed.append(f"a value in {key}")
+    return records, layout.unit, " and ".join(narrowed)
+
+
+def _optional_fields_named(question: str, layout: Layout) -> list[str]:
+    """Fields the question names by their whole name ("notes", "remarks") that some records
+    of their documents leave empty."""
+    asked = set(stems(question))
+    out = []
+    for key in layout.fields:
+        words = set(stems(key))
+        if not words or not words <= asked:
+            continue
+        docs = {r.doc_id for r in layout.records if key in r.fields}
+        if any(key not in r.fields for r in layout.records if r.doc_id in docs):
+            out.append(key)
+    return out
 
 
 async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnswer:

@@ -72,7 +72,7 @@ async def execution_events(
     last_event_id: Annotated[str | None, Header()] = None,
 ) -> EventSourceResponse:
     state = api_state(request)
-    record = await state.db(state.tenants.owned_execution, who.tenant_id, execution_id)
+    record = await state.owned_execution(who.tenant_id, execution_id)
     request.state.audit["execution_id"] = execution_id
     runner = request.app.state.runner
     feed = runner.feeds.get(execution_id)

@@ -86,7 +86,7 @@ class WaitIn(BaseModel):
 async def execution_view(state: ApiState, who: Principal, execution_id: str,
                          record: dict[str, Any] | None = None) -> dict[str, Any]:
     if record is None:
-        record = await state.db(state.tenants.owned_execution, who.tenant_id, execution_id)
+        record = await state.owned_execution(who.tenant_id, execution_id)
     options, result = record["options"] or {}, record["result"] or {}
     usage = record["usage"] or {}
     view = {
@@ -159,7 +159,7 @@ async def get_execution(execution_id: str, request: Request,
 async def get_steps(execution_id: str, request: Request,
                     who: Annotated[Principal, Depends(require("read"))]) -> dict[str, Any]:
     state = api_state(request)
-    record = await state.db(state.tenants.owned_execution, who.tenant_id, execution_id)
+    record = await state.owned_execution(who.tenant_id, execution_id)
     return {"execution_id": execution_id, "steps": await _steps(state, record)}
 
 
@@ -169,7 +169,7 @@ async def wait_execution(execution_id: str, request: Request,
                          body: WaitIn | None = None) -> dict[str, Any]:
     """Returns when the execution ends or the timeout passes, whichever is first."""
     state = api_state(request)
-    await state.db(state.tenants.owned_execution, who.tenant_id, execution_id)
+    await state.owned_execution(who.tenant_id, execution_id)
     await request.app.state.runner.wait(execution_id, (body or WaitIn()).timeout_seconds)
     view = await execution_view(state, who, execution_id)
     request.state.audit["execution_id"] = execution_id
@@ -182,9 +182,9 @@ async def cancel_execution(execution_id: str, request: Request,
                            who: Annotated[Principal, Depends(require("run"))]) -> dict[str, Any]:
     """Idempotent: a finished execution (not QUEUED or RUNNING) keeps its status."""
     state = api_state(request)
-    record = await state.db(state.tenants.owned_execution, who.tenant_id, execution_id)
+    record = await state.owned_execution(who.tenant_id, execution_id)
     await request.app.state.runner.cancel(record)
-    record = await state.db(state.tenants.owned_execution, who.tenant_id, execution_id)
+    record = await state.owned_execution(who.tenant_id, execution_id)
     request.state.audit["execution_id"] = execution_id
     return {"execution_id": execution_id, "status": record["status"],
             "completed_at": record["updated_at"] if is_finished(record["status"]) else None}

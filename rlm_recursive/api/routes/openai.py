@@ -153,7 +153,7 @@ async def chat_completions(body: ChatIn, request: Request,
 
     async def abandon() -> None:
         """The client left before the answer: stop the run (idempotent)."""
-        record = await state.db(state.tenants.owned_execution, who.tenant_id, execution_id)
+        record = await state.owned_execution(who.tenant_id, execution_id)
         await runner.cancel(record)
 
     if not body.stream:

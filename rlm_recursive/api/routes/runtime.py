@@ -85,7 +85,7 @@ class ResolveIn(BaseModel):
 async def _runtime_execution(request: Request, who: Principal, execution_id: str) -> None:
     """The caller's own runtime-mode execution, still RUNNING (NotFound/InvalidArgs else)."""
     state = api_state(request)
-    record = await state.db(state.tenants.owned_execution, who.tenant_id, execution_id)
+    record = await state.owned_execution(who.tenant_id, execution_id)
     if record["mode"] != "runtime":
         raise InvalidArgs(f"execution {execution_id} is not a runtime-mode execution")
     if is_finished(record["status"]):
