@@ -114,6 +114,35 @@ async def test_plain_words_count_exactly_in_every_format(rt, fmt, question):
         assert "error" in cited and "lab-results" in cited
 
 
+def _spreadsheet_export(rows) -> str:
+    """What a spreadsheet or a practice system exports: every field quoted, semicolons (a
+    decimal comma locale), header cells with slashes and brackets."""
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=";", quoting=csv.QUOTE_ALL)
+    writer.writerow(["Rx #", "Date (dd/mm/yyyy)", "Ward / bay", "Drug (generic)", "Status",
+                     "Cost (EUR)"])
+    for i, (ward, status) in enumerate(rows):
+        writer.writerow([f"RX-{9000 + i}", f"{1 + i % 28:02d}/10/2026", ward, "amoxicillin",
+                         status, f"{3 + i % 7},50"])
+    return out.getvalue()
+
+
+async def test_a_quoted_semicolon_export_with_punctuated_headers_counts_exactly(rt):
+    rng = random.Random(5)
+    rows = [(rng.choice(["Cedar", "Birch", "Rowan"]), rng.choice(["Dispensed", "Cancelled"]))
+            for _ in range(120)]
+    text = _spreadsheet_export(rows)
+    assert detect_format(text) == "csv"
+    layout = read_layout([("d", text)])
+    assert len(layout.records) == 120 and "Ward / bay" in layout.fields
+    gold = sum(r == ("Cedar", "Cancelled") for r in rows)
+    sid = load(rt, text)
+    result, fake = await ask(rt, sid, "how many prescriptions on Cedar ward were cancelled",
+                             "auto", _no_model)
+    assert result.strategy == "count" and fake.requests == []
+    assert result.answer.split()[0] == str(gold), result.answer
+
+
 async def test_plural_and_multiword_values_match_by_stem(rt):
     lines = [json.dumps({"event": ev, "room": room}) for ev, room in
              [("fire alarm", "a1"), ("door opened", "a1"), ("fire alarm", "b2"),

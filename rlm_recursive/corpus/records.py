@@ -47,7 +47,9 @@ _LEVEL_HEAD = re.compile(r"^[<\[(]?(?P<level>[A-Za-z]+)[>\])]?:?(?:\s|$)")
 _BRACKET = re.compile(r"\[(?P<tag>[A-Za-z][\w./-]{0,60})\]")
 _KEY_LINE = re.compile(r"^[ \t]*(?P<key>[A-Za-z][\w .-]{0,30}?)[ \t]*:[ \t]+(?P<value>\S.{0,200}?)"
                        r"[ \t]*$")
-_CSV_NAME = re.compile(r"^[A-Za-z_][\w .-]{0,40}$")
+_CSV_NAME = re.compile(r"^[A-Za-z_#][\w .\-/()#%&+']{0,40}$")
+"""A header cell: a short name; spreadsheet exports write "Species / breed", "Fee (EUR)",
+"Appt #" (a header with such a cell was read as prose, so nothing in the file counted)."""
 
 
 @dataclass(frozen=True)
