@@ -16,7 +16,8 @@ never read the strategy code, and was never run before the final measurement.
 tickets, a wevtutil event-log export, a ship's engine-room log, a Keep a Changelog file, a
 Slack-style chat export, a council food-hygiene inspection letter) was written in session 6
 by a helper who read neither the strategy code nor the other parts, and was not run before
-the final measurement.
+the final measurement. Each held-out part's first run is its held-out figure
+(benchmarks/results/issue20-written.md); after it, the part is seen, like dev.
 
 Scoring: a fact (or multi-hop) is right when the answer names the gold value and no value in
 `others`, and the run called it grounded; counts score OOLONG's 0.75^|error|, sums and
