@@ -85,28 +85,3 @@ async def test_an_early_answer_from_a_distractor_is_not_accepted(chain):
 def test_expected_hops_follow_the_relative_clauses():
     assert expected_hops("What is the special magic number for ledger-7?") == 1
     assert expected_hops("What is the alarm code of the office that runs the X project?") == 2
-
-
-async def test_names_a_small_model_picked_are_no_chain_grounding_trusts(tmp_path, monkeypatch):
-    # It hops to names in an unrelated log line and copies a word from there: the answer is
-    # checked against the question's own words, not against the last name it picked.
-    runtime = small_runtime(tmp_path, monkeypatch)
-    sid = load(runtime, "Kiln notes\n\nThe north kiln is the big one by the door.\n\n",
-               '203.0.113.9 - - [09/Mar/2025:08:05:44 +0000] "GET /search?q=sourdough&'
-               'type=keyword HTTP/1.1" 200 31044 "-" "Mozilla/5.0 (X11; Linux x86_64) '
-               'Firefox/123.0"\n')
-    steps = iter([{"fact": "", "can_answer": False, "answer": "", "next_lookup": "Mozilla"},
-                  {"fact": "", "can_answer": False, "answer": "", "next_lookup": "Firefox"},
-                  {"fact": "a search", "can_answer": True, "answer": "sourdough",
-                   "next_lookup": "NONE"}])
-
-    def wanders(request: ChatRequest) -> ChatResult:
-        if tool_name(request) == "rlm_hop":
-            return tool_reply("rlm_hop", next(steps, {"fact": "", "can_answer": False,
-                                                      "answer": "", "next_lookup": "NONE"}))
-        return reply("sourdough")
-
-    result, _ = await ask(runtime, sid, "What type of thermocouple is in the kiln whose "
-                          "default program is the slow bisque?", "iterative", wanders)
-    runtime.close()
-    assert not result.grounded and "sourdough" not in result.answer

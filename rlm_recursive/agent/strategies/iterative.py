@@ -111,12 +111,6 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         layout, _ = await session_layout(rc)
         chain = await asyncio.to_thread(follow, rc.store, rc.session_id, question, layout)
     answer = await _look_up(rc, state, question)
-    if tier.info.is_small and state.depth == 0:
-        # The names a small model chose to look up are no verified chain: its answer is
-        # checked against the question's own words, not beside the last name it picked
-        # ("Firefox" in an access log line that also says "type=keyword" and "sourdough"
-        # does not answer "What type of thermocouple ..."); the runtime's chain keeps its own.
-        answer.extra.pop("bridges", None)
     if chain is not None and not answer.extra.get("not_found"):
         for ref in (*chain.links, *cited(chain.found)):
             rc.citations.add(ref)
