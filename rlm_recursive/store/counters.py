@@ -27,8 +27,8 @@ from typing import Any, Protocol
 from limits.storage import Storage
 
 from ..errors import StoreUnavailable
-from .connector import Connector, advisory_key, redact_url
-from .hotpath import GroupCommit, HotPool, driver_errors, store_unavailable
+from .connector import Connector, advisory_key, database_errors, redact_url
+from .hotpath import GroupCommit, HotPool, store_unavailable
 
 __all__ = ["AsyncCounters", "ExecutionSlots", "MemorySlots", "Slots", "SqlCounterStorage",
            "acquire_slot", "open_slots"]
@@ -69,7 +69,7 @@ class SqlCounterStorage(Storage):
 
     @property
     def base_exceptions(self) -> tuple[type[Exception], ...]:
-        return driver_errors()
+        return database_errors()
 
     def incr(self, key: str, expiry: int, amount: int = 1) -> int:
         return self.incr_all([(key, expiry, amount)])[0][0]

@@ -13,16 +13,15 @@ revoked, and a revoked key answers 401 from the moment the revocation is committ
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from collections.abc import Awaitable, Callable, Hashable, Iterator
 from contextlib import contextmanager
 from typing import Any, Generic, TypeVar
 
 from ..errors import StoreUnavailable
-from .connector import redact_url
+from .connector import database_errors, redact_url
 
 __all__ = ["AsyncExecutionLookup", "AsyncKeyLookup", "GroupCommit", "GroupedCalls", "HotPool",
-           "driver_errors", "store_unavailable"]
+           "store_unavailable"]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -30,21 +29,12 @@ A = TypeVar("A")
 R = TypeVar("R")
 
 
-def driver_errors() -> tuple[type[Exception], ...]:
-    """The errors of the database drivers that are installed."""
-    try:
-        import psycopg
-    except ImportError:
-        return (sqlite3.Error,)
-    return (sqlite3.Error, psycopg.Error)
-
-
 @contextmanager
 def store_unavailable(what: str) -> Iterator[None]:
     """A driver error (server down, connection lost, pool exhausted) is `store_unavailable`."""
     try:
         yield
-    except driver_errors() as exc:
+    except database_errors() as exc:
         raise StoreUnavailable(f"the shared database failed while {what}: "
                                f"{type(exc).__name__}: {exc}", retry_after_s=2) from exc
 
