@@ -1,12 +1,13 @@
 """The countable unit of a corpus and its fields, inferred from the text, whatever its format.
 
 Each document is read as the format it is written in, detected from a sample of its lines:
-JSON lines (keys), CSV and TSV (header columns), logfmt (`key=value`), syslog
-(`host app[pid]: <level>`), web access logs (the Common and Combined Log Formats that Apache,
-nginx and Python's http.server write: client, time, method, path, status, bytes, referer,
-user_agent), bracketed logs (`LEVEL [service]`), `Key: value` blocks, or free
-prose (one item per line or paragraph). A record is one unit (a line, a row, a block) with
-the fields it marks; `key=value` pairs inside any line count as fields too.
+a JSON array of objects or YAML records (`corpus.structured`), JSON lines (keys), CSV and
+TSV (header columns), logfmt (`key=value`), syslog (`host app[pid]: <level>`), web access
+logs (the Common and Combined Log Formats that Apache, nginx and Python's http.server write:
+client, time, method, path, status, bytes, referer, user_agent), bracketed logs
+(`LEVEL [service]`), `Key: value` blocks, or free prose (one item per line or paragraph). A
+record is one unit (a line, a row, a block) with the fields it marks; `key=value` pairs
+inside any line count as fields too.
 """
 
 from __future__ import annotations
@@ -21,11 +22,12 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from .items import Item, split_items
+from .structured import flatten, structured_records
 
 __all__ = ["LEVELS", "Format", "Layout", "Record", "detect_format", "read_layout"]
 
-Format = Literal["jsonl", "csv", "tsv", "logfmt", "syslog", "access", "bracketed", "keyvalue",
-                 "prose"]
+Format = Literal["json", "yaml", "jsonl", "csv", "tsv", "logfmt", "syslog", "access",
+                 "bracketed", "keyvalue", "prose"]
 
 LEVELS = frozenset("trace debug info information notice warn warning error err critical crit "
                    "fatal alert emerg emergency severe".split())
@@ -76,10 +78,9 @@ class Layout:
         return kinds.most_common(1)[0][0] if kinds else "line"
 
 
-_UNIT: dict[str, str] = {"jsonl": "line", "csv": "row", "tsv": "row", "logfmt": "line",
-                         "syslog": "line", "access": "request", "bracketed": "line",
-                         "keyvalue": "record",
-                         "prose": "item"}
+_UNIT: dict[str, str] = {"json": "record", "yaml": "record", "jsonl": "line", "csv": "row",
+                         "tsv": "row", "logfmt": "line", "syslog": "line", "access": "request",
+                         "bracketed": "line", "keyvalue": "record", "prose": "item"}
 
 
 def _lines(text: str) -> list[tuple[int, int]]:
@@ -102,17 +103,7 @@ def _json_fields(line: str) -> dict[str, str] | None:
         return None
     if not isinstance(data, dict):
         return None
-    out: dict[str, str] = {}
-
-    def flatten(prefix: str, value: object) -> None:
-        if isinstance(value, dict):
-            for k, v in value.items():
-                flatten(f"{prefix}.{k}" if prefix else str(k), v)
-        elif isinstance(value, str | int | float | bool) and value is not None:
-            out[prefix] = str(value).lower() if isinstance(value, bool) else str(value)
-
-    flatten("", data)
-    return out
+    return flatten(data)
 
 
 def _logfmt_fields(line: str) -> dict[str, str]:
@@ -216,8 +207,14 @@ def _pipe_rows(doc_id: str, text: str) -> list[Record]:
     return rows
 
 
-def detect_format(text: str) -> Format:
-    """The format a document is written in, from a sample of its lines."""
+def detect_format(text: str, name: str = "") -> Format:
+    """The format a document is written in, from a sample of its lines (a JSON or YAML
+    collection of records as a whole); `name` is its file name."""
+    structured = structured_records(text, name)
+    return structured[0] if structured is not None else _line_format(text)
+
+
+def _line_format(text: str) -> Format:
     spans = _lines(text)[:_SAMPLE_LINES]
     if not spans:
         return "prose"
@@ -291,8 +288,14 @@ def read_layout(docs: Iterable[tuple[str, str]], names: dict[str, str] | None = 
     for doc_id, text in docs:
         first = next((line for line in text[:2000].splitlines() if line.strip()), "")
         titles[doc_id] = f"{(names or {}).get(doc_id, '')}\n{first[:200]}".strip()
-        formats[doc_id] = detect_format(text)
-        found = _doc_records(doc_id, text, formats[doc_id])
+        name = (names or {}).get(doc_id, "")
+        structured = structured_records(text, name)
+        if structured is not None:
+            formats[doc_id] = structured[0]
+            found = [Record(doc_id, a, b, text[a:b], f) for a, b, f in structured[1]]
+        else:
+            formats[doc_id] = _line_format(text)
+            found = _doc_records(doc_id, text, formats[doc_id])
         records.extend(found)
         for record in found:
             for key, value in record.fields.items():
