@@ -85,3 +85,72 @@ async def test_an_early_answer_from_a_distractor_is_not_accepted(chain):
 def test_expected_hops_follow_the_relative_clauses():
     assert expected_hops("What is the special magic number for ledger-7?") == 1
     assert expected_hops("What is the alarm code of the office that runs the X project?") == 2
+
+
+async def test_names_a_small_model_picked_are_no_chain_grounding_trusts(tmp_path, monkeypatch):
+    # It hops to names in an unrelated log line and copies a word from there: no name it
+    # picked is written beside the question's bridge, so the answer is checked against the
+    # question's own words, not beside the last name it picked.
+    runtime = small_runtime(tmp_path, monkeypatch)
+    sid = load(runtime, "Kiln notes\n\nThe north kiln is the big one by the door.\n\n",
+               '203.0.113.9 - - [09/Mar/2025:08:05:44 +0000] "GET /search?q=sourdough&'
+               'type=keyword HTTP/1.1" 200 31044 "-" "Mozilla/5.0 (X11; Linux x86_64) '
+               'Firefox/123.0"\n')
+    steps = iter([{"fact": "", "can_answer": False, "answer": "", "next_lookup": "Mozilla"},
+                  {"fact": "", "can_answer": False, "answer": "", "next_lookup": "Firefox"},
+                  {"fact": "a search", "can_answer": True, "answer": "sourdough",
+                   "next_lookup": "NONE"}])
+
+    def wanders(request: ChatRequest) -> ChatResult:
+        if tool_name(request) == "rlm_hop":
+            return tool_reply("rlm_hop", next(steps, {"fact": "", "can_answer": False,
+                                                      "answer": "", "next_lookup": "NONE"}))
+        return reply("sourdough")
+
+    result, _ = await ask(runtime, sid, "What type of thermocouple is in the kiln whose "
+                          "default program is the slow bisque?", "iterative", wanders)
+    runtime.close()
+    assert not result.grounded and "sourdough" not in result.answer
+
+
+def _hops_then(picks: list[str], answer: str):
+    """A model that looks up `picks` in turn, then answers `answer`."""
+    steps = iter(picks)
+
+    def script(request: ChatRequest) -> ChatResult:
+        if tool_name(request) == "rlm_hop":
+            return tool_reply("rlm_hop", {"fact": "", "can_answer": False, "answer": "",
+                                          "next_lookup": next(steps, "NONE")})
+        return reply(answer)
+    return script
+
+
+_GARAGE = ("Depot notes\n\n"
+           "The Wren van is kept at the Eastgate depot since the spring.\n"
+           "The Eastgate depot is managed by Ruth Okonkwo, who took over in May.\n"
+           "Ruth Okonkwo can be reached on extension 6130 most mornings.\n\n"
+           "Canteen rota\n\n"
+           "Idris Vale covers the canteen on Fridays; his extension is 6188.\n")
+_VAN = "What extension do I ring for the manager of the depot that keeps the Wren van?"
+
+
+async def test_a_chain_each_name_beside_the_last_keeps_its_answer(tmp_path, monkeypatch):
+    # Wren -> Eastgate -> Ruth Okonkwo: each picked name is written beside the one before,
+    # so the answer is grounded beside the last of them.
+    runtime = small_runtime(tmp_path, monkeypatch)
+    sid = load(runtime, _GARAGE)
+    result, _ = await ask(runtime, sid, _VAN, "iterative",
+                          _hops_then(["Eastgate", "Ruth Okonkwo"], "6130"))
+    runtime.close()
+    assert result.grounded and result.answer == "6130"
+
+
+async def test_a_picked_name_not_beside_the_last_one_breaks_the_chain(tmp_path, monkeypatch):
+    # Wren -> Eastgate, then a jump to Idris Vale, who is written nowhere near Eastgate: his
+    # extension is not grounded beside him, it must answer the question's own words.
+    runtime = small_runtime(tmp_path, monkeypatch)
+    sid = load(runtime, _GARAGE)
+    result, _ = await ask(runtime, sid, _VAN, "iterative",
+                          _hops_then(["Eastgate", "Idris Vale"], "6188"))
+    runtime.close()
+    assert "6188" not in result.answer

@@ -18,7 +18,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..corpus.evidence import Unit, best_units, entities, has_word, normalise, stems, values
+from ..corpus.evidence import (
+    Unit,
+    best_units,
+    entities,
+    has_word,
+    names,
+    normalise,
+    stems,
+    values,
+)
 from ..corpus.records import Layout
 from ..corpus.sections import FIRST_PERSON
 from ..store import Store
@@ -26,7 +35,7 @@ from ..types import SpanRef
 from .extractive import Extract, Window, extract, window_units, windows
 from .plan_words import BRIDGE_VERB
 
-__all__ = ["Chain", "bridge_span", "follow", "follow_role", "role_spans"]
+__all__ = ["Chain", "bridge_span", "follow", "follow_role", "linked_hops", "role_spans"]
 
 MAX_HOPS = 3
 _BRIDGE = re.compile(
@@ -224,3 +233,26 @@ def follow(store: Store, session_id: str, question: str, layout: Layout | None,
         if not frontier:
             return None
     return None
+
+
+def linked_hops(store: Store, session_id: str, question: str, hops: list[str]) -> list[str]:
+    """The names a model chose to look up that form a chain, in order: each is written
+    beside the one before it (the same line, sentence, record or heading; the first beside
+    a name the question gives, or, when it gives none, in a unit that matches its bridge).
+    The chain stops at the first name that is not: a name picked from an unrelated line
+    ("Mozilla" in an access log, for a kiln's thermocouple) and every hop after it are no
+    bridge the answer may be grounded beside."""
+    named = entities(question)
+    span = bridge_span(question)
+    bridge = question[span[0]:span[1]] if span else question
+    kept: list[str] = []
+    for name in hops:
+        units = [u for u in window_units(windows(store, session_id, f'"{name}"'))
+                 if names(u, normalise(name))]
+        previous = [normalise(kept[-1])] if kept else named
+        beside = (any(names(u, p) for u in units for p in previous) if previous
+                  else bool(best_units(bridge, units, 1)))
+        if not beside:
+            break
+        kept.append(name)
+    return kept

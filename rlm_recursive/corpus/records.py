@@ -1,12 +1,13 @@
 """The countable unit of a corpus and its fields, inferred from the text, whatever its format.
 
 Each document is read as the format it is written in, detected from a sample of its lines:
-JSON lines (keys), CSV and TSV (header columns), logfmt (`key=value`), syslog
-(`host app[pid]: <level>`), web access logs (the Common and Combined Log Formats that Apache,
-nginx and Python's http.server write: client, time, method, path, status, bytes, referer,
-user_agent), bracketed logs (`LEVEL [service]`), `Key: value` blocks, or free
-prose (one item per line or paragraph). A record is one unit (a line, a row, a block) with
-the fields it marks; `key=value` pairs inside any line count as fields too.
+a JSON array of objects or YAML records (`corpus.structured`), JSON lines (keys), CSV and
+TSV (header columns), logfmt (`key=value`), syslog (`host app[pid]: <level>`), web access
+logs (the Common and Combined Log Formats that Apache, nginx and Python's http.server write:
+client, time, method, path, status, bytes, referer, user_agent), bracketed logs
+(`LEVEL [service]`), `Key: value` blocks, or free prose (one item per line or paragraph). A
+record is one unit (a line, a row, a block) with the fields it marks; `key=value` pairs
+inside any line count as fields too.
 """
 
 from __future__ import annotations
@@ -21,16 +22,18 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from .items import Item, split_items
+from .structured import flatten, structured_records
 
 __all__ = ["LEVELS", "Format", "Layout", "Record", "detect_format", "read_layout"]
 
-Format = Literal["jsonl", "csv", "tsv", "logfmt", "syslog", "access", "bracketed", "keyvalue",
-                 "prose"]
+Format = Literal["json", "yaml", "jsonl", "csv", "tsv", "logfmt", "syslog", "access",
+                 "bracketed", "keyvalue", "prose"]
 
 LEVELS = frozenset("trace debug info information notice warn warning error err critical crit "
                    "fatal alert emerg emergency severe".split())
 """Log level words: a line that starts with one marks the `level` field."""
 _SAMPLE_LINES = 200
+_TITLE_LINES = 3
 _SHARE = 0.6
 """Share of sampled lines that must fit a line format for the document to be read as it."""
 _LOGFMT = re.compile(r"(?<![\w.-])([A-Za-z_][\w.-]{0,40})=(\"[^\"\n]{0,200}\"|[^\s\"]{1,200})")
@@ -47,6 +50,8 @@ _LEVEL_HEAD = re.compile(r"^[<\[(]?(?P<level>[A-Za-z]+)[>\])]?:?(?:\s|$)")
 _BRACKET = re.compile(r"\[(?P<tag>[A-Za-z][\w./-]{0,60})\]")
 _KEY_LINE = re.compile(r"^[ \t]*(?P<key>[A-Za-z][\w .-]{0,30}?)[ \t]*:[ \t]+(?P<value>\S.{0,200}?)"
                        r"[ \t]*$")
+_OPEN_KEY = re.compile(r"\n[ \t]*[A-Za-z][\w .-]{0,30}:[ \t]*$")
+"""A record's last line, a key whose value is on the lines that follow."""
 _CSV_NAME = re.compile(r"^[A-Za-z_#][\w .\-/()#%&+']{0,40}$")
 """A header cell: a short name; spreadsheet exports write "Species / breed", "Fee (EUR)",
 "Appt #" (a header with such a cell was read as prose, so nothing in the file counted)."""
@@ -67,7 +72,8 @@ class Layout:
     formats: dict[str, Format]
     fields: dict[str, Counter[str]]
     titles: dict[str, str] = field(default_factory=dict)
-    """Each document's name and first line: what a question calls it ("the mail log")."""
+    """Each document's name and first lines: what a question calls it ("the mail log", "the
+    tessera changelog" when its third line says "changes to tessera")."""
 
     @property
     def unit(self) -> str:
@@ -76,10 +82,9 @@ class Layout:
         return kinds.most_common(1)[0][0] if kinds else "line"
 
 
-_UNIT: dict[str, str] = {"jsonl": "line", "csv": "row", "tsv": "row", "logfmt": "line",
-                         "syslog": "line", "access": "request", "bracketed": "line",
-                         "keyvalue": "record",
-                         "prose": "item"}
+_UNIT: dict[str, str] = {"json": "record", "yaml": "record", "jsonl": "line", "csv": "row",
+                         "tsv": "row", "logfmt": "line", "syslog": "line", "access": "request",
+                         "bracketed": "line", "keyvalue": "record", "prose": "item"}
 
 
 def _lines(text: str) -> list[tuple[int, int]]:
@@ -102,17 +107,7 @@ def _json_fields(line: str) -> dict[str, str] | None:
         return None
     if not isinstance(data, dict):
         return None
-    out: dict[str, str] = {}
-
-    def flatten(prefix: str, value: object) -> None:
-        if isinstance(value, dict):
-            for k, v in value.items():
-                flatten(f"{prefix}.{k}" if prefix else str(k), v)
-        elif isinstance(value, str | int | float | bool) and value is not None:
-            out[prefix] = str(value).lower() if isinstance(value, bool) else str(value)
-
-    flatten("", data)
-    return out
+    return flatten(data)
 
 
 def _logfmt_fields(line: str) -> dict[str, str]:
@@ -216,8 +211,14 @@ def _pipe_rows(doc_id: str, text: str) -> list[Record]:
     return rows
 
 
-def detect_format(text: str) -> Format:
-    """The format a document is written in, from a sample of its lines."""
+def detect_format(text: str, name: str = "") -> Format:
+    """The format a document is written in, from a sample of its lines (a JSON or YAML
+    collection of records as a whole); `name` is its file name."""
+    structured = structured_records(text, name)
+    return structured[0] if structured is not None else _line_format(text)
+
+
+def _line_format(text: str) -> Format:
     spans = _lines(text)[:_SAMPLE_LINES]
     if not spans:
         return "prose"
@@ -267,6 +268,14 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
                         fields.setdefault(m.group("key").strip(), m.group("value").strip())
             else:
                 fields = _logfmt_fields(item.text)
+            last = out[-1] if out else None
+            if (fmt == "keyvalue" and last is not None and not fields and last not in rows
+                    and _OPEN_KEY.search(last.text)):
+                # "Description:" and its text on the lines below (an event log export): the
+                # text is the record's, not a record of its own.
+                out[-1] = Record(doc_id, last.start, item.end, text[last.start:item.end],
+                                 last.fields)
+                continue
             out.append(Record(doc_id, item.start, item.end, item.text, fields))
         return out
     parse = {"jsonl": _json_fields, "syslog": _syslog_fields, "access": _access_fields,
@@ -289,10 +298,16 @@ def read_layout(docs: Iterable[tuple[str, str]], names: dict[str, str] | None = 
     titles: dict[str, str] = {}
     values: dict[str, Counter[str]] = defaultdict(Counter)
     for doc_id, text in docs:
-        first = next((line for line in text[:2000].splitlines() if line.strip()), "")
-        titles[doc_id] = f"{(names or {}).get(doc_id, '')}\n{first[:200]}".strip()
-        formats[doc_id] = detect_format(text)
-        found = _doc_records(doc_id, text, formats[doc_id])
+        name = (names or {}).get(doc_id, "")
+        heads = [line[:200] for line in text[:2000].splitlines() if line.strip()][:_TITLE_LINES]
+        titles[doc_id] = "\n".join([name, *heads]).strip()
+        structured = structured_records(text, name)
+        if structured is not None:
+            formats[doc_id] = structured[0]
+            found = [Record(doc_id, a, b, text[a:b], f) for a, b, f in structured[1]]
+        else:
+            formats[doc_id] = _line_format(text)
+            found = _doc_records(doc_id, text, formats[doc_id])
         records.extend(found)
         for record in found:
             for key, value in record.fields.items():

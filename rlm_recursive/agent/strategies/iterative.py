@@ -19,10 +19,11 @@ from ...corpus.search import Hit
 from ...providers.base import Message
 from ...tools.search import search_session
 from ...types import SpanRef
-from ..chain import follow
+from ..chain import follow, linked_hops
 from ..context import AgentAnswer, RunContext
 from ..extractive import cited, copied
 from ..grounding import not_found_answer
+from ..legend import keyed_person
 from ..model_call import call_model
 from ..recursion import RecursionState, Tier
 from ..routing import session_layout
@@ -110,6 +111,9 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         # not backed or names none of its values.
         layout, _ = await session_layout(rc)
         chain = await asyncio.to_thread(follow, rc.store, rc.session_id, question, layout)
+        # "who", and the line names its person by a code or a role: the key says who.
+        chain = await asyncio.to_thread(keyed_person, rc.store, rc.session_id, question,
+                                        layout, chain)
     answer = await _look_up(rc, state, question)
     if chain is not None and not answer.extra.get("not_found"):
         for ref in (*chain.links, *cited(chain.found)):
@@ -123,6 +127,7 @@ async def _look_up(rc: RunContext, state: RecursionState, question: str) -> Agen
     tier = rc.tier(state.depth)
     need = min(expected_hops(question), MAX_HOPS)
     known = [n for n in _NAME.findall(question) if n not in _COMMON]
+    given = len(known)  # the question's own names; the model picks the rest
     entity = known[0] if known else None
     facts: list[str] = []
     shown: list[str] = []
@@ -151,7 +156,8 @@ async def _look_up(rc: RunContext, state: RecursionState, question: str) -> Agen
         about = [t for _, t in excerpts if entity and entity.lower() in t.lower()]
         if (step.get("can_answer") and hop >= need and answer
                 and any(answer.lower() in t.lower() for t in about or shown)):
-            return AgentAnswer(answer, tier, calls, extra={"hops": hop, "bridges": known[1:]})
+            return AgentAnswer(answer, tier, calls, extra={
+                "hops": hop, "bridges": await _bridges(rc, question, known[given:])})
         nxt = str(step.get("next_lookup") or "")
         if nxt in ("", _NONE) or nxt.lower() in {k.lower() for k in known}:
             nxt = names[0] if names and hop < need else ""
@@ -165,8 +171,17 @@ async def _look_up(rc: RunContext, state: RecursionState, question: str) -> Agen
         Message(role="system", content=_ANSWER_SYSTEM),
         Message(role="user", content=_final_prompt(question, facts, shown, entity))], [],
         max_tokens=ANSWER_TOKENS)
-    return AgentAnswer(final.text.strip(), tier, calls + 1,
-                       extra={"hops": len(known), "bridges": known[1:]})
+    return AgentAnswer(final.text.strip(), tier, calls + 1, extra={
+        "hops": len(known), "bridges": await _bridges(rc, question, known[given:])})
+
+
+async def _bridges(rc: RunContext, question: str, picked: list[str]) -> list[str]:
+    """The names the model picked that the corpus links, each beside the one before: the
+    answer is grounded beside the last (a verified chain), else against the question's own
+    words (an invented bridge vouches for nothing)."""
+    if not picked:
+        return []
+    return await asyncio.to_thread(linked_hops, rc.store, rc.session_id, question, picked)
 
 
 async def _step(rc: RunContext, tier: Tier, question: str, facts: list[str], body: str,

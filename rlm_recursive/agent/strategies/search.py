@@ -11,10 +11,11 @@ from ...providers.base import Message
 from ...store import Document, Store
 from ...tools.search import search_session
 from ...types import SpanRef
-from ..chain import follow_role
+from ..chain import Chain, follow_role
 from ..context import AgentAnswer, RunContext
 from ..extractive import Extract, cited, copied, extract
 from ..grounding import not_found_answer, said_before
+from ..legend import resolve_person
 from ..model_call import call_model, window_chars
 from ..recursion import RecursionState
 from ..routing import session_layout
@@ -64,6 +65,13 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
             if chain is not None:
                 found, bridges = chain.found, chain.bridges
                 for ref in chain.links:
+                    rc.citations.add(ref)
+        if isinstance(found, Extract):  # "2000-2400 2/E ..." for "who": the key says who 2/E is
+            keyed = await asyncio.to_thread(resolve_person, store, session_id, question,
+                                            Chain(found, bridges, []))
+            if keyed is not None:
+                found, bridges = keyed.found, keyed.bridges
+                for ref in keyed.links:
                     rc.citations.add(ref)
     context_chars = rc.settings.context_chars
     hits, docs = await asyncio.to_thread(_find, store, session_id, question)

@@ -1,0 +1,138 @@
+"""Who a code or a role in a line stands for: the last hop of a "who" question.
+
+A log or a policy often names the person once, in a key, and uses the code or the role
+everywhere else: "Watch codes: 2/E = M. Villanueva, Oiler = J. Dela Cruz" over rows like
+"2000-2400 2/E DG1 HT water temp alarm"; "Contacts: Equipment Officer - Sanjay
+Brennan-Whyte" beside "with the Equipment Officer's agreement". When a question asks who,
+and the line that answers it names no one but holds such a code or role, the runtime reads
+the key: the answer is "2/E: M. Villanueva", cited from the key's line, and its chain's
+bridge is the code (grounding checks the code and the name share that line). No model call.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..corpus.evidence import normalise
+from ..corpus.records import Layout
+from ..store import Store
+from ..tools.search import search_session
+from ..types import SpanRef
+from .chain import Chain
+from .extractive import Extract, cited, extract
+
+__all__ = ["asks_who", "keyed_person", "resolve_person"]
+
+_WHO = re.compile(r"^\s*(?:(?:can|could)\s+you\s+)?(?:tell\s+me\s+|remind\s+me\s+)?(?:"
+                  r"who(?:m|se)?\b|(?:to|from|by|with)\s+whom\b|(?:the\s+)?name\s+of\b|"
+                  r"what(?:['’]s|\s+is|\s+was)\s+the\s+name\s+of\b|(?:which|what)\s+"
+                  r"(?:[\w-]+\s+){0,2}(?:person|people|member|officer|engineer|nurse|doctor|"
+                  r"admin|administrator|manager|technician|colleague|agent|staff)\b)",
+                  re.IGNORECASE)
+"""The question asks for a person (its opening says so: a "who" further on is a clause,
+"the extension of the person who manages ...")."""
+_PERSON = (r"(?:(?:[A-Z]\.\s?){1,2}[A-Z][\w'’-]+(?:\s[A-Z][\w'’-]*[a-z][\w'’-]*)?"
+           r"|[A-Z][\w'’-]*[a-z][\w'’-]*(?:\s(?:(?:de|da|van|von|del|la|le|bin|al)\s)?"
+           r"[A-Z][\w'’-]*[a-z][\w'’-]*){1,2})")
+"""A person's name: initials and a surname ("M. Villanueva", "J. Dela Cruz"), or two or
+three capitalised words ("Sanjay Brennan-Whyte")."""
+_TITLE = r"(?:(?:[a-z][\w-]*|Dr|Mr|Mrs|Ms|Mx|Prof|Capt)\.?\s+){0,3}"
+"""What may stand between a key's code and the name: a role ("chief engineer"), a title."""
+_SEP = r"\s*(?:=|:|\s[-–—]|\bis\b)\s*"
+_TERM = re.compile(r"(?<![\w/])(?:(?=[\w/]*[A-Za-z])[A-Za-z\d]+/[A-Za-z\d]+"
+                   r"|[A-Z][\w'’.-]*[a-z0-9][\w'’-]*(?:\s[A-Z][\w'’.-]*[a-z0-9][\w'’-]*){0,3}"
+                   r"|[A-Z]{2,}\d*)(?![\w/])")
+"""Codes ("2/E", "C/E"), capitalised words and phrases ("Equipment Officer's")."""
+_KEY_HITS = 20
+
+
+def asks_who(question: str) -> bool:
+    """The question asks for a person: "who ...", "which person", "name of the crew
+    member ...", "which engineer ..."."""
+    return _WHO.search(question) is not None
+
+
+def _terms(line: str, question: str) -> list[str]:
+    """The codes and capitalised phrases of `line` the question does not say, each phrase
+    with its shorter runs ("Oiler" in "Oiler Found"), longest first, in order of place."""
+    said = normalise(question)
+    out: list[str] = []
+    for match in _TERM.finditer(line):
+        words = [w.removesuffix("'s").removesuffix("’s") for w in match.group().split()]
+        for size in range(len(words), 0, -1):
+            for start in range(len(words) - size + 1):
+                term = " ".join(words[start:start + size])
+                if (term not in out and not term.isdigit()
+                        and not re.search(rf"(?<!\w){re.escape(normalise(term))}(?!\w)", said)):
+                    out.append(term)
+    return out
+
+
+def _defined(text: str, start: int, end: int, term: str) -> tuple[str, int, int] | None:
+    """The person a key at [start, end) of `text` says `term` is ("2/E = M. Villanueva",
+    "Safety Adviser - Dr Lewis Mbeki", "Sanjay Brennan-Whyte (Equipment Officer)"), with
+    where the name is; None when the hit is no key."""
+    after = re.match(rf"(?:['’]s)?{_SEP}{_TITLE}({_PERSON})", text[end:end + 120])
+    if after:
+        return after.group(1), end + after.start(1), end + after.end(1)
+    before = re.search(rf"({_PERSON})\s*(?:\(|,|\s[-–—])\s*(?:the\s+|our\s+)?$",
+                       text[max(start - 80, 0):start])
+    if before:
+        offset = max(start - 80, 0)
+        return before.group(1), offset + before.start(1), offset + before.end(1)
+    return None
+
+
+def _line(text: str, start: int, end: int) -> tuple[int, int]:
+    """The whole line (or lines) holding [start, end)."""
+    stop = text.find("\n", end)
+    return text.rfind("\n", 0, start) + 1, len(text) if stop < 0 else stop
+
+
+def resolve_person(store: Store, session_id: str, question: str, chain: Chain
+                   ) -> Chain | None:
+    """The chain one hop on: from the code or role in the line it found to the person a
+    key names for it (the key's line is the answer, the code its last bridge, the line it
+    left cited); None when the question asks no "who", or no key defines a code of the
+    line that is not already beside the person's name there."""
+    found = chain.found
+    if not asks_who(question):
+        return None
+    docs = {d.id: d for d in store.documents(session_id)}
+    if found.ref.doc_id not in docs:
+        return None
+    line = store.text(docs[found.ref.doc_id])[found.ref.start:found.ref.end]
+    for term in _terms(line, question):
+        hits, _, _, _ = search_session(store, session_id, term, "literal", limit=_KEY_HITS)
+        for hit in hits:
+            text = store.text(docs[hit.doc_id])
+            if hit.doc_id == found.ref.doc_id and found.ref.start <= hit.highlight_start < \
+                    found.ref.end:
+                continue  # the line itself is no key to its own codes
+            person = _defined(text, hit.highlight_start, hit.highlight_end, term)
+            if person is None or normalise(person[0]) in normalise(line):
+                continue
+            name, name_start, name_end = person
+            first = min(hit.highlight_start, name_start)
+            start, end = _line(text, first, max(hit.highlight_end, name_end))
+            key = Extract(f"{term}: {name}", SpanRef(doc_id=hit.doc_id, start=start, end=end),
+                          field=term)
+            return Chain(key, [*chain.bridges, term], [*chain.links, *cited(found)])
+    return None
+
+
+def keyed_person(store: Store, session_id: str, question: str, layout: Layout | None,
+                 chain: Chain | None) -> Chain | None:
+    """`chain` taken on to the person a key names for the code in its line; with no chain,
+    from the line that answers the question itself ("Name of the technician who found the
+    door ajar?" - "0200-0600 N2 Freezer 3 door ... found ajar"). `chain` as it was (maybe
+    None) when there is no "who" or no key."""
+    if not asks_who(question):
+        return chain
+    start = chain
+    if start is None:
+        found = extract(store, session_id, question, layout)
+        if not isinstance(found, Extract):
+            return None
+        start = Chain(found, [], [])
+    return resolve_person(store, session_id, question, start) or chain
