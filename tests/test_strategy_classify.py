@@ -14,6 +14,7 @@ from rlm_recursive.agent.citations import verify_citation
 from rlm_recursive.agent.pool import ProviderPool
 from rlm_recursive.agent.query import QueryOptions, run_query
 from rlm_recursive.agent.strategies.classify import MIN_BATCH, labels_for
+from rlm_recursive.config import SessionConfig
 from rlm_recursive.errors import Timeout
 from rlm_recursive.providers.base import ChatRequest, ChatResult
 from rlm_recursive.providers.fake import FakeProvider, tool_reply
@@ -275,3 +276,27 @@ async def test_a_call_over_the_time_limit_goes_again_in_halves(notes):
                           max_sub_calls=500)
     assert max(sizes) > 30 and _seen(result.answer) == (500, 500)
     assert result.answer.split()[0] == str(gold) and "PARTIAL" not in result.answer
+
+
+async def test_a_question_naming_a_ticket_export_judges_its_tickets_only(tmp_path, monkeypatch):
+    """"how many tickets ..." over a JSON ticket export beside a long chat log: the model
+    judges each ticket (one item per object), not the log's lines or the export's lines."""
+    runtime = small_runtime(tmp_path, monkeypatch)
+    rng = random.Random(7)
+    tickets = [{"id": f"SUP-{i}", "status": rng.choice(["open", "closed"]),
+                "body": f"I left a {rng.choice(FRUIT + OTHER)} at the desk"} for i in range(30)]
+    chat, _ = _notes(3, 200)
+    sid = runtime.store.create_session("s", SessionConfig())["session_id"]
+    for name, text in (("support_tickets.json", json.dumps(tickets, indent=2)),
+                       ("chat.txt", chat)):
+        runtime.store.add_document(sid, text.encode(), length_chars=len(text), source=name,
+                                   source_type="inline")
+    try:
+        result, _ = await ask(runtime, sid, "how many tickets are about something edible",
+                              "auto", _judge)
+    finally:
+        runtime.close()
+    assert result.strategy == "classify"
+    assert _seen(result.answer) == (30, 30)
+    assert result.answer.split()[0] == str(sum(any(f in t["body"] for f in FRUIT)
+                                               for t in tickets))

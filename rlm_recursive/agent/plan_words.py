@@ -242,4 +242,9 @@ def particles(question: str) -> set[int]:
     "sent back to the GP"), not a word of what is counted ("back pain", "the back office")."""
     ws = words(question)
     return {i for i, w in enumerate(ws) if w in _PARTICLES and i > 0
-            and ws[i - 1] not in _NOT_VERBS and (i + 1 == len(ws) or ws[i + 1] in _CLAUSE_GOES_ON)}
+            and ws[i - 1] not in _NOT_VERBS and (i + 1 == len(ws) or ws[i + 1] in _CLAUSE_GOES_ON)
+            } | {i for i, w in enumerate(ws) if w == "place" and i > 0 and ws[i - 1] in _TAKE}
+
+
+_TAKE = frozenset("take takes took taken taking".split())
+"""Before "place": the verb "take place" ("appointments that took place in theatre")."""

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Literal
 
 from ..corpus.records import Layout, read_layout
 from ..corpus.tally import FieldFilter, TallyPlan, match_values, phrase_regex, stems, words
+from .count_scope import FRAME_WORDS as _STOP
+from .count_scope import collection_run, content_positions, document_words
 from .plan_words import (
     BRIDGE_VERB,
     Aggregation,
@@ -73,26 +75,6 @@ _OPENING = re.compile(r"^\s*(?:(?:what|which|who|whom|where|when|how)(?:'s|\s+is
                       r"state|list|identify)\s+", re.IGNORECASE)
 _NUMBER = (r"(?:(?<![\w.])\d[\d,]*(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|"
            r"ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred|a\s+dozen|dozens\s+of)")
-_STOP = frozenset(
-    "a an the of and or in on at to for from with by is are was were be been being do does did "
-    "have has had that this these those there their its which what who whose where when why "
-    "it they them we you i me my our your his her any all each every per total overall exact "
-    "exactly please tell give find get report count tally enumerate number amount how many much "
-    "often frequently times time occurrence occurrences appear appears appeared occur occurs "
-    "occurred mention mentions mentioned contain contains contained say says said include "
-    "includes included show shows shown log logged record recorded list listed come came "
-    "originate exist exists word words phrase term string text file files document documents "
-    "corpus dataset data loaded whole across altogether overall can could would you us "
-    "marked tagged labelled labeled set as level severity status type kind category "
-    "service component app host source field value most least fewest frequent frequently "
-    "common commonly which top commonest than write wrote written writes produce produced "
-    "produces emit emitted emits generate generated generates print printed raise raised "
-    "throw threw thrown got see seen saw found happen happened still currently now ever "
-    "so far yet today overall get gets return returned returns send sent sends make made "
-    "makes need needs go went want belong belongs belonging associated related under within "
-    "inside among between into out about over up there's here altogether entire ones one through "
-    "via take takes took taken taking"
-    .split())
 _UNITS = frozenset(stems("line lines entry entries record records row rows item items event "
                          "events message messages log logs note notes paragraph paragraphs "
                          "section sections request requests"))
@@ -197,6 +179,10 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     compared = comparisons(question, layout)
     # "over 80%": the number is compared with, not a value of, its field.
     said = named_keys.union(*(at for _, at in compared))
+    content = content_positions(question)
+    # "in the FS02 export": the collection, before "export" is read as some field's value.
+    reserved, reserved_docs = collection_run(question, layout, content - said)
+    said |= reserved
     matches = [m for m in match_values(q_stems, layout.fields)
                if not said & set(range(m.start, m.stop))]
     scopes = negated_scopes(question)
@@ -220,6 +206,10 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     taken = {i for m in matches for i in range(m.start, m.stop)}
     # The collection as a whole ("did the library catalogue send back"): no filter.
     skip |= within | (owner_words(question) - taken) | particles(question)
+    # "the support tickets" over a ticket export: the documents, not what their records say.
+    titled, named_docs = document_words(question, layout, content - skip - taken)
+    skip |= titled
+    docs = docs or reserved_docs or named_docs
     head = _head_unit(question, skip) if agg is None else _unit_after(question, agg, skip)
     if head is not None and (filters or exclude or absent or agg is not None or compared):
         skip.add(head)  # "how many tickets are in billing": tickets are the unit counted

@@ -33,6 +33,7 @@ LEVELS = frozenset("trace debug info information notice warn warning error err c
                    "fatal alert emerg emergency severe".split())
 """Log level words: a line that starts with one marks the `level` field."""
 _SAMPLE_LINES = 200
+_TITLE_LINES = 3
 _SHARE = 0.6
 """Share of sampled lines that must fit a line format for the document to be read as it."""
 _LOGFMT = re.compile(r"(?<![\w.-])([A-Za-z_][\w.-]{0,40})=(\"[^\"\n]{0,200}\"|[^\s\"]{1,200})")
@@ -49,6 +50,8 @@ _LEVEL_HEAD = re.compile(r"^[<\[(]?(?P<level>[A-Za-z]+)[>\])]?:?(?:\s|$)")
 _BRACKET = re.compile(r"\[(?P<tag>[A-Za-z][\w./-]{0,60})\]")
 _KEY_LINE = re.compile(r"^[ \t]*(?P<key>[A-Za-z][\w .-]{0,30}?)[ \t]*:[ \t]+(?P<value>\S.{0,200}?)"
                        r"[ \t]*$")
+_OPEN_KEY = re.compile(r"\n[ \t]*[A-Za-z][\w .-]{0,30}:[ \t]*$")
+"""A record's last line, a key whose value is on the lines that follow."""
 _CSV_NAME = re.compile(r"^[A-Za-z_#][\w .\-/()#%&+']{0,40}$")
 """A header cell: a short name; spreadsheet exports write "Species / breed", "Fee (EUR)",
 "Appt #" (a header with such a cell was read as prose, so nothing in the file counted)."""
@@ -69,7 +72,8 @@ class Layout:
     formats: dict[str, Format]
     fields: dict[str, Counter[str]]
     titles: dict[str, str] = field(default_factory=dict)
-    """Each document's name and first line: what a question calls it ("the mail log")."""
+    """Each document's name and first lines: what a question calls it ("the mail log", "the
+    tessera changelog" when its third line says "changes to tessera")."""
 
     @property
     def unit(self) -> str:
@@ -264,6 +268,14 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
                         fields.setdefault(m.group("key").strip(), m.group("value").strip())
             else:
                 fields = _logfmt_fields(item.text)
+            last = out[-1] if out else None
+            if (fmt == "keyvalue" and last is not None and not fields and last not in rows
+                    and _OPEN_KEY.search(last.text)):
+                # "Description:" and its text on the lines below (an event log export): the
+                # text is the record's, not a record of its own.
+                out[-1] = Record(doc_id, last.start, item.end, text[last.start:item.end],
+                                 last.fields)
+                continue
             out.append(Record(doc_id, item.start, item.end, item.text, fields))
         return out
     parse = {"jsonl": _json_fields, "syslog": _syslog_fields, "access": _access_fields,
@@ -286,9 +298,9 @@ def read_layout(docs: Iterable[tuple[str, str]], names: dict[str, str] | None = 
     titles: dict[str, str] = {}
     values: dict[str, Counter[str]] = defaultdict(Counter)
     for doc_id, text in docs:
-        first = next((line for line in text[:2000].splitlines() if line.strip()), "")
-        titles[doc_id] = f"{(names or {}).get(doc_id, '')}\n{first[:200]}".strip()
         name = (names or {}).get(doc_id, "")
+        heads = [line[:200] for line in text[:2000].splitlines() if line.strip()][:_TITLE_LINES]
+        titles[doc_id] = "\n".join([name, *heads]).strip()
         structured = structured_records(text, name)
         if structured is not None:
             formats[doc_id] = structured[0]

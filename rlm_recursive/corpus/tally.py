@@ -160,6 +160,25 @@ class ValueMatch:
     frequency: int
 
 
+_ALIASES = {"feline": "cat", "canine": "dog", "lagomorph": "rabbit", "equine": "horse",
+            "bovine": "cow|cattle", "porcine": "pig", "ovine": "sheep", "avian": "bird",
+            "did not attend": "no show|dna|did not show", "not attended": "no show"}
+"""Words a record writes for a class (the vet's "Feline", the clinic's "Did not attend") and
+the everyday words a question uses for it ("cats", "no-shows")."""
+_ALIAS_STEMS = {stems(k): [stems(a) for a in v.split("|")] for k, v in _ALIASES.items()}
+_PARTS = re.compile(r"\s+[/>|]\s+")
+"""A value written as a path of classes ("Feline / DSH", "Hardware > Disk"): each part names
+it too ("cats", "DSH")."""
+
+
+def _value_forms(value: str) -> set[tuple[str, ...]]:
+    """The stem sequences a question may name a value by: its own, each part's, aliases."""
+    parts = _PARTS.split(value)
+    forms = {stems(value)} | ({stems(p) for p in parts} if len(parts) > 1 else set())
+    forms |= {alias for form in list(forms) for alias in _ALIAS_STEMS.get(form, ())}
+    return {f for f in forms if f and not all(s in _NOT_VALUES for s in f)}
+
+
 def _value_index(fields: dict[str, Counter[str]]) -> dict[str, list[tuple[tuple[str, ...],
                                                                             str, str, int]]]:
     index: dict[str, list[tuple[tuple[str, ...], str, str, int]]] = {}
@@ -167,10 +186,10 @@ def _value_index(fields: dict[str, Counter[str]]) -> dict[str, list[tuple[tuple[
         if not 1 < len(values) <= MAX_DISTINCT:
             continue
         for value, freq in values.items():
-            seq = stems(value)
-            if not seq or all(s in _NOT_VALUES for s in seq) or len(value) < 2:
+            if len(value) < 2:
                 continue
-            index.setdefault(seq[0], []).append((seq, key, value, freq))
+            for seq in _value_forms(value):
+                index.setdefault(seq[0], []).append((seq, key, value, freq))
     return index
 
 
@@ -187,7 +206,8 @@ def match_values(question_stems: tuple[str, ...], fields: dict[str, Counter[str]
     found: list[ValueMatch] = []
     for i, first in enumerate(question_stems):
         for seq, key, value, freq in index.get(first, []):
-            if tuple(question_stems[i:i + len(seq)]) == seq:
+            if tuple(question_stems[i:i + len(seq)]) == seq and (
+                    not _small_number(seq) or _key_beside(question_stems, i, len(seq), key)):
                 found.append(ValueMatch(key, value, i, i + len(seq), freq))
 
     def rank(m: ValueMatch) -> tuple[int, bool, int]:
@@ -199,9 +219,23 @@ def match_values(question_stems: tuple[str, ...], fields: dict[str, Counter[str]
     for m in sorted(found, key=rank):
         if used & set(range(m.start, m.stop)):
             continue
-        chosen.append(m)
+        # Every value of that field the same words name: "cats" are "Feline / DSH" and
+        # "Feline / Maine Coon" (alternatives of one filter).
+        chosen.extend(o for o in found if (o.field, o.start, o.stop) == (m.field, m.start,
+                                                                          m.stop))
         used.update(range(m.start, m.stop))
     return sorted(chosen, key=lambda m: m.start)
+
+
+def _small_number(seq: tuple[str, ...]) -> bool:
+    return len(seq) == 1 and seq[0].isdigit() and len(seq[0]) <= 2
+
+
+def _key_beside(question_stems: tuple[str, ...], at: int, size: int, key: str) -> bool:
+    """A number as small as "2" is a value of `key` only beside the key's name ("task 2",
+    "2 stars"); "disk 2" is not Task=(2)."""
+    near = question_stems[max(at - 1, 0):at] + question_stems[at + size:at + size + 1]
+    return any(names_key(k, w) for k in words(key) for w in near)
 
 
 def phrase_regex(phrase: str) -> re.Pattern[str]:

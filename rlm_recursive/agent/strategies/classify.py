@@ -222,9 +222,12 @@ async def _items(rc: RunContext, question: str) -> tuple[list[Record], str, str]
     draft = count_draft(question, layout)
     records, narrowed = layout.records, []
     if not draft.negated and draft.plan.filters:
-        prefilter = TallyPlan(filters=draft.plan.filters)
+        prefilter = TallyPlan(filters=draft.plan.filters, docs=draft.plan.docs)
         records, _ = tally(layout, prefilter, sample=len(layout.records))
         narrowed.append(prefilter.describe())
+    elif draft.plan.docs:  # "how many tickets ...": the ticket export's records only
+        records = [r for r in records if r.doc_id in draft.plan.docs]
+        narrowed.append(f"a place in {len(draft.plan.docs)} named document(s)")
     # "accessions that have notes that report a fungal problem": a record with no notes
     # reports nothing, so only those with the field are judged.
     for key in [] if draft.negated else _optional_fields_named(question, layout):

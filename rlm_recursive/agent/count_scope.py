@@ -1,0 +1,146 @@
+"""The documents a counting question names by its words ("the support tickets", "in the FS02
+export", "the vet appointments"), which are not words the counted records hold.
+
+A word names a document when it is in the document's name or first lines (`Layout.titles`)
+and few of its records say it: "tickets" over a JSON export of tickets, "appointments" over a
+clinic's CSV. Such words select their documents (unless they name every one) and are neither
+field filters nor phrases to find. After "in/from/of the" a whole run of such words names the
+collection ("in the Fernhill export") before any of them is read as a field value, when it
+narrows the corpus. Words that
+call any file what it is ("export", "log", "sheet") go with a naming word beside them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..corpus.records import Layout
+from ..corpus.tally import phrase_regex, stems, words
+
+__all__ = ["FRAME_WORDS", "collection_run", "content_positions", "document_words"]
+
+FRAME_WORDS = frozenset(
+    "a an the of and or in on at to for from with by is are was were be been being do does did "
+    "have has had that this these those there their its which what who whose where when why "
+    "it they them we you i me my our your his her any all each every per total overall exact "
+    "exactly please tell give find get report count tally enumerate number amount how many much "
+    "often frequently times time occurrence occurrences appear appears appeared occur occurs "
+    "occurred mention mentions mentioned contain contains contained say says said include "
+    "includes included show shows shown log logged record recorded list listed come came "
+    "originate exist exists word words phrase term string text file files document documents "
+    "corpus dataset data loaded whole across altogether overall can could would you us "
+    "marked tagged labelled labeled set as level severity status type kind category "
+    "service component app host source field value most least fewest frequent frequently "
+    "common commonly which top commonest than write wrote written writes produce produced "
+    "produces emit emitted emits generate generated generates print printed raise raised "
+    "throw threw thrown got see seen saw found happen happened still currently now ever "
+    "so far yet today overall get gets return returned returns send sent sends make made "
+    "makes need needs go went want belong belongs belonging associated related under within "
+    "inside among between into out about over up there's here altogether entire ones one through "
+    "via take takes took taken taking"
+    .split())
+"""The words that frame a counting question, not what it counts ("how many", "logged")."""
+
+_DOC_WORDS = frozenset(stems("export exports dump extract file files document documents log logs "
+                             "sheet spreadsheet dataset feed"))
+_LEADS = frozenset("in from of across within throughout".split())
+_DETERMINERS = frozenset("the our this that these those".split())
+_RARE_SHARE = 0.1
+"""A word of a document's file name that at most this share of its records say names it."""
+_RARE_LINES = 1
+"""A word of its first lines that at most this many of its records say (the title's own)."""
+
+
+def content_positions(question: str) -> set[int]:
+    """Positions of the question's words that may say what is counted."""
+    return {i for i, w in enumerate(words(question)) if w not in FRAME_WORDS and len(w) > 1}
+
+
+def _titled(layout: Layout) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """Each document's file-name stems and first-lines stems."""
+    names, heads = {}, {}
+    for doc_id, title in layout.titles.items():
+        name, _, rest = title.partition("\n")
+        names[doc_id], heads[doc_id] = set(stems(name)), set(stems(rest))
+    return names, heads
+
+
+def _documents_naming(word: str, layout: Layout, rare: bool) -> set[str]:
+    """The documents whose name or first lines hold `word` (and, when `rare`, whose records
+    seldom say it)."""
+    stem = stems(word)[:1]
+    if not stem or stem[0] in _DOC_WORDS:
+        return set()
+    names, heads = _titled(layout)
+    out = set()
+    pattern = phrase_regex(word)
+    for doc_id in layout.titles:
+        in_name, in_head = stem[0] in names[doc_id], stem[0] in heads[doc_id]
+        if not (in_name or in_head):
+            continue
+        if rare:
+            own = [r for r in layout.records if r.doc_id == doc_id]
+            saying = sum(bool(pattern.search(r.text)) for r in own)
+            limit = max(_RARE_LINES, _RARE_SHARE * len(own)) if in_name else _RARE_LINES
+            if saying > limit:
+                continue
+        out.add(doc_id)
+    return out
+
+
+def _generic(word: str) -> bool:
+    """A word that calls any file what it is ("export", "log")."""
+    return bool(set(stems(word)) & _DOC_WORDS)
+
+
+def _selection(named: Iterable[set[str]], layout: Layout) -> list[str]:
+    """The documents every naming word names (else any names), none when that is all."""
+    sets = [s for s in named if s]
+    if not sets:
+        return []
+    chosen = set.intersection(*sets) or set.union(*sets)
+    return [] if chosen >= set(layout.titles) else sorted(chosen)
+
+
+def collection_run(question: str, layout: Layout, content: set[int]
+                   ) -> tuple[set[int], list[str]]:
+    """A run of content words after "in/from/of (the)" that all name documents or call a
+    file what it is, one at least naming one: its positions and the documents it selects."""
+    q_words = words(question)
+    positions: set[int] = set()
+    named: list[set[str]] = []
+    for i, word in enumerate(q_words):
+        if word not in _LEADS:
+            continue
+        j = i + 1
+        while j < len(q_words) and q_words[j] in _DETERMINERS:
+            j += 1
+        run, docs = [], []
+        while j in content:
+            naming = _documents_naming(q_words[j], layout, rare=False)
+            if not (naming or _generic(q_words[j])):
+                break  # "in the FS02 export (not critical)": the run ends at "not"
+            run.append(j)
+            docs.append(naming)
+            j += 1
+        # Only a run that narrows the corpus is its collection: "in the mailer service" of
+        # one mailer.log is the service, a value.
+        if _selection(docs, layout):
+            positions.update(run)
+            named.extend(docs)
+    return positions, _selection(named, layout)
+
+
+def document_words(question: str, layout: Layout, content: Iterable[int]
+                   ) -> tuple[set[int], list[str]]:
+    """The content words (`content`: positions no value or key took) that name documents,
+    with the file words beside them, and the documents they select."""
+    q_words = words(question)
+    free = sorted(content)
+    naming = {i: d for i in free if (d := _documents_naming(q_words[i], layout, rare=True))}
+    positions = set(naming)
+    for i in free:
+        beside = (i - 1 in naming) or (i + 1 in naming)
+        if beside and _generic(q_words[i]):
+            positions.add(i)
+    return positions, _selection(naming.values(), layout)

@@ -1,0 +1,147 @@
+"""Counting what a question names in everyday words: field values by their parts and common
+names ("cats" for "Feline / Siamese", "no-shows" for "Did not attend"), documents by their
+names ("the support tickets", "in the Harbour export"), and small numbers that belong to the
+word before them ("disk 2"). Files come from the csv and json writers; no model is asked."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import random
+
+import pytest
+from strategy_support import ask, small_runtime
+
+from rlm_recursive.agent.routing import count_draft, route
+from rlm_recursive.config import SessionConfig
+from rlm_recursive.corpus.records import read_layout
+from rlm_recursive.corpus.tally import match_values, stems, tally
+
+_SPECIES = ("Feline / Siamese", "Feline / Domestic longhair", "Canine / Whippet",
+            "Canine / Boxer", "Lagomorph / Rex")
+_ROOMS = ("Exam A", "Exam B", "Surgery suite", "Grooming")
+_OUTCOMES = ("Seen", "Seen, follow-up booked", "Did not attend", "Cancelled by owner")
+
+
+def _bookings(seed: int, n: int = 90) -> list[dict[str, str]]:
+    rng = random.Random(seed)
+    return [{"Ref": f"BK-{700 + i}", "Species / breed": rng.choice(_SPECIES),
+             "Room": rng.choice(_ROOMS), "Outcome": rng.choice(_OUTCOMES),
+             "Notes": rng.choice(["weight check", "nail clip", "vaccination", "limping"])}
+            for i in range(n)]
+
+
+def _csv(rows: list[dict[str, str]]) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]), delimiter=";",
+                            quoting=csv.QUOTE_ALL)
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def _tickets(seed: int, n: int = 40) -> list[dict]:
+    rng = random.Random(seed)
+    return [{"key": f"OPS-{300 + i}", "state": rng.choice(["open", "resolved", "waiting"]),
+             "severity": rng.choice(["S1", "S2", "S3"]),
+             "reporter": {"team": rng.choice(["finance", "warehouse"])},
+             "summary": rng.choice(["printer jammed", "cannot reach VPN", "label misprint"])}
+            for i in range(n)]
+
+
+def _corpus(seed: int) -> tuple[list[dict], list[dict], list[tuple[str, str]], dict[str, str]]:
+    bookings, tickets = _bookings(seed), _tickets(seed)
+    docs = [("b", _csv(bookings)), ("t", json.dumps(tickets, indent=2)),
+            ("n", "Harbour Street clinic - week notes\n\nThe open day went well. Two cats "
+                  "were adopted. Reception asked about no-show fees again.\n")]
+    names = {"b": "harbour_vets_bookings_2026.csv", "t": "helpdesk_tickets_export.json",
+             "n": "notes.txt"}
+    return bookings, tickets, docs, names
+
+
+@pytest.mark.parametrize(("question", "wanted"), [
+    ("how many bookings were no-shows", lambda r: r["Outcome"] == "Did not attend"),
+    ("How many appointments were for cats?", lambda r: r["Species / breed"].startswith("Fel")),
+    ("number of dogs in the Harbour export", lambda r: r["Species / breed"].startswith("Can")),
+    ("how many of the vet bookings took place in the surgery suite?",
+     lambda r: r["Room"] == "Surgery suite"),
+    ("How many whippets came in?", lambda r: r["Species / breed"] == "Canine / Whippet"),
+])
+def test_values_named_by_their_parts_and_common_names(question, wanted):
+    bookings, _, docs, names = _corpus(1)
+    layout = read_layout(docs, names)
+    draft = count_draft(question, layout)
+    assert not draft.unknown, draft
+    assert route(question, layout)[0] == "count"
+    assert tally(layout, draft.plan)[1] == sum(map(wanted, bookings)), draft.plan.describe()
+
+
+@pytest.mark.parametrize(("question", "wanted"), [
+    ("how many helpdesk tickets are in state open", lambda t: t["state"] == "open"),
+    ("How many tickets were raised as S2?", lambda t: t["severity"] == "S2"),
+    ("how many tickets did the warehouse team report", lambda t: t["reporter"]["team"]
+     == "warehouse"),
+])
+def test_the_words_that_name_a_document_select_it(question, wanted):
+    _, tickets, docs, names = _corpus(2)
+    layout = read_layout(docs, names)
+    draft = count_draft(question, layout)
+    assert draft.plan.docs == ["t"], draft
+    assert tally(layout, draft.plan)[1] == sum(map(wanted, tickets)), draft.plan.describe()
+
+
+def test_a_word_the_records_say_is_still_a_phrase_not_a_document():
+    # "limping" is in no name; "vaccination" is in the records, so it is counted there.
+    bookings, _, docs, names = _corpus(3)
+    layout = read_layout(docs, {**names, "b": "vaccination_bookings.csv"})
+    draft = count_draft("how many vaccination bookings were there", layout)
+    assert "vaccination" in draft.plan.describe() and draft.plan.docs == []
+    assert tally(layout, draft.plan)[1] == sum(r["Notes"] == "vaccination" for r in bookings)
+
+
+def test_a_small_number_is_a_value_only_beside_its_field_name():
+    fields = read_layout([("e", "\n".join(
+        f"Event: {i}\nSource: {'disk' if i % 2 else 'ntfs'}\nTask: ({i % 3})\n"
+        for i in range(30)))]).fields
+    beside = match_values(stems("how many events of task 2"), fields)
+    assert [(m.field, m.value) for m in beside] == [("Task", "(2)")]
+    after_other = match_values(stems("how many events on disk 2"), fields)
+    assert [(m.field, m.value) for m in after_other] == [("Source", "disk")]
+
+
+def test_a_key_whose_value_is_on_the_next_lines_keeps_that_text():
+    blocks = []
+    for i in range(12):
+        message = "The write to volume 2 was retried." if i % 3 == 0 else "Backup finished."
+        blocks.append(f"Record[{i}]:\n  Source: {'disk' if i % 3 == 0 else 'backup'}\n"
+                      f"  Date: 2026-03-{i + 1:02d}\n  Computer: NAS-1\n  Event ID: {150 + i}\n"
+                      f"  Severity: {'Warning' if i % 2 else 'Information'}\n"
+                      f"  Message:\n{message}\n")
+    layout = read_layout([("x", "\n".join(blocks))])
+    assert len(layout.records) == 12
+    draft = count_draft("how many times was a write to volume 2 retried", layout)
+    assert tally(layout, draft.plan)[1] == 4, draft.plan.describe()
+
+
+@pytest.fixture
+def rt(tmp_path, monkeypatch):
+    runtime = small_runtime(tmp_path, monkeypatch)
+    yield runtime
+    runtime.close()
+
+
+def _no_model(request):
+    raise AssertionError("counting asks no model")
+
+
+async def test_counted_end_to_end_over_named_files(rt):
+    bookings, _, docs, names = _corpus(4)
+    sid = rt.store.create_session("s", SessionConfig())["session_id"]
+    for doc_id, text in docs:
+        rt.store.add_document(sid, text.encode(), length_chars=len(text), source=names[doc_id],
+                              source_type="inline")
+    result, fake = await ask(rt, sid, "how many appointments were no-shows", "auto", _no_model)
+    assert result.strategy == "count" and fake.requests == []
+    gold = sum(r["Outcome"] == "Did not attend" for r in bookings)
+    assert result.answer.split()[0] == str(gold), result.answer
