@@ -218,3 +218,27 @@ async def test_a_line_without_a_value_ends_no_chain(rt):
                           knows_nothing)
     assert "22C" in result.answer and result.grounded
     assert "flood" not in result.answer and "7" not in result.answer
+
+
+def _parcel(order: str, member: str, tier: str, note: str) -> str:
+    return (f"order: {order}\nmember: {member}\ntier: {tier}\nnote: {note}\n\n")
+
+
+PARCELS = ("Courier claims, March\n\n"
+           + _parcel("OR-5101", "Ines Moreau", "Gold", "asked for a new delivery slot")
+           + _parcel("OR-5102", "Ayla Demir", "Gold", "parcel arrived crushed, photos sent")
+           + _parcel("OR-5103", "Tomasz Wrona", "Silver", "wrong size sent")
+           + _parcel("OR-5104", "Bea Lund", "Gold", "late by four days")
+           + "Claims desk, notes\n\n"
+           "Gold tier claims are settled within 24 hours, refund code RC-7000 on the form.\n"
+           "Ayla Demir was paid back in full, refund code RC-3321.\n")
+
+
+async def test_a_value_many_records_share_is_no_bridge(rt):
+    # The crushed parcel's record says "tier: Gold", as two other records do: a kind, not
+    # the member the question means, so the chain goes through Ayla Demir, not "Gold".
+    sid = load(rt, FILLER, PARCELS)
+    result, _ = await ask(rt, sid, "What refund code did the member whose parcel arrived "
+                          "crushed get?", "iterative", knows_nothing)
+    assert "RC-7000" not in result.answer
+    assert "RC-3321" in result.answer and result.grounded

@@ -16,6 +16,7 @@ unit. No model call; None when the chain breaks (the caller asks the model).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from ..corpus.evidence import (
@@ -30,7 +31,9 @@ from ..corpus.evidence import (
 )
 from ..corpus.records import Layout
 from ..corpus.sections import FIRST_PERSON
+from ..errors import InvalidArgs
 from ..store import Store
+from ..tools.search import search_session
 from ..types import SpanRef
 from .extractive import Extract, Window, extract, window_units, windows
 from .plan_words import BRIDGE_VERB
@@ -115,6 +118,33 @@ def _field_label(text: str, match: re.Match[str]) -> bool:
     return bool(re.search(r"\s\d", match.group())) and bool(text[line_start:match.start()].strip())
 
 
+_KEYED = re.compile(r"[\"']?([\w.-]+(?: [\w.-]+)?)[\"']?\s*[:=]\s*[\"']?$")
+_KIND = 3
+"""Records giving one value under one key: that many, and it names a kind, not a thing."""
+
+
+def _category(store: Store, session_id: str, layout: Layout | None, name: str) -> bool:
+    """A value many records give under the same key or column ("plan": "Business" in eight
+    tickets) names a kind, not the one thing a bridge leads to. (A bridge whose head noun
+    names the column, "the squad that owns ...", takes its cell: `_column_cells`.)"""
+    if layout is not None and any(
+            values[name] >= _KIND and len(values) * 4 <= sum(values.values())
+            for values in layout.fields.values()):
+        return True
+    try:
+        hits, _, _, docs = search_session(store, session_id, name, "literal", limit=40)
+    except InvalidArgs:
+        return False
+    keys: Counter[str] = Counter()
+    for hit in hits:
+        text = store.text(docs[hit.doc_id])
+        line = text.rfind("\n", 0, hit.highlight_start) + 1
+        key = _KEYED.search(text[max(line, hit.highlight_start - 40):hit.highlight_start])
+        if key:
+            keys[key.group(1).lower()] += 1
+    return bool(keys) and keys.most_common(1)[0][1] >= _KIND
+
+
 _HEAD = re.compile(r"([\w-]+)\s+(?:who|that|which|whose|where)\b", re.IGNORECASE)
 
 
@@ -196,7 +226,8 @@ def follow(store: Store, session_id: str, question: str, layout: Layout | None,
                 frontier.append(name)
                 links[name] = [_ref(found, unit)]
         for name in _names(unit.text, question, bridge, unit.author):
-            if name not in links and set(stems(name)) - set(stems(bridge)):
+            if (name not in links and set(stems(name)) - set(stems(bridge))
+                    and not _category(store, session_id, layout, name)):
                 frontier.append(name)
                 links[name] = [_ref(found, unit)]
         headed.append((unit.scope, unit))
@@ -224,7 +255,7 @@ def follow(store: Store, session_id: str, question: str, layout: Layout | None,
             near = best_units(name, window_units(beside), 3)
             for _, unit in near:
                 for other in _names(unit.text, question + " " + name):
-                    if other not in seen:
+                    if other not in seen and not _category(store, session_id, layout, other):
                         seen.add(other)
                         path[other] = [*path[name], other]
                         links[other] = [*links[name], _ref(beside, unit)]

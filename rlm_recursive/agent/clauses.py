@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from ..corpus.asked import asked_label, label_says
 from ..corpus.evidence import (
     Unit,
     contains,
@@ -23,7 +24,8 @@ from ..corpus.evidence import (
 )
 from ..corpus.units import strip_speaker
 
-__all__ = ["WHO", "answer_clause", "answers_kind", "keyed_line", "of_kind", "says_asked"]
+__all__ = ["WHO", "answer_clause", "answers_kind", "keyed_line", "labelled_as_asked", "of_kind",
+           "says_asked"]
 
 _CLAUSE = re.compile(r"\s*(?:;|,\s(?!\d{3}\b)|(?<![\s(][A-Z])(?<!^[A-Z])\.\s+|\s[—–]\s|\s-\s|"
                      r"\sand\s|:\s)\s*")
@@ -193,7 +195,8 @@ def keyed_line(question: str, unit: Unit) -> str | None:
     best: tuple[int, int, str] | None = None
     for i, line in enumerate(unit.text.split("\n")):
         match = _FIELD_LINE.match(line)
-        if match is None or normalise(match.group(2).strip()) in said:
+        if (match is None or normalise(match.group(2).strip()) in said
+                or not label_says(question, line)):
             continue
         # The key names the field; the value's words count less ("seg4 = hold 15 min").
         score = (2 * len(shared_words(stems(match.group(1).replace("_", " ")), asked))
@@ -201,6 +204,32 @@ def keyed_line(question: str, unit: Unit) -> str | None:
         if score and (best is None or score > best[0]):
             best = (score, -i, line.strip())
     return best[2] if best else None
+
+
+def labelled_as_asked(question: str, answer: str, text: str,
+                      fields: dict[str, str] | None = None) -> bool:
+    """The label over the answer's value says what the question asks for: the column of
+    the record's cell that holds it (`fields`), else the `key: value` line of `text` that
+    holds it ("MAX_BATCH_SIZE: 800" is no "max replicas", "Room: Consult 1" no "phone
+    extension"). Prose, and a question that names no thing ("who ...", "when ..."), are
+    not checked here."""
+    if not asked_label(question):
+        return True
+    said = set(values(question))
+    anchors = [v for v in values(answer) if v not in said]
+    if not anchors:
+        return True
+    cells = [f"{key}: {value}" for key, value in (fields or {}).items()
+             if _holds(value, anchors)]
+    if cells:
+        return any(label_says(question, cell) for cell in cells)
+    lines = [line for line in text.split("\n")
+             if _FIELD_LINE.match(line) and _holds(line, anchors)]
+    return not lines or any(label_says(question, line) for line in lines)
+
+
+def _holds(piece: str, anchors: list[str]) -> bool:
+    return any(contains(normalise(piece), v) for v in anchors)
 
 
 def _clauses(text: str) -> list[str]:

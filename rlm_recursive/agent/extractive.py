@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from ..corpus.asked import asked_label, asked_phrase, label_says
 from ..corpus.evidence import (
     Unit,
     asked_head,
@@ -32,6 +33,7 @@ from ..corpus.evidence import (
     stems,
     values,
 )
+from ..corpus.lookup import lookup
 from ..corpus.records import Layout, Record
 from ..corpus.search import Hit
 from ..corpus.sections import Scope, author, headings, scopes_for
@@ -39,10 +41,10 @@ from ..errors import InvalidArgs
 from ..store import Store
 from ..tools.search import search_session
 from ..types import SpanRef
-from .clauses import WHO, answer_clause, keyed_line, of_kind, says_asked
+from .clauses import WHO, answer_clause, keyed_line, labelled_as_asked, of_kind, says_asked
 
-__all__ = ["Extract", "Window", "cited", "copied", "disagree", "extract", "verify_extract",
-           "window_units", "windows"]
+__all__ = ["Extract", "Window", "cited", "copied", "disagree", "extract", "record_at",
+           "verify_extract", "window_units", "windows"]
 
 _BRACKETED = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
 _LINES_CITED = 800
@@ -164,7 +166,7 @@ def _heading_ref(store: Store, session_id: str, doc_id: str, start: int, unit: U
                    end=len(text) if text.find("\n", at) < 0 else text.find("\n", at))
 
 
-def _record_at(layout: Layout | None, doc_id: str, start: int) -> Record | None:
+def record_at(layout: Layout | None, doc_id: str, start: int) -> Record | None:
     """The record with fields (a row, a JSON line, a block, a markdown table's row) there."""
     if layout is None or doc_id not in layout.formats:
         return None
@@ -191,7 +193,9 @@ def _from_record(question: str, record: Record) -> tuple[str, str] | None:
             continue
         key_stems = set(stems(key.replace("_", " ")))
         score = (head in key_stems, len(key_stems & asked))
-        if score[1] and (best is None or score > best[0]):
+        # "Room" shares no word with "phone extension"; `MAX_BATCH_SIZE` shares "max" with
+        # "max replicas" but is not them.
+        if score[1] and label_says(question, key) and (best is None or score > best[0]):
             best = (score, key, value)
     if best is None and (WHO.match(question) or re.search(r"\bname\b", question, re.I)):
         # "Under what name is booking B-7709?": no field is called "name", but one field
@@ -204,6 +208,16 @@ def _from_record(question: str, record: Record) -> tuple[str, str] | None:
 
 
 
+def _looked_up(question: str, layout: Layout | None) -> Extract | None:
+    """The asked field of the record the question picks out by its values (`lookup`)."""
+    found = lookup(question, layout.records) if layout is not None else None
+    if found is None:
+        return None
+    record, key = found
+    return Extract(f"{key}: {record.fields[key]}",
+                   SpanRef(doc_id=record.doc_id, start=record.start, end=record.end), key)
+
+
 def extract(store: Store, session_id: str, question: str, layout: Layout | None
             ) -> Extract | str | None:
     """The answer copied from the unit that best matches the question; else why there is
@@ -211,17 +225,19 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
     grounded, so no model need be asked); else None."""
     found = windows(store, session_id, question)
     if not found:
-        return None
+        return _looked_up(question, layout)
     units = window_units(found)
     # A record that holds every entity the question names, with a field the question asks
     # about: the field's value ("Which carrier is moving SH-1006?" → carrier: CMA CGM).
     named = entities(question)
-    if named:
+    # "What's the IP address of the east wing printer?": IP is what is asked, not whose.
+    asked = set(asked_phrase(question))
+    if named and not all(set(stems(e)) <= asked for e in named):
         for unit in units:
             doc_id, offset = found[unit.source][:2]
             if not all(contains(unit.norm, e) for e in named):
                 continue
-            record = _record_at(layout, doc_id, offset + unit.start)
+            record = record_at(layout, doc_id, offset + unit.start)
             if record is not None and (picked := _from_record(question, record)):
                 key, value = picked
                 return Extract(f"{key}: {value}", SpanRef(doc_id=doc_id, start=record.start,
@@ -233,16 +249,23 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
                   key=lambda pair: (not says_asked(question, pair[1]),
                                     not of_kind(question, pair[1].text), -pair[0]))[:1]
     if not best:
+        # No one line holds what the question names and asks: a record may, lines apart
+        # (a manifest's name and its maxReplicas).
+        if (looked := _looked_up(question, layout)) is not None:
+            return looked
         if named and not any(all(names(u, e) for e in named) for u in units):
             return f"no passage names {', '.join(named)} together"
         return None
     unit = best[0][1]
     doc_id, offset, text = found[unit.source][:3]
     # A table's row the question's words picked: the column the question asks about.
-    record = _record_at(layout, doc_id, offset + unit.start)
+    record = record_at(layout, doc_id, offset + unit.start)
     if record is not None and (picked := _from_record(question, record)):
         return Extract(f"{picked[0]}: {picked[1]}",
                        SpanRef(doc_id=doc_id, start=record.start, end=record.end), picked[0])
+    if record is not None and asked_label(question) and not any(
+            label_says(question, f"{key}: {value}") for key, value in record.fields.items()):
+        return None  # no cell of the row says what is asked ("Room" is no phone extension)
     # The unit's whole lines are cited (when short): cut out of them it is cut the same way
     # again when its answer is checked ("The revised quote is" ends a line that "£38,400"
     # carries on).
@@ -256,6 +279,8 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
         first = min(first, text.rfind("\n", 0, lead) + 1)
     start, end = offset + first, offset + last
     answer = " ".join((keyed_line(question, unit) or answer_clause(question, unit)).split())
+    if not labelled_as_asked(question, answer, unit.text):
+        return None  # "Food business operator: ..." holds the entity, not the deadline
     return Extract(answer, SpanRef(doc_id=doc_id, start=start, end=end),
                    heading=_heading_ref(store, session_id, doc_id, start, unit, named))
 
@@ -273,4 +298,7 @@ def verify_extract(question: str, answer: str, record_text: str, header: str,
     named = [normalise(chain_end)] if chain_end else entities(question)
     if any(not contains(norm, e) for e in named):
         return False
-    return normalise(key) in norm or normalise(key) in normalise(header)
+    # A nested record's field is named by its path ("data.MAX_BATCH_SIZE"): its last step
+    # is the key written in the text.
+    key = normalise(key.rsplit(".", 1)[-1])
+    return key in norm or key in normalise(header)

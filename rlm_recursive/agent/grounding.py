@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .. import trajectory
+from ..corpus.asked import asked_label, label_says
 from ..corpus.evidence import (
     Support,
     Unit,
@@ -29,15 +30,17 @@ from ..corpus.evidence import (
     normalise,
     split_units,
 )
+from ..corpus.records import Layout
 from ..corpus.sections import Scope, scopes_for
 from ..errors import BudgetExceeded, InvalidArgs, ModelError
 from ..providers.base import Message
 from ..tools.search import search_session
 from ..types import SpanRef
-from .clauses import answers_kind
+from .clauses import answers_kind, labelled_as_asked
 from .context import AgentAnswer, RunContext
-from .extractive import disagree, verify_extract
+from .extractive import disagree, record_at, verify_extract
 from .model_call import call_model, window_chars
+from .routing import session_layout
 
 __all__ = ["NOT_FOUND", "Grounding", "ground_answer", "not_found_answer", "said_before"]
 
@@ -107,6 +110,9 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
     chain_end = str(bridges[-1]) if bridges else None
     long_form = strategy == "map-reduce"  # a summary of every chunk, not one sentence's fact
     first = check_support(answer.text, question, pool, pool_units, chain_end, long_form)
+    # A value under a label that is not what is asked ("MAX_BATCH_SIZE: 800" for the max
+    # replicas, the "Room" cell for a phone extension) is backed by the text, yet no answer.
+    layout = (await session_layout(rc))[0] if asked_label(question) else None
     # The runtime's own copy (small models): taken when the model's answer is not backed,
     # or names none of the values the line holding the question's entities gives.
     ours = answer.extra.get("extraction")
@@ -119,12 +125,15 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
         # A copy from the end of a chain of look-ups must still be what is asked ("04:40
         # nightly" is no port, whichever job the chain reached).
         if ((ours_support.supported and (not links or ours_support.unit is None
-                                         or answers_kind(question, ours_support.unit)))
+                                         or answers_kind(question, ours_support.unit))
+             and _labelled(question, runtime.text, ours_support.unit, spans, layout))
                 or await asyncio.to_thread(_extract_holds, rc, question, runtime)):
             failed = first.failures() or {"disagreed": "the model's answer names none of the "
                                                         "values of the line it was shown"}
             return runtime.text, _record(Grounding(True, "extractive", failed,
                                                    original=answer.text))
+    if first.supported and not _labelled(question, answer.text, first.unit, spans, layout):
+        first = Support(False, off_topic=True)
     if first.supported:
         return answer.text, _record(Grounding(True, "checked"))
     failed = first.failures()
@@ -134,18 +143,33 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
         return answer.text, _record(Grounding(True, "computed", failed))
     if units:
         quoted = await _reask(rc, answer, question, units)
-        if quoted and check_support(quoted, question, pool, pool_units, chain_end,
-                                    long_form).supported:
+        again = check_support(quoted, question, pool, pool_units, chain_end,
+                              long_form) if quoted else None
+        if (quoted and again is not None and again.supported
+                and _labelled(question, quoted, again.unit, spans, layout)):
             return quoted, _record(Grounding(True, "reasked", failed, original=answer.text))
         # A line that only says the question's words back (a heading) answers nothing, nor
         # does one without what is asked ("Safe to skip for a day" for "which port").
         best = [pair for pair in best_units(question, units, 3)
-                if not is_echo(pair[1].text, question) and answers_kind(question, pair[1])]
+                if not is_echo(pair[1].text, question) and answers_kind(question, pair[1])
+                and _labelled(question, pair[1].text, pair[1], spans, layout)]
         if best:
             return (best[0][1].text.strip(),
                     _record(Grounding(True, "extractive", failed, original=answer.text)))
     closest = await asyncio.to_thread(_closest, rc, question, spans, texts, units)
     return NOT_FOUND, _record(Grounding(False, "not_found", failed, closest, answer.text))
+
+
+def _labelled(question: str, answer: str, unit: Unit | None, spans: list[SpanRef],
+              layout: Layout | None) -> bool:
+    """The label over the answer's value in its unit (its record's column, its `key:
+    value` line) says what the question asks for (`clauses.labelled_as_asked`)."""
+
+    if unit is None or layout is None:
+        return True
+    ref = spans[unit.source] if unit.source < len(spans) else None
+    record = record_at(layout, ref.doc_id, ref.start + unit.start) if ref else None
+    return labelled_as_asked(question, answer, unit.text, record.fields if record else None)
 
 
 _STRING_LITERAL = re.compile(r"([\"'])(.*?)(?<!\\)\1", re.DOTALL)
@@ -176,6 +200,8 @@ def _extract_holds(rc: RunContext, question: str, answer: AgentAnswer) -> bool:
     copied = answer.extra.get("extracted")
     if not isinstance(copied, dict) or not copied.get("field"):
         return False
+    if not label_says(question, str(copied["field"])):
+        return False  # the field is not what is asked ("Room" for a phone extension)
     doc = next((d for d in rc.store.documents(rc.session_id) if d.id == copied["doc_id"]), None)
     if doc is None:
         return False

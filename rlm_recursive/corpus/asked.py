@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import re
 
-from .units import stems
+from .units import Unit, has_word, stems
 
-__all__ = ["asked_things", "clipped", "qualifiers", "siblings"]
+__all__ = ["asked_label", "asked_phrase", "asked_things", "clipped", "label_says", "label_words",
+           "qualifiers", "siblings"]
 
 _CONTRASTS = tuple(frozenset(stems(words)) for words in (
     "north south east west northeast northwest southeast southwest", "upper lower middle",
@@ -62,3 +63,96 @@ def clipped(words: list[str], stem_set: frozenset[str]) -> list[str]:
     for "laboratory"): a hint between equal units, never enough on its own."""
     return [w for w in words if len(w) >= 3
             and any(s.startswith(w) and len(s) >= len(w) + 3 for s in stem_set)]
+
+
+_WORD = re.compile(r"[A-Za-z][\w'’.-]*")
+_NP_END = frozenset((
+    "the a an of for on in at to from by with per is are was were be been do does did has "
+    "have had can could will would should got get gets that which who when where after "
+    "before during since between this these those its their our my your his her").split())
+"""Words that end the noun phrase a question asks for ("max replicas | the ledger api")."""
+_DETERMINERS = frozenset("the a an our my your their his her its this that".split())
+_NOT_NOUN_LEAD = frozenset((
+    "who whom whose when where why how is are was were do does did can could will would "
+    "should has have had tell give list show find name describe summarise summarize explain "
+    "count please yes no").split())
+"""A question starting so names no thing up front ("Who ...", "Tell me ...")."""
+_LABEL_KINDS = frozenset(stems("number no code id ref reference setting value result "
+                               "detail details information info figure entry name"))
+"""Words that say a value's shape, not which value ("serial number", "batch size setting"):
+the word before them says which."""
+_MODIFIERS = frozenset(stems("max maximum min minimum total current new old latest last first "
+                             "next main average mean typical annual daily"))
+"""Words that say which of a thing's values, not what the thing is: "max replicas" is not
+any maximum (`MAX_BATCH_SIZE`)."""
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
+def _asked_words(question: str) -> list[str]:
+    """The words of the noun phrase a question asks for, as written: "What's the cost
+    centre on ..." → cost centre; "which mobile carrier was ..." → mobile carrier; "max
+    replicas the ledger api ..." → max replicas; "what was Mochi's blood glucose result" →
+    blood glucose result; [] for who/when/where questions and imperatives."""
+    words = [w.lower().rstrip(".") for w in _WORD.findall(question)]
+    if words and words[0] in ("in", "on", "at", "for", "from", "by", "to") and len(words) > 1:
+        words = words[1:]  # "in which tessera version ..."
+    if not words:
+        return []
+    if words[0] in ("what", "which", "what's", "what’s"):
+        words = words[1:]
+        if words and words[0] in ("is", "are", "was", "were"):
+            words = words[1:]
+        if words and words[0] in _DETERMINERS:
+            words = words[1:]
+    elif words[0] == "how" and len(words) > 1 and words[1] in ("much", "many"):
+        words = words[2:]
+    elif words[0] in _NOT_NOUN_LEAD:
+        return []
+    out: list[str] = []
+    for word in words:
+        if word in _NP_END or len(out) == 4:
+            break
+        if word.endswith(("'s", "’s")):  # "Mochi's blood glucose result": the owner
+            out = []
+            continue
+        out.append(word)
+    return out
+
+
+def asked_phrase(question: str) -> list[str]:
+    """The stems of the noun phrase the question asks for ("max replicas" → max, replica)."""
+    return stems(" ".join(_asked_words(question)))
+
+
+def asked_label(question: str) -> tuple[str, ...]:
+    """The stems a label must say (one of them) for its value to be what the question asks
+    for: the head of the asked noun phrase and the word before it ("carrier", "mobile"),
+    a modifier aside ("replica" for "max replicas"; the phrase's end may be a verb the
+    question runs on with, "group leader looks after"). A head that only says a shape
+    ("serial number", "batch size setting") leaves the word before it to say which. ()
+    when the question names no thing (who/when/where, "how much did ...")."""
+    asked = asked_phrase(question)
+    if not asked:
+        return ()
+    if asked[-1] in _LABEL_KINDS:  # a bare "what number", "what name": its shape is checked
+        return (asked[-2],) if len(asked) > 1 else ()
+    return tuple(w for w in asked[-2:][::-1] if w not in _MODIFIERS or w == asked[-1])
+
+
+def label_says(question: str, label: str) -> bool:
+    """A label (a `key: value` line, a column's name and its cell) says what the question
+    asks for: `MAX_BATCH_SIZE` is no "max replicas", "Room" no "phone extension", "Food
+    business operator" no deadline. Its value's shape counts (a phone number says "phone").
+    True when the question names no thing to check."""
+    wanted = asked_label(question)
+    if not wanted:
+        return True
+    said = label_words(label)
+    return any(has_word(w, said) for w in wanted)
+
+
+def label_words(label: str) -> frozenset[str]:
+    """A label's stems, `camelCase` and `snake_case` cut into words ("maxReplicas" → max,
+    replica), with the words its value's shape answers (a phone number says "phone")."""
+    text = _CAMEL.sub(" ", label).replace("_", " ")
+    return Unit(0, 0, len(text), text).own_stems

@@ -1,0 +1,125 @@
+"""A labelled value answers only what its label says (fake provider; real SQLite, tantivy
+and parsers). A `key: value` line, a record's column or a letter's aligned `Label:  value`
+line holds a real value of the cited text, so the value check passes; when the label is
+not the thing asked ("MAX_POOL_SIZE" for the max retries, the "Desk" cell for a card PIN,
+"Applicant" for a closing date), the answer is "not found", never an exit-0 quote."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from strategy_support import ask, load
+
+from rlm_recursive.agent.clauses import labelled_as_asked
+from rlm_recursive.agent.grounding import NOT_FOUND
+from rlm_recursive.corpus.asked import asked_label, label_says
+from rlm_recursive.providers.fake import reply
+
+FILLER = "".join(f"Entry {i}: the reading room was quiet and the heating stayed on.\n\n"
+                 for i in range(50))
+COMPOSE = ("# orchard-sync stack, staging host\n"
+           "services:\n"
+           "  sync:\n"
+           "    image: orchard/sync:2.3.1\n"
+           "    environment:\n"
+           "      MAX_POOL_SIZE: \"16\"\n"
+           "      QUEUE_NAME: \"orchard-jobs\"\n"
+           "      POLL_SECONDS: \"30\"\n"
+           "      LOG_FORMAT: \"json\"\n"
+           "    labels:\n"
+           "      cost_centre: \"CC-0912\"\n"
+           "      owner: \"data-platform\"\n")
+WORKERS = ("Worker: orchard-sync\nMax pool size: 16\nPoll interval: 30 s\n"
+           "Queue: orchard-jobs\n\n"
+           "Worker: orchard-report\nMax pool size: 4\nPoll interval: 300 s\n"
+           "Queue: orchard-reports\n")
+LOANS = ('"Member";"Title";"Due";"Desk";"Reason";"Outcome"\n'
+         '"Arlo Finch";"The Salt Path";"02/03/2026";"Desk 2";"Card check";'
+         '"Done"\n'
+         '"Bea Lomax";"Wolf Hall";"04/03/2026";"Desk 5";"Renewal";"Renewed to April"\n'
+         '"Cyril Dunn";"Middlemarch";"09/03/2026";"Desk 2";"Return";"Fine waived"\n')
+LETTER = ("Harrowgate Borough Council - Planning Services\n\n"
+          "Application no:      HB/26/0417\n"
+          "Applicant:           Millbrook Homes Ltd (agent: Ms Tara Quinn)\n"
+          "Site:                Land east of Millbrook Lane\n"
+          "Proposal:            14 dwellings with access road\n\n"
+          "Dear neighbour,\n\nYou are invited to comment on the application above. "
+          "Comments may be made in writing or online.\n")
+
+
+def _first_line(request):
+    """A small model's habit: the first line it was shown, whatever was asked."""
+    body = request.messages[-1].content
+    match = re.search(r"\[Excerpt 1\]\n(.*)", body)
+    return reply(match.group(1) if match else "NOT FOUND")
+
+
+@pytest.fixture
+def small_rt(tmp_path, monkeypatch):
+    from strategy_support import small_runtime
+    return small_runtime(tmp_path, monkeypatch, num_ctx=8192)
+
+
+@pytest.mark.parametrize(("doc", "question", "wrong"), [
+    (COMPOSE, "max retries the sync service may attempt", "16"),
+    (WORKERS, "max retries for the orchard-sync worker", "16"),
+    (LOANS, "what was Arlo Finch's card PIN", "Desk 2"),
+    (LETTER, "Closing date for objections to the Millbrook Lane application?", "Millbrook Homes"),
+])
+async def test_a_value_under_another_label_is_not_found(small_rt, doc, question, wrong):
+    sid = load(small_rt, FILLER, doc)
+    result, _ = await ask(small_rt, sid, question, "search", _first_line)
+    assert wrong not in result.answer
+    assert result.answer == NOT_FOUND and result.grounded is False
+
+
+@pytest.mark.parametrize(("doc", "question", "right"), [
+    (COMPOSE, "what's the cost centre of the orchard sync service", "CC-0912"),
+    (LOANS, "Which desk did Bea Lomax borrow Wolf Hall from?", "Desk 5"),
+    (LETTER, "What is the proposal in application HB/26/0417?", "14 dwellings"),
+])
+async def test_a_value_under_the_asked_label_is_answered(small_rt, doc, question, right):
+    sid = load(small_rt, FILLER, doc)
+    result, _ = await ask(small_rt, sid, question, "search", _first_line)
+    assert right in result.answer and result.grounded
+
+
+@pytest.mark.parametrize(("question", "label"), [
+    ("max replicas the api can scale to", ("replica",)),
+    ("What's the microchip number of Pepper?", ("microchip",)),
+    ("which mobile carrier was blocking the codes", ("carrier", "mobil")),
+    ("what was Mochi's blood glucose result", ("glucos",)),
+    ("Deadline to appeal the rating?", ("deadlin",)),
+    ("Who signed the letter?", ()),
+    ("When does the lease end?", ()),
+    ("What number should I ring?", ()),
+])
+def test_the_asked_label_is_the_head_of_the_asked_noun_phrase(question, label):
+    assert asked_label(question) == label
+
+
+def test_a_label_says_the_asked_thing_in_its_own_spelling():
+    question = "max replicas the api can scale to"
+    assert label_says(question, "maxReplicas: 20")
+    assert not label_says(question, "MAX_BATCH_SIZE: 800")
+    # A phone number's shape says "phone", whatever its key.
+    assert label_says("What is Ida's phone number?", "Tel: 01632 960 455")
+    assert not label_says("What is Ida's phone extension?", "Room: Consult 1")
+
+
+def test_the_cell_holding_the_value_must_be_the_asked_column():
+    fields = {"Member": "Arlo Finch", "Desk": "Desk 2", "Fine": "0.00"}
+    assert not labelled_as_asked("What is Arlo Finch's card PIN?", "Desk 2", "", fields)
+    assert labelled_as_asked("Which desk is Arlo Finch's loan at?", "Desk 2", "", fields)
+    # Prose is not checked here; nor is a question that names no thing.
+    assert labelled_as_asked("What is the card PIN?", "It is 4471", "It is 4471")
+    assert labelled_as_asked("Who has Wolf Hall?", "Member: Bea Lomax", "Member: Bea Lomax")
+
+
+async def test_a_quote_the_reask_brings_back_is_held_to_the_asked_label_too(small_rt):
+    sid = load(small_rt, FILLER, WORKERS)
+    result, fake = await ask(small_rt, sid, "max retries for the orchard-sync worker",
+                             "search", lambda request: reply("Max pool size: 16"))
+    assert len(fake.requests) == 2  # the answer, then grounding's re-ask
+    assert result.answer == NOT_FOUND and result.grounded is False
