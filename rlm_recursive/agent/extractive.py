@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ..corpus.asked import asked_label, label_says
+from ..corpus.asked import asked_label, asked_phrase, label_says
 from ..corpus.evidence import (
     Unit,
     asked_head,
@@ -33,6 +33,7 @@ from ..corpus.evidence import (
     stems,
     values,
 )
+from ..corpus.lookup import lookup
 from ..corpus.records import Layout, Record
 from ..corpus.search import Hit
 from ..corpus.sections import Scope, author, headings, scopes_for
@@ -207,6 +208,16 @@ def _from_record(question: str, record: Record) -> tuple[str, str] | None:
 
 
 
+def _looked_up(question: str, layout: Layout | None) -> Extract | None:
+    """The asked field of the record the question picks out by its values (`lookup`)."""
+    found = lookup(question, layout.records) if layout is not None else None
+    if found is None:
+        return None
+    record, key = found
+    return Extract(f"{key}: {record.fields[key]}",
+                   SpanRef(doc_id=record.doc_id, start=record.start, end=record.end), key)
+
+
 def extract(store: Store, session_id: str, question: str, layout: Layout | None
             ) -> Extract | str | None:
     """The answer copied from the unit that best matches the question; else why there is
@@ -214,12 +225,14 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
     grounded, so no model need be asked); else None."""
     found = windows(store, session_id, question)
     if not found:
-        return None
+        return _looked_up(question, layout)
     units = window_units(found)
     # A record that holds every entity the question names, with a field the question asks
     # about: the field's value ("Which carrier is moving SH-1006?" → carrier: CMA CGM).
     named = entities(question)
-    if named:
+    # "What's the IP address of the east wing printer?": IP is what is asked, not whose.
+    asked = set(asked_phrase(question))
+    if named and not all(set(stems(e)) <= asked for e in named):
         for unit in units:
             doc_id, offset = found[unit.source][:2]
             if not all(contains(unit.norm, e) for e in named):
@@ -236,6 +249,10 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
                   key=lambda pair: (not says_asked(question, pair[1]),
                                     not of_kind(question, pair[1].text), -pair[0]))[:1]
     if not best:
+        # No one line holds what the question names and asks: a record may, lines apart
+        # (a manifest's name and its maxReplicas).
+        if (looked := _looked_up(question, layout)) is not None:
+            return looked
         if named and not any(all(names(u, e) for e in named) for u in units):
             return f"no passage names {', '.join(named)} together"
         return None
@@ -281,4 +298,7 @@ def verify_extract(question: str, answer: str, record_text: str, header: str,
     named = [normalise(chain_end)] if chain_end else entities(question)
     if any(not contains(norm, e) for e in named):
         return False
-    return normalise(key) in norm or normalise(key) in normalise(header)
+    # A nested record's field is named by its path ("data.MAX_BATCH_SIZE"): its last step
+    # is the key written in the text.
+    key = normalise(key.rsplit(".", 1)[-1])
+    return key in norm or key in normalise(header)

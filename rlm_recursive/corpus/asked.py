@@ -10,7 +10,8 @@ import re
 
 from .units import Unit, has_word, stems
 
-__all__ = ["asked_label", "asked_things", "clipped", "label_says", "qualifiers", "siblings"]
+__all__ = ["asked_label", "asked_phrase", "asked_things", "clipped", "label_says", "label_words",
+           "qualifiers", "siblings"]
 
 _CONTRASTS = tuple(frozenset(stems(words)) for words in (
     "north south east west northeast northwest southeast southwest", "upper lower middle",
@@ -118,6 +119,11 @@ def _asked_words(question: str) -> list[str]:
     return out
 
 
+def asked_phrase(question: str) -> list[str]:
+    """The stems of the noun phrase the question asks for ("max replicas" → max, replica)."""
+    return stems(" ".join(_asked_words(question)))
+
+
 _ANYONE = frozenset(stems("person people someone somebody"))
 
 
@@ -128,7 +134,7 @@ def asked_label(question: str) -> tuple[str, ...]:
     question runs on with, "group leader looks after"). A head that only says a shape
     ("serial number", "batch size setting") leaves the word before it to say which. ()
     when the question names no thing (who/when/where, "how much did ...")."""
-    asked = stems(" ".join(_asked_words(question)))
+    asked = asked_phrase(question)
     if not asked or asked[-1] in _ANYONE:  # "which person": a who, any label may name them
         return ()
     if asked[-1] in _LABEL_KINDS:  # a bare "what number", "what name": its shape is checked
@@ -144,6 +150,12 @@ def label_says(question: str, label: str) -> bool:
     wanted = asked_label(question)
     if not wanted:
         return True
-    text = _CAMEL.sub(" ", label).replace("_", " ")
-    said = Unit(0, 0, len(text), text).own_stems
+    said = label_words(label)
     return any(has_word(w, said) for w in wanted)
+
+
+def label_words(label: str) -> frozenset[str]:
+    """A label's stems, `camelCase` and `snake_case` cut into words ("maxReplicas" → max,
+    replica), with the words its value's shape answers (a phone number says "phone")."""
+    text = _CAMEL.sub(" ", label).replace("_", " ")
+    return Unit(0, 0, len(text), text).own_stems
