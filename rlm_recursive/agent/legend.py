@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import re
 
-from ..corpus.evidence import normalise
+from ..corpus.evidence import best_units, contains, normalise, shared_words, stems, values
 from ..corpus.records import Layout
 from ..store import Store
 from ..tools.search import search_session
 from ..types import SpanRef
-from .chain import Chain
-from .extractive import Extract, cited, extract
+from .chain import Chain, unit_ref
+from .extractive import Extract, cited, extract, window_units, windows
 
 __all__ = ["asks_who", "keyed_person", "resolve_person"]
 
@@ -44,6 +44,7 @@ _TERM = re.compile(r"(?<![\w/])(?:(?=[\w/]*[A-Za-z])[A-Za-z\d]+/[A-Za-z\d]+"
                    r"|[A-Z]{2,}\d*)(?![\w/])")
 """Codes ("2/E", "C/E"), capitalised words and phrases ("Equipment Officer's")."""
 _KEY_HITS = 20
+_LINES_TRIED = 2
 
 
 def asks_who(question: str) -> bool:
@@ -123,16 +124,28 @@ def resolve_person(store: Store, session_id: str, question: str, chain: Chain
 
 def keyed_person(store: Store, session_id: str, question: str, layout: Layout | None,
                  chain: Chain | None) -> Chain | None:
-    """`chain` taken on to the person a key names for the code in its line; with no chain,
-    from the line that answers the question itself ("Name of the technician who found the
-    door ajar?" - "0200-0600 N2 Freezer 3 door ... found ajar"). `chain` as it was (maybe
-    None) when there is no "who" or no key."""
+    """`chain` taken on to the person a key names for the code or role in its line; with
+    no chain, from the line that answers the question itself ("Name of the technician who
+    found the door ajar?" - "0200-0600 N2 Freezer 3 door ... found ajar"). None when the
+    question asks no "who" or no key names anyone."""
     if not asks_who(question):
-        return chain
-    start = chain
-    if start is None:
-        found = extract(store, session_id, question, layout)
-        if not isinstance(found, Extract):
-            return None
-        start = Chain(found, [], [])
-    return resolve_person(store, session_id, question, start) or chain
+        return None
+    if chain is not None:
+        return resolve_person(store, session_id, question, chain)
+    found = extract(store, session_id, question, layout)
+    if isinstance(found, Extract):
+        return resolve_person(store, session_id, question, Chain(found, [], []))
+    # A line that names no one answers no "who" for extraction: the lines that best match
+    # the question, which hold its values (numbers, codes, names) and at least half its
+    # other words, are tried.
+    given = values(question)
+    topic = [w for w in dict.fromkeys(stems(question)) if w not in set(stems(" ".join(given)))]
+    seen = windows(store, session_id, question)
+    for _, unit in best_units(question, window_units(seen), _LINES_TRIED, strict=False):
+        if (all(contains(unit.norm, v) for v in given)
+                and 2 * len(shared_words(topic, unit.stem_set)) >= len(topic)):
+            line = Extract(unit.text.strip(), unit_ref(seen, unit))
+            keyed = resolve_person(store, session_id, question, Chain(line, [], []))
+            if keyed is not None:
+                return keyed
+    return None
