@@ -130,3 +130,15 @@ async def test_a_role_line_found_by_its_words_leads_to_the_person(tmp_path, monk
     runtime.close()
     assert result.grounded and "Odette Marchetti" in result.answer
     assert "Ashworth" not in result.answer and "Wen Li Tan" not in result.answer
+
+
+def test_a_line_that_names_its_person_reads_no_key(tmp_path, monkeypatch):
+    # The line answers "who" itself (Jonah Pike); the committee list's Grounds Steward is
+    # someone else, and "Jonah Pike - Operations Lead" names a role, no person, for him.
+    runtime = small_runtime(tmp_path, monkeypatch)
+    line = "While Rosa Lindqvist (Grounds Steward) is away, her deputy is Jonah Pike."
+    sid = load(runtime, _ALLOTMENT + "\nRota\n\n" + line + "\nJonah Pike - Operations Lead.\n")
+    keyed = resolve_person(runtime.store, sid, "Who covers for Rosa Lindqvist while she is "
+                           "away?", _chain_at(runtime, sid, line))
+    runtime.close()
+    assert keyed is None

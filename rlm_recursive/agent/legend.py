@@ -69,6 +69,36 @@ def _terms(line: str, question: str) -> list[str]:
     return out
 
 
+_ROLE_HEADS = frozenset(stems(
+    "officer adviser advisor manager director captain engineer oiler bosun mate master "
+    "lead leader chair secretary treasurer steward warden keeper clerk nurse sister matron "
+    "doctor consultant registrar porter technician supervisor coordinator administrator "
+    "admin operator fitter electrician deputy contact head"))
+"""The nouns a role ends in ("Equipment Officer", "Safety Adviser", "Oiler")."""
+
+
+def _role_like(term: str) -> bool:
+    """A code ("2/E", "AB", "N2") or a role ("Equipment Officer"): what a key explains, and
+    never the person it names."""
+    if "/" in term or any(c.isdigit() for c in term) or term.isupper():
+        return True
+    words = stems(term)
+    return bool(words) and words[-1] in _ROLE_HEADS
+
+
+def _names_someone(line: str, question: str, terms: list[str]) -> bool:
+    """The line already names a person the question does not: a name that is no code or
+    role and holds none ("Oiler Found" is the role "Oiler" starting a sentence)."""
+    said = normalise(question)
+    for match in re.finditer(_PERSON, line):
+        name = match.group()
+        if (_role_like(name) or normalise(name) in said
+                or any(re.search(rf"(?<!\w){re.escape(t)}(?!\w)", name) for t in terms)):
+            continue
+        return True
+    return False
+
+
 def _defined(text: str, start: int, end: int, term: str) -> tuple[str, int, int] | None:
     """The person a key at [start, end) of `text` says `term` is ("2/E = M. Villanueva",
     "Safety Adviser - Dr Lewis Mbeki", "Sanjay Brennan-Whyte (Equipment Officer)"), with
@@ -103,7 +133,10 @@ def resolve_person(store: Store, session_id: str, question: str, chain: Chain
     if found.ref.doc_id not in docs:
         return None
     line = store.text(docs[found.ref.doc_id])[found.ref.start:found.ref.end]
-    for term in _terms(line, question):
+    terms = [t for t in _terms(line, question) if _role_like(t)]
+    if _names_someone(line, question, terms):
+        return None  # "her deputy is Tomasz Wilk": the line answers "who" itself
+    for term in terms:
         hits, _, _, _ = search_session(store, session_id, term, "literal", limit=_KEY_HITS)
         for hit in hits:
             text = store.text(docs[hit.doc_id])
@@ -111,7 +144,8 @@ def resolve_person(store: Store, session_id: str, question: str, chain: Chain
                     found.ref.end:
                 continue  # the line itself is no key to its own codes
             person = _defined(text, hit.highlight_start, hit.highlight_end, term)
-            if person is None or normalise(person[0]) in normalise(line):
+            if (person is None or normalise(person[0]) in normalise(line)
+                    or _role_like(person[0])):  # "Marta Quintero - Operations Director"
                 continue
             name, name_start, name_end = person
             first = min(hit.highlight_start, name_start)
