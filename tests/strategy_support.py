@@ -32,6 +32,20 @@ def load(runtime: Runtime, *texts: str) -> str:
     return sid
 
 
+def load_named(runtime: Runtime, files: dict[str, str]) -> str:
+    """A session of the given texts under their file names (what names a document)."""
+    sid = runtime.store.create_session("s", SessionConfig())["session_id"]
+    for name, text in files.items():
+        runtime.store.add_document(sid, text.encode(), length_chars=len(text), source=name,
+                                   source_type="inline")
+    return sid
+
+
+def no_model(request: ChatRequest) -> Any:
+    """The script of a run that must not ask the model (counting by code)."""
+    raise AssertionError("counting asks no model")
+
+
 async def ask(runtime: Runtime, sid: str, question: str, strategy: str,
               script: Callable[[ChatRequest], Any], **options: Any
               ) -> tuple[QueryResult, FakeProvider]:

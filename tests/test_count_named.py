@@ -11,10 +11,9 @@ import json
 import random
 
 import pytest
-from strategy_support import ask, small_runtime
+from strategy_support import ask, load_named, no_model, small_runtime
 
 from rlm_recursive.agent.routing import count_draft, route
-from rlm_recursive.config import SessionConfig
 from rlm_recursive.corpus.records import read_layout
 from rlm_recursive.corpus.tally import match_values, stems, tally
 
@@ -124,24 +123,15 @@ def test_a_key_whose_value_is_on_the_next_lines_keeps_that_text():
     assert tally(layout, draft.plan)[1] == 4, draft.plan.describe()
 
 
-@pytest.fixture
-def rt(tmp_path, monkeypatch):
-    runtime = small_runtime(tmp_path, monkeypatch)
-    yield runtime
-    runtime.close()
-
-
-def _no_model(request):
-    raise AssertionError("counting asks no model")
-
-
-async def test_counted_end_to_end_over_named_files(rt):
+async def test_counted_end_to_end_over_named_files(tmp_path, monkeypatch):
     bookings, _, docs, names = _corpus(4)
-    sid = rt.store.create_session("s", SessionConfig())["session_id"]
-    for doc_id, text in docs:
-        rt.store.add_document(sid, text.encode(), length_chars=len(text), source=names[doc_id],
-                              source_type="inline")
-    result, fake = await ask(rt, sid, "how many appointments were no-shows", "auto", _no_model)
+    runtime = small_runtime(tmp_path, monkeypatch)
+    try:
+        sid = load_named(runtime, {names[doc_id]: text for doc_id, text in docs})
+        result, fake = await ask(runtime, sid, "how many appointments were no-shows", "auto",
+                                 no_model)
+    finally:
+        runtime.close()
     assert result.strategy == "count" and fake.requests == []
     gold = sum(r["Outcome"] == "Did not attend" for r in bookings)
     assert result.answer.split()[0] == str(gold), result.answer

@@ -8,13 +8,12 @@ import random
 import re
 
 import pytest
-from strategy_support import ask, load, small_runtime, texts_of, tool_name
+from strategy_support import ask, load, load_named, small_runtime, texts_of, tool_name
 
 from rlm_recursive.agent.citations import verify_citation
 from rlm_recursive.agent.pool import ProviderPool
 from rlm_recursive.agent.query import QueryOptions, run_query
 from rlm_recursive.agent.strategies.classify import MIN_BATCH, labels_for
-from rlm_recursive.config import SessionConfig
 from rlm_recursive.errors import Timeout
 from rlm_recursive.providers.base import ChatRequest, ChatResult
 from rlm_recursive.providers.fake import FakeProvider, tool_reply
@@ -292,11 +291,8 @@ async def test_a_question_naming_a_ticket_export_judges_its_tickets_only(tmp_pat
                 "assignee": "Desk 2", "channel": "email", "priority": "P3",
                 "body": f"I left a {rng.choice(FRUIT + OTHER)} at the desk"} for i in range(30)]
     chat, _ = _notes(3, 200)
-    sid = runtime.store.create_session("s", SessionConfig())["session_id"]
-    for name, text in (("support_tickets.json", json.dumps(tickets, indent=2)),
-                       ("chat.txt", chat)):
-        runtime.store.add_document(sid, text.encode(), length_chars=len(text), source=name,
-                                   source_type="inline")
+    sid = load_named(runtime, {"support_tickets.json": json.dumps(tickets, indent=2),
+                               "chat.txt": chat})
     try:
         result, _ = await ask(runtime, sid, "how many tickets are about something edible",
                               "auto", _judge)
@@ -316,10 +312,7 @@ async def test_a_value_inside_the_relative_clause_does_not_narrow_the_items(tmp_
     rng = random.Random(11)
     tickets = [{"id": f"SUP-{i}", "tags": [rng.choice(["desk", "billing"])],
                 "body": f"I left a {rng.choice(FRUIT + OTHER)} at the desk"} for i in range(30)]
-    sid = runtime.store.create_session("s", SessionConfig())["session_id"]
-    text = json.dumps(tickets, indent=2)
-    runtime.store.add_document(sid, text.encode(), length_chars=len(text),
-                               source="support_tickets.json", source_type="inline")
+    sid = load_named(runtime, {"support_tickets.json": json.dumps(tickets, indent=2)})
     try:
         result, _ = await ask(runtime, sid, "how many tickets are from people who left "
                               "something edible at the desk", "classify", _judge)

@@ -8,9 +8,8 @@ import random
 
 import pytest
 import yaml
-from strategy_support import ask, small_runtime
+from strategy_support import ask, load_named, no_model, small_runtime
 
-from rlm_recursive.config import SessionConfig
 from rlm_recursive.corpus.records import detect_format, read_layout
 from rlm_recursive.corpus.structured import flatten, structured_records
 
@@ -92,26 +91,16 @@ def test_flatten_joins_lists_and_nests_with_dots():
         "a.b": "1", "a.c.d": "x, y", "e": "true"}
 
 
-@pytest.fixture
-def rt(tmp_path, monkeypatch):
-    runtime = small_runtime(tmp_path, monkeypatch)
-    yield runtime
-    runtime.close()
-
-
-def _no_model(request):
-    raise AssertionError("counting asks no model")
-
-
 @pytest.mark.parametrize("question", ["How many orders were refunds?",
                                       "how many refund orders came from Truro customers"])
-async def test_counting_a_json_export_in_plain_words(rt, question):
+async def test_counting_a_json_export_in_plain_words(tmp_path, monkeypatch, question):
     orders = _orders(4, 80)
-    text = json.dumps(orders, indent=2)
-    sid = rt.store.create_session("s", SessionConfig())["session_id"]
-    rt.store.add_document(sid, text.encode(), length_chars=len(text), source="orders.json",
-                          source_type="inline")
-    result, fake = await ask(rt, sid, question, "auto", _no_model)
+    runtime = small_runtime(tmp_path, monkeypatch)
+    try:
+        sid = load_named(runtime, {"orders.json": json.dumps(orders, indent=2)})
+        result, fake = await ask(runtime, sid, question, "auto", no_model)
+    finally:
+        runtime.close()
     truro = "truro" in question.lower()
     gold = sum(o["kind"] == "refund" and (not truro or o["customer"]["town"] == "Truro")
                for o in orders)
