@@ -145,3 +145,72 @@ async def test_counted_end_to_end_over_named_files(rt):
     assert result.strategy == "count" and fake.requests == []
     gold = sum(r["Outcome"] == "Did not attend" for r in bookings)
     assert result.answer.split()[0] == str(gold), result.answer
+
+
+def test_a_title_word_the_records_say_narrows_a_judgement_but_stays_a_phrase():
+    from rlm_recursive.agent.count_scope import titled_documents
+
+    rng = random.Random(5)
+    shift = "".join(f"0{6 + i % 3}:00 kiln {rng.choice(['loaded', 'fired', 'cooled'])}\n"
+                    for i in range(40))
+    docs = [("k", shift), ("o", "Office rota\n" + "desk cover by Sam\n" * 20)]
+    layout = read_layout(docs, {"k": "kiln_shift_log.txt", "o": "office_rota.txt"})
+    question = "how many times did the kiln crew find a crack"
+    assert titled_documents(question, layout) == ["k"]
+    plan = count_draft("how many kiln firings were logged", layout).plan
+    assert plan.docs == [] and any("kiln" in p for p in plan.phrases)
+
+
+_NOTES = """# Allotment committee minutes
+
+## 3 March
+
+### Decisions
+- Water butts to be bought for plots 4 and 9.
+
+### Actions
+- Priya to ring the council about the gate lock.
+- Tom to order wood chip.
+
+## 7 April
+
+### Actions
+- Priya to chase the wood chip delivery.
+
+### Complaints
+- Bonfire smoke near plot 12.
+- Rats seen by the compost bays.
+
+## 5 May
+
+### Decisions
+- Rents stay at 40 pounds.
+- Plot 7 goes to the waiting list.
+- Hose pipes allowed after 6 pm only.
+"""
+
+
+@pytest.mark.parametrize(("question", "gold"), [
+    ("how many actions were agreed", 3),
+    ("How many decisions did the committee make?", 4),
+    ("how many complaints were raised", 2),
+    ("how many decisions were made on 5 May", 3),
+    ("how many decisions or complaints are there", 6),
+])
+def test_lines_under_markdown_headings_count_by_their_section(question, gold):
+    layout = read_layout([("m", _NOTES)], {"m": "minutes.md"})
+    draft = count_draft(question, layout)
+    assert tally(layout, draft.plan)[1] == gold, draft.plan.describe()
+
+
+def test_the_counted_noun_is_not_a_second_value_of_the_field():
+    # "how many kitchen complaints": a Category field holds both words; "complaints" is the
+    # unit counted, not the alternative Category=Complaints.
+    rows = [{"Category": c, "Area": a} for c, a in
+            [("Kitchen", "north"), ("Complaints", "north"), ("Kitchen", "south"),
+             ("Garden", "south"), ("Complaints", "south"), ("Kitchen", "north")]]
+    layout = read_layout([("t", _csv(rows))])
+    draft = count_draft("how many kitchen complaints came from the north", layout)
+    assert tally(layout, draft.plan)[1] == 2, draft.plan.describe()
+    both = count_draft("how many kitchen or complaints rows came from the north", layout)
+    assert tally(layout, both.plan)[1] == 3, both.plan.describe()

@@ -280,10 +280,16 @@ async def test_a_call_over_the_time_limit_goes_again_in_halves(notes):
 
 async def test_a_question_naming_a_ticket_export_judges_its_tickets_only(tmp_path, monkeypatch):
     """"how many tickets ..." over a JSON ticket export beside a long chat log: the model
-    judges each ticket (one item per object), not the log's lines or the export's lines."""
+    judges each ticket (one item per object), not the log's lines or the export's lines, and
+    sees each ticket's prose first."""
     runtime = small_runtime(tmp_path, monkeypatch)
     rng = random.Random(7)
+    # Ids, stamps and people before the body: the body is past the cut of a raw object.
     tickets = [{"id": f"SUP-{i}", "status": rng.choice(["open", "closed"]),
+                "created": f"2026-10-{1 + i % 28:02d}T09:{i % 60:02d}:00Z",
+                "updated": f"2026-10-{1 + i % 28:02d}T17:{i % 60:02d}:00Z",
+                "requester": {"name": f"Customer {i}", "org": f"Org {i}", "plan": "Team"},
+                "assignee": "Desk 2", "channel": "email", "priority": "P3",
                 "body": f"I left a {rng.choice(FRUIT + OTHER)} at the desk"} for i in range(30)]
     chat, _ = _notes(3, 200)
     sid = runtime.store.create_session("s", SessionConfig())["session_id"]

@@ -12,12 +12,15 @@ call any file what it is ("export", "log", "sheet") go with a naming word beside
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 
 from ..corpus.records import Layout
 from ..corpus.tally import phrase_regex, stems, words
 
-__all__ = ["FRAME_WORDS", "collection_run", "content_positions", "document_words"]
+__all__ = ["FRAME_WORDS", "collection_run", "content_positions", "document_words",
+           "head_unit",
+           "joint_values", "titled_documents", "unit_values"]
 
 FRAME_WORDS = frozenset(
     "a an the of and or in on at to for from with by is are was were be been being do does did "
@@ -54,6 +57,68 @@ _RARE_LINES = 1
 def content_positions(question: str) -> set[int]:
     """Positions of the question's words that may say what is counted."""
     return {i for i, w in enumerate(words(question)) if w not in FRAME_WORDS and len(w) > 1}
+
+
+def head_unit(question: str, taken: set[int] | None = None) -> int | None:
+    """Position of the noun after "how many" / "number of" (the counted unit), past the
+    words a field value took ("how many high priority tickets": tickets)."""
+    ws = words(question)
+    for i in range(len(ws) - 1):
+        pair = (ws[i], ws[i + 1])
+        verb = i == 0 and ws[i] in ("count", "tally", "enumerate")
+        if verb or pair in (("how", "many"), ("number", "of"), ("count", "of")):
+            j = i + (1 if verb else 2)
+            while j < len(ws) and (ws[j] in ("the", "a", "an", "all", "of")
+                                   or j in (taken or ())):
+                j += 1
+            return j if j < len(ws) else None
+    return None
+
+
+_LINKS = frozenset(("or", "and", "nor"))
+
+
+def unit_values(question: str, matches: list, negated: set[int]) -> list:
+    """The value matches of the counted noun ("how many security fixes", "how many changes
+    were deprecated": fixes, changes) when another value of the same field is named apart
+    from it, not joined by "or"/"and" ("ERROR or WARN lines" are alternatives)."""
+    ws = words(question)
+    head = head_unit(question)
+    if head is None:
+        return []
+    last = head
+    while last + 1 < len(ws) and ws[last + 1] not in FRAME_WORDS:
+        last += 1  # the noun phrase's head is its last word
+    unit = [m for m in matches if m.start <= last < m.stop]
+    if not unit:
+        return []
+    at = unit[0]
+    others = [m for m in matches if m.field == at.field and m.start != at.start
+              and m.start not in negated]  # "(not critical)" excludes, it names no unit
+    linked = any(_LINKS & set(ws[min(o.stop, at.stop):max(o.start, at.start)]) for o in others)
+    return unit if others and not linked else []
+
+
+def joint_values(question: str, matches: list) -> list:
+    """Values of one field named apart, not joined by "or"/"and" ("decisions made on 5 May"
+    over sections "3 March / Decisions", "5 May / Decisions"): only the values that hold
+    them all, when some do; else every one (the alternatives of "ERROR, WARN lines")."""
+    ws = words(question)
+    out = list(matches)
+    for field in {m.field for m in matches}:
+        spans: dict[int, set[str]] = {}
+        for m in matches:
+            if m.field == field:
+                spans.setdefault(m.start, set()).add(m.value)
+        if len(spans) < 2:
+            continue
+        at = sorted(spans)
+        if any(_LINKS & set(ws[a:b]) for a, b in itertools.pairwise(at)):
+            continue
+        common = set.intersection(*spans.values())
+        if common:
+            out = [m for m in out if m.field != field or m.value in common]
+    return out
 
 
 def _titled(layout: Layout) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
@@ -144,3 +209,11 @@ def document_words(question: str, layout: Layout, content: Iterable[int]
         if beside and _generic(q_words[i]):
             positions.add(i)
     return positions, _selection(naming.values(), layout)
+
+
+def titled_documents(question: str, layout: Layout) -> list[str]:
+    """The documents the question's words name by title, however often their records say
+    those words ("the engine room crew" of an engine room log): where a judgement looks."""
+    q_words = words(question)
+    return _selection((_documents_naming(q_words[i], layout, rare=False)
+                       for i in content_positions(question)), layout)

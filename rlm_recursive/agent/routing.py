@@ -20,7 +20,14 @@ from typing import TYPE_CHECKING, Literal
 from ..corpus.records import Layout, read_layout
 from ..corpus.tally import FieldFilter, TallyPlan, match_values, phrase_regex, stems, words
 from .count_scope import FRAME_WORDS as _STOP
-from .count_scope import collection_run, content_positions, document_words
+from .count_scope import (
+    collection_run,
+    content_positions,
+    document_words,
+    head_unit,
+    joint_values,
+    unit_values,
+)
 from .plan_words import (
     BRIDGE_VERB,
     Aggregation,
@@ -150,22 +157,6 @@ def _content_runs(question: str, skip: set[int]) -> list[tuple[list[str], list[i
     return runs
 
 
-def _head_unit(question: str, taken: set[int] | None = None) -> int | None:
-    """Position of the noun after "how many" / "number of" (the counted unit), past the
-    words a field value took ("how many high priority tickets": tickets)."""
-    ws = words(question)
-    for i in range(len(ws) - 1):
-        pair = (ws[i], ws[i + 1])
-        verb = i == 0 and ws[i] in ("count", "tally", "enumerate")
-        if verb or pair in (("how", "many"), ("number", "of"), ("count", "of")):
-            j = i + (1 if verb else 2)
-            while j < len(ws) and (ws[j] in ("the", "a", "an", "all", "of")
-                                   or j in (taken or ())):
-                j += 1
-            return j if j < len(ws) else None
-    return None
-
-
 def count_draft(question: str, layout: Layout) -> CountDraft:
     """The count plan a question's words support in this corpus.
 
@@ -185,8 +176,11 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     said |= reserved
     matches = [m for m in match_values(q_stems, layout.fields)
                if not said & set(range(m.start, m.stop))]
+    # "how many security fixes": "fixes" is what is counted, not a second section (Fixed).
     scopes = negated_scopes(question)
     negated_at = set().union(*scopes) if scopes else set()
+    matches = joint_values(question, [m for m in matches
+                                      if m not in unit_values(question, matches, negated_at)])
     filters = list(dict.fromkeys(FieldFilter(field=m.field, value=m.value) for m in matches
                                  if m.start not in negated_at))
     exclude = list(dict.fromkeys(FieldFilter(field=m.field, value=m.value) for m in matches
@@ -210,7 +204,7 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     titled, named_docs = document_words(question, layout, content - skip - taken)
     skip |= titled
     docs = docs or reserved_docs or named_docs
-    head = _head_unit(question, skip) if agg is None else _unit_after(question, agg, skip)
+    head = head_unit(question, skip) if agg is None else _unit_after(question, agg, skip)
     if head is not None and (filters or exclude or absent or agg is not None or compared):
         skip.add(head)  # "how many tickets are in billing": tickets are the unit counted
     draft = CountDraft(TallyPlan(filters=filters, exclude=exclude, absent=absent, docs=docs,
@@ -310,7 +304,7 @@ def _everywhere(phrase: str, layout: Layout) -> bool:
 
 def _states_number(question: str, layout: Layout) -> bool:
     """The text states the count itself ("the Oak ward has 24 beds"): a look-up."""
-    head = _head_unit(question)
+    head = head_unit(question)
     ws = words(question)
     if head is None or head >= len(ws) or ws[head] in _STOP:
         return False

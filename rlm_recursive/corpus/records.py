@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import re
 from collections import Counter, defaultdict
@@ -248,6 +249,48 @@ def _line_format(text: str) -> Format:
     return "prose"
 
 
+_ENTRY = re.compile(r"^[ \t]*(?:[-*•+]|\d{1,3}[.)]|\d{1,3}(?:\.\d{1,3})+)[ \t]+(?=\S)",
+                    re.MULTILINE)
+"""A list entry's first line: a bullet, "3." or "2.1" (a report's numbered findings)."""
+
+
+def _entries(items: list[Item]) -> list[Item]:
+    """Paragraphs that hold a list cut into its entries (each with the lines indented under
+    it) and the lines before them (a heading): one record per entry, not per paragraph."""
+    out: list[Item] = []
+    for item in items:
+        starts = [m.start() for m in _ENTRY.finditer(item.text)]
+        if not starts or (len(starts) == 1 and starts[0] == 0):
+            out.append(item)
+            continue
+        cuts = ([0] if starts[0] > 0 else []) + starts + [len(item.text)]
+        for a, b in itertools.pairwise(cuts):
+            piece = item.text[a:b]
+            lead = len(piece) - len(piece.lstrip())
+            body = piece.strip()
+            if body:
+                out.append(Item(item.doc_id, item.start + a + lead,
+                                item.start + a + lead + len(body), body))
+    return out
+
+
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+"""A Markdown heading: what the lines under it are about ("### Security" in a changelog)."""
+
+
+def _heading_path(headings: list[tuple[int, int, str]], item: Item) -> str | None:
+    """The headings over an item, outermost first, as a path ("Changelog / [2.6.1] /
+    Security": a question names any part); None for a heading itself or no heading."""
+    path: list[tuple[int, str]] = []
+    for start, level, title in headings:
+        if start > item.start:
+            break
+        if start == item.start:
+            return None
+        path = [(lv, t) for lv, t in path if lv < level] + [(level, title)]
+    return " / ".join(t.replace(" / ", " - ") for _, t in path) if path else None
+
+
 def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
     if fmt in ("csv", "tsv"):
         delimiter = "\t" if fmt == "tsv" else ("," if text.split("\n", 1)[0].count(",")
@@ -257,7 +300,9 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
     if fmt == "keyvalue" or fmt == "prose":
         rows = _pipe_rows(doc_id, text)
         out = list(rows)
-        for item in split_items([(doc_id, text)]):
+        headings = [(m.start(), len(m.group(1)), m.group(2)) for m in _HEADING.finditer(text)]
+        headings = headings if len(headings) >= 2 else []
+        for item in _entries(split_items([(doc_id, text)])):
             if any(r.start < item.end and item.start < r.end for r in rows):
                 continue  # a table's rows are its records
             fields: dict[str, str] = {}
@@ -268,6 +313,8 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
                         fields.setdefault(m.group("key").strip(), m.group("value").strip())
             else:
                 fields = _logfmt_fields(item.text)
+                if (path := _heading_path(headings, item)) is not None:
+                    fields.setdefault("section", path)
             last = out[-1] if out else None
             if (fmt == "keyvalue" and last is not None and not fields and last not in rows
                     and _OPEN_KEY.search(last.text)):

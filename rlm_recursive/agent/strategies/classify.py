@@ -26,11 +26,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...corpus.records import Layout, Record
-from ...corpus.tally import TallyPlan, stems, tally
+from ...corpus.tally import TallyPlan, stems, tally, words
 from ...errors import Timeout
 from ...types import SpanRef
 from ..batching import batch_ranges, calls_in_flight
 from ..context import AgentAnswer, RunContext
+from ..count_scope import titled_documents
 from ..model_call import CHARS_PER_TOKEN, window_chars
 from ..recursion import RecursionState, Tier
 from ..routing import count_draft, session_layout
@@ -132,7 +133,7 @@ async def judge_items(
     """One label per item (None: the model gave none, or the time budget ran out first)."""
     criterion = _criterion(question, labels)
     budget = window_chars(tier, min(1024, tier.num_ctx // 4)) - len(criterion) - len(_SYSTEM)
-    shown = [it.text[:_ITEM_CHARS].replace("\n", " ") for it in items]
+    shown = [_shown(it) for it in items]
     # Each item costs its text, its number, and the schema entry that forces its label.
     overhead = 12 + sum(len(x) + 3 for x in labels) + 40
     ranges = batch_ranges([len(s) for s in shown], budget, overhead, MAX_BATCH)
@@ -206,6 +207,31 @@ async def judge_items(
     return judging
 
 
+def _shown(item: Record) -> str:
+    """An item as the model sees it, cut to `_ITEM_CHARS`. A block its fields spell out (a
+    JSON object, a YAML mapping) shows its prose fields first, as `key: value`: the body of
+    a ticket, not its id, timestamps, indents and braces, fits the cut."""
+    fields = getattr(item, "fields", None) or {}
+    block = "\n" in item.text.strip() or item.text.lstrip().startswith("{")
+    if block and fields and _spelled_out(item.text, fields):
+        ordered = sorted(fields.items(), key=lambda kv: -len(kv[1].split()))
+        text = "; ".join(f"{k}: {v}" for k, v in ordered)
+    else:
+        text = item.text
+    return text[:_ITEM_CHARS].replace("\n", " ")
+
+
+def _spelled_out(text: str, fields: dict[str, str]) -> bool:
+    """The fields say (nearly) every word of the text: nothing is lost showing them alone."""
+    said = set(words(" ".join(f"{k} {v}" for k, v in fields.items())))
+    own = words(text)
+    return sum(w in said for w in own) >= _SPELLED_OUT * len(own)
+
+
+_SPELLED_OUT = 0.95
+"""Share of a block's words its fields must hold to be shown by its fields."""
+
+
 def _tell(rc: RunContext, line: str | None, event: dict[str, Any]) -> None:
     """The estimate goes to stderr (the CLI user sees it before waiting); events to the
     surface's progress callback."""
@@ -221,13 +247,16 @@ async def _items(rc: RunContext, question: str) -> tuple[list[Record], str, str]
     layout, _ = await session_layout(rc)
     draft = count_draft(question, layout)
     records, narrowed = layout.records, []
+    # "how many tickets ...", "did the engine room crew ...": the records of the documents
+    # the question names by title only.
+    docs = draft.plan.docs or titled_documents(question, layout)
     if not draft.negated and draft.plan.filters:
-        prefilter = TallyPlan(filters=draft.plan.filters, docs=draft.plan.docs)
+        prefilter = TallyPlan(filters=draft.plan.filters, docs=docs)
         records, _ = tally(layout, prefilter, sample=len(layout.records))
         narrowed.append(prefilter.describe())
-    elif draft.plan.docs:  # "how many tickets ...": the ticket export's records only
-        records = [r for r in records if r.doc_id in draft.plan.docs]
-        narrowed.append(f"a place in {len(draft.plan.docs)} named document(s)")
+    elif docs:
+        records = [r for r in records if r.doc_id in docs]
+        narrowed.append(f"a place in {len(docs)} named document(s)")
     # "accessions that have notes that report a fungal problem": a record with no notes
     # reports nothing, so only those with the field are judged.
     for key in [] if draft.negated else _optional_fields_named(question, layout):
