@@ -78,3 +78,11 @@ def test_a_value_inside_a_longer_number_is_not_said():
     assert score("The infusion for bed 4B is set at 1700 units per hour.") == 1.0
     assert score("1700 or 700 units per hour") == 0.0
     assert value_score("700 units", [])("set at 1700 units") == 0.0
+
+
+def test_an_unanswerable_distractor_inside_a_longer_number_is_not_named():
+    """"no item of the 565" does not name the distractor "6"; "6 replicas" does."""
+    scorer = written._unanswerable_score(["6", "Leixões"])
+    assert scorer("Not found: no item of the 565 in 9 document(s) matches.") == 1.0
+    assert scorer("Not found, though staging may run 6 replicas.") == 0.0
+    assert scorer("Not found in the loaded documents; see LEIXÕES.") == 0.0

@@ -3,6 +3,7 @@ elsewhere in the documents says who that is."""
 
 from __future__ import annotations
 
+from fact_support import knows_nothing
 from strategy_support import ask, load, small_runtime, tool_name
 
 from rlm_recursive.agent.chain import Chain
@@ -117,3 +118,27 @@ async def test_iterative_follows_the_chain_on_to_the_key(tmp_path, monkeypatch):
                           "freezer 3 ajar?", "iterative", _quotes_the_line(_ALARM))
     runtime.close()
     assert result.grounded and "L. Fontaine" in result.answer
+
+
+async def test_a_role_line_found_by_its_words_leads_to_the_person(tmp_path, monkeypatch):
+    # The rule names no one, so extraction has no line for "which person": the lines that
+    # best match the question are read for a role the committee list names.
+    runtime = small_runtime(tmp_path, monkeypatch)
+    sid = load(runtime, _ALLOTMENT)
+    result, _ = await ask(runtime, sid, "Which person has to consent before the tractor "
+                          "shed keys are signed out?", "search", knows_nothing)
+    runtime.close()
+    assert result.grounded and "Odette Marchetti" in result.answer
+    assert "Ashworth" not in result.answer and "Wen Li Tan" not in result.answer
+
+
+def test_a_line_that_names_its_person_reads_no_key(tmp_path, monkeypatch):
+    # The line answers "who" itself (Jonah Pike); the committee list's Grounds Steward is
+    # someone else, and "Jonah Pike - Operations Lead" names a role, no person, for him.
+    runtime = small_runtime(tmp_path, monkeypatch)
+    line = "While Rosa Lindqvist (Grounds Steward) is away, her deputy is Jonah Pike."
+    sid = load(runtime, _ALLOTMENT + "\nRota\n\n" + line + "\nJonah Pike - Operations Lead.\n")
+    keyed = resolve_person(runtime.store, sid, "Who covers for Rosa Lindqvist while she is "
+                           "away?", _chain_at(runtime, sid, line))
+    runtime.close()
+    assert keyed is None

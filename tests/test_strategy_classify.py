@@ -306,3 +306,25 @@ async def test_a_question_naming_a_ticket_export_judges_its_tickets_only(tmp_pat
     assert _seen(result.answer) == (30, 30)
     assert result.answer.split()[0] == str(sum(any(f in t["body"] for f in FRUIT)
                                                for t in tickets))
+
+
+async def test_a_value_inside_the_relative_clause_does_not_narrow_the_items(tmp_path,
+                                                                            monkeypatch):
+    """"people who left something edible at the desk": "desk" is a tag of some tickets, but
+    it is part of what is judged, not which tickets are."""
+    runtime = small_runtime(tmp_path, monkeypatch)
+    rng = random.Random(11)
+    tickets = [{"id": f"SUP-{i}", "tags": [rng.choice(["desk", "billing"])],
+                "body": f"I left a {rng.choice(FRUIT + OTHER)} at the desk"} for i in range(30)]
+    sid = runtime.store.create_session("s", SessionConfig())["session_id"]
+    text = json.dumps(tickets, indent=2)
+    runtime.store.add_document(sid, text.encode(), length_chars=len(text),
+                               source="support_tickets.json", source_type="inline")
+    try:
+        result, _ = await ask(runtime, sid, "how many tickets are from people who left "
+                              "something edible at the desk", "classify", _judge)
+    finally:
+        runtime.close()
+    assert _seen(result.answer) == (30, 30)
+    assert result.answer.split()[0] == str(sum(any(f in t["body"] for f in FRUIT)
+                                               for t in tickets))

@@ -38,7 +38,7 @@ from ..types import SpanRef
 from .extractive import Extract, Window, extract, window_units, windows
 from .plan_words import BRIDGE_VERB
 
-__all__ = ["Chain", "bridge_span", "follow", "follow_role", "linked_hops", "role_spans"]
+__all__ = ["Chain", "bridge_span", "follow", "follow_role", "linked_hops", "role_spans", "unit_ref"]
 
 MAX_HOPS = 3
 _BRIDGE = re.compile(
@@ -64,7 +64,8 @@ class Chain:
     """The units each bridge was read from (cited with the answer's)."""
 
 
-def _ref(found: list[Window], unit: Unit) -> SpanRef:
+def unit_ref(found: list[Window], unit: Unit) -> SpanRef:
+    """Where a unit of `window_units(found)` is in its document."""
     doc_id, offset = found[unit.source][:2]
     return SpanRef(doc_id=doc_id, start=offset + unit.start, end=offset + unit.end)
 
@@ -224,19 +225,19 @@ def follow(store: Store, session_id: str, question: str, layout: Layout | None,
         for name in _column_cells(unit, bridge):
             if name not in links:
                 frontier.append(name)
-                links[name] = [_ref(found, unit)]
+                links[name] = [unit_ref(found, unit)]
         for name in _names(unit.text, question, bridge, unit.author):
             if (name not in links and set(stems(name)) - set(stems(bridge))
                     and not _category(store, session_id, layout, name)):
                 frontier.append(name)
-                links[name] = [_ref(found, unit)]
+                links[name] = [unit_ref(found, unit)]
         headed.append((unit.scope, unit))
     # The heading a bridge's line is under names what the line is about ("Hannah Osei
     # runs the site" under "Mill Race"): tried when the lines name nothing new.
     for name, unit in headed if not frontier else []:
         if name and name not in links and normalise(name) not in normalise(question):
             frontier.append(name)
-            links[name] = [_ref(found, unit)]
+            links[name] = [unit_ref(found, unit)]
     seen = set(frontier)
     path: dict[str, list[str]] = {name: [name] for name in frontier}
     # A role is one look-up away: the person it names is asked about, no further names.
@@ -258,7 +259,7 @@ def follow(store: Store, session_id: str, question: str, layout: Layout | None,
                     if other not in seen and not _category(store, session_id, layout, other):
                         seen.add(other)
                         path[other] = [*path[name], other]
-                        links[other] = [*links[name], _ref(beside, unit)]
+                        links[other] = [*links[name], unit_ref(beside, unit)]
                         following.append(other)
         frontier = following[:6]
         if not frontier:

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import re
 
-from ..corpus.evidence import normalise
+from ..corpus.evidence import best_units, contains, normalise, shared_words, stems, values
 from ..corpus.records import Layout
 from ..store import Store
 from ..tools.search import search_session
 from ..types import SpanRef
-from .chain import Chain
-from .extractive import Extract, cited, extract
+from .chain import Chain, unit_ref
+from .extractive import Extract, cited, extract, window_units, windows
 
 __all__ = ["asks_who", "keyed_person", "resolve_person"]
 
@@ -44,6 +44,7 @@ _TERM = re.compile(r"(?<![\w/])(?:(?=[\w/]*[A-Za-z])[A-Za-z\d]+/[A-Za-z\d]+"
                    r"|[A-Z]{2,}\d*)(?![\w/])")
 """Codes ("2/E", "C/E"), capitalised words and phrases ("Equipment Officer's")."""
 _KEY_HITS = 20
+_LINES_TRIED = 2
 
 
 def asks_who(question: str) -> bool:
@@ -66,6 +67,36 @@ def _terms(line: str, question: str) -> list[str]:
                         and not re.search(rf"(?<!\w){re.escape(normalise(term))}(?!\w)", said)):
                     out.append(term)
     return out
+
+
+_ROLE_HEADS = frozenset(stems(
+    "officer adviser advisor manager director captain engineer oiler bosun mate master "
+    "lead leader chair secretary treasurer steward warden keeper clerk nurse sister matron "
+    "doctor consultant registrar porter technician supervisor coordinator administrator "
+    "admin operator fitter electrician deputy contact head"))
+"""The nouns a role ends in ("Equipment Officer", "Safety Adviser", "Oiler")."""
+
+
+def _role_like(term: str) -> bool:
+    """A code ("2/E", "AB", "N2") or a role ("Equipment Officer"): what a key explains, and
+    never the person it names."""
+    if "/" in term or any(c.isdigit() for c in term) or term.isupper():
+        return True
+    words = stems(term)
+    return bool(words) and words[-1] in _ROLE_HEADS
+
+
+def _names_someone(line: str, question: str, terms: list[str]) -> bool:
+    """The line already names a person the question does not: a name that is no code or
+    role and holds none ("Oiler Found" is the role "Oiler" starting a sentence)."""
+    said = normalise(question)
+    for match in re.finditer(_PERSON, line):
+        name = match.group()
+        if (_role_like(name) or normalise(name) in said
+                or any(re.search(rf"(?<!\w){re.escape(t)}(?!\w)", name) for t in terms)):
+            continue
+        return True
+    return False
 
 
 def _defined(text: str, start: int, end: int, term: str) -> tuple[str, int, int] | None:
@@ -102,7 +133,10 @@ def resolve_person(store: Store, session_id: str, question: str, chain: Chain
     if found.ref.doc_id not in docs:
         return None
     line = store.text(docs[found.ref.doc_id])[found.ref.start:found.ref.end]
-    for term in _terms(line, question):
+    terms = [t for t in _terms(line, question) if _role_like(t)]
+    if _names_someone(line, question, terms):
+        return None  # "her deputy is Tomasz Wilk": the line answers "who" itself
+    for term in terms:
         hits, _, _, _ = search_session(store, session_id, term, "literal", limit=_KEY_HITS)
         for hit in hits:
             text = store.text(docs[hit.doc_id])
@@ -110,7 +144,8 @@ def resolve_person(store: Store, session_id: str, question: str, chain: Chain
                     found.ref.end:
                 continue  # the line itself is no key to its own codes
             person = _defined(text, hit.highlight_start, hit.highlight_end, term)
-            if person is None or normalise(person[0]) in normalise(line):
+            if (person is None or normalise(person[0]) in normalise(line)
+                    or _role_like(person[0])):  # "Marta Quintero - Operations Director"
                 continue
             name, name_start, name_end = person
             first = min(hit.highlight_start, name_start)
@@ -123,16 +158,28 @@ def resolve_person(store: Store, session_id: str, question: str, chain: Chain
 
 def keyed_person(store: Store, session_id: str, question: str, layout: Layout | None,
                  chain: Chain | None) -> Chain | None:
-    """`chain` taken on to the person a key names for the code in its line; with no chain,
-    from the line that answers the question itself ("Name of the technician who found the
-    door ajar?" - "0200-0600 N2 Freezer 3 door ... found ajar"). `chain` as it was (maybe
-    None) when there is no "who" or no key."""
+    """`chain` taken on to the person a key names for the code or role in its line; with
+    no chain, from the line that answers the question itself ("Name of the technician who
+    found the door ajar?" - "0200-0600 N2 Freezer 3 door ... found ajar"). None when the
+    question asks no "who" or no key names anyone."""
     if not asks_who(question):
-        return chain
-    start = chain
-    if start is None:
-        found = extract(store, session_id, question, layout)
-        if not isinstance(found, Extract):
-            return None
-        start = Chain(found, [], [])
-    return resolve_person(store, session_id, question, start) or chain
+        return None
+    if chain is not None:
+        return resolve_person(store, session_id, question, chain)
+    found = extract(store, session_id, question, layout)
+    if isinstance(found, Extract):
+        return resolve_person(store, session_id, question, Chain(found, [], []))
+    # A line that names no one answers no "who" for extraction: the lines that best match
+    # the question, which hold its values (numbers, codes, names) and at least half its
+    # other words, are tried.
+    given = values(question)
+    topic = [w for w in dict.fromkeys(stems(question)) if w not in set(stems(" ".join(given)))]
+    seen = windows(store, session_id, question)
+    for _, unit in best_units(question, window_units(seen), _LINES_TRIED, strict=False):
+        if (all(contains(unit.norm, v) for v in given)
+                and 2 * len(shared_words(topic, unit.stem_set)) >= len(topic)):
+            line = Extract(unit.text.strip(), unit_ref(seen, unit))
+            keyed = resolve_person(store, session_id, question, Chain(line, [], []))
+            if keyed is not None:
+                return keyed
+    return None

@@ -25,7 +25,7 @@ from .harness import BenchTask
 from .hosts import HOSTS, host_text
 from .suite_counts import FORMATS, classify_task, count_task
 
-__all__ = ["FAMILIES", "PARTS", "make_tasks", "not_found", "value_score"]
+__all__ = ["FAMILIES", "PARTS", "make_tasks", "names_value", "not_found", "value_score"]
 
 FAMILIES = ("fact", "multihop", "count", "classify", "unanswerable")
 PARTS = ("dev", "heldout")
@@ -104,10 +104,14 @@ def value_score(gold: str, others: list[str]) -> Callable[[str], float]:
     """Right when the answer names the gold value, no other entity's value, and is no
     "not found" (case, spaces and thousands separators aside)."""
     def score(answer: str) -> float:
-        said = _norm(answer)
-        return float(_said(gold, said) and not any(_said(o, said) for o in others)
+        return float(names_value(answer, gold) and not any(names_value(answer, o) for o in others)
                      and not not_found(answer))
     return score
+
+
+def names_value(answer: str, value: str) -> bool:
+    """Whether `answer` names `value` (case, spaces and thousands separators aside)."""
+    return _said(value, _norm(answer))
 
 
 def _said(value: str, said: str) -> bool:

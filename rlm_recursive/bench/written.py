@@ -41,7 +41,7 @@ from typing import Any
 from .harness import BenchTask
 from .oolong import numeric_score
 from .sniah import filler_sentence
-from .suite import not_found, value_score
+from .suite import names_value, not_found, value_score
 
 __all__ = ["FAMILIES", "PARTS", "load_questions", "make_tasks"]
 
@@ -64,13 +64,10 @@ def _documents(part: str) -> dict[str, str]:
         _folder(part).iterdir(), key=lambda f: f.name) if f.name != "questions.jsonl"}
 
 
-def _norm(text: str) -> str:
-    return re.sub(r"[\s,]", "", text.lower())
-
-
 def _unanswerable_score(others: list[str]) -> Callable[[str], float]:
     def score(answer: str) -> float:
-        return float(not_found(answer) and not any(_norm(o) in _norm(answer) for o in others))
+        # a distractor "6" is not named by "no item of the 565" (number boundaries, as facts)
+        return float(not_found(answer) and not any(names_value(answer, o) for o in others))
     return score
 
 

@@ -124,6 +124,9 @@ def asked_phrase(question: str) -> list[str]:
     return stems(" ".join(_asked_words(question)))
 
 
+_ANYONE = frozenset(stems("person people someone somebody"))
+
+
 def asked_label(question: str) -> tuple[str, ...]:
     """The stems a label must say (one of them) for its value to be what the question asks
     for: the head of the asked noun phrase and the word before it ("carrier", "mobile"),
@@ -132,7 +135,7 @@ def asked_label(question: str) -> tuple[str, ...]:
     ("serial number", "batch size setting") leaves the word before it to say which. ()
     when the question names no thing (who/when/where, "how much did ...")."""
     asked = asked_phrase(question)
-    if not asked:
+    if not asked or asked[-1] in _ANYONE:  # "which person": a who, any label may name them
         return ()
     if asked[-1] in _LABEL_KINDS:  # a bare "what number", "what name": its shape is checked
         return (asked[-2],) if len(asked) > 1 else ()

@@ -250,8 +250,12 @@ async def _items(rc: RunContext, question: str) -> tuple[list[Record], str, str]
     # "how many tickets ...", "did the engine room crew ...": the records of the documents
     # the question names by title only.
     docs = draft.plan.docs or titled_documents(question, layout)
-    if not draft.negated and draft.plan.filters:
-        prefilter = TallyPlan(filters=draft.plan.filters, docs=docs)
+    # A value inside the relative clause is part of the judgement, not a narrowing: "people
+    # who couldn't log in to their account" are not the records tagged "account".
+    head = _RELATIVE.split(question, maxsplit=1)[0]
+    filters = draft.plan.filters if head == question else count_draft(head, layout).plan.filters
+    if not draft.negated and filters:
+        prefilter = TallyPlan(filters=filters, docs=docs)
         records, _ = tally(layout, prefilter, sample=len(layout.records))
         narrowed.append(prefilter.describe())
     elif docs:
@@ -263,6 +267,9 @@ async def _items(rc: RunContext, question: str) -> tuple[list[Record], str, str]
         records = [r for r in records if r.fields.get(key, "").strip()]
         narrowed.append(f"a value in {key}")
     return records, layout.unit, " and ".join(narrowed)
+
+
+_RELATIVE = re.compile(r"\b(?:who|that|which|whose|where)\b", re.IGNORECASE)
 
 
 def _optional_fields_named(question: str, layout: Layout) -> list[str]:

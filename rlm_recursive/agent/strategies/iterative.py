@@ -113,7 +113,7 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         chain = await asyncio.to_thread(follow, rc.store, rc.session_id, question, layout)
         # "who", and the line names its person by a code or a role: the key says who.
         chain = await asyncio.to_thread(keyed_person, rc.store, rc.session_id, question,
-                                        layout, chain)
+                                        layout, chain) or chain
     answer = await _look_up(rc, state, question)
     if chain is not None and not answer.extra.get("not_found"):
         for ref in (*chain.links, *cited(chain.found)):

@@ -15,7 +15,7 @@ from ..chain import Chain, follow_role
 from ..context import AgentAnswer, RunContext
 from ..extractive import Extract, cited, copied, extract
 from ..grounding import not_found_answer, said_before
-from ..legend import resolve_person
+from ..legend import keyed_person
 from ..model_call import call_model, window_chars
 from ..recursion import RecursionState
 from ..routing import session_layout
@@ -56,6 +56,14 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         # answer for grounding to prefer when the model's disagrees or is not backed.
         layout, _ = await session_layout(rc)
         found = await asyncio.to_thread(extract, store, session_id, question, layout)
+        # "who", and the line names its person by a code or a role: the key says who.
+        keyed = await asyncio.to_thread(keyed_person, store, session_id, question, layout,
+                                        Chain(found, [], []) if isinstance(found, Extract)
+                                        else None)
+        if keyed is not None:
+            found, bridges = keyed.found, keyed.bridges
+            for ref in keyed.links:
+                rc.citations.add(ref)
         # Nothing names together what the question names (and the person said nothing
         # earlier that could): no answer could be grounded, so the model is not asked.
         if isinstance(found, str) and not await asyncio.to_thread(said_before, rc):
@@ -65,13 +73,6 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
             if chain is not None:
                 found, bridges = chain.found, chain.bridges
                 for ref in chain.links:
-                    rc.citations.add(ref)
-        if isinstance(found, Extract):  # "2000-2400 2/E ..." for "who": the key says who 2/E is
-            keyed = await asyncio.to_thread(resolve_person, store, session_id, question,
-                                            Chain(found, bridges, []))
-            if keyed is not None:
-                found, bridges = keyed.found, keyed.bridges
-                for ref in keyed.links:
                     rc.citations.add(ref)
     context_chars = rc.settings.context_chars
     hits, docs = await asyncio.to_thread(_find, store, session_id, question)
