@@ -123,3 +123,26 @@ async def test_a_quote_the_reask_brings_back_is_held_to_the_asked_label_too(smal
                              "search", lambda request: reply("Max pool size: 16"))
     assert len(fake.requests) == 2  # the answer, then grounding's re-ask
     assert result.answer == NOT_FOUND and result.grounded is False
+
+
+RELEASES = ("# Changes\n\n## 3.2.0\n\n### Security\n- The avatar upload handler let a crafted "
+            "name escape the uploads folder. Fixed; tracked as SEC-2025-0117.\n"
+            "- Session cookies now set SameSite=Lax.\n\n## 3.1.4\n\n### Fixed\n"
+            "- The export button ignored the date filter.\n")
+
+
+def test_a_code_kind_the_question_asks_for_is_not_an_entity_it_names():
+    from rlm_recursive.corpus.evidence import entities
+
+    # "SEC" says which kind of code is asked; the text writes it inside the code itself.
+    assert entities("SEC id for the avatar upload escape?") == []
+    assert entities("What ERR code did the Halden backup fail with?") == ["halden"]
+    # A code the question names as its subject stays one.
+    assert "po-7" in entities("Which carrier moves PO-7?")
+
+
+async def test_a_code_asked_for_by_its_prefix_is_found(small_rt):
+    sid = load(small_rt, FILLER, RELEASES)
+    result, _ = await ask(small_rt, sid, "SEC id for the avatar upload escape?", "search",
+                          _first_line)
+    assert "SEC-2025-0117" in result.answer and result.grounded

@@ -206,6 +206,10 @@ def keyed_line(question: str, unit: Unit) -> str | None:
     return best[2] if best else None
 
 
+_PROSE_WORDS = 5
+"""Words: a record's cell this long is a note, read as prose."""
+
+
 def labelled_as_asked(question: str, answer: str, text: str,
                       fields: dict[str, str] | None = None) -> bool:
     """The label over the answer's value says what the question asks for: the column of
@@ -219,10 +223,13 @@ def labelled_as_asked(question: str, answer: str, text: str,
     anchors = [v for v in values(answer) if v not in said]
     if not anchors:
         return True
-    cells = [f"{key}: {value}" for key, value in (fields or {}).items()
-             if _holds(value, anchors)]
+    cells = [(key, value) for key, value in (fields or {}).items() if _holds(value, anchors)]
     if cells:
-        return any(label_says(question, cell) for cell in cells)
+        # A column says what its cells are; a cell of prose ("Replacing disk 2 under Dell
+        # case 184220731") may say it itself, a short one ("Card check") only repeats.
+        return any(label_says(question, key) or (len(value.split()) >= _PROSE_WORDS
+                                                 and label_says(question, value))
+                   for key, value in cells)
     lines = [line for line in text.split("\n")
              if _FIELD_LINE.match(line) and _holds(line, anchors)]
     return not lines or any(label_says(question, line) for line in lines)

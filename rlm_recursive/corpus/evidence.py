@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from .asked import asked_things, clipped, qualifiers, siblings
+from .asked import asked_phrase, asked_things, clipped, qualifiers, siblings
 from .units import (
     SENTENCE_END,
     STOP,
@@ -86,6 +86,7 @@ def entities(question: str) -> list[str]:
     named += [f"{noun} {num}" for noun, num in _NOUN_NUMBER.findall(question)
               if noun.lower() not in STOP]
     taken = normalise(" ".join(named))
+    asked = set(asked_phrase(question))
     for match in _CAPS_WORD.finditer(question):
         word = match.group()
         # "the Wolskis' lease": the family is "Wolski".
@@ -96,6 +97,8 @@ def entities(question: str) -> list[str]:
             continue  # "Summarise ...", "Describe ...": capitalised by its place only
         if word in _COMMON_CAPS or len(word) < 2 or normalise(word) in taken:
             continue
+        if word.isupper() and set(stems(word)) <= asked:
+            continue  # "What AADSTS error ...", "KB of the update ...": the kind of code asked
         named.append(word)
     for match in _VALUE.finditer(question):
         token = match.group()
