@@ -18,6 +18,8 @@ from http_server import http_server as start_http_server
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
+from rlm_recursive.policy import AUDIT_FIELDS
+
 NOTES = (
     "Pump room notes. Filters are backwashed every Tuesday.\n"
     "The door keypad code for the chlorine room during an emergency is 7316.\n"
@@ -162,8 +164,17 @@ async def test_stdio_session_flow_and_error_envelopes(workdir, data_dir):
             )
             assert [e["error_code"] for e in load["errors"]] == ["path_denied"]
     assert stray.faults == []
-    audit = (data_dir / "audit.jsonl").read_text(encoding="utf-8")
-    assert "7316" not in audit and "keypad" not in audit
+    _assert_no_content(data_dir / "audit.jsonl")
+
+
+def _assert_no_content(audit: Path) -> None:
+    """The audit holds its fields only, and no text of the documents in them. Random ids,
+    timestamps and durations are left out of the search: a hex id may well contain "7316"."""
+    records = [json.loads(line) for line in audit.read_text(encoding="utf-8").splitlines()]
+    assert records and all(set(r) <= set(AUDIT_FIELDS) for r in records)
+    said = " ".join(str(value) for r in records for key, value in r.items()
+                    if key != "ts" and not key.endswith(("_id", "_ms")))
+    assert "7316" not in said and "keypad" not in said
 
 
 @pytest.mark.slow  # loads and runs SmolLM2 in the child: 15-40 s on a busy 2-core machine
