@@ -94,6 +94,9 @@ async def test_a_value_under_the_asked_label_is_answered(small_rt, doc, question
     ("Who signed the letter?", ()),
     ("When does the lease end?", ()),
     ("What number should I ring?", ()),
+    ("Who is the duty steward at the plant fair?", ("steward", "duti")),
+    ("who supplies the chairs", ()),
+    ("orchard: which port does the replica listen on?", ("port",)),
 ])
 def test_the_asked_label_is_the_head_of_the_asked_noun_phrase(question, label):
     assert asked_label(question) == label
@@ -146,3 +149,26 @@ async def test_a_code_asked_for_by_its_prefix_is_found(small_rt):
     result, _ = await ask(small_rt, sid, "SEC id for the avatar upload escape?", "search",
                           _first_line)
     assert "SEC-2025-0117" in result.answer and result.grounded
+
+
+FAIR = ("EVENT: Spring plant fair\nVENUE: Mill Street church hall\nOPENS: 10:00\n"
+        "Duty steward: Gareth Pryce\n")
+CONFIG = ('[database.primary]\npassword_env = "ORCHARD_DB_PASSWORD"\nhost = "db.orchard"\n'
+          'port = 5432\n\n[database.replica]\npassword_env = "ORCHARD_DB_PASSWORD"\n'
+          'host = "db-r.orchard"\nport = 6543\n')
+
+
+@pytest.mark.parametrize(("doc", "question", "wrong", "right"), [
+    (FAIR, "Who is the duty steward at the plant fair?", ["Spring plant fair"], "Gareth Pryce"),
+    (CONFIG, "orchard: which port does the replica listen on?",
+     ["ORCHARD_DB_PASSWORD", "5432"], "6543"),
+])
+async def test_a_quoted_line_under_another_label_never_answers_a_role_or_topic_question(
+        small_rt, doc, question, wrong, right):
+    # The small model quotes the first line; a who-question naming a role, or a question put
+    # under a topic ("orchard: ..."), still needs the line's label to say what is asked, and
+    # the replica's port is not the primary's (siblings in the text).
+    sid = load(small_rt, FILLER, doc)
+    result, _ = await ask(small_rt, sid, question, "search", _first_line)
+    assert not any(w in result.answer for w in wrong)
+    assert result.grounded is False or right in result.answer

@@ -64,6 +64,12 @@ _OFTEN = re.compile(r"\b(most|least)\s+(frequent(ly)?|common(ly)?|often)\b|\bfew
                     re.IGNORECASE)
 _TIMES = re.compile(r"\bhow\s+(often|frequently)\b|\btimes\b|\boccurrences?\b",
                     re.IGNORECASE)
+_MEASURE = re.compile(
+    r"\bhow\s+many\s+(?:cubic\s+|square\s+)?(?:metres|meters|litres|liters|kilograms|kilos|"
+    r"kg|grams|tonnes|tons|miles|kilometres|kilometers|km|pounds|dollars|euros|calories|"
+    r"kilowatts?|kwh|watts|volts|degrees|milligrams|millilitres|milliliters|mg|ml|m3|m2)\b",
+    re.IGNORECASE)
+""""How many cubic metres ...": an amount the text states, not records to count."""
 _SUMMARY = re.compile(
     r"\bsummari[sz](e|ing)\b|\b(give|write|provide|produce|need|want)\b[^?.]{0,20}"
     r"\b(summary|overview|recap|synopsis|digest)\b|\btl;?dr\b|\bgist\b|\bin a nutshell\b"
@@ -334,6 +340,8 @@ def route(question: str, layout: Layout | None) -> tuple[Route, str]:
             return "count", (f"the {draft.aggregate.op} of {draft.aggregate.key} over "
                              f"{draft.plan.describe()}: computed by code")
     if asks_to_count(question):
+        if _MEASURE.search(question):
+            return "search", "a quantity in units of measure is stated, not counted: a look-up"
         if layout is None:
             return "count", "the question asks how many"
         draft = count_draft(question, layout)

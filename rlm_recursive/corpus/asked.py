@@ -16,7 +16,8 @@ __all__ = ["asked_label", "asked_phrase", "asked_things", "clipped", "label_says
 _CONTRASTS = tuple(frozenset(stems(words)) for words in (
     "north south east west northeast northwest southeast southwest", "upper lower middle",
     "front rear", "inner outer", "indoor outdoor", "full half quarter", "single double triple",
-    "junior senior", "adult child", "male female", "summer winter", "upstairs downstairs"))
+    "junior senior", "adult child", "male female", "summer winter", "upstairs downstairs",
+    "primary secondary replica standby"))
 """Words that tell siblings apart ("the north kiln", "a half plot", "senior crews"). Words
 of time and temperature are left out: "each night", "the warm fridge" say how, not which."""
 
@@ -25,7 +26,7 @@ def qualifiers(question: str, text_stems: frozenset[str]) -> set[str]:
     """The question's words that pick one of several siblings the text has ("east" when it
     has the north and south kilns): the unit holding the answer must say them. A word with
     no sibling in the text is not required (the text may paraphrase it)."""
-    asked = set(stems(question))
+    asked = set(stems(question)) - set(asked_label(question))  # "max replicas": the thing
     out: set[str] = set()
     for words in _CONTRASTS:
         said = words & asked
@@ -86,19 +87,32 @@ _MODIFIERS = frozenset(stems("max maximum min minimum total current new old late
 """Words that say which of a thing's values, not what the thing is: "max replicas" is not
 any maximum (`MAX_BATCH_SIZE`)."""
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_TOPIC = re.compile(r"^[^:?]{1,40}:\s+(?=(?:what|which|who|how|when|where)\b)", re.IGNORECASE)
+"""A topic the question is put under before it asks ("ledgerline: which port ...")."""
 
 
 def _asked_words(question: str) -> list[str]:
     """The words of the noun phrase a question asks for, as written: "What's the cost
     centre on ..." → cost centre; "which mobile carrier was ..." → mobile carrier; "max
     replicas the ledger api ..." → max replicas; "what was Mochi's blood glucose result" →
-    blood glucose result; [] for who/when/where questions and imperatives."""
+    blood glucose result; "Who is the presiding officer for ..." → presiding officer; [] for
+    other who/when/where questions and imperatives."""
+    if topic := _TOPIC.match(question):  # "ledgerline: which port is ...": a topic first
+        question = question[topic.end():]
     words = [w.lower().rstrip(".") for w in _WORD.findall(question)]
     if words and words[0] in ("in", "on", "at", "for", "from", "by", "to") and len(words) > 1:
         words = words[1:]  # "in which tessera version ..."
     if not words:
         return []
-    if words[0] in ("what", "which", "what's", "what’s"):
+    if words[0] in ("who", "who's", "who’s"):
+        # "Who is the presiding officer for ...": the role names the thing asked; a plain
+        # "who supplies ..." names none.
+        rest = words[1:] if words[0] != "who" else words[2:] if words[1:2] in (
+            ["is"], ["was"], ["are"], ["were"]) else []
+        if not rest or rest[0] != "the":
+            return []
+        words = rest[1:]
+    elif words[0] in ("what", "which", "what's", "what’s"):
         words = words[1:]
         if words and words[0] in ("is", "are", "was", "were"):
             words = words[1:]
