@@ -20,13 +20,13 @@ from rlm_recursive.providers.fake import reply
 FILLER = "".join(f"Memo {i}: the stairwell lights were checked and the lift was serviced.\n\n"
                  for i in range(50))
 PRINTERS = json.dumps([
-    {"name": "North wing printer", "model": "Kyocera M3645", "network": {"ip": "10.2.0.14",
+    {"name": "North wing printer", "model": "Kyocera M3645", "network": {"ip": "192.0.2.14",
                                                                         "vlan": "40"},
      "toner": "TK-3160", "floor": "2"},
-    {"name": "South wing printer", "model": "Brother L6900", "network": {"ip": "10.2.0.15",
+    {"name": "South wing printer", "model": "Brother L6900", "network": {"ip": "192.0.2.15",
                                                                         "vlan": "40"},
      "toner": "TN-3512", "floor": "1"},
-    {"name": "Post room plotter", "model": "HP T650", "network": {"ip": "10.2.0.31",
+    {"name": "Post room plotter", "model": "HP T650", "network": {"ip": "192.0.2.31",
                                                                  "vlan": "41"},
      "toner": "HP 712", "floor": "0"},
 ], indent=2)
@@ -43,7 +43,7 @@ def _records(name: str, text: str):
 
 @pytest.mark.parametrize(("name", "text", "question", "key", "value"), [
     ("printers.json", PRINTERS, "What's the IP address of the north wing printer?",
-     "network.ip", "10.2.0.14"),
+     "network.ip", "192.0.2.14"),
     ("printers.json", PRINTERS, "toner cartridge for the post room plotter", "toner", "HP 712"),
     ("pools.yaml", POOLS, "max connections the billing db pool may open", "spec.maxConnections",
      "40"),
@@ -73,7 +73,7 @@ def small_rt(tmp_path, monkeypatch):
 
 def _wrong_line(request):
     """A small model's habit: a value from another record."""
-    return reply("10.2.0.31" if "Passages" not in request.messages[-1].content
+    return reply("192.0.2.31" if "Passages" not in request.messages[-1].content
                  else "NOT FOUND")
 
 
@@ -81,7 +81,7 @@ async def test_a_small_model_gets_the_looked_up_field_grounded_in_its_record(sma
     sid = load(small_rt, FILLER, PRINTERS)
     result, _ = await ask(small_rt, sid, "What's the IP address of the north wing printer?",
                           "search", _wrong_line)
-    assert "10.2.0.14" in result.answer and "10.2.0.31" not in result.answer
+    assert "192.0.2.14" in result.answer and "192.0.2.31" not in result.answer
     assert result.grounded and result.grounding["method"] == "extractive"
 
 

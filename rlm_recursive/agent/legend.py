@@ -157,16 +157,18 @@ def resolve_person(store: Store, session_id: str, question: str, chain: Chain
 
 
 def keyed_person(store: Store, session_id: str, question: str, layout: Layout | None,
-                 chain: Chain | None) -> Chain | None:
+                 chain: Chain | None, found: Extract | str | None = None) -> Chain | None:
     """`chain` taken on to the person a key names for the code or role in its line; with
     no chain, from the line that answers the question itself ("Name of the technician who
-    found the door ajar?" - "0200-0600 N2 Freezer 3 door ... found ajar"). None when the
-    question asks no "who" or no key names anyone."""
+    found the door ajar?" - "0200-0600 N2 Freezer 3 door ... found ajar"): `found`, the
+    caller's own `extract` of the question, else extracted here. None when the question
+    asks no "who" or no key names anyone."""
     if not asks_who(question):
         return None
     if chain is not None:
         return resolve_person(store, session_id, question, chain)
-    found = extract(store, session_id, question, layout)
+    if found is None:
+        found = extract(store, session_id, question, layout)
     if isinstance(found, Extract):
         return resolve_person(store, session_id, question, Chain(found, [], []))
     # A line that names no one answers no "who" for extraction: the lines that best match

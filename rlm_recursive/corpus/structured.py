@@ -71,6 +71,7 @@ def structured_records(text: str, name: str = "") -> tuple[StructuredFormat, lis
 
 _DECODER = json.JSONDecoder()
 _SPACE = re.compile(r"[\s,]*")
+_COLON = re.compile(r"\s*:\s*")
 
 
 def _json_records(text: str) -> list[Span] | None:
@@ -126,7 +127,7 @@ def _json_member(text: str, pos: int, key: str) -> int:
     while True:
         pos = _SPACE.match(text, pos).end()  # type: ignore[union-attr]
         name, pos = _DECODER.raw_decode(text, pos)
-        pos = re.compile(r"\s*:\s*").match(text, pos).end()  # type: ignore[union-attr]
+        pos = _COLON.match(text, pos).end()  # type: ignore[union-attr]
         if name == key:
             return pos
         _, pos = _DECODER.raw_decode(text, pos)

@@ -11,7 +11,7 @@ from ...providers.base import Message
 from ...store import Document, Store
 from ...tools.search import search_session
 from ...types import SpanRef
-from ..chain import Chain, follow_role
+from ..chain import follow_role
 from ..context import AgentAnswer, RunContext
 from ..extractive import Extract, cited, copied, extract
 from ..grounding import not_found_answer, said_before
@@ -58,8 +58,7 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         found = await asyncio.to_thread(extract, store, session_id, question, layout)
         # "who", and the line names its person by a code or a role: the key says who.
         keyed = await asyncio.to_thread(keyed_person, store, session_id, question, layout,
-                                        Chain(found, [], []) if isinstance(found, Extract)
-                                        else None)
+                                        None, found)
         if keyed is not None:
             found, bridges = keyed.found, keyed.bridges
             for ref in keyed.links:
