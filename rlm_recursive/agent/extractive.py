@@ -27,6 +27,7 @@ from ..corpus.evidence import (
     best_units,
     contains,
     entities,
+    leans_on_scope,
     names,
     normalise,
     split_units,
@@ -146,18 +147,19 @@ def _holds_heading(found: list[Window], unit: Unit) -> bool:
 
 
 def _heading_ref(store: Store, session_id: str, doc_id: str, start: int, unit: Unit,
-                 named: list[str]) -> SpanRef | None:
+                 named: list[str], question: str) -> SpanRef | None:
     """The heading line over `start` (or the line naming a letter's author), when an entity
-    the question names is only there."""
-    if not (unit.scope or unit.author) or all(contains(unit.norm, e) for e in named):
+    the question names is only there, or (a block's header) words it asks."""
+    leans = leans_on_scope(question, unit, named)
+    if not (unit.scope or unit.author) or (all(contains(unit.norm, e) for e in named)
+                                           and not leans):
         return None
     doc = next((d for d in store.documents(session_id) if d.id == doc_id), None)
     if doc is None:
         return None
     text = store.text(doc)
     over = [h for h in headings(text) if h[0] <= start]
-    if over and any(contains(normalise(unit.scope), e) for e in named
-                    if not contains(unit.norm, e)):
+    if over and leans:
         return SpanRef(doc_id=doc_id, start=over[-1][0], end=over[-1][1])
     at = text.find(author(text)) if unit.author else -1
     if at < 0:
@@ -282,7 +284,8 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
     if not labelled_as_asked(question, answer, unit.text):
         return None  # "Food business operator: ..." holds the entity, not the deadline
     return Extract(answer, SpanRef(doc_id=doc_id, start=start, end=end),
-                   heading=_heading_ref(store, session_id, doc_id, start, unit, named))
+                   heading=_heading_ref(store, session_id, doc_id, start, unit, named,
+                                            question))
 
 
 def verify_extract(question: str, answer: str, record_text: str, header: str,
