@@ -230,3 +230,16 @@ async def test_the_count_strategy_answers_without_the_model(tmp_path, monkeypatc
                           no_model)
     cancelled = sum(e["status"] == "CANCELLED" for e in events)
     assert result.strategy == "count" and result.answer.startswith(f"{cancelled} ")
+
+
+def test_a_number_stated_in_prose_or_a_duration_is_looked_up(corpus) -> None:
+    files, _, _ = corpus
+    notes = {"reserve_notes.txt": "Spring survey. The warden counted 312\nnesting terns on "
+             "the spit, up on last year.\n\nThe hide reopens in May.\n"}
+    assert route("How many nesting terns did the warden count?", _layout(notes))[0] == "search"
+    # A rate is no count of anything ("12.50 per question").
+    priced = {"quiz.txt": "Quiz night\n\nEntry costs 12.50 per question sheet.\n\n" + "\n\n".join(
+        f"Question {i}: name the capital of country {i}." for i in range(1, 8))}
+    assert route("How many questions did the quiz master ask?", _layout(priced))[0] != "search"
+    assert route("How many pump hours has the standby generator logged?",
+                 _layout(files))[0] == "search"

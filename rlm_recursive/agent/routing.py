@@ -42,9 +42,11 @@ _COUNT = re.compile(
 _MEASURE = re.compile(
     r"\bhow\s+many\s+(?:cubic\s+|square\s+)?(?:metres|meters|litres|liters|kilograms|kilos|"
     r"kg|grams|tonnes|tons|miles|kilometres|kilometers|km|pounds|dollars|euros|calories|"
-    r"kilowatts?|kwh|watts|volts|degrees|milligrams|millilitres|milliliters|mg|ml|m3|m2)\b",
+    r"kilowatts?|kwh|watts|volts|degrees|milligrams|millilitres|milliliters|mg|ml|m3|m2)\b"
+    r"|\bhow\s+many\s+(?:[\w-]+\s+)?(?:hours|minutes|seconds)\b",
     re.IGNORECASE)
-""""How many cubic metres ...": an amount the text states, not records to count."""
+""""How many cubic metres ...", "how many element hours ...": an amount the text states (a
+quantity or a duration), not records to count."""
 _SUMMARY = re.compile(
     r"\bsummari[sz](e|ing)\b|\b(give|write|provide|produce|need|want)\b[^?.]{0,20}"
     r"\b(summary|overview|recap|synopsis|digest)\b|\btl;?dr\b|\bgist\b|\bin a nutshell\b"
@@ -108,10 +110,10 @@ def _ranks_a_field(question: str, layout: Layout) -> bool:
 def _states_number(question: str, layout: Layout) -> bool:
     """The text states the count itself ("the Oak ward has 24 beds"): a look-up.
 
-    The number stands before the counted noun on one line, not as a rate ("45.00 per
-    match") nor as the tail of a timestamp or code ("00:31,783" then "Two" on the next
-    line), and when the question names more than its noun ("the Oak ward"), the line says
-    some of that too: a number about something else is no answer."""
+    The number stands before the counted noun, not as a rate ("45.00 per match") nor as
+    the tail of a timestamp or code ("00:31,783" then "Two" on the next line), and when
+    the question names more than its noun ("the Oak ward"), its record says some of that
+    too: a number about something else is no answer."""
     head = head_unit(question)
     ws = words(question)
     if head is None or head >= len(ws) or ws[head] in _STOP:
@@ -129,15 +131,11 @@ def _states_number(question: str, layout: Layout) -> bool:
              if i in content_positions(question) and w not in run}
     for noun in nouns:
         stem = re.escape(stems(noun)[0])
-        stated = re.compile(rf"(?<![\w.,:;]){_NUMBER}[ \t]+(?!per\b)(?:[\w-]+[ \t]+){{0,2}}?"
+        stated = re.compile(rf"(?<![\w.,:;]){_NUMBER}\s+(?!per\b)(?:[\w-]+\s+){{0,2}}?"
                             rf"{stem}\w{{0,3}}\b", re.IGNORECASE)
-        for record in layout.records:
-            for line in stated.finditer(record.text):
-                start = record.text.rfind("\n", 0, line.start()) + 1
-                end = record.text.find("\n", line.end())
-                said = set(stems(record.text[start:end if end >= 0 else None]))
-                if not about or about & said:
-                    return True
+        if any(stated.search(r.text) and (not about or about & set(stems(r.text)))
+               for r in layout.records):
+            return True
     return False
 
 
