@@ -162,7 +162,8 @@ class ValueMatch:
 
 _ALIASES = {"feline": "cat", "canine": "dog", "lagomorph": "rabbit", "equine": "horse",
             "bovine": "cow|cattle", "porcine": "pig", "ovine": "sheep", "avian": "bird",
-            "did not attend": "no show|dna|did not show", "not attended": "no show"}
+            "did not attend": "no show|dna|did not show", "not attended": "no show",
+            "commented out": "disabled|switched off|turned off|inactive"}
 """Words a record writes for a class (the vet's "Feline", the clinic's "Did not attend") and
 the everyday words a question uses for it ("cats", "no-shows")."""
 _ALIAS_STEMS = {stems(k): [stems(a) for a in v.split("|")] for k, v in _ALIASES.items()}
