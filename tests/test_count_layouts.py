@@ -243,3 +243,38 @@ def test_a_number_stated_in_prose_or_a_duration_is_looked_up(corpus) -> None:
     assert route("How many questions did the quiz master ask?", _layout(priced))[0] != "search"
     assert route("How many pump hours has the standby generator logged?",
                  _layout(files))[0] == "search"
+
+
+def _cash_book(seed: int) -> tuple[str, int]:
+    rng = random.Random(seed)
+    shops = ["HARBOUR STORES", "QUAYSIDE FUELS", "PENROSE PHARMACY"]
+    lines = ["PENROSE ROWING CLUB - CASH BOOK, MARCH", "", "DAY  REF   PAYEE"
+             "                  SPENT     RECEIVED", "-" * 60]
+    harbour = 0
+    for day in range(1, 21):
+        shop = rng.choice(shops)
+        harbour += shop == "HARBOUR STORES"
+        lines.append(f"{day:02d}   C{100 + day}  {shop:<22}{rng.randint(5, 90):>6}.00")
+    lines += ["-" * 60, "", "Checked by the treasurer. Receipts are in the red folder."]
+    return "\n".join(lines) + "\n", harbour
+
+
+def test_rows_of_a_plain_text_table_are_counted_one_by_one() -> None:
+    book, harbour = _cash_book(3)
+    fixtures = ("Fixtures, week 12\n" + "-" * 30 + "\n"
+                "Penrose A   2 - 1   Truro B      [Quay Field]\n"
+                "Falmouth    P - P   Penrose B    [Dell Road]\n"
+                "    POSTPONED - frozen pitch.\n"
+                "Truro A     0 - 0   Helston      [Truro Rec]\n"
+                "Helston B   P - P   Penrose A    [Helston Park]\n"
+                "    POSTPONED - no referee.\n")
+    files = {"cash_book_march.txt": book, "fixtures_week12.txt": fixtures}
+    assert _count("How many payments went to Harbour Stores?", files) == ("count", harbour)
+    assert _count("how many fixtures were postponed", files) == ("count", 2)
+    # Prose typed with two spaces after a full stop is no table.
+    prose = {"memo.txt": "The boat shed opens at six.  Bring keys.  Lock up after.\n"
+             "Oars go on the rack.  Blades up.  Check the gate.\n"
+             "Life jackets dry in the loft.  Count them.  Report gaps.\n\n"
+             "Second notice.  The slipway is closed.  Use the pontoon.\n"
+             "Ask the bosun.  She has the rota.  Sign it.\n"}
+    assert len(_layout(prose).records) == 2  # two paragraphs, not five rows

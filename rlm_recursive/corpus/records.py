@@ -25,6 +25,7 @@ from typing import Literal
 from .contentlines import component_records
 from .crontab import crontab_records
 from .items import Item, split_items
+from .rows import table_rows
 from .segments import segment_records
 from .structured import flatten, structured_records
 
@@ -325,7 +326,7 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
         out = list(rows)
         headings = [(m.start(), len(m.group(1)), m.group(2)) for m in _HEADING.finditer(text)]
         headings = headings if len(headings) >= 2 else []
-        for item in _entries(split_items([(doc_id, text)])):
+        for item in _entries(table_rows(split_items([(doc_id, text)]))):
             if any(r.start < item.end and item.start < r.end for r in rows):
                 continue  # a table's rows are its records
             fields: dict[str, str] = {}
