@@ -126,6 +126,19 @@ async def test_an_entry_label_with_its_number_is_a_link(rt):
     assert "P. Gill" in result.answer and "Marsh" not in result.answer and result.grounded
 
 
+async def test_a_label_with_its_letter_is_a_link(rt):
+    plan = ("Lifting plan, week 12\n"
+            "Monday: the mobile crane sets the steel canopy over Gate B.\n"
+            "Tuesday: deliveries only, no lifts.\n")
+    wardens = ("Fire wardens by gate\n"
+               "For Gate A the warden is Dominika, on radio channel 3.\n"
+               "For Gate B the warden is Tobias, on radio channel 6.\n")
+    sid = load(rt, FILLER, plan, wardens)
+    result, _ = await ask(rt, sid, "Which radio channel is the warden on for the gate that's "
+                          "getting its steel canopy set?", "iterative", knows_nothing)
+    assert "6" in result.answer and "3" not in result.answer and result.grounded
+
+
 async def test_the_heading_of_the_bridges_line_is_the_link(rt):
     sid = load(rt, FILLER, STATUS)
     result, _ = await ask(rt, sid, "When is the crane expected at the site Hannah Osei "
@@ -242,3 +255,34 @@ async def test_a_value_many_records_share_is_no_bridge(rt):
                           "crushed get?", "iterative", knows_nothing)
     assert "RC-7000" not in result.answer
     assert "RC-3321" in result.answer and result.grounded
+
+
+def _ticket(number: str, customer: str, subject: str, body: str) -> str:
+    return (f'  {{"ticket": "{number}", "customer": "{customer}", "subject": "{subject}", '
+            f'"body": "{body}"}},\n')
+
+
+TICKETS = ("[\n"
+           + _ticket("T-3301", "Marlow Bakeries", "Oven app frozen",
+                     "The oven timer app froze twice during the morning bake.")
+           + _ticket("T-3302", "Pemberly Dairy", "Direct debit taken two times",
+                     "Our bank shows the May direct debit was taken two times.")
+           + _ticket("T-3315", "Pemberly Dairy", "Refund for T-3302 still missing",
+                     "Still waiting, please chase.")
+           + _ticket("T-3320", "Halden Joinery", "Invoice layout",
+                     "Can the logo go on the left?")
+           + "]\n")
+
+
+async def test_an_answer_naming_the_bridges_own_record_back_is_no_answer(rt):
+    # The chain reaches Pemberly Dairy; its later ticket's subject names the first ticket
+    # back ("Refund for T-3302 ..."): no refund reference, so not found, not that line.
+    sid = load(rt, FILLER, TICKETS)
+    question = "refund reference for the customer whose direct debit was taken two times"
+    result, _ = await ask(rt, sid, question, "iterative", knows_nothing)
+    assert "T-3302" not in result.answer
+    # With the reference written elsewhere, the chain goes on to it.
+    sid = load(rt, FILLER, TICKETS, "Billing notes\n\nRefund reference RF-20417 went to "
+               "Pemberly Dairy for the duplicate debit.\n")
+    result, _ = await ask(rt, sid, question, "iterative", knows_nothing)
+    assert "RF-20417" in result.answer and result.grounded

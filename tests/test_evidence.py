@@ -33,6 +33,9 @@ def test_entities_are_names_codes_quotes_and_numbered_nouns():
     assert entities('What is the total of invoice 7 from "Dufresne Ltd"?') == [
         "dufresne ltd", "invoice 7"]
     assert entities("Which ward is patient Olsen in?") == ["olsen"]
+    # Apostrophes inside words quote nothing: "s Imogen Fairleigh" is no phrase.
+    assert entities("What's Imogen Fairleigh's bleep?") == ["imogen", "fairleigh"]
+    assert entities("Which room is 'Blue Lagoon' in?") == ["blue lagoon"]
 
 
 def test_unicode_forms_and_separators_are_normalised():

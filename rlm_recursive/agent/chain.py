@@ -35,22 +35,24 @@ from ..errors import InvalidArgs
 from ..store import Store
 from ..tools.search import search_session
 from ..types import SpanRef
-from .extractive import Extract, Window, extract, window_units, windows
+from .extractive import Extract, Window, extract, record_at, window_units, windows
 from .plan_words import BRIDGE_VERB
 
-__all__ = ["Chain", "bridge_span", "follow", "follow_role", "linked_hops", "role_spans", "unit_ref"]
+__all__ = ["GENERIC_HEAD", "Chain", "bridge_span", "follow", "follow_role", "linked_hops",
+           "role_spans", "unit_ref"]
 
 MAX_HOPS = 3
 _BRIDGE = re.compile(
     r"\b(?:the|a|an)\s+(?:(?!(?:the|a|an|of|for|to|in)\b)[\w-]+\s+){0,3}?[\w-]+\s+"
     rf"(?:(?:who|that|which|whose|where)\b|{BRIDGE_VERB})", re.IGNORECASE)
-_GENERIC_HEAD = re.compile(r"\b(the|a|an)\s+(?:person|people|one|someone|member\s+of\s+staff)\b",
+GENERIC_HEAD = re.compile(r"\b(the|a|an)\s+(?:person|people|one|someone|member\s+of\s+staff)\b",
                            re.IGNORECASE)
 _DO = re.compile(r"\b(?:does|do|did)\b", re.IGNORECASE)
 _NAMES = re.compile(r"\b(?:[A-Z][\w'.-]*[a-z0-9][\w'-]*|[A-Z]{2,}\d*)(?:\s+(?:[A-Z][\w'.-]*"
                     r"[a-z0-9][\w'-]*|[A-Z]{2,}\d*|of|de|van|von))*"
-                    r"(?:\s+\d{1,4}[A-Z]?(?![\w.,:]))?\b")
-"""Names, codes and labels with their number ("Boiler 3", "Bed 4A")."""
+                    r"(?:\s+\d{1,4}[A-Z]?(?![\w.,:])|\s+(?!I\b)[A-Z](?![\w'’]))?\b")
+"""Names, codes and labels with their number or letter ("Boiler 3", "Bed 4A", "Block C"; not
+"I": "On Tuesday I ...")."""
 _I_AM = re.compile(r"I['’](?:ll|m|ve|d)$")
 _COMMON = frozenset("The A An This That These Those It Its What Which Who Where When How "
                     "Our Every Each No Yes I We You He She They Dr Mr Mrs Ms".split())
@@ -212,7 +214,7 @@ def follow(store: Store, session_id: str, question: str, layout: Layout | None,
     bridge = question[span[0]:span[1]]
     # "the person chairing the panel": the head noun asks for a name, it is not a word the
     # text need say.
-    bridge = _GENERIC_HEAD.sub(r"\1", bridge)
+    bridge = GENERIC_HEAD.sub(r"\1", bridge)
     found = windows(store, session_id, bridge)
     # The best units for the bridge, and the names they introduce; a name made only of the
     # bridge's own words ("Buildings Manager" for "the building ... manages") says nothing.
@@ -248,8 +250,13 @@ def follow(store: Store, session_id: str, question: str, layout: Layout | None,
             asked = f"{question[:span[0]]}{name}{question[span[1]:]}"
             answer = extract(store, session_id, asked, layout)
             # A line that gives no value answers nothing ("Starter plots are half plots" for
-            # "Which plot does Maureen Okafor have?"): the next name is tried.
-            if isinstance(answer, Extract) and set(values(answer.answer)) - set(values(asked)):
+            # "Which plot does Maureen Okafor have?"), nor one elsewhere that only names the
+            # bridge's own record back (another ticket's "Refund from HD-7704 not received"):
+            # the next name is tried.
+            new = set(values(answer.answer)) - set(values(asked)) if isinstance(
+                answer, Extract) else set()
+            if new and not _names_back(store, session_id, layout, answer, new,
+                                       links[name][0]):
                 return Chain(answer, path[name], links[name])
             # The names written beside this one are the next hop ("X is the Operations
             # Director"): the shortest units that hold it first.
@@ -266,6 +273,21 @@ def follow(store: Store, session_id: str, question: str, layout: Layout | None,
         if not frontier:
             return None
     return None
+
+
+def _names_back(store: Store, session_id: str, layout: Layout | None, answer: Extract,
+                new: set[str], origin: SpanRef) -> bool:
+    """The answer is read somewhere other than the bridge's own record (a JSON object, a
+    row; else its unit), yet every value it gives is that record's: it refers back to the
+    place the chain started from, it is not what the chain leads to."""
+    record = record_at(layout, origin.doc_id, origin.start)
+    start, end = (record.start, record.end) if record is not None else (origin.start,
+                                                                        origin.end)
+    ref = answer.ref
+    if ref.doc_id == origin.doc_id and ref.start < end and start < ref.end:
+        return False  # the bridge's own line answers (a directory entry's mobile)
+    doc = next(d for d in store.documents(session_id) if d.id == origin.doc_id)
+    return new <= set(values(store.text(doc)[start:end]))
 
 
 def linked_hops(store: Store, session_id: str, question: str, hops: list[str]) -> list[str]:

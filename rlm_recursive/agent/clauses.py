@@ -23,6 +23,7 @@ from ..corpus.evidence import (
     values,
 )
 from ..corpus.units import strip_speaker
+from .kinds import fits_kind
 
 __all__ = ["WHO", "answer_clause", "answers_kind", "keyed_line", "labelled_as_asked", "of_kind",
            "says_asked"]
@@ -33,7 +34,7 @@ _CLAUSE = re.compile(r"\s*(?:;|,\s(?!\d{3}\b)|(?<![\s(][A-Z])(?<!^[A-Z])\.\s+|\s
 
 
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
-_WHEN = re.compile(rf"\b\d{{1,2}}:\d\d\b|\b\w+day\b|\b\d{{1,2}}\s+{_MONTH}\b|\b{_MONTH}\s+\d|"
+_WHEN = re.compile(rf"\b\d{{1,2}}:\d\d\b|\b\w+day\b|\b\d{{1,2}}\s*{_MONTH}\b|\b{_MONTH}\s+\d|"
                    r"\b\d{4}-\d\d-\d\d\b", re.IGNORECASE)
 _MONEY_WORDS = r"quote|cost|price|budget|fee|deposit|charge|rent|fine|wage|salary|bill|payment"
 _MONEY_ASKED = re.compile(rf"\b(?:how\s+much|{_MONEY_WORDS})\b", re.IGNORECASE)
@@ -130,12 +131,15 @@ def _names_new(question: str, text: str) -> bool:
 
 
 def of_kind(question: str, text: str) -> bool:
-    """The text holds a new value of the kind the question asks for: digits for a number,
-    a date or time for "when", a name for "who" (anything new otherwise)."""
+    """The text holds a new value of the kind the question asks for: digits for a number
+    (a phone number's shape when one is asked), a date or time for "when", a person's name
+    for "who" (`kinds.fits_kind`; anything new otherwise)."""
     said = set(values(question))
     new = [v for v in values(text) if v not in said]
     if re.match(r"\s*(?:when|what\s+(?:time|date|day))\b", question, re.IGNORECASE):
         return bool(_WHEN.search(text))
+    if not fits_kind(question, text):  # "08:30" is no phone number, a SUMMARY line no one
+        return False
     if _wants_number(question):
         return any(c.isdigit() for v in new for c in v)
     if WHO.match(question):

@@ -13,14 +13,26 @@ call any file what it is ("export", "log", "sheet") go with a naming word beside
 from __future__ import annotations
 
 import itertools
+import re
+from collections import Counter
 from collections.abc import Iterable
 
-from ..corpus.records import Layout
-from ..corpus.tally import phrase_regex, stems, words
+from ..corpus.records import Layout, Record
+from ..corpus.tally import MAX_DISTINCT, FieldFilter, TallyPlan, phrase_regex, select, stems, words
 
-__all__ = ["FRAME_WORDS", "collection_run", "content_positions", "document_words",
-           "head_unit",
-           "joint_values", "titled_documents", "unit_values"]
+__all__ = [
+    "FRAME_WORDS",
+    "collection_run",
+    "content_positions",
+    "document_words",
+    "glossed",
+    "head_unit",
+    "joint_values",
+    "noun_phrase",
+    "titled_documents",
+    "unit_phrases_dropped",
+    "unit_values",
+]
 
 FRAME_WORDS = frozenset(
     "a an the of and or in on at to for from with by is are was were be been being do does did "
@@ -40,13 +52,15 @@ FRAME_WORDS = frozenset(
     "so far yet today overall get gets return returned returns send sent sends make made "
     "makes need needs go went want belong belongs belonging associated related under within "
     "inside among between into out about over up there's here altogether entire ones one through "
-    "via take takes took taken taking"
+    "via take takes took taken taking during only just individual individually separate "
+    "flagged"
     .split())
 """The words that frame a counting question, not what it counts ("how many", "logged")."""
 
 _DOC_WORDS = frozenset(stems("export exports dump extract file files document documents log logs "
-                             "sheet spreadsheet dataset feed"))
-_LEADS = frozenset("in from of across within throughout".split())
+                             "sheet spreadsheet dataset feed calendar history batch transcript "
+                             "archive"))
+_LEADS = frozenset("in from of across within throughout during".split())
 _DETERMINERS = frozenset("the our this that these those".split())
 _RARE_SHARE = 0.1
 """A word of a document's file name that at most this share of its records say names it."""
@@ -68,11 +82,26 @@ def head_unit(question: str, taken: set[int] | None = None) -> int | None:
         verb = i == 0 and ws[i] in ("count", "tally", "enumerate")
         if verb or pair in (("how", "many"), ("number", "of"), ("count", "of")):
             j = i + (1 if verb else 2)
-            while j < len(ws) and (ws[j] in ("the", "a", "an", "all", "of")
-                                   or j in (taken or ())):
+            while j < len(ws) and (ws[j] in _BEFORE_NOUN or j in (taken or ())):
                 j += 1
             return j if j < len(ws) else None
     return None
+
+
+_BEFORE_NOUN = frozenset("the a an all of individual separate single different".split())
+"""Words between "how many" and the counted noun that say nothing of it."""
+
+
+def noun_phrase(question: str, head: int | None) -> set[int]:
+    """Positions of the counted noun phrase that starts at `head` ("hall bookings", "lab
+    test results"): the words up to the next frame word."""
+    ws = words(question)
+    if head is None or head >= len(ws) or ws[head] in FRAME_WORDS:
+        return set()
+    last = head
+    while last + 1 < len(ws) and ws[last + 1] not in FRAME_WORDS:
+        last += 1
+    return set(range(head, last + 1))
 
 
 _LINKS = frozenset(("or", "and", "nor"))
@@ -189,10 +218,13 @@ def collection_run(question: str, layout: Layout, content: set[int]
             docs.append(naming)
             j += 1
         # Only a run that narrows the corpus is its collection: "in the mailer service" of
-        # one mailer.log is the service, a value.
+        # one mailer.log is the service, a value. A run that calls the file what it is ("in
+        # the fjord history" of one history) names the whole collection, no condition.
         if _selection(docs, layout):
             positions.update(run)
             named.extend(docs)
+        elif any(docs) and any(_generic(q_words[k]) for k in run):
+            positions.update(run)
     return positions, _selection(named, layout)
 
 
@@ -217,3 +249,48 @@ def titled_documents(question: str, layout: Layout) -> list[str]:
     q_words = words(question)
     return _selection((_documents_naming(q_words[i], layout, rare=False)
                        for i in content_positions(question)), layout)
+
+
+_GLOSS = re.compile(r"\(([^()]{1,40})\)")
+_CODE = re.compile(r"[A-Za-z0-9]{1,4}")
+
+
+def glossed(question: str, matched: list, fields: dict[str, Counter[str]]
+            ) -> tuple[list[FieldFilter], set[int]]:
+    """"flagged as high (H)", "disabled (commented out)": the text in parentheses is how the
+    records write the value, the words before it its everyday name. Returns filters for a
+    code in parentheses that some field holds as written ("H", one letter, which value
+    matching leaves out), and the positions of the everyday words, which name no value."""
+    ws = words(question)
+    filters: list[FieldFilter] = []
+    gloss: set[int] = set()
+    for m in _GLOSS.finditer(question):
+        first = len(words(question[:m.start()]))
+        inside = set(range(first, first + len(words(m.group(1)))))
+        code = m.group(1).strip()
+        holders = [(values[code], key) for key, values in fields.items()
+                   if code in values and len(values) <= MAX_DISTINCT]
+        if _CODE.fullmatch(code) and holders:
+            filters.append(FieldFilter(field=max(holders)[1], value=code))
+        elif not any(inside & set(range(v.start, v.stop)) for v in matched):
+            continue
+        j = first - 1
+        while j >= 0 and ws[j] not in FRAME_WORDS:
+            gloss.add(j)
+            j -= 1
+    return filters, gloss
+
+
+def unit_phrases_dropped(plan: TallyPlan, unit_words: set[str], records: list[Record]
+                         ) -> list[str]:
+    """The plan's phrases without those that only repeat the counted noun ("how many
+    bookings are for the Garden Room": the events never say "booking"), when the records
+    the rest selects never say them; else the phrases as they are."""
+    unit = [p for p in plan.phrases if set(p.split()) <= unit_words]
+    rest = [p for p in plan.phrases if p not in unit]
+    if not unit or not (rest or plan.filters or plan.compare):
+        return plan.phrases
+    if any(True for _ in select(records, plan)):
+        return plan.phrases
+    without = plan.model_copy(update={"phrases": rest})
+    return rest if any(True for _ in select(records, without)) else plan.phrases

@@ -26,6 +26,7 @@ from ..corpus.evidence import (
     Unit,
     best_units,
     check_support,
+    entities,
     is_echo,
     normalise,
     split_units,
@@ -39,6 +40,7 @@ from ..types import SpanRef
 from .clauses import answers_kind, labelled_as_asked
 from .context import AgentAnswer, RunContext
 from .extractive import disagree, record_at, verify_extract
+from .kinds import asks_person, fits_kind, fits_kind_in, says_act
 from .model_call import call_model, window_chars
 from .routing import session_layout
 
@@ -124,19 +126,27 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
         ours_support = check_support(runtime.text, question, pool, pool_units, end)
         # A copy from the end of a chain of look-ups must still be what is asked ("04:40
         # nightly" is no port, whichever job the chain reached).
-        if ((ours_support.supported and (not links or ours_support.unit is None
-                                         or answers_kind(question, ours_support.unit))
-             and _labelled(question, runtime.text, ours_support.unit, spans, layout))
-                or await asyncio.to_thread(_extract_holds, rc, question, runtime)):
+        if (((ours_support.supported and (not links or ours_support.unit is None
+                                          or answers_kind(question, ours_support.unit))
+              and _labelled(question, runtime.text, ours_support.unit, spans, layout))
+             or await asyncio.to_thread(_extract_holds, rc, question, runtime))
+                and _of_asked_kind(question, runtime.text, ours_support.unit, end)):
             failed = first.failures() or {"disagreed": "the model's answer names none of the "
                                                         "values of the line it was shown"}
             return runtime.text, _record(Grounding(True, "extractive", failed,
                                                    original=answer.text))
     if first.supported and not _labelled(question, answer.text, first.unit, spans, layout):
         first = Support(False, off_topic=True)
+    wrong_kind = first.supported and not _of_asked_kind(question, answer.text, first.unit,
+                                                        chain_end)
+    if wrong_kind:
+        first = Support(False)
     if first.supported:
         return answer.text, _record(Grounding(True, "checked"))
     failed = first.failures()
+    if wrong_kind:
+        failed = {"wrong_kind": "the answer is not of the kind asked (a person for 'who', a "
+                                "phone number, a count), or its line does not say what is asked"}
     if await asyncio.to_thread(_extract_holds, rc, question, answer):
         return answer.text, _record(Grounding(True, "extractive", failed))
     if _computed_by_code(answer, first, texts):
@@ -146,13 +156,15 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
         again = check_support(quoted, question, pool, pool_units, chain_end,
                               long_form) if quoted else None
         if (quoted and again is not None and again.supported
-                and _labelled(question, quoted, again.unit, spans, layout)):
+                and _labelled(question, quoted, again.unit, spans, layout)
+                and _of_asked_kind(question, quoted, again.unit, chain_end)):
             return quoted, _record(Grounding(True, "reasked", failed, original=answer.text))
         # A line that only says the question's words back (a heading) answers nothing, nor
         # does one without what is asked ("Safe to skip for a day" for "which port").
         best = [pair for pair in best_units(question, units, 3)
                 if not is_echo(pair[1].text, question) and answers_kind(question, pair[1])
-                and _labelled(question, pair[1].text, pair[1], spans, layout)]
+                and _labelled(question, pair[1].text, pair[1], spans, layout)
+                and _of_asked_kind(question, pair[1].text, pair[1], chain_end)]
         if best:
             return (best[0][1].text.strip(),
                     _record(Grounding(True, "extractive", failed, original=answer.text)))
@@ -170,6 +182,20 @@ def _labelled(question: str, answer: str, unit: Unit | None, spans: list[SpanRef
     ref = spans[unit.source] if unit.source < len(spans) else None
     record = record_at(layout, ref.doc_id, ref.start + unit.start) if ref else None
     return labelled_as_asked(question, answer, unit.text, record.fields if record else None)
+
+
+def _of_asked_kind(question: str, answer: str, unit: Unit | None,
+                   chain_end: str | None) -> bool:
+    """The answer is of the kind asked (`kinds.fits_kind`: a person for "who", a phone
+    number for "number for the secretary"), and for "who" its line says something of what is
+    asked beyond the entities named (a line naming both teams is no referee's). A chain's
+    line is about the entity it reached, so only the kind is judged there."""
+    if not (fits_kind(question, answer) if unit is None
+            else fits_kind_in(question, answer, unit.text)):
+        return False
+    if unit is None or chain_end or not asks_person(question):
+        return True
+    return says_act(question, unit, entities(question))
 
 
 _STRING_LITERAL = re.compile(r"([\"'])(.*?)(?<!\\)\1", re.DOTALL)

@@ -20,17 +20,10 @@ from ..tools.search import search_session
 from ..types import SpanRef
 from .chain import Chain, unit_ref
 from .extractive import Extract, cited, extract, window_units, windows
+from .kinds import asks_who
 
 __all__ = ["asks_who", "keyed_person", "resolve_person"]
 
-_WHO = re.compile(r"^\s*(?:(?:can|could)\s+you\s+)?(?:tell\s+me\s+|remind\s+me\s+)?(?:"
-                  r"who(?:m|se)?\b|(?:to|from|by|with)\s+whom\b|(?:the\s+)?name\s+of\b|"
-                  r"what(?:['’]s|\s+is|\s+was)\s+the\s+name\s+of\b|(?:which|what)\s+"
-                  r"(?:[\w-]+\s+){0,2}(?:person|people|member|officer|engineer|nurse|doctor|"
-                  r"admin|administrator|manager|technician|colleague|agent|staff)\b)",
-                  re.IGNORECASE)
-"""The question asks for a person (its opening says so: a "who" further on is a clause,
-"the extension of the person who manages ...")."""
 _PERSON = (r"(?:(?:[A-Z]\.\s?){1,2}[A-Z][\w'’-]+(?:\s[A-Z][\w'’-]*[a-z][\w'’-]*)?"
            r"|[A-Z][\w'’-]*[a-z][\w'’-]*(?:\s(?:(?:de|da|van|von|del|la|le|bin|al)\s)?"
            r"[A-Z][\w'’-]*[a-z][\w'’-]*){1,2})")
@@ -45,12 +38,6 @@ _TERM = re.compile(r"(?<![\w/])(?:(?=[\w/]*[A-Za-z])[A-Za-z\d]+/[A-Za-z\d]+"
 """Codes ("2/E", "C/E"), capitalised words and phrases ("Equipment Officer's")."""
 _KEY_HITS = 20
 _LINES_TRIED = 2
-
-
-def asks_who(question: str) -> bool:
-    """The question asks for a person: "who ...", "which person", "name of the crew
-    member ...", "which engineer ..."."""
-    return _WHO.search(question) is not None
 
 
 def _terms(line: str, question: str) -> list[str]:

@@ -53,7 +53,8 @@ _COMMON_CAPS = frozenset((
 
 _VALUE = re.compile(r"[^\W_](?:[\w.:/+-]*[^\W_])?")
 _CAPS_WORD = re.compile(r"\b[A-Z][\w'-]*")
-_QUOTED = re.compile(r"\"([^\"]{2,80})\"|“([^”]{2,80})”|'([^']{2,80})'")
+_QUOTED = re.compile(r"\"([^\"]{2,80})\"|“([^”]{2,80})”|(?<!\w)'([^']{2,80})'(?!\w)")
+"""Quoted phrases; an apostrophe inside a word is none ("What's Kerry Doughty's ...")."""
 _NOUN_NUMBER = re.compile(r"\b([A-Za-z][a-z]{2,})\s+(#?\d[\w-]*\b|(?!I\b)[A-Z](?![\w'’-]))")
 """A noun and its number or letter: "ward 7", "bed 4A", "bay C", "groups C and D"."""
 _ECHO_LEAD = re.compile(r"^\s*(question|answer|the answer is|a)\s*[:\-]?\s*", re.IGNORECASE)

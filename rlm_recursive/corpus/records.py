@@ -22,13 +22,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from .contentlines import component_records
+from .crontab import crontab_records
 from .items import Item, split_items
+from .rows import table_rows
+from .segments import segment_records
 from .structured import flatten, structured_records
 
 __all__ = ["LEVELS", "Format", "Layout", "Record", "detect_format", "read_layout"]
 
 Format = Literal["json", "yaml", "jsonl", "csv", "tsv", "logfmt", "syslog", "access",
-                 "bracketed", "keyvalue", "prose"]
+                 "bracketed", "keyvalue", "prose", "contentlines", "segments", "crontab"]
 
 LEVELS = frozenset("trace debug info information notice warn warning error err critical crit "
                    "fatal alert emerg emergency severe".split())
@@ -85,7 +89,8 @@ class Layout:
 
 _UNIT: dict[str, str] = {"json": "record", "yaml": "record", "jsonl": "line", "csv": "row",
                          "tsv": "row", "logfmt": "line", "syslog": "line", "access": "request",
-                         "bracketed": "line", "keyvalue": "record", "prose": "item"}
+                         "bracketed": "line", "keyvalue": "record", "prose": "item",
+                         "contentlines": "record", "segments": "segment", "crontab": "job"}
 
 
 def _lines(text: str) -> list[tuple[int, int]]:
@@ -214,9 +219,28 @@ def _pipe_rows(doc_id: str, text: str) -> list[Record]:
 
 def detect_format(text: str, name: str = "") -> Format:
     """The format a document is written in, from a sample of its lines (a JSON or YAML
-    collection of records as a whole); `name` is its file name."""
+    collection of records, or a layout whose records span lines, as a whole); `name` is its
+    file name."""
+    whole = _whole_records(text, name)
+    return whole[0] if whole is not None else _line_format(text)
+
+
+_WholeFormat = Literal["json", "yaml", "contentlines", "segments", "crontab"]
+
+
+def _whole_records(text: str, name: str) -> tuple[_WholeFormat, list[tuple[int, int, dict[
+        str, str]]]] | None:
+    """The records of a document read by its own grammar (a JSON/YAML collection, calendar
+    or card components, pipe segments, a crontab's jobs), if it is written in one."""
     structured = structured_records(text, name)
-    return structured[0] if structured is not None else _line_format(text)
+    if structured is not None:
+        return structured
+    for fmt, read in (("contentlines", component_records), ("segments", segment_records),
+                      ("crontab", crontab_records)):
+        found = read(text)
+        if found is not None:
+            return fmt, found  # type: ignore[return-value]
+    return None
 
 
 def _line_format(text: str) -> Format:
@@ -302,7 +326,7 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
         out = list(rows)
         headings = [(m.start(), len(m.group(1)), m.group(2)) for m in _HEADING.finditer(text)]
         headings = headings if len(headings) >= 2 else []
-        for item in _entries(split_items([(doc_id, text)])):
+        for item in _entries(table_rows(split_items([(doc_id, text)]))):
             if any(r.start < item.end and item.start < r.end for r in rows):
                 continue  # a table's rows are its records
             fields: dict[str, str] = {}
@@ -348,10 +372,10 @@ def read_layout(docs: Iterable[tuple[str, str]], names: dict[str, str] | None = 
         name = (names or {}).get(doc_id, "")
         heads = [line[:200] for line in text[:2000].splitlines() if line.strip()][:_TITLE_LINES]
         titles[doc_id] = "\n".join([name, *heads]).strip()
-        structured = structured_records(text, name)
-        if structured is not None:
-            formats[doc_id] = structured[0]
-            found = [Record(doc_id, a, b, text[a:b], f) for a, b, f in structured[1]]
+        whole = _whole_records(text, name)
+        if whole is not None:
+            formats[doc_id] = whole[0]
+            found = [Record(doc_id, a, b, text[a:b], f) for a, b, f in whole[1]]
         else:
             formats[doc_id] = _line_format(text)
             found = _doc_records(doc_id, text, formats[doc_id])

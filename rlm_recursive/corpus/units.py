@@ -92,6 +92,7 @@ _PHONE = re.compile(r"(?<![\w.])(?:\+\d{1,3}[\s-]?)?\(?0\d{2,4}\)?[\s-]?\d{3}[\s
 """A phone number as people write one: "01632 960 274", "0113 496 0275", "07700 900 845"."""
 _NUMBER = re.compile(r"(?<![\w.])\d{3,}(?![\w.]|:\d)")
 """A number of three digits or more ("job 448127"): a "number" whether or not it says so."""
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _ABBREVIATIONS = {
     "ETA": "expected arrival", "ETD": "expected departure", "DOB": "date birth",
     "ext": "extension", "extn": "extension", "tel": "telephone", "mob": "mobile",
@@ -168,6 +169,8 @@ class Unit:
         """Its own words' stems and the words its values' shapes answer, not its heading's."""
         shapes = (("phone", "number", "telephon") if _PHONE.search(self.text)
                   else ("number",) if _NUMBER.search(self.text) else ())
+        if _EMAIL.search(self.text):  # "Author: R. Achebe <ra@x.dev>" gives an e-mail
+            shapes = (*shapes, "email", "mail")
         return frozenset((*stems(self.text), *stems(self.lead), *stems(self.header), *shapes))
 
 

@@ -19,6 +19,7 @@ from ...corpus.search import Hit
 from ...providers.base import Message
 from ...tools.search import search_session
 from ...types import SpanRef
+from ..blocks import follow_block
 from ..chain import follow, linked_hops
 from ..context import AgentAnswer, RunContext
 from ..extractive import cited, copied
@@ -111,6 +112,10 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         # not backed or names none of its values.
         layout, _ = await session_layout(rc)
         chain = await asyncio.to_thread(follow, rc.store, rc.session_id, question, layout)
+        # No chain of names: the bridge's line and the answer may share only a record (a
+        # commit's message and its Author line, a lab result and the patient segment).
+        chain = chain or await asyncio.to_thread(follow_block, rc.store, rc.session_id,
+                                                 question, layout)
         # "who", and the line names its person by a code or a role: the key says who.
         chain = await asyncio.to_thread(keyed_person, rc.store, rc.session_id, question,
                                         layout, chain) or chain

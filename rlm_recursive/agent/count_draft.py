@@ -1,0 +1,281 @@
+"""The count plan a question's words support in a corpus: which field values it names (the
+filters), which phrases the records must hold, which documents it names, what it ranks or
+aggregates, and the content words no record holds (then each record is judged: classify).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..corpus.records import Layout
+from ..corpus.tally import (
+    FieldFilter,
+    TallyPlan,
+    match_values,
+    phrase_regex,
+    select,
+    stems,
+    words,
+)
+from .count_scope import FRAME_WORDS as _STOP
+from .count_scope import (
+    collection_run,
+    content_positions,
+    document_words,
+    glossed,
+    head_unit,
+    joint_values,
+    noun_phrase,
+    unit_phrases_dropped,
+    unit_values,
+)
+from .count_terms import defined_code, month_words
+from .plan_words import (
+    Aggregation,
+    aggregation,
+    collection,
+    comparisons,
+    negated_scopes,
+    negation_words,
+    owner_words,
+    particles,
+)
+
+__all__ = ["MIN_ITEMS", "OFTEN", "RANK", "CountDraft", "count_draft", "rank_key"]
+
+RANK = re.compile(r"\b(most|least|fewest)\b(?:\s+(?:frequent(?:ly)?|common(?:ly)?|often|"
+                   r"entries|lines|records|rows))?|\b(?:which|what)\b[^?]*\b(?:top|commonest)\b",
+                   re.IGNORECASE)
+OFTEN = re.compile(r"\b(most|least)\s+(frequent(ly)?|common(ly)?|often)\b|\bfewest\b|"
+                    r"\b(most|least)\s+(entries|lines|records|rows|errors|warnings|mentions)\b",
+                    re.IGNORECASE)
+_TIMES = re.compile(r"\bhow\s+(often|frequently)\b|\btimes\b|\boccurrences?\b",
+                    re.IGNORECASE)
+_UNITS = frozenset(stems("line lines entry entries record records row rows item items event "
+                         "events message messages log logs note notes paragraph paragraphs "
+                         "section sections request requests"))
+MIN_ITEMS = 5
+"""Fewer records than this is not a countable unit: the text states facts, it does not list."""
+
+
+@dataclass
+class CountDraft:
+    """What a counting question selects, read from its words against the corpus fields."""
+
+    plan: TallyPlan
+    unknown: list[str] = field(default_factory=list)
+    """Content words no record holds: the question asks for a judgement (classify)."""
+    rank_key: str | None = None
+    """The field a "which ... most/least" question ranks."""
+    offered: list[str] = field(default_factory=list)
+    """The values of `rank_key` the question offers (empty: every value)."""
+    negated: bool = False
+    """A negation whose clause names nothing the plan can exclude (a judgement)."""
+    aggregate: Aggregation | None = None
+    """A sum/average over a numeric field instead of a count."""
+
+
+def _content_runs(question: str, skip: set[int]) -> list[tuple[list[str], list[int]]]:
+    """Runs of adjacent content words and their positions, leaving out the `skip` ones."""
+    runs: list[tuple[list[str], list[int]]] = []
+    current: list[str] = []
+    at: list[int] = []
+    for i, word in enumerate(words(question)):
+        keep = i not in skip and word not in _STOP and len(word) > 1
+        if keep:
+            current.append(word)
+            at.append(i)
+        elif current:
+            runs.append((current, at))
+            current, at = [], []
+    if current:
+        runs.append((current, at))
+    return runs
+
+
+def count_draft(question: str, layout: Layout) -> CountDraft:
+    """The count plan a question's words support in this corpus.
+
+    Values named inside a negation's clause ("not in service", "other than Leeds") are
+    excluded, not required; "no <field>" asks for records whose field says none. An
+    aggregate ("the total monthly rent") names its numeric field, which is not a filter.
+    The collection the question names ("in the mail log") selects documents."""
+    q_stems = stems(question)
+    named_keys = _key_phrases(q_stems, layout)
+    # "not opened by alice": "opened by" names the field opened_by, not the value "open".
+    compared = comparisons(question, layout)
+    # "over 80%": the number is compared with, not a value of, its field.
+    said = named_keys.union(*(at for _, at in compared))
+    content = content_positions(question)
+    # "in the FS02 export": the collection, before "export" is read as some field's value.
+    reserved, reserved_docs = collection_run(question, layout, content - said)
+    said |= reserved
+    # A value is named in the documents the question names: "activities" in the hall
+    # calendar is not a crontab's state "active".
+    fields = _fields_of(layout, reserved_docs) if reserved_docs else layout.fields
+    matches = [m for m in match_values(q_stems, fields)
+               if not said & set(range(m.start, m.stop))]
+    # "how many security fixes": "fixes" is what is counted, not a second section (Fixed).
+    scopes = negated_scopes(question)
+    negated_at = set().union(*scopes) if scopes else set()
+    matches = joint_values(question, [m for m in matches
+                                      if m not in unit_values(question, matches, negated_at)])
+    coded, gloss = glossed(question, matches, fields)
+    said |= gloss
+    filters = list(dict.fromkeys([*coded, *(FieldFilter(field=m.field, value=m.value)
+                                            for m in matches if m.start not in negated_at)]))
+    exclude = list(dict.fromkeys(FieldFilter(field=m.field, value=m.value) for m in matches
+                                 if m.start in negated_at))
+    skip = {i for m in matches for i in range(m.start, m.stop)} | negation_words(question)
+    keys = {s for key in layout.fields for s in stems(key)}
+    absent = [key for key in layout.fields if stems(key) and any(
+        set(stems(key)) <= {q_stems[i] for i in scope} for scope in scopes)
+        and not any(m.field == key for m in matches)]
+    units = _UNITS | set(stems(layout.unit))
+    skip |= {i for i, s in enumerate(q_stems) if s in keys or s in units}
+    agg = aggregation(question, layout)
+    if agg is not None:
+        skip |= agg.words
+    skip |= said
+    within, docs = collection(question, layout)
+    taken = {i for m in matches for i in range(m.start, m.stop)}
+    # The collection as a whole ("did the library catalogue send back"): no filter.
+    skip |= within | (owner_words(question) - taken) | particles(question)
+    # "the support tickets" over a ticket export: the documents, not what their records say.
+    titled, named_docs = document_words(question, layout, content - skip - taken)
+    skip |= titled
+    docs = docs or reserved_docs or named_docs
+    head = head_unit(question, skip) if agg is None else _unit_after(question, agg, skip)
+    if head is not None and (filters or exclude or absent or agg is not None or compared):
+        # "how many tickets are in billing", "how many hall bookings are tentative": the
+        # noun phrase is the unit counted.
+        skip |= {head} | (noun_phrase(question, head) - taken)
+    draft = CountDraft(TallyPlan(filters=filters, exclude=exclude, absent=absent, docs=docs,
+                                 compare=[c for c, _ in compared]), aggregate=agg)
+    rank = OFTEN.search(question) or (RANK.search(question) and re.search(
+        r"\b(which|what)\b", question, re.IGNORECASE))
+    if rank and agg is None:
+        draft.rank_key = rank_key(question, layout, matches)
+        if draft.rank_key is not None:
+            draft.offered = [m.value for m in matches if m.field == draft.rank_key]
+            draft.plan.filters = [f for f in filters if f.field != draft.rank_key]
+    corpus = _corpus_sample(layout)
+    resolved = {i for scope in scopes for i in scope if i in skip}
+    scope = [r for r in layout.records if not docs or r.doc_id in docs]
+    draft.plan.months, dated = month_words(question, scope, skip)
+    skip |= dated
+    for run, at in _content_runs(question, skip):
+        phrase = " ".join(run)
+        negative = bool(set(at) & negated_at)
+        target = draft.plan.exclude_phrases if negative else draft.plan.phrases
+        code = None if negative else defined_code(phrase, scope)
+        if code is not None:
+            # "direct debits" over rows that say "DD": the code, not its key's line.
+            target.append(code)
+            draft.plan.exclude_phrases.append(phrase)
+            resolved |= set(at)
+        elif phrase_regex(phrase).search(corpus):
+            target.append(phrase)
+            resolved |= set(at)
+        else:
+            found = [w for w in run if phrase_regex(w).search(corpus)]
+            if len(found) == len(run):
+                target.extend(found)
+                resolved |= set(at)
+            else:
+                draft.unknown.extend(w for w in run if w not in found)
+    draft.plan.phrases = [p for p in draft.plan.phrases if not _everywhere(p, layout)]
+    unit_at = noun_phrase(question, head)
+    unit_words = {words(question)[i] for i in unit_at}
+    draft.plan.phrases = unit_phrases_dropped(draft.plan, unit_words, layout.records)
+    noun = words(question)[max(unit_at)] if unit_at else None
+    if noun in draft.unknown and not draft.plan.empty and any(
+            True for _ in select(layout.records, draft.plan)):
+        # "how many appointments are in the Gym" over events that never say "appointment":
+        # the noun names what is counted; its modifiers ("urgent tickets") stay conditions.
+        draft.unknown.remove(noun)
+    if docs is named_docs and docs and not draft.plan.empty:
+        # Words that merely occur in a title ("result" in "Results & Tables") are a loose
+        # scope: when the records they name hold nothing the rest of the question asks for
+        # and other documents do, they named the wrong document.
+        draft.plan.docs = _loose_scope(draft.plan, layout)
+    # A negation whose clause named nothing the plan could exclude is a judgement.
+    draft.negated = any(not (scope & resolved) and not any(
+        set(stems(k)) <= {q_stems[i] for i in scope} for k in absent) for scope in scopes)
+    draft.plan.occurrences = bool(_TIMES.search(question)) and not filters
+    draft.plan.every = draft.plan.empty and not draft.unknown
+    return draft
+
+
+def _loose_scope(plan: TallyPlan, layout: Layout) -> list[str]:
+    if any(True for _ in select(layout.records, plan)):
+        return plan.docs
+    anywhere = plan.model_copy(update={"docs": []})
+    return [] if any(True for _ in select(layout.records, anywhere)) else plan.docs
+
+
+def _fields_of(layout: Layout, docs: list[str]) -> dict[str, Counter[str]]:
+    """The values each field takes in the documents `docs`."""
+    out: dict[str, Counter[str]] = {}
+    chosen = set(docs)
+    for record in layout.records:
+        if record.doc_id in chosen:
+            for key, value in record.fields.items():
+                out.setdefault(key, Counter())[value] += 1
+    return out
+
+
+def _key_phrases(q_stems: tuple[str, ...], layout: Layout) -> set[int]:
+    """Positions where the question spells out a field name of two or more words."""
+    out: set[int] = set()
+    for key in layout.fields:
+        seq = stems(key)
+        if len(seq) < 2:
+            continue
+        for i in range(len(q_stems) - len(seq) + 1):
+            if q_stems[i:i + len(seq)] == seq:
+                out |= set(range(i, i + len(seq)))
+    return out
+
+
+def _unit_after(question: str, agg: Aggregation, taken: set[int]) -> int | None:
+    """The noun an aggregate runs over: the first free word after the quantity's
+    preposition ("the total cost of | incidents in chemistry", "of the Maersk | shipments")."""
+    ws = words(question)
+    j = max(agg.words) + 1
+    while j < len(ws) and (ws[j] in _STOP or j in taken):
+        j += 1
+    # A noun phrase's head is its last word: "of all the Primula | accessions".
+    while j + 1 < len(ws) and ws[j + 1] not in _STOP:
+        j += 1
+    return j if j < len(ws) else None
+
+
+def rank_key(question: str, layout: Layout, matches: list) -> str | None:
+    """The field ranked: the one whose values the question offers, else the one it names."""
+    by_field: dict[str, int] = {}
+    for m in matches:
+        by_field[m.field] = by_field.get(m.field, 0) + 1
+    offered = [k for k, n in by_field.items() if n >= 2]
+    if offered:
+        return offered[0]
+    q = set(stems(question))
+    named = [k for k in layout.fields if set(stems(k)) and set(stems(k)) <= q
+             and 1 < len(layout.fields[k]) <= 1000]
+    return named[0] if named else None
+
+
+def _corpus_sample(layout: Layout) -> str:
+    return "\n".join(r.text for r in layout.records)
+
+
+def _everywhere(phrase: str, layout: Layout) -> bool:
+    """A phrase on (almost) every record selects nothing ("ticket" in `ticket=T-1 ...`)."""
+    if len(layout.records) < MIN_ITEMS:
+        return False
+    pattern = phrase_regex(phrase)
+    step = max(len(layout.records) // 200, 1)
+    sample = layout.records[::step]
+    return sum(bool(pattern.search(r.text)) for r in sample) >= 0.9 * len(sample)

@@ -1,0 +1,57 @@
+"""Rows of a plain-text table inside prose: a bank statement's transactions, a results page's
+fixtures, a report's aligned columns. Such a block is one item to the paragraph splitter, yet
+each row is one thing to count ("how many direct debits", "how many matches finished
+level"): its rows become items of their own, each with the indented lines under it (a
+fixture's scorers), and the lines above the first row (a heading, a column header) one more.
+
+A row is a line whose cells are set apart by gutters, runs of two or more spaces, at least
+two of them, not after a sentence's end ("... in May.  Then" is prose typed with two spaces).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from .items import Item
+
+__all__ = ["table_rows"]
+
+_GUTTER = re.compile(r"(?<![.!?:;,\s])[ \t]{2,}(?=\S)")
+_RULE = re.compile(r"^[ \t]*[-=_~*+|]{3,}[ \t]*$")
+_MIN_GUTTERS = 2
+_MIN_ROWS = 3
+_SHARE = 0.6
+"""Of an item's unindented, non-rule lines: the share that must be rows."""
+
+
+def _is_row(line: str) -> bool:
+    return len(_GUTTER.findall(line.strip())) >= _MIN_GUTTERS
+
+
+def table_rows(items: list[Item]) -> list[Item]:
+    """The items, each table among them cut into its rows."""
+    out: list[Item] = []
+    for item in items:
+        lines, pos = [], 0
+        for raw in item.text.split("\n"):
+            lines.append((pos, raw))
+            pos += len(raw) + 1
+        heads = [(at, line) for at, line in lines
+                 if line.strip() and line[:1] not in (" ", "\t") and not _RULE.match(line)]
+        rows = [at for at, line in heads if _is_row(line)]
+        if len(rows) < _MIN_ROWS or len(rows) < _SHARE * len(heads):
+            out.append(item)
+            continue
+        cuts = ([0] if rows[0] > 0 else []) + rows + [len(item.text)]
+        for a, b in itertools.pairwise(cuts):
+            piece = item.text[a:b]
+            kept = piece.split("\n")
+            while kept and (not kept[-1].strip() or _RULE.match(kept[-1])):
+                kept.pop()  # the rule under a header or closing the table
+            body = "\n".join(kept)
+            lead = len(body) - len(body.lstrip())
+            if body.strip():
+                out.append(Item(item.doc_id, item.start + a + lead,
+                                item.start + a + len(body.rstrip()), body.strip()))
+    return out

@@ -1,0 +1,71 @@
+"""Answer kinds: "who" wants a person (a firm only when one is asked for), a phone number
+for "number for <someone>", a count for "how many"; judged by shape and label."""
+
+from __future__ import annotations
+
+import pytest
+
+from rlm_recursive.agent.kinds import asks_org, asks_person, fits_kind, fits_kind_in
+
+
+@pytest.mark.parametrize("question, org", [
+    ("Who is adjudicating the schools' debating final?", False),
+    ("who umpired Westbury v Kingsdown on Saturday", False),
+    ("Who is the treasurer of the allotment society?", False),
+    ("Who caters the spring dinner?", True),
+    ("Who is the contractor for the roof repairs?", True),
+    ("who hosted the under-12 tournament", True),
+])
+def test_a_firm_answers_only_a_question_that_asks_for_one(question, org):
+    assert asks_org(question) is org
+    assert asks_person(question) is not org
+
+
+@pytest.mark.parametrize("answer", [
+    "Westbury Cricket Club",                       # a club
+    "The answer is: Kingsdown Wanderers.",         # a team, in the model's prose
+    "Title: Quiz night in aid of the roof fund",   # a title line names an event
+    "EVENT=Harvest supper; VENUE=Millbrook Parish Hall",
+    "Kingsdown Rec, 14:00",                        # a place and a time
+    "ORGANISER;CN=Mohan Varghese",                 # another role's key
+])
+def test_who_is_not_answered_by_a_firm_a_title_a_place_or_another_role(answer):
+    assert not fits_kind("Who is adjudicating the quiz night?", answer)
+
+
+@pytest.mark.parametrize("answer", [
+    "Adjudicator: Fenella Brightwater-Oduya",
+    "Ms Okonkwo",
+    "Oduya",
+    "the deputy head",                             # a role-holder
+    "K. L. Abernathy will adjudicate",
+])
+def test_who_is_answered_by_a_person_or_a_role_holder(answer):
+    assert fits_kind("Who is adjudicating the quiz night?", answer)
+
+
+def test_a_firm_answers_who_supplies():
+    assert fits_kind("Who supplies the marquee?", "Harlow Canvas Ltd")
+
+
+def test_a_clause_is_judged_with_the_key_its_line_gives_it():
+    line = "ORGANISER;CN=Mohan Varghese:mailto:quiz@example.org"
+    assert fits_kind("Who is adjudicating the quiz night?", "CN=Mohan Varghese")
+    assert not fits_kind_in("Who is adjudicating the quiz night?", "CN=Mohan Varghese",
+                            f"TITLE:Quiz night\n{line}")
+
+
+@pytest.mark.parametrize("question, answer, ok", [
+    ("Number for the club's membership secretary?", "by 18:00 on Friday", False),
+    ("Number for the club's membership secretary?", "Priya Nair (01632 960 123)", True),
+    ("What's Odette Lasalle's mobile?", "on 2025-06-14", False),
+    ("What's Odette Lasalle's mobile?", "+44 7700 900 412", True),
+    ("which extension do I ring for the porters' lodge", "ext 3391", True),
+    ("which extension do I ring for the porters' lodge", "Lodge B", False),
+    ("What is the account number for Brightwell Farm?", "BW-20418", True),  # a code
+    ("How many chairs are booked?", "forty", False),
+    ("How many chairs are booked?", "twelve", True),
+    ("How many chairs are booked?", "36 chairs", True),
+])
+def test_numbers_of_the_kind_asked(question, answer, ok):
+    assert fits_kind(question, answer) is ok
