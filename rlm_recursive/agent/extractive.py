@@ -262,7 +262,14 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
     doc_id, offset, text = found[unit.source][:3]
     # A table's row the question's words picked: the column the question asks about.
     record = record_at(layout, doc_id, offset + unit.start)
-    if record is not None and (picked := _from_record(question, record)):
+    picked = _from_record(question, record) if record is not None else None
+    # In a record of many lines (a calendar event), a field off the line the question's
+    # words picked answers only when its name says what is asked (not the organiser's
+    # name for who judges).
+    if picked and not label_says(question, picked[0]) and not contains(
+            unit.norm, normalise(picked[1])):
+        picked = None
+    if record is not None and picked:
         return Extract(f"{picked[0]}: {picked[1]}",
                        SpanRef(doc_id=doc_id, start=record.start, end=record.end), picked[0])
     if record is not None and asked_label(question) and not any(
