@@ -306,3 +306,34 @@ def test_a_month_and_a_code_the_document_defines() -> None:
     # A month no record's date falls in is no condition the text can meet.
     layout = _layout(files)
     assert count_draft("How many standing orders went out in June?", layout).unknown
+
+
+def _history(seed: int) -> tuple[str, list[tuple[str, bool]]]:
+    """A `git log --stat` of a small project: header, indented message, changed files."""
+    rng = random.Random(seed)
+    people = [("Aino Lehto", "aino@fjord.example"), ("Kofi Mensah", "kofi@fjord.example")]
+    commits, out = [], []
+    for i in range(9):
+        name, mail = rng.choice(people)
+        fix = rng.random() < 0.4
+        subject = f"Fix crash when the tide table {i} is empty" if fix else f"Add export {i}"
+        commits.append((name, fix))
+        out += [f"commit {rng.getrandbits(160):040x}", f"Author: {name} <{mail}>",
+                f"Date:   Mon Oct {i + 1} 10:0{i}:00 2026 +0200", "", f"    {subject}", "",
+                f"    Details of change {i}, reviewed on the list.", "",
+                f" src/fjord/mod{i}.py | {i + 2} +{'+' * i}-",
+                " 1 file changed, 3 insertions(+), 1 deletion(-)", ""]
+    return "\n".join(out), commits
+
+
+def test_a_commit_is_one_record_with_its_message_and_stat() -> None:
+    log, commits = _history(2)
+    files = {"fjord_history.txt": log}
+    layout = _layout(files)
+    assert len(layout.records) == len(commits)
+    assert {r.fields["Author"].split(" <")[0] for r in layout.records} == {c[0] for c in commits}
+    kofi = sum(name == "Kofi Mensah" for name, _ in commits)
+    assert _count("how many commits did Kofi Mensah make", files) == ("count", kofi)
+    fixes = sum(fix for _, fix in commits)
+    assert _count("How many commits in the fjord history fix a crash?", files) == (
+        "count", fixes)

@@ -22,10 +22,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from .blocks import blocks
 from .contentlines import component_records
 from .crontab import crontab_records
 from .items import Item, split_items
-from .rows import table_rows
+from .rows import pipe_rows, table_rows
 from .segments import segment_records
 from .structured import flatten, structured_records
 
@@ -55,6 +56,8 @@ _LEVEL_HEAD = re.compile(r"^[<\[(]?(?P<level>[A-Za-z]+)[>\])]?:?(?:\s|$)")
 _BRACKET = re.compile(r"\[(?P<tag>[A-Za-z][\w./-]{0,60})\]")
 _KEY_LINE = re.compile(r"^[ \t]*(?P<key>[A-Za-z][\w .-]{0,30}?)[ \t]*:[ \t]+(?P<value>\S.{0,200}?)"
                        r"[ \t]*$")
+_BLOCK_SHARE = 0.8
+"""Share of a document's blocks whose header must hold a `Key: value` line."""
 _OPEN_KEY = re.compile(r"\n[ \t]*[A-Za-z][\w .-]{0,30}:[ \t]*$")
 """A record's last line, a key whose value is on the lines that follow."""
 _CSV_NAME = re.compile(r"^[A-Za-z_#][\w .\-/()#%&+']{0,40}$")
@@ -189,34 +192,6 @@ def _csv_rows(text: str, delimiter: str) -> list[tuple[int, int, dict[str, str]]
     return rows
 
 
-_PIPE_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
-_PIPE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
-
-
-def _pipe_rows(doc_id: str, text: str) -> list[Record]:
-    """The rows of markdown (pipe) tables in a document, each with its header's fields."""
-    rows: list[Record] = []
-    spans = _lines(text)
-    header: list[str] | None = None
-    for i, (a, b) in enumerate(spans):
-        line = text[a:b]
-        match = _PIPE_ROW.match(line)
-        if match is None:
-            header = None
-            continue
-        if header is None:
-            nxt = text[spans[i + 1][0]:spans[i + 1][1]] if i + 1 < len(spans) else ""
-            if _PIPE_RULE.match(nxt):
-                header = [c.strip() for c in match.group(1).split("|")]
-            continue
-        if _PIPE_RULE.match(line):
-            continue
-        cells = [c.strip() for c in match.group(1).split("|")]
-        fields = {k: v for k, v in zip(header, cells, strict=False) if k and v}
-        rows.append(Record(doc_id, a, b, line, fields))
-    return rows
-
-
 def detect_format(text: str, name: str = "") -> Format:
     """The format a document is written in, from a sample of its lines (a JSON or YAML
     collection of records, or a layout whose records span lines, as a whole); `name` is its
@@ -321,8 +296,10 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
                                                else ";")
         rows = _csv_rows(text, delimiter) or []
         return [Record(doc_id, a, b, text[a:b], f) for a, b, f in rows]
+    if fmt == "prose" and (found := _block_records(doc_id, text)):
+        return found
     if fmt == "keyvalue" or fmt == "prose":
-        rows = _pipe_rows(doc_id, text)
+        rows = [Record(doc_id, a, b, text[a:b], f) for a, b, f in pipe_rows(text)]
         out = list(rows)
         headings = [(m.start(), len(m.group(1)), m.group(2)) for m in _HEADING.finditer(text)]
         headings = headings if len(headings) >= 2 else []
@@ -358,6 +335,24 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
         fields = found if found is not None else _logfmt_fields(line)
         records.append(Record(doc_id, a, b, line, fields))
     return records
+
+
+def _block_records(doc_id: str, text: str) -> list[Record]:
+    """One record per block of a prose document whose header names its fields (a commit's
+    `Author:` and `Date:` under `commit <hash>`), when most blocks have such a header: what a
+    question counts is the commit, not the lines of its message. Blocks with no fields (the
+    sections of a results page, a chat export's days) leave paragraphs, rows and lines."""
+    found = blocks(text)
+    out = []
+    for block in found:
+        fields: dict[str, str] = {}
+        for a, b in block.header:
+            m = _KEY_LINE.match(text[a:b])
+            if m:
+                fields.setdefault(m.group("key").strip(), m.group("value").strip())
+        out.append(Record(doc_id, block.start, block.end, text[block.start:block.end], fields))
+    fielded = sum(bool(r.fields) for r in out)
+    return out if out and fielded >= _BLOCK_SHARE * len(out) else []
 
 
 def read_layout(docs: Iterable[tuple[str, str]], names: dict[str, str] | None = None

@@ -1,4 +1,5 @@
-"""Rows of a plain-text table inside prose: a bank statement's transactions, a results page's
+"""Rows of the tables inside prose: Markdown pipe tables (each row with its header's fields),
+and plain-text tables: a bank statement's transactions, a results page's
 fixtures, a report's aligned columns. Such a block is one item to the paragraph splitter, yet
 each row is one thing to count ("how many direct debits", "how many matches finished
 level"): its rows become items of their own, each with the indented lines under it (a
@@ -15,7 +16,7 @@ import re
 
 from .items import Item
 
-__all__ = ["table_rows"]
+__all__ = ["pipe_rows", "table_rows"]
 
 _GUTTER = re.compile(r"(?<![.!?:;,\s])[ \t]{2,}(?=\S)")
 _RULE = re.compile(r"^[ \t]*[-=_~*+|]{3,}[ \t]*$")
@@ -55,3 +56,42 @@ def table_rows(items: list[Item]) -> list[Item]:
                 out.append(Item(item.doc_id, item.start + a + lead,
                                 item.start + a + len(body.rstrip()), body.strip()))
     return out
+
+
+def _spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every non-blank line."""
+    spans, pos = [], 0
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        if body.strip():
+            spans.append((pos, pos + len(body)))
+        pos += len(line)
+    return spans
+
+
+_PIPE_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
+_PIPE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def pipe_rows(text: str) -> list[tuple[int, int, dict[str, str]]]:
+    """The rows of markdown (pipe) tables in a document, each with its header's fields."""
+    rows: list[tuple[int, int, dict[str, str]]] = []
+    spans = _spans(text)
+    header: list[str] | None = None
+    for i, (a, b) in enumerate(spans):
+        line = text[a:b]
+        match = _PIPE_ROW.match(line)
+        if match is None:
+            header = None
+            continue
+        if header is None:
+            nxt = text[spans[i + 1][0]:spans[i + 1][1]] if i + 1 < len(spans) else ""
+            if _PIPE_RULE.match(nxt):
+                header = [c.strip() for c in match.group(1).split("|")]
+            continue
+        if _PIPE_RULE.match(line):
+            continue
+        cells = [c.strip() for c in match.group(1).split("|")]
+        fields = {k: v for k, v in zip(header, cells, strict=False) if k and v}
+        rows.append((a, b, fields))
+    return rows
