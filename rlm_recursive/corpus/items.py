@@ -11,7 +11,7 @@ from typing import Literal
 
 from .chunking import ChunkStrategy, chunk_ranges
 
-__all__ = ["Item", "ItemKind", "detect_item_kind", "split_items"]
+__all__ = ["Item", "ItemKind", "detect_item_kind", "line_spans", "split_items"]
 
 ItemKind = Literal["lines", "records", "paragraphs", "delimiter"]
 
@@ -86,3 +86,14 @@ def split_items(
             if trail > lead:
                 items.append(Item(doc_id, start + lead, start + trail, piece[lead:trail]))
     return items
+
+
+def line_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every non-blank line."""
+    spans, pos = [], 0
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        if body.strip():
+            spans.append((pos, pos + len(body)))
+        pos += len(line)
+    return spans

@@ -25,7 +25,7 @@ from typing import Literal
 from .blocks import blocks
 from .contentlines import component_records
 from .crontab import crontab_records
-from .items import Item, split_items
+from .items import Item, line_spans, split_items
 from .rows import pipe_rows, table_rows
 from .segments import segment_records
 from .structured import flatten, structured_records
@@ -96,17 +96,6 @@ _UNIT: dict[str, str] = {"json": "record", "yaml": "record", "jsonl": "line", "c
                          "contentlines": "record", "segments": "segment", "crontab": "job"}
 
 
-def _lines(text: str) -> list[tuple[int, int]]:
-    """(start, end) of every non-blank line."""
-    spans, pos = [], 0
-    for line in text.splitlines(keepends=True):
-        body = line.rstrip("\r\n")
-        if body.strip():
-            spans.append((pos, pos + len(body)))
-        pos += len(line)
-    return spans
-
-
 def _json_fields(line: str) -> dict[str, str] | None:
     if not line.lstrip().startswith("{"):
         return None
@@ -172,7 +161,7 @@ def _bracketed_fields(line: str) -> dict[str, str] | None:
 
 
 def _csv_rows(text: str, delimiter: str) -> list[tuple[int, int, dict[str, str]]] | None:
-    spans = _lines(text)
+    spans = line_spans(text)
     if len(spans) < 2:
         return None
     header = next(csv.reader([text[spans[0][0]:spans[0][1]]], delimiter=delimiter))
@@ -219,7 +208,7 @@ def _whole_records(text: str, name: str) -> tuple[_WholeFormat, list[tuple[int, 
 
 
 def _line_format(text: str) -> Format:
-    spans = _lines(text)[:_SAMPLE_LINES]
+    spans = line_spans(text)[:_SAMPLE_LINES]
     if not spans:
         return "prose"
     lines = [text[a:b] for a, b in spans]
@@ -329,7 +318,7 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
     parse = {"jsonl": _json_fields, "syslog": _syslog_fields, "access": _access_fields,
              "bracketed": _bracketed_fields, "logfmt": _logfmt_fields}[fmt]
     records = []
-    for a, b in _lines(text):
+    for a, b in line_spans(text):
         line = text[a:b]
         found = parse(line)
         fields = found if found is not None else _logfmt_fields(line)

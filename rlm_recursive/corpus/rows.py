@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from .items import Item
+from .items import Item, line_spans
 
 __all__ = ["pipe_rows", "table_rows"]
 
@@ -58,17 +58,6 @@ def table_rows(items: list[Item]) -> list[Item]:
     return out
 
 
-def _spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of every non-blank line."""
-    spans, pos = [], 0
-    for line in text.splitlines(keepends=True):
-        body = line.rstrip("\r\n")
-        if body.strip():
-            spans.append((pos, pos + len(body)))
-        pos += len(line)
-    return spans
-
-
 _PIPE_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
 _PIPE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
@@ -76,7 +65,7 @@ _PIPE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 def pipe_rows(text: str) -> list[tuple[int, int, dict[str, str]]]:
     """The rows of markdown (pipe) tables in a document, each with its header's fields."""
     rows: list[tuple[int, int, dict[str, str]]] = []
-    spans = _spans(text)
+    spans = line_spans(text)
     header: list[str] | None = None
     for i, (a, b) in enumerate(spans):
         line = text[a:b]
