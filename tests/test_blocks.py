@@ -137,3 +137,15 @@ async def test_the_iterative_strategy_grounds_the_blocks_answer(tmp_path, monkey
     runtime.close()
     assert result.grounded is True
     assert "o.castellanos@mailhub.example" in result.answer
+
+
+async def test_search_reads_the_block_when_the_line_found_is_the_bridges_own(tmp_path, monkeypatch):
+    # The line that matches the question best says who asked for the change, not who made
+    # it: its block's header does.
+    runtime = small_runtime(tmp_path, monkeypatch)
+    sid = load(runtime, _PATCHES)
+    result, _ = await ask(runtime, sid, "Who submitted the change a lighthouse keeper in "
+                          "Mevagissey asked for?", "search", knows_nothing)
+    runtime.close()
+    assert result.grounded is True
+    assert "Oona Castellanos" in result.answer and "Pemberton" not in result.answer

@@ -112,10 +112,11 @@ def _names(text: str, known: str, near: str = "", writer: str = "") -> list[str]
 
 
 def _field_label(text: str, match: re.Match[str]) -> bool:
-    """A field's name, not a thing's: "Office:", "Extension 5134" inside a line (an entry's
-    own label at a line's start, "Boiler 3 — ...", is a thing)."""
+    """A field's name, not a thing's: "Office:", "ORGANIZER;CN=" (a key and its parameter),
+    "Extension 5134" inside a line (an entry's own label at a line's start, "Boiler 3 —
+    ...", is a thing)."""
     after = text[match.end():match.end() + 3]
-    if re.match(r"\s*:", after) or (" " not in match.group() and re.match(r"\s\d", after)):
+    if re.match(r"\s*:|=|;\S", after) or (" " not in match.group() and re.match(r"\s\d", after)):
         return True
     line_start = text.rfind("\n", 0, match.start()) + 1
     return bool(re.search(r"\s\d", match.group())) and bool(text[line_start:match.start()].strip())

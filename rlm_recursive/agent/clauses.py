@@ -227,7 +227,9 @@ def labelled_as_asked(question: str, answer: str, text: str,
     anchors = [v for v in values(answer) if v not in said]
     if not anchors:
         return True
-    cells = [(key, value) for key, value in (fields or {}).items() if _holds(value, anchors)]
+    # A field named only by its position ("OBX-5") has no label to say anything.
+    cells = [(key, value) for key, value in (fields or {}).items()
+             if _holds(value, anchors) and not _POSITIONAL.fullmatch(key)]
     if cells:
         # A column says what its cells are; a cell of prose ("Replacing disk 2 under Dell
         # case 184220731") may say it itself, a short one ("Card check") only repeats.
@@ -237,6 +239,10 @@ def labelled_as_asked(question: str, answer: str, text: str,
     lines = [line for line in text.split("\n")
              if _FIELD_LINE.match(line) and _holds(line, anchors)]
     return not lines or any(label_says(question, line) for line in lines)
+
+
+_POSITIONAL = re.compile(r"[A-Z][A-Z0-9]{2}-\d+")
+"""A pipe segment's field name: the segment and a position (`corpus.segments`)."""
 
 
 def _holds(piece: str, anchors: list[str]) -> bool:

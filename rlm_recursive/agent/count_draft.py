@@ -31,6 +31,7 @@ from .count_scope import (
     unit_phrases_dropped,
     unit_values,
 )
+from .count_terms import defined_code, month_words
 from .plan_words import (
     Aggregation,
     aggregation,
@@ -162,11 +163,20 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
             draft.plan.filters = [f for f in filters if f.field != draft.rank_key]
     corpus = _corpus_sample(layout)
     resolved = {i for scope in scopes for i in scope if i in skip}
+    scope = [r for r in layout.records if not docs or r.doc_id in docs]
+    draft.plan.months, dated = month_words(question, scope, skip)
+    skip |= dated
     for run, at in _content_runs(question, skip):
         phrase = " ".join(run)
         negative = bool(set(at) & negated_at)
         target = draft.plan.exclude_phrases if negative else draft.plan.phrases
-        if phrase_regex(phrase).search(corpus):
+        code = None if negative else defined_code(phrase, scope)
+        if code is not None:
+            # "direct debits" over rows that say "DD": the code, not its key's line.
+            target.append(code)
+            draft.plan.exclude_phrases.append(phrase)
+            resolved |= set(at)
+        elif phrase_regex(phrase).search(corpus):
             target.append(phrase)
             resolved |= set(at)
         else:

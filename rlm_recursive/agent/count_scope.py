@@ -218,10 +218,13 @@ def collection_run(question: str, layout: Layout, content: set[int]
             docs.append(naming)
             j += 1
         # Only a run that narrows the corpus is its collection: "in the mailer service" of
-        # one mailer.log is the service, a value.
+        # one mailer.log is the service, a value. A run that calls the file what it is ("in
+        # the fjord history" of one history) names the whole collection, no condition.
         if _selection(docs, layout):
             positions.update(run)
             named.extend(docs)
+        elif any(docs) and any(_generic(q_words[k]) for k in run):
+            positions.update(run)
     return positions, _selection(named, layout)
 
 

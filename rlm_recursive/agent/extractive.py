@@ -27,6 +27,7 @@ from ..corpus.evidence import (
     best_units,
     contains,
     entities,
+    leans_on_scope,
     names,
     normalise,
     split_units,
@@ -147,18 +148,19 @@ def _holds_heading(found: list[Window], unit: Unit) -> bool:
 
 
 def _heading_ref(store: Store, session_id: str, doc_id: str, start: int, unit: Unit,
-                 named: list[str]) -> SpanRef | None:
+                 named: list[str], question: str) -> SpanRef | None:
     """The heading line over `start` (or the line naming a letter's author), when an entity
-    the question names is only there."""
-    if not (unit.scope or unit.author) or all(contains(unit.norm, e) for e in named):
+    the question names is only there, or (a block's header) words it asks."""
+    leans = leans_on_scope(question, unit, named)
+    if not (unit.scope or unit.author) or (all(contains(unit.norm, e) for e in named)
+                                           and not leans):
         return None
     doc = next((d for d in store.documents(session_id) if d.id == doc_id), None)
     if doc is None:
         return None
     text = store.text(doc)
     over = [h for h in headings(text) if h[0] <= start]
-    if over and any(contains(normalise(unit.scope), e) for e in named
-                    if not contains(unit.norm, e)):
+    if over and leans:
         return SpanRef(doc_id=doc_id, start=over[-1][0], end=over[-1][1])
     at = text.find(author(text)) if unit.author else -1
     if at < 0:
@@ -267,7 +269,14 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
     doc_id, offset, text = found[unit.source][:3]
     # A table's row the question's words picked: the column the question asks about.
     record = record_at(layout, doc_id, offset + unit.start)
-    if record is not None and (picked := _from_record(question, record)):
+    picked = _from_record(question, record) if record is not None else None
+    # In a record of many lines (a calendar event), a field off the line the question's
+    # words picked answers only when its name says what is asked (not the organiser's
+    # name for who judges).
+    if picked and not label_says(question, picked[0]) and not contains(
+            unit.norm, normalise(picked[1])):
+        picked = None
+    if record is not None and picked:
         return Extract(f"{picked[0]}: {picked[1]}",
                        SpanRef(doc_id=doc_id, start=record.start, end=record.end), picked[0])
     if record is not None and asked_label(question) and not any(
@@ -289,7 +298,8 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
     if not labelled_as_asked(question, answer, unit.text):
         return None  # "Food business operator: ..." holds the entity, not the deadline
     return Extract(answer, SpanRef(doc_id=doc_id, start=start, end=end),
-                   heading=_heading_ref(store, session_id, doc_id, start, unit, named))
+                   heading=_heading_ref(store, session_id, doc_id, start, unit, named,
+                                            question))
 
 
 def verify_extract(question: str, answer: str, record_text: str, header: str,

@@ -41,9 +41,8 @@ from .units import (
 )
 
 __all__ = ["Support", "Unit", "best_units", "check_support", "contains", "entities", "has_word",
-           "is_echo",
-           "names", "normalise", "qualifiers", "shared_words", "siblings", "split_units", "stems",
-           "values"]
+           "is_echo", "leans_on_scope", "names", "normalise", "qualifiers", "says_own",
+           "shared_words", "siblings", "split_units", "stems", "values"]
 
 _COMMON_CAPS = frozenset((
     "What Which Who Whom Whose Where When Why How Is Are Was Were Does Do Did Can Could Would "
@@ -252,6 +251,9 @@ def check_support(answer: str, question: str, cited: Sequence[str],
         if not picked <= unit.stem_set:
             support.missing_entities = sorted(picked - unit.stem_set)
             continue
+        if not says_own(unit, topic, named):
+            support.off_topic = True
+            continue
         if (len(shared_words(topic, _need_words(unit, named))) < need
                 or not _keyed(unit, anchors, topic)
                 or (head and not has_word(head, unit.stem_set))):
@@ -307,6 +309,40 @@ def _need_words(unit: Unit, named: list[str]) -> frozenset[str]:
     return unit.stem_set
 
 
+def says_own(unit: Unit, words: Iterable[str], named: list[str]) -> bool:
+    """A unit under a heading or a block's header says something asked itself: an entity
+    the question names or one of its words. The header names the patient and the test:
+    of the lines under it the result line says "CRP", not the remark "Markedly raised".
+    A header line itself answers only what the header says all of: an event's organiser
+    line is no answer about its caretaker."""
+    if not unit.scope or any(_contains(unit.norm, e) for e in named):
+        return True
+    words = list(words)
+    if unit.norm.strip() in normalise(unit.scope):
+        over = frozenset(stems(unit.scope))
+        if any(w not in _VALUE_WORDS and not has_word(w, over) for w in words):
+            return False
+    return any(has_word(w, unit.own_stems) for w in words)
+
+
+_VALUE_WORDS = frozenset(stems("result reading value level figure measurement"))
+"""Words that ask for a value without saying which ("the CRP result", "the first potassium
+reading"): the line that holds the value need not say them."""
+
+
+def leans_on_scope(question: str, unit: Unit, named: list[str]) -> bool:
+    """The heading over the unit says what the question names or asks and the unit does
+    not (the patient over a result line, the event over its description): it is evidence
+    for the answer, and cited with it."""
+    if not unit.scope:
+        return False
+    scope = normalise(unit.scope)
+    if any(not _contains(unit.norm, e) and _contains(scope, e) for e in named):
+        return True
+    over = frozenset(stems(unit.scope))
+    return any(w in over and not has_word(w, unit.own_stems) for w in stems(question))
+
+
 def _needed(topic: int, named: bool) -> int:
     """How many of the question's other words the answer's unit must hold: 60 %, one fewer
     beside a named entity (it pins the unit down); with no entity named, every word but one
@@ -354,6 +390,8 @@ def best_units(question: str, units: Iterable[Unit], limit: int = 3, *,
         if strict:
             need = max(1, _needed(len(plain), bool(named))) if plain else 0
             if not has_entities or len(shared_words(plain, _need_words(unit, named))) < need:
+                continue
+            if not says_own(unit, plain, named):
                 continue
             if ((head and not has_word(head, unit.stem_set)) or not picked <= unit.stem_set
                     or not all(has_word(w, unit.stem_set) for w in things)):

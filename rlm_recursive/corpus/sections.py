@@ -23,6 +23,8 @@ from __future__ import annotations
 import functools
 import re
 
+from .blocks import blocks, header_text
+
 __all__ = ["FIRST_PERSON", "Heading", "Scope", "author", "headings", "scopes_for"]
 
 Heading = tuple[int, int, str]
@@ -63,7 +65,49 @@ def _shaped(line: str, title: bool) -> bool:
 
 @functools.lru_cache(maxsize=32)
 def headings(text: str) -> tuple[Heading, ...]:
-    """Every heading of a document, in order (see the module docstring)."""
+    """Every heading of a document, in order (see the module docstring); in a document
+    read as blocks (`corpus.blocks`), each block's header lines are its one heading, from
+    its start to its last header line."""
+    found = blocks(text)
+    if not found:
+        return _line_headings(text)
+    lines = _line_headings(text)
+    out: list[Heading] = []
+    for heading in lines:
+        block = next((b for b in found if b.start <= heading[0] <= b.end), None)
+        if block is None:
+            out.append(heading)
+        elif not any(a <= heading[0] < z for a, z in block.header):
+            # A heading inside a block's body (a comment line over some of its fields) is
+            # read under the block's header.
+            out.append((heading[0], heading[1], _BLOCK + heading[2]))
+    for block in found:
+        if not block.header:
+            continue
+        # The title over the blocks ("Weirside Rowing Club" over its numbered sections)
+        # stays in force inside each of them.
+        over = [h[2] for h in out if h[1] <= block.start and not h[2].startswith(_BLOCK)]
+        title = f"{over[-1]} / " if over else ""
+        out.append((block.start, block.header[-1][1],
+                    _BLOCK + title + header_text(text, block)))
+    out.sort()
+    # A heading in a block's body says what it says under the block's header.
+    named = ""
+    for i, (start, end, heading) in enumerate(out):
+        if not heading.startswith(_BLOCK):
+            named = ""
+        elif any(b.start == start for b in found):
+            named = heading.removeprefix(_BLOCK)
+        elif named:
+            out[i] = (start, end, f"{_BLOCK}{named} / {heading.removeprefix(_BLOCK)}")
+    return tuple((a, b, h.removeprefix(_BLOCK)) for a, b, h in out)
+
+
+_BLOCK = "\0"
+"""Marks a block's heading while they are gathered (no line heading starts with it)."""
+
+
+def _line_headings(text: str) -> tuple[Heading, ...]:
     out: list[Heading] = []
     lines, pos = [], 0
     for line in text.split("\n"):

@@ -15,6 +15,7 @@ import snowballstemmer
 from pydantic import BaseModel, ConfigDict, Field
 
 from .aggregate import number_of
+from .dates import has_month
 from .records import Layout, Record
 
 __all__ = ["NONE_VALUES", "Comparison", "FieldFilter", "TallyPlan", "ValueMatch",
@@ -124,11 +125,13 @@ class TallyPlan(BaseModel):
     """Numeric conditions ("under 60%"): the record's number there must meet each."""
     docs: list[str] = Field(default_factory=list)
     """The documents the question names ("in the mail log"); empty: every document."""
+    months: list[int] = Field(default_factory=list)
+    """Months the record's date must fall in ("in October": 10), any of them."""
 
     @property
     def empty(self) -> bool:
         return not (self.filters or self.phrases or self.every or self.exclude
-                    or self.exclude_phrases or self.absent or self.compare)
+                    or self.exclude_phrases or self.absent or self.compare or self.months)
 
     def describe(self) -> str:
         grouped: dict[str, list[str]] = {}
@@ -143,6 +146,7 @@ class TallyPlan(BaseModel):
         parts += [f"no text {p!r}" for p in self.exclude_phrases]
         parts += [f"{k}=none" for k in self.absent]
         parts += [c.describe() for c in self.compare]
+        parts += [f"a date in month {'|'.join(map(str, self.months))}"] if self.months else []
         where = f" in {len(self.docs)} named document(s)" if self.docs else ""
         if self.every and not parts:
             return "every record" + where
@@ -282,6 +286,8 @@ def _matches(record: Record, plan: TallyPlan, patterns: list[re.Pattern[str]],
         if have is None or have.strip().lower() not in NONE_VALUES:
             return False
     if not all(c.holds(record) for c in plan.compare):
+        return False
+    if plan.months and not any(has_month(record.text, m) for m in plan.months):
         return False
     if unwanted and any(p.search(record.text) for p in unwanted):
         return False

@@ -38,7 +38,9 @@ STOP = frozenset((
     "according says said here following "
     # The frame of a question, not its topic ("how long did it take", "when did it go off").
     "long much many often time go goes went gone get got off take takes took make made "
-    "happen happened know tell find mention mentioned exact exactly give gave gives giving"
+    "happen happened know tell find mention mentioned exact exactly give gave gives giving "
+    # A modal frame, like "should": "which channel are the slingers supposed to use".
+    "supposed"
 ).split())
 THOUSANDS = re.compile(r"(?<=\d)[,\u00a0\u202f\u2009'](?=\d{3}(?!\d))")
 """Not a plain space: "ward 7 200 ml" is two numbers."""

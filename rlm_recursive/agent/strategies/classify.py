@@ -254,8 +254,9 @@ async def _items(rc: RunContext, question: str) -> tuple[list[Record], str, str]
     # who couldn't log in to their account" are not the records tagged "account".
     head = _RELATIVE.split(question, maxsplit=1)[0]
     filters = draft.plan.filters if head == question else count_draft(head, layout).plan.filters
-    if not draft.negated and filters:
-        prefilter = TallyPlan(filters=filters, docs=docs)
+    # "in October": only the records dated then are judged.
+    if not draft.negated and (filters or draft.plan.months):
+        prefilter = TallyPlan(filters=filters, months=draft.plan.months, docs=docs)
         records, _ = tally(layout, prefilter, sample=len(layout.records))
         narrowed.append(prefilter.describe())
     elif docs:

@@ -11,6 +11,7 @@ from ...providers.base import Message
 from ...store import Document, Store
 from ...tools.search import search_session
 from ...types import SpanRef
+from ..blocks import follow_block
 from ..chain import follow_role
 from ..context import AgentAnswer, RunContext
 from ..extractive import Extract, cited, copied, extract
@@ -45,6 +46,10 @@ def _find(store: Store, session_id: str, question: str) -> tuple[list[Hit], dict
     return hits, docs
 
 
+def _overlap(a: SpanRef, b: SpanRef) -> bool:
+    return a.doc_id == b.doc_id and a.start < b.end and b.start < a.end
+
+
 async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnswer:
     tier = rc.tier(state.depth)
     store, session_id = rc.store, rc.session_id
@@ -67,6 +72,14 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         # earlier that could): no answer could be grounded, so the model is not asked.
         if isinstance(found, str) and not await asyncio.to_thread(said_before, rc):
             return not_found_answer(tier, found)
+        # The line found is the bridge's own ("Reported by a harbour master in Fowey." for
+        # who authored that fix): its block's asked line answers (`blocks`).
+        block = await asyncio.to_thread(follow_block, store, session_id, question, layout)
+        if block is not None and not bridges and (found is None or (
+                isinstance(found, Extract) and _overlap(found.ref, block.links[0]))):
+            found, bridges = block.found, block.bridges
+            for ref in block.links:
+                rc.citations.add(ref)
         if found is None:  # "the deputy safeguarding lead": a role, one look-up away
             chain = await asyncio.to_thread(follow_role, store, session_id, question, layout)
             if chain is not None:
