@@ -274,7 +274,7 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
     # words picked answers only when its name says what is asked (not the organiser's
     # name for who judges).
     if picked and not label_says(question, picked[0]) and not contains(
-            unit.norm, normalise(picked[1])):
+            unit.norm, normalise(picked[1])) and not names_asked_role(question, picked[1]):
         picked = None
     if record is not None and picked:
         return Extract(f"{picked[0]}: {picked[1]}",
