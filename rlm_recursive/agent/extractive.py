@@ -273,7 +273,8 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
     # In a record of many lines (a calendar event), a field off the line the question's
     # words picked answers only when its name says what is asked (not the organiser's
     # name for who judges).
-    if picked and not label_says(question, picked[0]) and not contains(
+    if picked and not (set(stems(picked[0].replace("_", " "))) & set(stems(question))
+                       and label_says(question, picked[0])) and not contains(
             unit.norm, normalise(picked[1])) and not names_asked_role(question, picked[1]):
         picked = None
     if record is not None and picked:
