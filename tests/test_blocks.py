@@ -45,6 +45,12 @@ ORG:Quist Chandlery
 TEL;TYPE=work:01632 960 774
 NOTE:Sells rope and fenders from the old net loft.
 END:VCARD
+BEGIN:VCARD
+FN:Morwenna Tregear
+ORG:Tregear Sailmakers
+TEL;TYPE=work:01632 960 305
+NOTE:Repairs sails in the loft above the fish market.
+END:VCARD
 """
 
 _BATCH = """\
@@ -56,6 +62,10 @@ HDR|BATCH|0094|20260511
 PAT|RX7702^^^CLINIC|NORDGREN^ELSA|BAY 5^CHAIR 1
 RES|SODIUM|141|mmol/L
 RES|POTASSIUM|4.0|mmol/L
+HDR|BATCH|0095|20260511
+PAT|RX8120^^^CLINIC|OKONKWO^IFE|BAY 1^CHAIR 4
+RES|SODIUM|136|mmol/L
+RES|POTASSIUM|3.6|mmol/L
 """
 
 

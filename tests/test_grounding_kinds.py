@@ -6,9 +6,10 @@ runtime's own copy of the right line, or "not found", never a grounded invention
 from __future__ import annotations
 
 import pytest
-from strategy_support import ask, load, small_runtime
+from strategy_support import ask, load, load_named, small_runtime
 
-from rlm_recursive.agent.grounding import NOT_FOUND
+from rlm_recursive.agent.extractive import verify_extract
+from rlm_recursive.agent.grounding import NOT_FOUND, quoted_reply
 from rlm_recursive.agent.strategies.search import ANSWER_SYSTEM
 from rlm_recursive.providers.base import ChatRequest, ChatResult
 from rlm_recursive.providers.fake import reply
@@ -89,3 +90,44 @@ async def test_a_firm_answers_who_caters(corpus):
     result, _ = await ask(runtime, sid, "Who caters the summer dinner?", "search",
                           _answers("Harlow Kitchens Ltd"))
     assert result.grounded is True and result.answer == "Harlow Kitchens Ltd"
+
+
+
+@pytest.mark.parametrize("reply_text, quote", [
+    ("[2] mailer tag in production: 3.1.4", "mailer tag in production: 3.1.4"),
+    ('"mailer tag in production: 3.1.4"', "mailer tag in production: 3.1.4"),
+    ("[1] mailer image: registry.example.org/platform/mailer\n[2] Release notes, week 23.",
+     None),
+    ("NOT FOUND", None),
+])
+def test_a_re_ask_that_copies_the_passage_list_back_is_no_quote(reply_text, quote):
+    assert quoted_reply(reply_text) == quote
+
+
+LETTINGS = "\n".join([
+    '{"event": "Spring quiz final", "room": "Upper Room", "organiser": "Mohan Varghese", '
+    '"notes": "Quizmaster: Odile Fontaine. Tables of six, bar until 23:00."}',
+    '{"event": "Bowls club dinner", "room": "Main Hall", "organiser": "Ruth Abiodun", '
+    '"notes": "Harlow Kitchens Ltd caters; 80 covers."}',
+    '{"event": "Toddler music", "room": "Garden Room", "organiser": "Sian Pryce", '
+    '"notes": "Own instruments."}'])
+
+
+async def test_the_field_naming_someone_under_the_role_asked_answers_who(tmp_path, monkeypatch):
+    runtime = small_runtime(tmp_path, monkeypatch)
+    sid = load_named(runtime, {"notes.txt": FILLER, "lettings.jsonl": LETTINGS})
+    result, _ = await ask(runtime, sid, "Who is the quizmaster for the spring quiz final?",
+                          "search", _answers("Mohan Varghese"))  # the organiser, beside it
+    runtime.close()
+    assert result.grounded is True, result.grounding
+    assert "Odile Fontaine" in result.answer and "Varghese" not in result.answer
+
+
+def test_a_value_folded_over_lines_is_read_back_unfolded():
+    event = ("BEGIN:VEVENT\nSUMMARY:Photo contest\n"
+             "DESCRIPTION:Judge: Ines Okafor. Prints on boards. Fee £25.\n 00.\nEND:VEVENT")
+    assert verify_extract("who is judging the photo contest",
+                          "DESCRIPTION: Judge: Ines Okafor. Prints on boards. Fee £25.00.",
+                          event, "")
+    assert not verify_extract("who is judging the photo contest",
+                              "DESCRIPTION: Judge: Ines Okafor. Fee £35.00.", event, "")

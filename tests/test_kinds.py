@@ -28,6 +28,7 @@ def test_a_firm_answers_only_a_question_that_asks_for_one(question, org):
     "EVENT=Harvest supper; VENUE=Millbrook Parish Hall",
     "Kingsdown Rec, 14:00",                        # a place and a time
     "ORGANISER;CN=Mohan Varghese",                 # another role's key
+    "organiser.name: Mohan Varghese",              # a record's nested field
 ])
 def test_who_is_not_answered_by_a_firm_a_title_a_place_or_another_role(answer):
     assert not fits_kind("Who is adjudicating the quiz night?", answer)
@@ -69,3 +70,12 @@ def test_a_clause_is_judged_with_the_key_its_line_gives_it():
 ])
 def test_numbers_of_the_kind_asked(question, answer, ok):
     assert fits_kind(question, answer) is ok
+
+
+@pytest.mark.parametrize("answer, ok", [
+    ("image: registry.example.org/platform/mailer", False),
+    ("mailer tag in production: 3.1.4", True),
+    ("v12", True),
+])
+def test_which_version_wants_a_version(answer, ok):
+    assert fits_kind("Which image version is the mailer on?", answer) is ok

@@ -10,8 +10,8 @@ segment. No name links the two lines, only the block. So, when `chain.follow` fi
 chain of names:
 
 1. the units that match the bridge (strictly, or holding every value it gives);
-2. the block around the unit: the document's first line's key ("commit", "MSH", "BEGIN")
-   opens every block, when it opens several of three lines or more;
+2. the block around the unit (`corpus.blocks`: a repeated start marker, "commit <hash>",
+   "MSH|", "BEGIN:VEVENT");
 3. the block's line that says what the rest of the question asks for: a line whose key
    says it ("Author:" for "who authored") before one that only holds its words; a
    delimited line gives the cell that holds them ("WARD 4^SIDE ROOM 3" in `PV1|...`).
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 
+from ..corpus.blocks import block_at, blocks
 from ..corpus.evidence import best_units, has_word, values
 from ..corpus.records import Layout
 from ..corpus.units import Unit, normalise, stems
@@ -39,8 +40,6 @@ __all__ = ["block_around", "follow_block"]
 _KEY = re.compile(r"([A-Za-z][\w-]*)(?=[|:;= ]|$)")
 """A line's key: the word it opens with, before a delimiter ("commit ab03e5c", "MSH|",
 "BEGIN:VEVENT", "From: ...")."""
-_MIN_LINES = 3
-"""Lines a block has at least, on average: one-line records (a log) are no blocks."""
 _FIELD = re.compile(r"^\s*([A-Za-z][\w .-]{0,30}?)(?:;[^:\n]*)?\s*[:=]\s*\S")
 """A `Key: value` line (`ORGANIZER;CN=...:mailto:...` too): its key says what it holds."""
 _CELLS = re.compile(r"[|\t]")
@@ -49,21 +48,13 @@ _NAME = re.compile(r"\b[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+)+\b")
 
 
 def block_around(text: str, at: int) -> tuple[int, int] | None:
-    """The block of `text` that holds offset `at`: from a line opening with the document's
-    first key to the next one. None when the key does not open blocks."""
-    first = text.lstrip()
-    key = _KEY.match(first)
-    if key is None:
+    """The block of `text` that holds offset `at` (`corpus.blocks`: the one detection of
+    blocks), or None."""
+    block = block_at(text, at, keyed=True)
+    if block is None:
         return None
-    opener = re.compile(rf"^{re.escape(key.group(1))}(?=[|:;= ]|$)", re.MULTILINE)
-    starts = [m.start() for m in opener.finditer(text)]
-    if len(starts) < 2 or text.count("\n") < _MIN_LINES * len(starts):
-        return None
-    before = [s for s in starts if s <= at]
-    if not before:
-        return None
-    after = [s for s in starts if s > at]
-    return before[-1], after[0] if after else len(text)
+    following = [b.start for b in blocks(text, keyed=True) if b.start > block.start]
+    return block.start, following[0] if following else len(text)
 
 
 def _bridge_units(store: Store, session_id: str, bridge: str

@@ -43,6 +43,7 @@ from ..store import Store
 from ..tools.search import search_session
 from ..types import SpanRef
 from .clauses import WHO, answer_clause, keyed_line, labelled_as_asked, of_kind, says_asked
+from .kinds import names_asked_role
 
 __all__ = ["Extract", "Window", "cited", "copied", "disagree", "extract", "record_at",
            "verify_extract", "window_units", "windows"]
@@ -199,6 +200,12 @@ def _from_record(question: str, record: Record) -> tuple[str, str] | None:
         # "max replicas" but is not them.
         if score[1] and label_says(question, key) and (best is None or score > best[0]):
             best = (score, key, value)
+    if best is None and WHO.match(question):
+        # "who is judging ...": a field whose text names someone under that role
+        # ("DESCRIPTION: Judge: Celia Marsden ..."), not the one field holding any name.
+        labelled = [(k, v) for k, v in record.fields.items() if names_asked_role(question, v)]
+        if len(labelled) == 1:
+            return labelled[0]
     if best is None and (WHO.match(question) or re.search(r"\bname\b", question, re.I)):
         # "Under what name is booking B-7709?": no field is called "name", but one field
         # holds a name (guest: Sato) and no other does.
@@ -266,8 +273,9 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
     # In a record of many lines (a calendar event), a field off the line the question's
     # words picked answers only when its name says what is asked (not the organiser's
     # name for who judges).
-    if picked and not label_says(question, picked[0]) and not contains(
-            unit.norm, normalise(picked[1])):
+    if picked and not (set(stems(picked[0].replace("_", " "))) & set(stems(question))
+                       and label_says(question, picked[0])) and not contains(
+            unit.norm, normalise(picked[1])) and not names_asked_role(question, picked[1]):
         picked = None
     if record is not None and picked:
         return Extract(f"{picked[0]}: {picked[1]}",
@@ -303,7 +311,10 @@ def verify_extract(question: str, answer: str, record_text: str, header: str,
     table's header)."""
     key, _, value = answer.partition(": ")
     norm = normalise(record_text)
-    if not value or not contains(norm, normalise(value)):
+    # A value folded over lines in the text (iCalendar, vCard, mail headers: "Fee £25.\n
+    # 00.") is read back unfolded.
+    if not value or not (contains(norm, normalise(value))
+                         or re.sub(r"\s", "", normalise(value)) in re.sub(r"\s", "", norm)):
         return False
     named = [normalise(chain_end)] if chain_end else entities(question)
     if any(not contains(norm, e) for e in named):

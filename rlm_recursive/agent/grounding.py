@@ -40,11 +40,12 @@ from ..types import SpanRef
 from .clauses import answers_kind, labelled_as_asked
 from .context import AgentAnswer, RunContext
 from .extractive import disagree, record_at, verify_extract
-from .kinds import asks_person, fits_kind, fits_kind_in, says_act
+from .kinds import asks_person, asks_who, fits_kind, fits_kind_in, names_asked_role, says_act
 from .model_call import call_model, window_chars
 from .routing import session_layout
 
-__all__ = ["NOT_FOUND", "Grounding", "ground_answer", "not_found_answer", "said_before"]
+__all__ = ["NOT_FOUND", "Grounding", "ground_answer", "not_found_answer", "quoted_reply",
+           "said_before"]
 
 NOT_FOUND = "Not found in the loaded documents."
 Method = Literal["checked", "reasked", "extractive", "computed", "not_found", "contexts"]
@@ -226,8 +227,11 @@ def _extract_holds(rc: RunContext, question: str, answer: AgentAnswer) -> bool:
     copied = answer.extra.get("extracted")
     if not isinstance(copied, dict) or not copied.get("field"):
         return False
-    if not label_says(question, str(copied["field"])):
-        return False  # the field is not what is asked ("Room" for a phone extension)
+    # The field is not what is asked ("Room" for a phone extension), unless its text names
+    # someone under the role asked ("notes: Quizmaster: Odile Fontaine").
+    if not (label_says(question, str(copied["field"]))
+            or (asks_who(question) and names_asked_role(question, answer.text))):
+        return False
     doc = next((d for d in rc.store.documents(rc.session_id) if d.id == copied["doc_id"]), None)
     if doc is None:
         return False
@@ -292,10 +296,21 @@ async def _reask(rc: RunContext, answer: AgentAnswer, question: str, units: list
         result = await call_model(rc, tier, messages, [], max_tokens=_REASK_TOKENS)
     except (BudgetExceeded, ModelError):
         return None  # the run's budget is spent, or the passages do not fit: quote instead
-    text = result.text.strip().strip('"').strip()
+    return quoted_reply(result.text)
+
+
+def quoted_reply(text: str) -> str | None:
+    """The quote in a re-ask's reply: "[2] The code is ..." quotes passage 2; "[1] ...\n[2]
+    ..." copies the list back, which answers nothing (its lines are in the text all the
+    same); None for that and for "NOT FOUND"."""
+    text = text.strip().strip('"').strip()
     if not text or "NOT FOUND" in text.upper():
         return None
-    return text
+    text = _PASSAGE_MARK.sub("", text, count=1).strip()
+    return None if _PASSAGE_MARK.search(text) else text
+
+
+_PASSAGE_MARK = re.compile(r"(?:^|(?<=\n))\s*\[\d{1,2}\]\s*")
 
 
 def _closest(rc: RunContext, question: str, spans: list[SpanRef], texts: list[str],

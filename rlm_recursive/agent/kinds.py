@@ -16,8 +16,8 @@ import re
 from ..corpus.evidence import contains, normalise, shared_words, stems, values
 from ..corpus.units import Unit
 
-__all__ = ["asks_org", "asks_person", "asks_who", "fits_kind", "fits_kind_in", "names_person",
-           "says_act"]
+__all__ = ["asks_org", "asks_person", "asks_who", "fits_kind", "fits_kind_in", "names_asked_role",
+           "names_person", "says_act"]
 
 _WHO = re.compile(r"^\s*(?:(?:can|could)\s+you\s+)?(?:tell\s+me\s+|remind\s+me\s+)?(?:"
                   r"who(?:m|se)?\b|(?:to|from|by|with)\s+whom\b|(?:the\s+)?name\s+of\b|"
@@ -180,8 +180,9 @@ def _possible_person(run: str, whole: bool, org_ok: bool) -> bool:
     return len(words) > 1 or whole
 
 
-_KEY_CHAIN = re.compile(r"(?:[A-Za-z][\w -]{0,30}[:;=][ \t]*)+$")
-"""The keys right before a value ("ORGANIZER;CN=", "DESCRIPTION:Judge: ")."""
+_KEY_CHAIN = re.compile(r"(?:[A-Za-z][\w .-]{0,30}[:;=][ \t]*)+$")
+"""The keys right before a value ("ORGANIZER;CN=", "DESCRIPTION:Judge: ", a record's
+"organizer.cn: ")."""
 
 
 def _other_role(question: str, before: str) -> bool:
@@ -198,6 +199,18 @@ def _other_role(question: str, before: str) -> bool:
     # an act any crew member's key ("Oiler: J. Dela Cruz") may hold.
     return (bool(roles) and bool(shared_words(asked, _ROLES))
             and not shared_words(asked, frozenset(roles)))
+
+
+_LABELLED_NAME = re.compile(rf"([A-Za-z][\w -]{{0,30}}):[ \t]*{_WORD}(?:[ \t]+{_WORD})+")
+
+
+def names_asked_role(question: str, text: str) -> bool:
+    """The text gives a name under a label saying the role or act asked ("Judge: Celia
+    Marsden" for "who is judging ...")."""
+    role, act = _asked_role(question)
+    asked = stems(" ".join(role) or act)
+    return bool(asked) and any(shared_words(asked, frozenset(stems(m.group(1))))
+                               for m in _LABELLED_NAME.finditer(text))
 
 
 def names_person(question: str, answer: str) -> bool:
@@ -245,6 +258,10 @@ _COUNT_WORDS = re.compile(r"\b(?:no|none|zero|one|two|three|four|five|six|seven|
                           re.IGNORECASE)
 
 
+_VERSION_ASKED = re.compile(r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}version\b", re.IGNORECASE)
+_VERSION = re.compile(r"\bv?\d+(?:\.\d+)+|\bv\d+\b", re.IGNORECASE)
+
+
 def _phone_like(answer: str, question: str, extension: bool) -> bool:
     said = normalise(question)
     for match in _PHONE_SHAPE.finditer(answer):
@@ -275,6 +292,8 @@ def fits_kind(question: str, answer: str) -> bool:
         return _phone_like(answer, question, bool(_EXTENSION_ASKED.search(question)))
     if asks_who(question):
         return names_person(question, answer)
+    if _VERSION_ASKED.search(question):  # "which image version": "4.18.1", not the image
+        return bool(_VERSION.search(answer))
     if re.match(r"\s*how\s+many\b", question, re.IGNORECASE):
         return bool(re.search(r"\d", answer) or _COUNT_WORDS.search(answer))
     return True

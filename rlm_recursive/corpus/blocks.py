@@ -9,7 +9,9 @@ formats by name. A document is read as blocks when
 - one kind of line (its *shape*: its first token, or the whole line when short, digits and
   long hex runs made generic) recurs at least three times, never on two lines in a row,
   and is the first kind of line in the document that recurs so (the *start marker*:
-  "commit <hash>", "MSH|", "BEGIN:VEVENT", a cue number);
+  "commit <hash>", "MSH|", "BEGIN:VEVENT", a cue number; never a `key = value` setting,
+  a comment or an indented line, and a `Key: value` line only when asked: a thread's
+  "From:");
 - the line after the marker is of one kind in most blocks (a structure, not prose that
   happens to start several lines with "The").
 A block runs from its marker to the next marker (or to the end of the document, or to a
@@ -43,9 +45,11 @@ _HEADER_LINE_CHARS = 240
 _HEX = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}\b")
 _DIGITS = re.compile(r"\d+")
 _FIRST_TOKEN = re.compile(r"[^\s|:=;,]*[|:=;,]?")
-_KEY_VALUE = re.compile(r"^[\w][\w ./()-]{0,40}:\s+\S|^[A-Za-z_][\w.-]{0,40}[ \t]*=")
-"""A `Key: value` or `key = value` line: a field of a record, never a block's marker (a
-settings file repeats `host =` in every section)."""
+_SETTING = re.compile(r"^[A-Za-z_][\w.-]{0,40}[ \t]*=")
+"""A `key = value` line: a setting, never a block's marker (a settings file repeats
+`host =` in every section)."""
+_FIELD = re.compile(r"^[\w][\w ./()-]{0,40}:\s+\S")
+"""A `Key: value` line: a block's marker only when asked (`keyed`)."""
 _PROSE = re.compile(r"[a-z]{2}[.!?](?:\s|$)")
 """A sentence's end: a line that says something (an event's description) is body, not
 header, even when every block has one."""
@@ -85,7 +89,7 @@ def _lines(text: str) -> list[tuple[int, int, str]]:
     return out
 
 
-def _marker(kinds: list[str], lines: list[tuple[int, int, str]]) -> str | None:
+def _marker(kinds: list[str], lines: list[tuple[int, int, str]], keyed: bool) -> str | None:
     """The first kind of line that recurs as a start marker (see the module docstring)."""
     counts = Counter(k for k in kinds if k)
     tried: set[str] = set()
@@ -93,8 +97,9 @@ def _marker(kinds: list[str], lines: list[tuple[int, int, str]]) -> str | None:
         if not kind or kind in tried or counts[kind] < _MIN_BLOCKS:
             continue
         tried.add(kind)
-        if _KEY_VALUE.match(line.strip()) or _COMMENT.match(line) or line[:1].isspace():
-            continue  # a field, a comment, an indented line: inside a block, not its start
+        if (_SETTING.match(line.strip()) or _COMMENT.match(line) or line[:1].isspace()
+                or (not keyed and _FIELD.match(line))):
+            continue  # a setting, a comment, an indented line: inside a block, not its start
         at = [i for i, k in enumerate(kinds) if k == kind]
         if 2 * sum(bool(_PROSE.search(lines[i][2])) for i in at) >= len(at):
             continue  # paragraphs that open alike ("The ..."): prose, not records
@@ -130,11 +135,14 @@ def _closing(marker: str) -> str | None:
 
 
 @functools.lru_cache(maxsize=32)
-def blocks(text: str) -> tuple[Block, ...]:
-    """Every block of the document, in order; () when it is not read as blocks."""
+def blocks(text: str, keyed: bool = False) -> tuple[Block, ...]:
+    """Every block of the document, in order; () when it is not read as blocks. With
+    `keyed`, a `Key: value` line may open blocks (a mail thread's `From:`): to find the
+    block a known line is in, not to read its header as what its body is about (a mail's
+    `To:` names its reader, not its subject)."""
     lines = _lines(text)
     kinds = [shape(line) for _, _, line in lines]
-    marker = None if _table(lines) else _marker(kinds, lines)
+    marker = None if _table(lines) else _marker(kinds, lines, keyed)
     if marker is None:
         return ()
     closing = _closing(marker)
@@ -175,6 +183,6 @@ def header_text(text: str, block: Block) -> str:
     return " / ".join(text[a:b].strip()[:_HEADER_LINE_CHARS] for a, b in block.header)
 
 
-def block_at(text: str, offset: int) -> Block | None:
+def block_at(text: str, offset: int, keyed: bool = False) -> Block | None:
     """The block that holds `offset`, if the document is read as blocks."""
-    return next((b for b in blocks(text) if b.start <= offset <= b.end), None)
+    return next((b for b in blocks(text, keyed) if b.start <= offset <= b.end), None)
