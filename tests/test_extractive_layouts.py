@@ -14,7 +14,7 @@ from strategy_support import ask, load
 from rlm_recursive.agent.grounding import NOT_FOUND
 from rlm_recursive.corpus.evidence import qualifiers, split_units, stems
 from rlm_recursive.corpus.sections import headings
-from rlm_recursive.corpus.units import speaker
+from rlm_recursive.corpus.speakers import speaker
 from rlm_recursive.providers.fake import reply
 
 FILLER = "".join(f"Note {i}: the canal towpath was quiet and the lock gates were shut.\n\n"

@@ -22,7 +22,7 @@ from ..corpus.evidence import (
     stems,
     values,
 )
-from ..corpus.units import strip_speaker
+from ..corpus.speakers import strip_speaker
 from .kinds import fits_kind
 
 __all__ = ["WHO", "answer_clause", "answers_kind", "keyed_line", "labelled_as_asked", "of_kind",

@@ -20,10 +20,9 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ..corpus.asked import asked_label, asked_phrase, label_says
+from ..corpus.asked import asked_head, asked_label, asked_phrase, label_says
 from ..corpus.evidence import (
     Unit,
-    asked_head,
     best_units,
     contains,
     entities,

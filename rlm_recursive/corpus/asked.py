@@ -10,8 +10,8 @@ import re
 
 from .units import Unit, has_word, stems
 
-__all__ = ["asked_label", "asked_phrase", "asked_things", "clipped", "label_says", "label_words",
-           "qualifiers", "siblings"]
+__all__ = ["asked_head", "asked_label", "asked_phrase", "asked_things", "clipped", "label_says",
+           "label_words", "object_head", "qualifiers", "siblings"]
 
 _CONTRASTS = tuple(frozenset(stems(words)) for words in (
     "north south east west northeast northwest southeast southwest", "upper lower middle",
@@ -173,3 +173,37 @@ def label_words(label: str) -> frozenset[str]:
     replica), with the words its value's shape answers (a phone number says "phone")."""
     text = _CAMEL.sub(" ", label).replace("_", " ")
     return Unit(0, 0, len(text), text).own_stems
+
+
+_OBJECT = re.compile(
+    r"\b(?:for|of|at)\s+(?:(?:the|a|an|our|my|your|this|today's)\s+)?"
+    r"((?:[a-z][\w'-]*\s+){0,3}?[a-z][\w'-]*)"
+    r"(?=\s+(?:on|in|at|of|for|to|from|with|who|that|which|when|if|before|after|during|"
+    r"while|is|are|was|were)\b|\s*[?.!]?\s*$)")
+"""The noun phrase a question's "for/of/at" governs: "the bleep for the cardiology consultant
+on call"."""
+
+
+def object_head(question: str) -> str | None:
+    """With no entity named, the thing the question is about is its first "for/of/at"
+    phrase, and that phrase's head noun must be said: "the bleep for the cardiology
+    consultant on call" is not the registrar's bleep. None when there is no such phrase."""
+    match = _OBJECT.search(question)
+    if match is None:
+        return None
+    words = stems(match.group(1).split()[-1])
+    return words[0] if words else None
+
+
+_ASKED = re.compile(r"^\s*(?:what|which)\s+(?:is|are|was|were)\s+the\s+((?:[a-z][\w-]*\s+){0,2}?"
+                    r"[a-z][\w-]*)\s+(?:for|of|at|on)\s", re.IGNORECASE)
+
+
+def asked_head(question: str) -> str | None:
+    """What "What is the X of/for ..." asks for: X's head noun, which a unit that names the
+    entity only in its heading must say ("the budget for the Quarry Lane build" is not the
+    phone line of its engineer). Extraction only: a table's row says its fields in the
+    header."""
+    match = _ASKED.search(question)
+    words = stems(match.group(1).split()[-1]) if match else []
+    return words[0] if words else None

@@ -27,7 +27,15 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from .asked import asked_phrase, asked_things, clipped, qualifiers, siblings
+from .asked import (
+    asked_head,
+    asked_phrase,
+    asked_things,
+    clipped,
+    object_head,
+    qualifiers,
+    siblings,
+)
 from .units import (
     SENTENCE_END,
     STOP,
@@ -263,40 +271,6 @@ def check_support(answer: str, question: str, cited: Sequence[str],
     if not support.missing_entities and named:
         support.missing_entities = named
     return support
-
-
-_OBJECT = re.compile(
-    r"\b(?:for|of|at)\s+(?:(?:the|a|an|our|my|your|this|today's)\s+)?"
-    r"((?:[a-z][\w'-]*\s+){0,3}?[a-z][\w'-]*)"
-    r"(?=\s+(?:on|in|at|of|for|to|from|with|who|that|which|when|if|before|after|during|"
-    r"while|is|are|was|were)\b|\s*[?.!]?\s*$)")
-"""The noun phrase a question's "for/of/at" governs: "the bleep for the cardiology consultant
-on call"."""
-
-
-def object_head(question: str) -> str | None:
-    """With no entity named, the thing the question is about is its first "for/of/at"
-    phrase, and that phrase's head noun must be said: "the bleep for the cardiology
-    consultant on call" is not the registrar's bleep. None when there is no such phrase."""
-    match = _OBJECT.search(question)
-    if match is None:
-        return None
-    words = stems(match.group(1).split()[-1])
-    return words[0] if words else None
-
-
-_ASKED = re.compile(r"^\s*(?:what|which)\s+(?:is|are|was|were)\s+the\s+((?:[a-z][\w-]*\s+){0,2}?"
-                    r"[a-z][\w-]*)\s+(?:for|of|at|on)\s", re.IGNORECASE)
-
-
-def asked_head(question: str) -> str | None:
-    """What "What is the X of/for ..." asks for: X's head noun, which a unit that names the
-    entity only in its heading must say ("the budget for the Quarry Lane build" is not the
-    phone line of its engineer). Extraction only: a table's row says its fields in the
-    header."""
-    match = _ASKED.search(question)
-    words = stems(match.group(1).split()[-1]) if match else []
-    return words[0] if words else None
 
 
 def _need_words(unit: Unit, named: list[str]) -> frozenset[str]:

@@ -24,9 +24,10 @@ from dataclasses import dataclass, replace
 import tantivy
 
 from .sections import FIRST_PERSON
+from .speakers import TURN_CHARS, speaker, strip_speaker
 
 __all__ = ["SENTENCE_END", "STOP", "THOUSANDS", "Unit", "has_word", "normalise", "shared_words",
-           "speaker", "split_units", "stems", "strip_speaker"]
+           "split_units", "stems"]
 
 STOP = frozenset((
     "a an and are as at be but by for if in into is it its no not of on or such that the their "
@@ -278,7 +279,7 @@ def _split(texts: Sequence[str]) -> list[Unit]:
                 # about its label throughout: the whole entry is a unit too.
                 if len(pieces) > 1 and len(line) <= _ENTRY_CHARS and _ENTRY.match(line):
                     units.append(Unit(index, start, end, line))
-                elif (who := speaker(line)) and len(line) <= _TURN_CHARS:
+                elif (who := speaker(line)) and len(line) <= TURN_CHARS:
                     # A speaker's turn in a transcript is about one thing: whole, it is a
                     # unit too, and "I" in it is the speaker.
                     units[first:] = [_spoken_by(u, who) for u in units[first:]]
@@ -294,33 +295,6 @@ def _split(texts: Sequence[str]) -> list[Unit]:
                     replace(u, lead=lead) if (lead := leads[bisect.bisect_right(
                         starts, u.start) - 1]) else u for u in units[in_para:]]
     return units
-
-
-_TURN = re.compile(
-    r"^\s*(?:\[?(?P<stamp>\d{1,2}:\d\d(?::\d\d)?)\]?\s+)?"
-    r"(?P<who>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,3})"
-    r"(?:\s*\((?P<role>[^()\n]{1,40})\))?:\s+(?=\S)")
-_TURN_CHARS = 600
-
-
-def speaker(line: str) -> str:
-    """Who speaks a transcript's line ("[00:04:30] Jean Whitlock (secretary): ...",
-    "MARGARET (Treasurer): ...", "14:02 Dev Patel: ..."): a name after a time stamp, before
-    a role in brackets, or in capitals; "" for other lines (a `Key: value` line names no
-    speaker)."""
-    match = _TURN.match(line)
-    if match is None:
-        return ""
-    who = match.group("who")
-    if match.group("stamp") or match.group("role") or (who.isupper() and len(who) > 2):
-        return who
-    return ""
-
-
-def strip_speaker(text: str) -> str:
-    """A transcript line's words without who says them and when."""
-    match = _TURN.match(text)
-    return text[match.end():] if match and speaker(text) else text
 
 
 def _leads(lines: list[str]) -> list[str]:
