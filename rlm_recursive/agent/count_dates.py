@@ -40,6 +40,7 @@ _EMPTY = frozenset(("blank", "empty", "missing", "unset"))
 _TAIL = frozenset(("yet", "still", "been", "be", "come", "came", "gone", "brought", "got",
                    "in", "as", "so", "far", "the", "a", "any", "an", "is", "are", "left"))
 _REACH = 4
+_DETERMINERS = frozenset(("the", "their", "its", "his", "her", "a", "an"))
 _DATE_SHARE = 0.6
 
 
@@ -116,7 +117,7 @@ def date_conditions(question: str, layout: Layout, taken: set[int] | None = None
         if op is None or i in used:
             continue
         j = i + 1 + (toks[i + 1:i + 2] in (["to"], ["than"]))
-        j += toks[j:j + 1] == ["the"]
+        j += bool(toks[j:j + 1]) and toks[j] in _DETERMINERS
         if j >= len(toks):
             continue
         said = set(range(i, j))
@@ -136,7 +137,7 @@ def date_conditions(question: str, layout: Layout, taken: set[int] | None = None
             other = named[0]
             said |= {j + n for n, k in enumerate(toks[j:j + 3])
                      if k in words[:1] or (stems(k) and stems(k)[0] in _GENERIC)}
-        subject = _subject(question, toks, fields, said | used, other, layout)
+        subject = _subject(question, toks, fields, said | used, other, layout, i)
         if subject is None:
             continue
         if other is not None:
@@ -161,13 +162,17 @@ def _naming(toks: list[str], key: str, taken: set[int]) -> set[int]:
 
 
 def _subject(question: str, toks: list[str], fields: list[str], taken: set[int],
-             other: str | None, layout: Layout) -> str | None:
-    """The date field the condition is on: the one the question names, else (a date, not
-    another field, on the other side) the first date field of the documents it names."""
+             other: str | None, layout: Layout, at: int) -> str | None:
+    """The date field the condition is on: the one the question names nearest before the
+    condition ("hires | came back | after"), else after it; else (a date, not another field,
+    on the other side) the first date field of the documents it names."""
     free = [f for f in fields if f != other]
-    named = [f for f in free if _naming(toks, f, taken)]
+    named = [(p, f) for f in free for p in _naming(toks, f, taken)]
+    before = [(p, f) for p, f in named if p < at]
+    if before:
+        return max(before)[1]
     if named:
-        return named[0]
+        return min(named)[1]
     if other is not None:
         return None
     docs = set(titled_documents(question, layout))
