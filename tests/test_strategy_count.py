@@ -116,7 +116,7 @@ async def test_the_computed_record_says_whether_the_plan_is_grounded(tmp_path, m
         runtime.close()
     assert seen["How many ERROR lines are there?"] == {
         "method": "count", "plan": "level=ERROR", "matched": 10, "grounded": True,
-        "partial": False}
+        "partial": False, "exact": True}
     assert seen["How many lines mention a cat?"]["grounded"] is False
     # WARN is no value of the corpus: the plan is service=auth only, and that is not what
     # the question asked; the unknown word refuses the count.

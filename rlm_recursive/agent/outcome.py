@@ -33,7 +33,8 @@ def stored_result(tenant_id: str, result: QueryResult) -> dict[str, Any]:
             "provider": result.provider, "model": result.model, "plan": result.plan,
             "stopped": result.stopped, "repl_execution_id": result.execution_id,
             "grounded": result.grounded, "grounding": result.grounding,
-            "closest": result.closest, "conversation_id": result.conversation_id}
+            "closest": result.closest, "exact": result.exact,
+            "conversation_id": result.conversation_id}
 
 
 def _context(tenant_id: str, index: int, item: dict[str, Any]) -> dict[str, Any]:

@@ -102,6 +102,10 @@ class QueryResult(BaseModel):
     """How it was grounded (`method`), and what the first check found missing (`failed`)."""
     closest: list[dict[str, Any]] = Field(default_factory=list)
     """With "not found": the passages nearest the question (never part of `answer`)."""
+    exact: bool | None = None
+    """A computed answer: True when code counted (or summed) exactly what the question
+    names; False when the model judged each item (classify), so the total is an estimate.
+    None: not a computed answer."""
 
 
 def _hints(runtime: RunHost, session_id: str) -> dict[str, Any] | None:
@@ -245,12 +249,18 @@ async def _answer(
             grounded=grounding.grounded if grounding else None,
             grounding=grounding.describe() if grounding else None,
             closest=grounding.closest if grounding else [],
+            exact=_exact(answer.extra.get("computed")),
         )
     finally:
         if rc is not None and rc.memory is not None:
             rc.memory.lcm.close()
         if own_pool:
             await providers.aclose()
+
+
+def _exact(computed: Any) -> bool | None:
+    """Whether a computed answer was counted exactly by code (None: not computed)."""
+    return bool(computed.get("exact", True)) if isinstance(computed, dict) else None
 
 
 class ClientSubQueries:

@@ -11,7 +11,7 @@ An answer is supported when
   answer about this one; with no entity named, the head of the question's for/of/at phrase
   ("the bleep for the cardiology consultant") must be in it; so must the question's
   contrast word when the text has its sibling ("the east kiln" beside the north kiln;
-  `asked`);
+  `asked`); a label list's line must name the thing asked in its label (`leaders`);
 - it is not mostly the question said back.
 
 `best_units` is the extractive side: the units that best match the question, each holding
@@ -36,6 +36,7 @@ from .asked import (
     qualifiers,
     siblings,
 )
+from .leaders import label_fits
 from .units import (
     SENTENCE_END,
     STOP,
@@ -259,7 +260,7 @@ def check_support(answer: str, question: str, cited: Sequence[str],
         if not picked <= unit.stem_set:
             support.missing_entities = sorted(picked - unit.stem_set)
             continue
-        if not says_own(unit, topic, named):
+        if not says_own(unit, topic, named) or not label_fits(question, unit.text):
             support.off_topic = True
             continue
         if (len(shared_words(topic, _need_words(unit, named))) < need
@@ -365,7 +366,7 @@ def best_units(question: str, units: Iterable[Unit], limit: int = 3, *,
             need = max(1, _needed(len(plain), bool(named))) if plain else 0
             if not has_entities or len(shared_words(plain, _need_words(unit, named))) < need:
                 continue
-            if not says_own(unit, plain, named):
+            if not says_own(unit, plain, named) or not label_fits(question, unit.text):
                 continue
             if ((head and not has_word(head, unit.stem_set)) or not picked <= unit.stem_set
                     or not all(has_word(w, unit.stem_set) for w in things)):

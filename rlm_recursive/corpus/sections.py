@@ -10,7 +10,8 @@ subject is "Field trip to Malham Cove" / "The cost of the trip is £18.50". A qu
   read as "kiln north");
 - a document's first line when it is short and not a record, row or log line (its title);
 - a short line after a blank line (or the start) that is followed by text and ends with no
-  sentence punctuation: "Bay A", "1. Roof repairs at the Calder Library".
+  sentence punctuation: "Bay A", "1. Roof repairs at the Calder Library"; not when the line
+  after it is of its kind (a list's first item).
 Its scope runs to the next heading. A letter or an email has an author too (its `From:`
 name, else the name signed under "Kind regards,"): there "I", "me" and "my" name them
 ("... and me (group E)", "my own mobile is ..."). `scopes_for` gives, for a slice of a
@@ -23,7 +24,7 @@ from __future__ import annotations
 import functools
 import re
 
-from .blocks import blocks, header_text
+from .blocks import blocks, header_text, shape
 
 __all__ = ["FIRST_PERSON", "Heading", "Scope", "author", "headings", "scopes_for"]
 
@@ -123,9 +124,17 @@ def _line_headings(text: str) -> tuple[Heading, ...]:
             out.append((start, end, markdown.group(1)))
         elif (section := _SETTINGS_SECTION.match(line.strip())) is not None:
             out.append((start, end, re.sub(r"[._]", " ", section.group(1))))
-        elif (follows or i == first) and after_blank and _shaped(line, title=i == first):
+        elif ((follows or i == first) and after_blank and _shaped(line, title=i == first)
+              and not (follows and _first_item(line, lines[i + 1][2]))):
             out.append((start, end, _NUMBERING.sub("", line.strip())))
     return tuple(out)
+
+
+def _first_item(line: str, following: str) -> bool:
+    """`line` opens a list rather than heading it: the line after it is of its kind (the
+    same indent and shape: "  20 chicken thighs" over "  3 leeks, sliced")."""
+    return (len(line) - len(line.lstrip()) == len(following) - len(following.lstrip())
+            and shape(line) == shape(following))
 
 
 @functools.lru_cache(maxsize=32)

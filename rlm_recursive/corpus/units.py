@@ -26,8 +26,8 @@ import tantivy
 from .sections import FIRST_PERSON
 from .speakers import TURN_CHARS, speaker, strip_speaker
 
-__all__ = ["SENTENCE_END", "STOP", "THOUSANDS", "Unit", "has_word", "normalise", "shared_words",
-           "split_units", "stems"]
+__all__ = ["LEADER", "SENTENCE_END", "STOP", "THOUSANDS", "Unit", "has_word", "normalise",
+           "shared_words", "split_units", "stems"]
 
 STOP = frozenset((
     "a an and are as at be but by for if in into is it its no not of on or such that the their "
@@ -54,6 +54,7 @@ _INITIAL = r"(?<![\s(][A-Z]\.)(?<!^[A-Z]\.)"
 SENTENCE_END = re.compile(
     "".join(rf"(?<!\b{a}\.)" for a in _ABBREVIATIONS)  # "Dr. Achebe" is one sentence
     + _INITIAL  # and so is "Engineer: P. Gill"
+    + r"(?<!\.\.)(?<!\. \.)"  # a leader's dots ("Adult swim ...... 3.85") end nothing
     + r"(?<=[.!?;])\s+(?=[\"'(\[A-Z0-9])")
 _FULL_STOP = re.compile(
     "".join(rf"(?<!\b{a}\.)" for a in _ABBREVIATIONS)
@@ -378,11 +379,28 @@ _NEW_LINE = re.compile(r"^\s*(?:\d{4}-\d\d-\d\d|[A-Z][a-z]{2}\s+\d{1,2}\s+\d\d:|
 
 
 def _wrapped(previous: str, line: str) -> bool:
-    """`previous` is prose cut at the margin and `line` carries its sentence on."""
+    """`previous` is prose cut at the margin and `line` carries its sentence on. A label
+    and its value across a leader ("Adult day ticket ....... £4.60") is a line of a list,
+    whole; so is a list's item under an item at the same indent that opens, like it, with
+    a number ("  20 chicken thighs, skinless" / "  3 leeks, sliced")."""
     prose = (len(previous) >= 40 and previous.count(" ") >= 5
              and not previous.rstrip().endswith((".", "!", "?", ":", ";", '"', ")"))
-             and not _TABULAR.search(previous))
+             and not _TABULAR.search(previous) and not LEADER.search(previous))
     return prose and not (_ENTRY.match(line) or _NEW_LINE.match(line)
-                          or _KEY_VALUE.match(line) or _TABULAR.search(line))
+                          or _KEY_VALUE.match(line) or _TABULAR.search(line)
+                          or LEADER.search(line) or _next_item(previous, line))
+
+
+LEADER = re.compile(r"[^\s.](?:[ \t]*(?:\.[ \t]?){3,}[ \t]*|[ \t]*…+[ \t]*|[ \t]{2,})[^\s.]")
+"""A label, a leader of dots or a wide gap, and a value: "Fenwick Zone weekly .... £17.50",
+"Hospital    0712". What the value is, its label on the same line says."""
+
+
+def _next_item(previous: str, line: str) -> bool:
+    """`line` is the next item of an indented list `previous` is an item of: the same
+    indent, and both open with a number (a quantity, a count)."""
+    indent = len(line) - len(line.lstrip())
+    return (indent > 0 and indent == len(previous) - len(previous.lstrip())
+            and line.lstrip()[:1].isdigit() and previous.lstrip()[:1].isdigit())
 
 

@@ -31,14 +31,17 @@ from ...errors import Timeout
 from ...types import SpanRef
 from ..batching import batch_ranges, calls_in_flight
 from ..context import AgentAnswer, RunContext
+from ..count_draft import MIN_ITEMS
 from ..count_scope import titled_documents
+from ..grounding import not_found_answer
 from ..model_call import CHARS_PER_TOKEN, window_chars
 from ..recursion import RecursionState, Tier
-from ..routing import count_draft, session_layout
+from ..routing import asks_to_count, count_draft, session_layout
 from .count import computed
 from .structured import ask_json
 
-__all__ = ["MAX_BATCH", "MIN_BATCH", "Judging", "estimate", "judge_items", "labels_for", "run"]
+__all__ = ["MAX_BATCH", "MIN_BATCH", "Judging", "estimate", "judge_items", "labels_for",
+           "not_units", "run"]
 
 MIN_BATCH = 20
 """At most one model call per this many items."""
@@ -241,10 +244,10 @@ def _tell(rc: RunContext, line: str | None, event: dict[str, Any]) -> None:
         rc.progress({"event": "progress", "task": "classify", **event})
 
 
-async def _items(rc: RunContext, question: str) -> tuple[list[Record], str, str]:
+async def _items(rc: RunContext, question: str, layout: Layout
+                 ) -> tuple[list[Record], str, str]:
     """The items to judge: the session's records, narrowed by the field values the question
     names ("How many ERROR lines mention a network problem?": ERROR lines only)."""
-    layout, _ = await session_layout(rc)
     draft = count_draft(question, layout)
     records, narrowed = layout.records, []
     # "how many tickets ...", "did the engine room crew ...": the records of the documents
@@ -290,7 +293,13 @@ def _optional_fields_named(question: str, layout: Layout) -> list[str]:
 
 async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnswer:
     tier = rc.tier(state.depth + 1 if state.can_recurse() else state.depth)
-    items, unit, narrowed = await _items(rc, question)
+    layout, _ = await session_layout(rc)
+    items, unit, narrowed = await _items(rc, question, layout)
+    mismatch = not_units(items, layout) if asks_to_count(question) else None
+    if mismatch is not None:
+        # A yes/no per chunk of text is no count of what the question counts: a table
+        # pasted whole is one item, however many rows it holds.
+        return not_found_answer(tier, f"no count: {mismatch}")
     labels = labels_for(question)
     judging = await judge_items(rc, tier, question, items, labels)
     verdicts, calls = judging.verdicts, judging.calls
@@ -311,13 +320,54 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
     cut = (f" PARTIAL: the {rc.settings.classify_budget_s:.0f} s time budget ran out after "
            f"{seen} of {len(items)} items; the estimate scales the share judged '{chosen}' "
            f"({counts[chosen]}) to all items." if judging.partial else "")
-    text = (f"{head} — {len(cited)} of {len(items)} items{scope} judged '{chosen}' by the "
-            f"model, one label per item, counted by code (items seen {seen} / items total "
-            f"{len(items)}, {calls} model calls, {judging.seconds:.0f} s).{cut}"
+    text = (f"{head} — judged by the model, not an exact count: {len(cited)} of {len(items)} "
+            f"items{scope} judged '{chosen}', one label per item (items seen {seen} / items "
+            f"total {len(items)}, {calls} model calls, {judging.seconds:.0f} s).{cut}"
             + (f"\nExamples:\n{sample}" if sample else ""))
     plan = f"model judged each {unit}{scope}: {question.strip()}"
     return AgentAnswer(text, tier, calls, extra={
         "items_total": len(items), "items_seen": seen, "counts": dict(counts),
         "model_calls": calls, "partial": judging.partial,
         "computed": computed("classify", plan, counts[chosen], counts[chosen] > 0,
-                             judging.partial)})
+                             judging.partial, exact=False)})
+
+
+_LIST_LINES = 5
+"""A block of this many like lines, in a text of one-line items, is a list of its own."""
+_UNEVEN = 4
+_COLUMN_GAP = re.compile(r"\S(?:\s*[|\t]\s*|\s{2,})(?=\S)")
+"""Between two cells of a row: a `|` or tab, or two spaces or more (aligned columns)."""
+
+
+def not_units(items: list[Record], layout: Layout) -> str | None:
+    """Why the items judged are not one counted thing each, or None when they may be.
+
+    Records a format marks (rows, JSON objects, calendar events) are units. Items of free
+    text are units when they are a list: at least `MIN_ITEMS` of them. A text of one-line
+    items with a table among them many times their size (rows of aligned or `|`-separated
+    cells, pasted whole) is read wrong for counting: that table is one item however many
+    rows it holds, so a label per item would count blocks, not what the question counts."""
+    if not items or any(layout.formats.get(it.doc_id) != "prose" for it in items):
+        return None
+    if len(items) < MIN_ITEMS:
+        return (f"the named text splits into {len(items)} item(s) of free text, not a list "
+                "of the things asked about")
+    by_doc: dict[str, list[Record]] = {}
+    for item in items:
+        by_doc.setdefault(item.doc_id, []).append(item)
+    for own in by_doc.values():
+        sizes = sorted(it.text.strip().count("\n") + 1 for it in own)
+        middle = sizes[len(sizes) // 2]
+        for item in own:
+            rows = _table_rows(item.text)
+            if rows >= _LIST_LINES and rows >= _UNEVEN * middle:
+                return (f"the text is not one item per thing counted: one item is a table of "
+                        f"{rows} rows where most items are {middle} line(s), so a label per "
+                        "item would count blocks")
+    return None
+
+
+def _table_rows(text: str) -> int:
+    """Lines of the most common column count (two or more cells) in a block."""
+    counts = Counter(len(_COLUMN_GAP.findall(line.strip())) for line in text.splitlines())
+    return max((n for cells, n in counts.items() if cells >= 2), default=0)

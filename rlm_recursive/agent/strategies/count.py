@@ -33,11 +33,12 @@ _QUOTED = re.compile(r"\"([^\"]{1,80})\"|'([^']{2,80})'|`([^`]{1,80})`|“([^”
 _MOST = re.compile(r"\bmost\b", re.IGNORECASE)
 
 
-def computed(method: str, plan: str, matched: int, grounded: bool, partial: bool = False
-             ) -> dict[str, object]:
-    """The record a computed answer carries for the grounding check (`extra["computed"]`)."""
+def computed(method: str, plan: str, matched: int, grounded: bool, partial: bool = False,
+             exact: bool = True) -> dict[str, object]:
+    """The record a computed answer carries for the grounding check (`extra["computed"]`);
+    `exact` is False when the model judged the items (classify): a total, not a count."""
     return {"method": method, "plan": plan, "matched": matched, "grounded": grounded,
-            "partial": partial}
+            "partial": partial, "exact": exact and not partial}
 
 
 def plan_for(question: str, layout: Layout) -> CountDraft:
