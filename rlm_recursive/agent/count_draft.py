@@ -148,6 +148,9 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
         skip |= agg.words
     skip |= said
     within, docs = collection(question, layout)
+    if within & (inside_at | dated_at):
+        # "born in Ellerby": the place a field holds, not a document about Ellerby.
+        within, docs = set(), []
     taken = {i for m in matches for i in range(m.start, m.stop)}
     # The collection as a whole ("did the library catalogue send back"): no filter.
     skip |= within | (owner_words(question) - taken) | particles(question)
