@@ -61,11 +61,18 @@ def joined(question: str, layout: Layout, plan: TallyPlan) -> Join | None:
     units = [r for r in layout.records if own in r.fields]
     shared = [k for k in chosen[0].fields if all(k in r.fields for r in chosen)
               and any(k in u.fields for u in units)]
-    # The field that tells the chosen records apart: one value each, across the kind.
-    keys = [k for k in shared if len({r.fields[k] for r in chosen}) == len(chosen)]
+    # The field that identifies a record of the chosen kind: one value each, never repeated
+    # by another record of that kind (`member_no` of members; not a log line's `host`).
+    kind = [r for r in layout.records if own not in r.fields]
+    keys = [k for k in shared if _identifies(k, kind)]
     if not keys:
         return None
     key = keys[0]
     values = {r.fields[key] for r in chosen}
     matched = [u for u in units if u.fields.get(key) in values]
     return Join(noun, key, matched, len(chosen))
+
+
+def _identifies(key: str, records: list[Record]) -> bool:
+    values = [r.fields[key] for r in records if key in r.fields]
+    return len(values) >= 2 and len(set(values)) == len(values)
