@@ -34,6 +34,7 @@ from ..store import Store
 from ..types import SpanRef
 from .chain import GENERIC_HEAD, Chain, bridge_spans, tightest, unit_ref
 from .extractive import Extract, window_units, windows
+from .joins import follow_join
 
 __all__ = ["block_around", "follow_block"]
 
@@ -139,7 +140,14 @@ def _answer(text: str, block: tuple[int, int], line: tuple[int, int, str]) -> st
 
 def follow_block(store: Store, session_id: str, question: str, layout: Layout | None
                  ) -> Chain | None:
-    """The answer read from the block the question's bridge is in, or None."""
+    """The answer read from the block the question's bridge is in, else from the record
+    the bridge's record points to (`joins`), or None."""
+    return (_from_block(store, session_id, question, layout)
+            or follow_join(question, layout))
+
+
+def _from_block(store: Store, session_id: str, question: str, layout: Layout | None
+                ) -> Chain | None:
     # "does <bridge> <verb> ...": where the bridge ends (`chain.tightest`).
     chosen = tightest(question, bridge_spans(question), lambda span: _bridge_units(
         store, session_id, GENERIC_HEAD.sub(r"\1", question[span[0]:span[1]])),
