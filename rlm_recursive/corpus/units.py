@@ -259,7 +259,8 @@ def _split(texts: Sequence[str]) -> list[Unit]:
                 for piece in SENTENCE_END.split(line):
                     at = line.find(piece, pos)
                     pos = at + len(piece)
-                    if piece.strip():
+                    # A list's number ("12." of "12. BAKEWELL TART") says nothing alone.
+                    if piece.strip() and not _MARKER.fullmatch(piece.strip()):
                         units.append(Unit(index, start + at, start + pos, piece))
                 # A sentence whose clauses a semicolon joins ("The vaccine arrives on 9 June;
                 # 420 doses are expected") is a unit as well as its clauses.
@@ -315,6 +316,7 @@ def _leads(lines: list[str]) -> list[str]:
     return out
 
 
+_MARKER = re.compile(r"(?:\d{1,3}|[A-Za-z]|[ivxIVX]{1,4})[.)]")
 _ITEM = re.compile(r"^\s*(?:[-*•]\s|\(?[a-z0-9]{1,2}\)\s)")
 
 _LEAD_CHARS = 120
