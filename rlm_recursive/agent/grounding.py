@@ -34,7 +34,7 @@ from ..corpus.evidence import (
     stems,
 )
 from ..corpus.records import Layout
-from ..corpus.sections import Scope, scopes_for
+from ..corpus.sections import Scope, scopes_for, title
 from ..errors import BudgetExceeded, InvalidArgs, ModelError
 from ..providers.base import Message
 from ..tools.search import search_session
@@ -108,7 +108,7 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
         return answer.text, _record(Grounding(ok, "computed", failed))
     if answer.extra.get("contexts") is not None and rc.settings.output_mode == "CONTEXTS":
         return answer.text, _record(Grounding(True, "contexts"))
-    spans, texts, scopes = await asyncio.to_thread(_cited_texts, rc)
+    spans, texts, scopes, titles = await asyncio.to_thread(_cited_texts, rc)
     if answer.extra.get("not_found"):
         closest = await asyncio.to_thread(_closest, rc, question, spans, texts)
         return NOT_FOUND, _record(Grounding(False, "not_found",
@@ -118,7 +118,7 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
     # is ..."), checked like a cited span; only the documents are quoted or shown as closest.
     said = await asyncio.to_thread(said_before, rc)
     pool = texts + said
-    pool_units = split_units(pool, scopes)
+    pool_units = split_units(pool, scopes, titles)
     units = [u for u in pool_units if u.source < len(texts)]
     bridges = answer.extra.get("bridges") or []
     chain_end = str(bridges[-1]) if bridges else None
@@ -138,7 +138,8 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
         ours_support = check_support(runtime.text, question, pool, pool_units, end)
         # The model's own answer, backed by a line that says more of what is asked than the
         # runtime's ("20 chicken thighs" beside "600 ml chicken stock"), is not overruled.
-        says_more = first.supported and _says_more(question, first.unit, ours_support.unit)
+        says_more = (first.supported and _says_more(question, first.unit, ours_support.unit)
+                     and _of_asked_kind(question, answer.text, first.unit, chain_end))
         # A copy from the end of a chain of look-ups must still be what is asked ("04:40
         # nightly" is no port, whichever job the chain reached).
         if not says_more and (((ours_support.supported and (not links or ours_support.unit is None
@@ -297,9 +298,10 @@ def said_before(rc: RunContext) -> list[str]:
 
 
 def _cited_texts(rc: RunContext
-                 ) -> tuple[list[SpanRef], list[str], list[list[Scope]]]:
-    """Every span the run cited, merged, its text, and the headings over it (a heading
-    names what the lines under it are about; read in a worker thread)."""
+                 ) -> tuple[list[SpanRef], list[str], list[list[Scope]], list[str]]:
+    """Every span the run cited, merged, its text, the headings over it and its
+    document's title (a heading names what the lines under it are about; read in a worker
+    thread)."""
     spans = rc.citations.merged()
     docs = {d.id: d for d in rc.store.documents(rc.session_id)} if spans else {}
     whole = {doc_id: rc.store.text(doc) for doc_id, doc in docs.items()
@@ -307,7 +309,8 @@ def _cited_texts(rc: RunContext
     texts = [whole[s.doc_id][s.start:s.end] if s.doc_id in whole else "" for s in spans]
     scopes = [scopes_for(whole[s.doc_id], s.start, s.end) if s.doc_id in whole else []
               for s in spans]
-    return spans, texts, scopes
+    titles = [title(whole[s.doc_id]) if s.doc_id in whole else "" for s in spans]
+    return spans, texts, scopes, titles
 
 
 async def _reask(rc: RunContext, answer: AgentAnswer, question: str, units: list[Unit]
@@ -384,8 +387,8 @@ def check_client_answer(rc: RunContext, question: str | None, answer: str) -> Gr
     run read, as every strategy's answer is, but never replaced (the client drives the run,
     and no model of ours is asked again). Ungrounded, it says what failed and the closest
     passages, beside the answer. Blocking: call it in a thread."""
-    spans, texts, scopes = _cited_texts(rc)
-    units = split_units(texts, scopes)
+    spans, texts, scopes, titles = _cited_texts(rc)
+    units = split_units(texts, scopes, titles)
     support = check_support(answer, question or "", texts, units)
     if support.supported:
         return _record(Grounding(True, "checked"))

@@ -155,6 +155,9 @@ class Unit:
     header: str = ""
     """The column names over a table's row, tab-separated: the row says its fields there
     ("| Fares |" under "| squad | escalation contact | mobile |")."""
+    title: str = ""
+    """The title of the document it is in (`sections.title`): the names it gives are said
+    by every line of the document ("run #8812" over a CI log's lines)."""
 
     @functools.cached_property
     def norm(self) -> str:
@@ -208,12 +211,16 @@ def shared_words(words: Iterable[str], stem_set: frozenset[str]) -> set[str]:
 
 
 def split_units(texts: Sequence[str],
-                scopes: Sequence[Sequence[tuple[int, str, str]]] | None = None) -> list[Unit]:
+                scopes: Sequence[Sequence[tuple[int, str, str]]] | None = None,
+                titles: Sequence[str] | None = None) -> list[Unit]:
     """Each text cut into paragraphs; a paragraph of `Key: value` lines stays whole (a
     record), others are cut into lines, and lines into sentences. `scopes[i]`: the headings
     over text i and its author, (offset in it, heading, author), from
-    `sections.scopes_for`."""
+    `sections.scopes_for`; `titles[i]`: the title of text i's document."""
     units = _split(texts)
+    if titles:
+        units = [replace(u, title=titles[u.source]) if u.source < len(titles) else u
+                 for u in units]
     if not scopes:
         return units
     out = []
