@@ -159,3 +159,23 @@ async def test_search_reads_the_block_when_the_line_found_is_the_bridges_own(tmp
     runtime.close()
     assert result.grounded is True
     assert "Oona Castellanos" in result.answer and "Pemberton" not in result.answer
+
+
+def test_a_free_relative_is_a_bridge_and_a_keyed_value_is_read_with_its_key(tmp_path,
+                                                                             monkeypatch):
+    # "whoever sells rope": the person is no word the text says; the card's TEL line, with
+    # its parameters, is given as "TEL: <number>" so grounding can read key and value.
+    chain = _chain(tmp_path, monkeypatch, _CONTACTS,
+                   "Can I get the phone number of whoever sells rope and fenders?")
+    assert chain is not None
+    assert chain.found.answer == "TEL: 01632 960 774"
+
+
+async def test_search_grounds_a_free_relatives_block_answer(tmp_path, monkeypatch):
+    runtime = small_runtime(tmp_path, monkeypatch)
+    sid = load(runtime, _CONTACTS)
+    result, _ = await ask(runtime, sid, "Can I get the phone number of whoever repairs the "
+                          "sails?", "search", knows_nothing)
+    runtime.close()
+    assert result.grounded is True and "960 305" in result.answer
+    assert "960 774" not in result.answer and "960 118" not in result.answer

@@ -18,7 +18,7 @@ import pytest
 from fact_support import FILLER, email, knows_nothing
 from strategy_support import ask, load, small_runtime
 
-from rlm_recursive.agent.chain import bridge_span, role_spans
+from rlm_recursive.agent.chain import bridge_span, bridge_spans, role_spans
 from rlm_recursive.agent.routing import has_bridge
 
 MINUTES = (
@@ -286,3 +286,25 @@ async def test_an_answer_naming_the_bridges_own_record_back_is_no_answer(rt):
                "Pemberly Dairy for the duplicate debit.\n")
     result, _ = await ask(rt, sid, question, "iterative", knows_nothing)
     assert "RF-20417" in result.answer and result.grounded
+
+
+def test_a_bridge_before_the_main_verb_may_end_at_any_of_its_last_words():
+    # "does <bridge> <verb> ...": where the verb is is not known; a cut never splits a
+    # capitalised name, never leaves a function word at the end, and leaves the clause its
+    # verb and a word after it. Longest first (the chain picks: `tightest`).
+    question = "what bait does the angler who won the Easter match use for his carp"
+    assert [question[a:b] for a, b in bridge_spans(question)] == [
+        "the angler who won the Easter match use", "the angler who won the Easter match",
+        "the angler who won the Easter"]
+    named = "What extension does the director who leads the North Pier rebuild have?"
+    assert [named[a:b] for a, b in bridge_spans(named)] == [
+        "the director who leads the North Pier rebuild", "the director who leads the North Pier"]
+    short = "Which room does the man who runs the gym teach in?"
+    assert [short[a:b] for a, b in bridge_spans(short)] == [
+        "the man who runs the gym teach", "the man who runs the gym"]
+    # A clause ends at a colon or a dash.
+    colon = "About the nurse who took the bloods on ward 6: what bleep is she on?"
+    assert colon[slice(*bridge_span(colon))] == "the nurse who took the bloods on ward 6"
+    # A free relative is a bridge.
+    free = "Phone number of whoever is running the raffle?"
+    assert free[slice(*bridge_span(free))] == "whoever is running the raffle"

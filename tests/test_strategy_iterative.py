@@ -9,7 +9,7 @@ import pytest
 from strategy_support import ask, load, small_runtime, texts_of, tool_name
 
 from rlm_recursive.agent.citations import verify_citation
-from rlm_recursive.agent.strategies.iterative import MAX_HOPS, expected_hops
+from rlm_recursive.agent.strategies.iterative import MAX_HOPS, expected_hops, names_bridge
 from rlm_recursive.bench.multihop import make_task
 from rlm_recursive.providers.base import ChatRequest, ChatResult
 from rlm_recursive.providers.fake import reply, tool_reply
@@ -154,3 +154,61 @@ async def test_a_picked_name_not_beside_the_last_one_breaks_the_chain(tmp_path, 
                           _hops_then(["Eastgate", "Idris Vale"], "6188"))
     runtime.close()
     assert "6188" not in result.answer
+
+
+_SHOW_BOOK = ("Allotment society show tips, collected for the spring newsletter\n\n"
+              "--------------------------------------------------------------\n"
+              "11. CHARLOTTE POTATOES                                (Declan Moss)\n"
+              "Difficulty: easy\n\n"
+              "Chit them on a cool windowsill from February. Earth up twice.\n\n"
+              "--------------------------------------------------------------\n"
+              "12. SWEET PEAS                                  (Ilse Varga)\n"
+              "Difficulty: easy\n\n"
+              "Pinch out at four pairs of leaves. Feed weekly with comfrey tea.\n\n"
+              "--------------------------------------------------------------\n"
+              "13. RUNNER BEANS                                (Declan Moss)\n"
+              "Difficulty: easy\n\n"
+              "Dig a trench in autumn and fill it with kitchen scraps. Declan waters\n"
+              "them with a seaweed feed from Calderbrook Nurseries every ten days.\n\n"
+              "--------------------------------------------------------------\n"
+              "14. ONIONS                                      (Ilse Varga)\n"
+              "Difficulty: easy\n\n"
+              "Sets go in late March. Ilse feeds hers with pelleted chicken manure.\n"
+              + "".join(f"\n--------------------------------------------------------------\n"
+                        f"{n}. {crop.upper()}                               ({who})\n"
+                        f"Difficulty: fair\n\nSow {crop} thinly and keep them watered.\n"
+                        for n, crop, who in ((15, "Leeks", "Rhoda Penhale"),
+                                             (16, "Parsnips", "Amos Trethewey"),
+                                             (17, "Carrots", "Rhoda Penhale"),
+                                             (18, "Beetroot", "Amos Trethewey"))))
+_BEANS = "which feed does the man who gave the Charlotte potatoes tip put on his beans"
+
+
+async def test_a_things_answer_is_never_the_name_the_chain_went_through(tmp_path, monkeypatch):
+    # The model answers with the contributor the bridge led to (a person, for "which feed"):
+    # the runtime's chain through him answers, from his runner-bean section.
+    runtime = small_runtime(tmp_path, monkeypatch)
+    sid = load(runtime, _SHOW_BOOK)
+    result, _ = await ask(runtime, sid, _BEANS, "iterative",
+                          _hops_then(["Declan Moss"], "Declan Moss"))
+    runtime.close()
+    assert result.answer.strip() != "Declan Moss"
+    assert result.grounded is True and "seaweed feed" in result.answer
+
+
+async def test_the_bridge_name_a_model_answers_for_a_thing_is_dropped(tmp_path, monkeypatch):
+    # Wren -> Eastgate -> Ruth Okonkwo, and the model answers the person for "which van":
+    runtime = small_runtime(tmp_path, monkeypatch)
+    sid = load(runtime, _GARAGE)
+    result, _ = await ask(runtime, sid, "Which van does the manager of the depot that keeps "
+                          "the Wren van drive?", "iterative",
+                          _hops_then(["Eastgate", "Ruth Okonkwo"], "Ruth Okonkwo"))
+    runtime.close()
+    assert "Ruth" not in result.answer
+
+
+def test_an_answer_that_is_a_name_the_chain_went_through_is_told():
+    assert names_bridge("Declan Moss", ["Declan Moss"])
+    assert names_bridge("Declan.", ["Eastgate", "Declan Moss"])
+    assert not names_bridge("a seaweed feed from Declan Moss", ["Declan Moss"])
+    assert not names_bridge("Dec", ["Declan Moss"]) and not names_bridge("", ["Declan Moss"])

@@ -32,8 +32,9 @@ from ..corpus.records import Layout
 from ..corpus.units import Unit, normalise, stems
 from ..store import Store
 from ..types import SpanRef
-from .chain import GENERIC_HEAD, Chain, bridge_span, unit_ref
+from .chain import GENERIC_HEAD, Chain, bridge_spans, tightest, unit_ref
 from .extractive import Extract, window_units, windows
+from .joins import follow_join
 
 __all__ = ["block_around", "follow_block"]
 
@@ -129,25 +130,38 @@ def _answer(text: str, block: tuple[int, int], line: tuple[int, int, str]) -> st
     line's first word (an HL7 segment's name) and the cell."""
     start, end, part = line
     whole = text[start:end].strip()
-    if _FIELD.match(whole) and part == whole:
-        return whole
+    field = _FIELD.match(whole)
+    if field and part == whole:
+        # "TEL;type=CELL:07700 900739" (a key's parameters, no space) is "TEL: 07700 900739".
+        return f"{field.group(1).strip()}: {whole[field.end() - 1:].strip()}"
     key = _KEY.match(whole)
     return f"{key.group(1)}: {part}" if key else part
 
 
 def follow_block(store: Store, session_id: str, question: str, layout: Layout | None
                  ) -> Chain | None:
-    """The answer read from the block the question's bridge is in, or None."""
-    span = bridge_span(question)
-    if span is None:
+    """The answer read from the block the question's bridge is in, else from the record
+    the bridge's record points to (`joins`), or None."""
+    return (_from_block(store, session_id, question, layout)
+            or follow_join(question, layout))
+
+
+def _from_block(store: Store, session_id: str, question: str, layout: Layout | None
+                ) -> Chain | None:
+    # "does <bridge> <verb> ...": where the bridge ends (`chain.tightest`).
+    chosen = tightest(question, bridge_spans(question), lambda span: _bridge_units(
+        store, session_id, GENERIC_HEAD.sub(r"\1", question[span[0]:span[1]])),
+        lambda unit: unit[1])
+    if chosen is None:
         return None
+    span, after, units = chosen
     bridge = GENERIC_HEAD.sub(r"\1", question[span[0]:span[1]])
-    rest = f"{question[:span[0]]} {question[span[1]:]}"
+    rest = f"{question[:span[0]]} {question[after:]}"
     asked = set(stems(rest)) - set(stems(bridge))
     if not asked:
         return None
     docs = {d.id: d for d in store.documents(session_id)}
-    for ref, _ in _bridge_units(store, session_id, bridge):
+    for ref, _ in units:
         text = store.text(docs[ref.doc_id])
         block = block_around(text, ref.start)
         if block is None or ref.end > block[1]:

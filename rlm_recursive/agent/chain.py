@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ..corpus.evidence import (
     Unit,
@@ -38,15 +40,25 @@ from ..types import SpanRef
 from .extractive import Extract, Window, extract, record_at, window_units, windows
 from .plan_words import BRIDGE_VERB
 
-__all__ = ["GENERIC_HEAD", "Chain", "bridge_span", "follow", "follow_role", "linked_hops",
-           "role_spans", "unit_ref"]
+__all__ = ["GENERIC_HEAD", "Chain", "bridge_match", "bridge_span", "bridge_spans", "follow",
+           "follow_role", "linked_hops", "role_spans", "tightest", "unit_ref"]
 
 MAX_HOPS = 3
+T = TypeVar("T")
 _BRIDGE = re.compile(
     r"\b(?:the|a|an)\s+(?:(?!(?:the|a|an|of|for|to|in)\b)[\w-]+\s+){0,3}?[\w-]+\s+"
-    rf"(?:(?:who|that|which|whose|where)\b|{BRIDGE_VERB})", re.IGNORECASE)
-GENERIC_HEAD = re.compile(r"\b(the|a|an)\s+(?:person|people|one|someone|member\s+of\s+staff)\b",
-                           re.IGNORECASE)
+    rf"(?:(?:who|that|which|whose|where)\b|{BRIDGE_VERB})|\b(?:who|what)(?:so)?ever\b",
+    re.IGNORECASE)
+"""A noun and its relative clause or participle, or a free relative ("whoever is playing
+the lead")."""
+GENERIC_HEAD = re.compile(r"\b(the|a|an)\s+(?:person|people|one|someone|member\s+of\s+staff)\b"
+                          r"|\b(?:who|what)(?:so)?ever\b", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"\s*(?::|;|\s[-–—]\s)")
+"""Where a clause ends inside a question: "... where the test crashed: which line?"."""
+_CUTS = 6
+_FUNCTION = frozenset("the a an of in on at for to with by from her his their its my our your "
+                      "and or".split())
+"""How many trailing words a "does <bridge> <verb> ..." question may have after its bridge."""
 _DO = re.compile(r"\b(?:does|do|did)\b", re.IGNORECASE)
 _NAMES = re.compile(r"\b(?:[A-Z][\w'.-]*[a-z0-9][\w'-]*|[A-Z]{2,}\d*)(?:\s+(?:[A-Z][\w'.-]*"
                     r"[a-z0-9][\w'-]*|[A-Z]{2,}\d*|of|de|van|von))*"
@@ -73,15 +85,64 @@ def unit_ref(found: list[Window], unit: Unit) -> SpanRef:
 
 
 def bridge_span(question: str) -> tuple[int, int] | None:
-    """Where the bridge (noun phrase and its clause) is in the question, past its opening."""
+    """Where the bridge (noun phrase and its clause) is in the question, past its opening:
+    the longest of `bridge_spans`."""
+    return max(bridge_spans(question), key=lambda span: span[1], default=None)
+
+
+def bridge_spans(question: str) -> list[tuple[int, int]]:
+    """Where the bridge may end. It runs to the question's end, or to
+    a clause's (a colon, a dash). In "What extension does <bridge> have?" the main verb and
+    what follows it come after the bridge, and where the verb is is not known ("does the
+    woman who gave the tart recipe use in her pasties"): each cut of the last `_CUTS` words
+    that leaves the clause its verb and a word after it, longest first (`tightest`)."""
     body = question.rstrip(" ?.!")
     match = next((m for m in _BRIDGE.finditer(body) if m.start() > 0), None)
     if match is None:
-        return None
-    end = len(body)
-    if _DO.search(body[:match.start()]):  # "What extension does <bridge> have?"
-        end = body.rstrip().rfind(" ")
-    return (match.start(), end) if end > match.end() else None
+        return []
+    stop = _CLAUSE_END.search(body, match.end())
+    body = body[:stop.start()] if stop else body
+    words = list(re.finditer(r"\s+(\S+)", body[match.end():]))
+    # "the man who runs" says no more than "runs": a relative clause needs its verb and a
+    # word after it, a participle ("chairing") a word after it.
+    least = 2 if _RELATIVE_END.search(match.group()) else 1
+    if not _DO.search(body[:match.start()]):
+        return [(match.start(), len(body))] if len(words) >= least else []
+    ends = []
+    for kept in range(len(words) - 1, max(len(words) - 1 - _CUTS, least - 1), -1):
+        # A cut never splits a name ("the East Quay") nor leaves a bridge that ends in a
+        # function word ("... recipe use in her").
+        if words[kept].group(1)[0].isupper():
+            break
+        end = match.end() + words[kept].start()
+        if words[kept - 1].group(1).lower() not in _FUNCTION:
+            ends.append(end)
+    return [(match.start(), end) for end in ends]
+
+
+def tightest(question: str, spans: list[tuple[int, int]],
+             matched: Callable[[tuple[int, int]], list[T]], unit_of: Callable[[T], Unit]
+             ) -> tuple[tuple[int, int], int, list[T]] | None:
+    """Of the bridge's possible ends (longest first), the longest some unit matches: the
+    rest of the question starts after it ("does the woman who gave the tart recipe | use
+    in her pasties"). The bridge itself is cut back past the words its best unit does not
+    say (a main verb a longer end took in: "the man who gave the potato tip | put").
+    Returns the bridge's span, where the rest starts, and the units matched."""
+    for at, span in enumerate(spans):
+        found = matched(span)
+        if not found:
+            continue
+        said = unit_of(found[0]).stem_set
+        rest = span[1]
+        for shorter in spans[at + 1:]:
+            if any(has_word(w, said) for w in stems(question[shorter[1]:span[1]])):
+                break
+            span = (span[0], shorter[1])
+        return span, rest, found
+    return None
+
+
+_RELATIVE_END = re.compile(r"(?:who|that|which|whose|where|ever)$", re.IGNORECASE)
 
 
 def _names(text: str, known: str, near: str = "", writer: str = "") -> list[str]:
@@ -203,26 +264,46 @@ def follow_role(store: Store, session_id: str, question: str, layout: Layout | N
     return None
 
 
+def bridge_match(store: Store, session_id: str, question: str,
+                 span: tuple[int, int] | None = None
+                 ) -> tuple[tuple[int, int], str, list[Window], list[tuple[float, Unit]]] | None:
+    """The question's bridge (`span`, else the one of `bridge_spans` that `tightest` picks):
+    its span (from its start to where the rest of the question starts), its words, the
+    windows searched and its best units."""
+    searched: list[list[Window]] = []
+
+    def matched(tried: tuple[int, int]) -> list[tuple[float, Unit]]:
+        # "the person chairing the panel": the head noun asks for a name, it is not a word
+        # the text need say.
+        bridge = GENERIC_HEAD.sub(r"\1", question[tried[0]:tried[1]])
+        searched.append(windows(store, session_id, bridge))
+        return best_units(bridge, window_units(searched[-1]), 3)
+
+    chosen = tightest(question, [span] if span else bridge_spans(question), matched,
+                      lambda best: best[1])
+    if chosen is None:
+        return None
+    tried, rest, best = chosen
+    return ((tried[0], rest), GENERIC_HEAD.sub(r"\1", question[tried[0]:tried[1]]),
+            searched[-1], best)
+
+
 def follow(store: Store, session_id: str, question: str, layout: Layout | None,
            span: tuple[int, int] | None = None, role: bool = False) -> Chain | None:
     """The answer at the end of the question's chain of look-ups (from its bridge, or from
     `span`), or None. A `role` span's noun ("the deputy safeguarding lead") must be said in
     the line that names the person, not only in its heading."""
-    span = span or bridge_span(question)
-    if span is None:
+    matched = bridge_match(store, session_id, question, span)
+    if matched is None:
         return None
-    bridge = question[span[0]:span[1]]
-    # "the person chairing the panel": the head noun asks for a name, it is not a word the
-    # text need say.
-    bridge = GENERIC_HEAD.sub(r"\1", bridge)
-    found = windows(store, session_id, bridge)
+    span, bridge, found, best = matched
     # The best units for the bridge, and the names they introduce; a name made only of the
     # bridge's own words ("Buildings Manager" for "the building ... manages") says nothing.
     frontier: list[str] = []
     links: dict[str, list[SpanRef]] = {}
     headed: list[tuple[str, Unit]] = []
     head = stems(bridge.split()[-1]) if role else []
-    for _, unit in best_units(bridge, window_units(found), 3):
+    for _, unit in best:
         if head and not has_word(head[-1], unit.own_stems):
             continue
         for name in _column_cells(unit, bridge):

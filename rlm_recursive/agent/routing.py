@@ -162,7 +162,9 @@ def route(question: str, layout: Layout | None) -> tuple[Route, str]:
             return "classify", (f"no record says {' '.join(draft.unknown)!r} literally: "
                                 f"each record{narrowed} is judged")
         if (draft.plan.filters or draft.plan.exclude or draft.plan.absent or draft.rank_key
-                or draft.plan.compare or (draft.plan.exclude_phrases and not draft.unknown)):
+                or draft.plan.compare or draft.plan.dated or draft.plan.blank or draft.plan.months
+                or draft.plan.inside
+                or (draft.plan.exclude_phrases and not draft.unknown)):
             return "count", f"the question names field values ({draft.plan.describe()})"
         if _states_number(question, layout):
             return "search", "the text states the number: a look-up"

@@ -1,13 +1,18 @@
 """Months in dates as records write them: "01OCT", "1 Oct", "October 3", "2026-10-01",
 "20261019" (iCalendar, HL7), "03/10/2026". A question's "in October" is a condition on the
-record's date, whatever the record's spelling."""
+record's date, whatever the record's spelling; so are "before 2012", "since September" and
+"after the due date" (`DateCondition`)."""
 
 from __future__ import annotations
 
 import re
+from datetime import date
 from functools import lru_cache
+from typing import Literal
 
-__all__ = ["MONTHS", "has_month"]
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["MONTHS", "DateCondition", "date_of", "has_month"]
 
 MONTHS = {name: i for i, names in enumerate(
     ("january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul",
@@ -32,3 +37,65 @@ def _month_pattern(month: int) -> re.Pattern[str]:
 def has_month(text: str, month: int) -> bool:
     """Does the text hold a date in `month` (1-12)?"""
     return _month_pattern(month).search(text) is not None
+
+
+_Y = r"((?:1[5-9]|20)\d\d)"
+_ISO = re.compile(rf"\b{_Y}-(\d\d)-(\d\d)(?:\b|T)|\b{_Y}(\d\d)(\d\d)(?:T|\b)")
+_DMY = re.compile(rf"\b(\d{{1,2}})[/.](\d{{1,2}})[/.]{_Y}\b")
+_NAMED = re.compile(rf"\b(?:(\d{{1,2}})[ -]?)?([A-Za-z]{{3,9}})\.?,?[ -](?:(\d{{1,2}}),?\s+)?"
+                    rf"{_Y}\b")
+_YEAR = re.compile(rf"(?<![\d.:/-]){_Y}(?![\d.:/-])")
+_SHORT = 24
+"""A value longer than this is text that mentions a year, not a date."""
+
+
+def date_of(value: str) -> date | None:
+    """The date a field value states ("2026-10-01", "20261001", "03/10/2026", "3 Oct 2026",
+    "ABT MAR 1890", "2012"); a bare year is its first day. None: no date, or several."""
+    text = value.strip()
+    if not text or len(text) > _SHORT + 12:
+        return None
+    iso = _ISO.search(text)
+    if iso:
+        y, m, d = (int(g) for g in (iso.groups()[:3] if iso.group(1) else iso.groups()[3:]))
+        return _safe(y, m, d)
+    dmy = _DMY.search(text)
+    if dmy:
+        return _safe(int(dmy.group(3)), int(dmy.group(2)), int(dmy.group(1)))
+    named = _NAMED.search(text)
+    if named and MONTHS.get(named.group(2).lower()):
+        day = named.group(1) or named.group(3) or "1"
+        return _safe(int(named.group(4)), MONTHS[named.group(2).lower()], int(day))
+    years = _YEAR.findall(text)
+    if len(years) == 1 and len(text) <= _SHORT:
+        return date(int(years[0]), 1, 1)
+    return None
+
+
+def _safe(y: int, m: int, d: int) -> date | None:
+    try:
+        return date(y, m, d)
+    except ValueError:
+        return None
+
+
+class DateCondition(BaseModel):
+    """A date field compared with a date ("published before 2012": year < 2012-01-01) or with
+    another date field of the same record ("returned after the due date")."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    field: str = Field(min_length=1)
+    op: Literal["<", ">=", ">"]
+    value: date | None = None
+    other: str | None = None
+
+    def holds(self, fields: dict[str, str]) -> bool:
+        mine = date_of(fields.get(self.field, ""))
+        bound = self.value if self.other is None else date_of(fields.get(self.other, ""))
+        if mine is None or bound is None:
+            return False
+        return {"<": mine < bound, ">=": mine >= bound, ">": mine > bound}[self.op]
+
+    def describe(self) -> str:
+        return f"{self.field}{self.op}{self.other or self.value}"

@@ -15,12 +15,12 @@ import snowballstemmer
 from pydantic import BaseModel, ConfigDict, Field
 
 from .aggregate import number_of
-from .dates import has_month
+from .dates import DateCondition, has_month
 from .records import Layout, Record
 
 __all__ = ["NONE_VALUES", "Comparison", "FieldFilter", "TallyPlan", "ValueMatch",
-           "group_counts", "match_values", "names_key", "phrase_regex", "select", "stems",
-           "tally", "words"]
+           "blank_tables", "group_counts", "left_blank", "match_values", "names_key",
+           "phrase_regex", "select", "stems", "tally", "words"]
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _STEMMER = snowballstemmer.stemmer("english")
@@ -127,11 +127,18 @@ class TallyPlan(BaseModel):
     """The documents the question names ("in the mail log"); empty: every document."""
     months: list[int] = Field(default_factory=list)
     """Months the record's date must fall in ("in October": 10), any of them."""
+    dated: list[DateCondition] = Field(default_factory=list)
+    """Date conditions ("before 2012", "after the due date"): each must hold."""
+    blank: list[str] = Field(default_factory=list)
+    """Fields left empty ("not returned yet"): blank in a record of a table that has them."""
+    inside: list[FieldFilter] = Field(default_factory=list)
+    """Words a field's value holds ("born in Ellerby": BIRT.PLAC "Ellerby, Yorkshire")."""
 
     @property
     def empty(self) -> bool:
         return not (self.filters or self.phrases or self.every or self.exclude
-                    or self.exclude_phrases or self.absent or self.compare or self.months)
+                    or self.exclude_phrases or self.absent or self.compare or self.months
+                    or self.dated or self.blank or self.inside)
 
     def describe(self) -> str:
         grouped: dict[str, list[str]] = {}
@@ -147,6 +154,9 @@ class TallyPlan(BaseModel):
         parts += [f"{k}=none" for k in self.absent]
         parts += [c.describe() for c in self.compare]
         parts += [f"a date in month {'|'.join(map(str, self.months))}"] if self.months else []
+        parts += [d.describe() for d in self.dated]
+        parts += [f"{k} blank" for k in self.blank]
+        parts += [f"{f.field}~{f.value!r}" for f in self.inside]
         where = f" in {len(self.docs)} named document(s)" if self.docs else ""
         if self.every and not parts:
             return "every record" + where
@@ -267,8 +277,16 @@ NONE_VALUES = frozenset(("none", "n/a", "na", "-", "--", "no", "nil", "null", "n
 
 
 def _matches(record: Record, plan: TallyPlan, patterns: list[re.Pattern[str]],
-             unwanted: list[re.Pattern[str]] | None = None) -> bool:
+             unwanted: list[re.Pattern[str]] | None = None,
+             tables: dict[tuple[str, str], set[str]] | None = None) -> bool:
     if plan.docs and record.doc_id not in plan.docs:
+        return False
+    if not all(left_blank(record, key, tables or {}) for key in plan.blank):
+        return False
+    if not all(d.holds(record.fields) for d in plan.dated):
+        return False
+    if not all(phrase_regex(f.value).search(record.fields.get(f.field, ""))
+               for f in plan.inside):
         return False
     wanted: dict[str, list[str]] = {}
     for flt in plan.filters:
@@ -294,11 +312,36 @@ def _matches(record: Record, plan: TallyPlan, patterns: list[re.Pattern[str]],
     return all(p.search(record.text) for p in patterns)
 
 
+def left_blank(record: Record, key: str, tables: dict[tuple[str, str], set[str]]) -> bool:
+    """The record leaves `key` empty, and is a row of the table that has it: every field it
+    has, the records that fill `key` in its document have too (a row of another table
+    pasted beside it lacks `key` without leaving it blank)."""
+    have = record.fields.get(key)
+    if have is not None:
+        return not have.strip() or have.strip().lower() in NONE_VALUES
+    columns = tables.get((record.doc_id, key))
+    return bool(columns) and len(record.fields) >= 2 and set(record.fields) <= columns
+
+
+def blank_tables(records: list[Record], keys: list[str]) -> dict[tuple[str, str], set[str]]:
+    """Per document and key: the fields of the records that fill the key in."""
+    out: dict[tuple[str, str], set[str]] = {}
+    for record in records:
+        for key in keys:
+            if record.fields.get(key, "").strip():
+                out.setdefault((record.doc_id, key), set()).update(record.fields)
+    return out
+
+
 def select(records: Iterable[Record], plan: TallyPlan) -> Iterable[Record]:
     """The records the plan selects (every record's fields and text, in order)."""
     patterns = [phrase_regex(p) for p in plan.phrases]
     unwanted = [phrase_regex(p) for p in plan.exclude_phrases]
-    return (r for r in records if _matches(r, plan, patterns, unwanted))
+    tables = None
+    if plan.blank:
+        records = list(records)
+        tables = blank_tables(records, plan.blank)
+    return (r for r in records if _matches(r, plan, patterns, unwanted, tables))
 
 
 def tally(layout: Layout, plan: TallyPlan, sample: int = 5) -> tuple[list[Record], int]:

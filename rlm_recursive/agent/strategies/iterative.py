@@ -16,6 +16,7 @@ import re
 
 from ... import trajectory
 from ...corpus.search import Hit
+from ...corpus.units import normalise
 from ...providers.base import Message
 from ...tools.search import search_session
 from ...types import SpanRef
@@ -23,7 +24,8 @@ from ..blocks import follow_block
 from ..chain import follow, linked_hops
 from ..context import AgentAnswer, RunContext
 from ..extractive import cited, copied
-from ..grounding import not_found_answer
+from ..grounding import NOT_FOUND, not_found_answer
+from ..kinds import asks_who
 from ..legend import keyed_person
 from ..model_call import call_model
 from ..recursion import RecursionState, Tier
@@ -31,7 +33,7 @@ from ..routing import session_layout
 from .search import ANSWER_TOKENS
 from .structured import ask_json, enum_or_text
 
-__all__ = ["MAX_HOPS", "candidates", "expected_hops", "run"]
+__all__ = ["MAX_HOPS", "candidates", "expected_hops", "names_bridge", "run"]
 
 MAX_HOPS = 3
 _AROUND = 110
@@ -49,6 +51,13 @@ _STEP_SYSTEM = ("You answer a question that may need several look-ups. Read the 
                 "from the excerpts to look up next.")
 _ANSWER_SYSTEM = ("Answer the question from the facts and excerpts given. Reply with the "
                   "exact value only, copied from an excerpt.")
+
+
+def names_bridge(answer: str, bridges: list[str]) -> bool:
+    """The answer is one of the bridges, or a part of one ("Sue" for "Sue Ng")."""
+    said = normalise(answer).strip(" .")
+    whole = re.compile(rf"(?<!\w){re.escape(said)}(?!\w)")
+    return bool(said) and any(whole.search(normalise(b)) for b in bridges)
 
 
 def expected_hops(question: str) -> int:
@@ -120,6 +129,14 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         chain = await asyncio.to_thread(keyed_person, rc.store, rc.session_id, question,
                                         layout, chain) or chain
     answer = await _look_up(rc, state, question)
+    # The name the chain went through is what the question says something about, never the
+    # thing it asks ("what cheese does the woman who gave the tart recipe use": not the
+    # woman). For a "who" question a later name may be the answer: only things are checked.
+    passed = [*(chain.bridges if chain else []), *answer.extra.get("bridges", [])]
+    if not asks_who(question) and names_bridge(answer.text, passed):
+        if chain is None:
+            return not_found_answer(tier, "the answer is a name the look-ups went through")
+        answer.text = NOT_FOUND  # the runtime's copy (below) is checked in its place
     if chain is not None and not answer.extra.get("not_found"):
         for ref in (*chain.links, *cited(chain.found)):
             rc.citations.add(ref)
