@@ -15,10 +15,10 @@ from datetime import date
 
 from ..corpus.dates import MONTHS, DateCondition, date_of
 from ..corpus.records import Layout, Record
-from ..corpus.tally import blank_tables, left_blank, stems
+from ..corpus.tally import FieldFilter, blank_tables, left_blank, phrase_regex, stems
 from .count_scope import titled_documents
 
-__all__ = ["blank_fields", "date_conditions", "date_fields"]
+__all__ = ["blank_fields", "date_conditions", "date_fields", "inside_fields", "key_stems"]
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
 _GENERIC = frozenset(stems("date on at time day dt d when of the"))
@@ -61,10 +61,16 @@ def _tokens(question: str) -> list[str]:
     return [t.lower() for t in _TOKEN.findall(question)]
 
 
+def key_stems(key: str) -> tuple[str, ...]:
+    """The stems of a field's name, its camel-case and dotted parts apart (`PaymentTerms`:
+    payment, term; `BIRT.PLAC`: birt, plac)."""
+    return stems(re.sub(r"(?<=[a-z])(?=[A-Z])", " ", key))
+
+
 def _named_by(key: str, word: str) -> int:
     """How a question word names a field: 2 by a word of its name, 1 by a word of the
     word's family ("back" for `returned_on`), 0 not at all."""
-    own = set(stems(key)) - _GENERIC
+    own = set(key_stems(key)) - _GENERIC
     stem = stems(word)[0] if stems(word) else word
     return 2 if stem in own else int(bool(own & _FAMILIES.get(stem, frozenset())))
 
@@ -209,3 +215,33 @@ def blank_fields(question: str, layout: Layout) -> tuple[list[str], set[int]]:
 def _some_left_blank(layout: Layout, key: str) -> bool:
     tables = blank_tables(layout.records, [key])
     return any(left_blank(r, key, tables) for r in layout.records)
+
+
+_INSIDE = frozenset(("in", "at", "on", "from", "as", "to", "for"))
+
+
+def inside_fields(question: str, layout: Layout, taken: set[int], stop: frozenset[str]
+                  ) -> tuple[list[FieldFilter], set[int]]:
+    """"born in Ellerby": a field the question names by a word or its family (`BIRT.PLAC`)
+    whose values hold the words after it, as part of a longer value ("Ellerby, Yorkshire,
+    England"); the condition and its word positions (`stop`: words that end the value)."""
+    toks = _tokens(question)
+    out: list[FieldFilter] = []
+    used: set[int] = set()
+    for i in range(len(toks) - 2):
+        if i in taken or toks[i + 1] not in _INSIDE:
+            continue
+        end = i + 2
+        while end < len(toks) and end not in taken and toks[end] not in stop:
+            end += 1
+        if end == i + 2:
+            continue
+        phrase = " ".join(toks[i + 2:end])
+        pattern = phrase_regex(phrase)
+        holding = [k for k, values in layout.fields.items() if _named_by(k, toks[i])
+                   and any(pattern.search(v) for v in values)]
+        named = _best_named(holding, toks[i])
+        if len(named) == 1:
+            out.append(FieldFilter(field=named[0], value=phrase))
+            used |= set(range(i, end))
+    return out, used

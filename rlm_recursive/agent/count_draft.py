@@ -19,7 +19,7 @@ from ..corpus.tally import (
     stems,
     words,
 )
-from .count_dates import blank_fields, date_conditions
+from .count_dates import blank_fields, date_conditions, inside_fields, key_stems
 from .count_scope import FRAME_WORDS as _STOP
 from .count_scope import (
     collection_run,
@@ -114,6 +114,8 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     blank, blank_at = blank_fields(question, layout)
     dated, dated_at = date_conditions(question, layout, blank_at)
     said |= dated_at | blank_at
+    inside, inside_at = inside_fields(question, layout, said, _STOP)
+    said |= inside_at
     content = content_positions(question)
     # "in the FS02 export": the collection, before "export" is read as some field's value.
     reserved, reserved_docs = collection_run(question, layout, content - said)
@@ -135,7 +137,7 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     exclude = list(dict.fromkeys(FieldFilter(field=m.field, value=m.value) for m in matches
                                  if m.start in negated_at))
     skip = {i for m in matches for i in range(m.start, m.stop)} | negation_words(question)
-    keys = {s for key in layout.fields for s in stems(key)}
+    keys = {s for key in layout.fields for s in key_stems(key)}
     absent = [key for key in layout.fields if stems(key) and any(
         set(stems(key)) <= {q_stems[i] for i in scope} for scope in scopes)
         and not any(m.field == key for m in matches)]
@@ -146,6 +148,9 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
         skip |= agg.words
     skip |= said
     within, docs = collection(question, layout)
+    if within & (inside_at | dated_at):
+        # "born in Ellerby": the place a field holds, not a document about Ellerby.
+        within, docs = set(), []
     taken = {i for m in matches for i in range(m.start, m.stop)}
     # The collection as a whole ("did the library catalogue send back"): no filter.
     skip |= within | (owner_words(question) - taken) | particles(question)
@@ -155,13 +160,14 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     docs = docs or reserved_docs or named_docs
     head = head_unit(question, skip) if agg is None else _unit_after(question, agg, skip)
     if head is not None and (filters or exclude or absent or agg is not None or compared
-                             or dated or blank):
+                             or dated or blank or inside):
         # "how many tickets are in billing", "how many hall bookings are tentative": the
         # noun phrase is the unit counted.
         skip |= {head} | (noun_phrase(question, head) - taken)
     absent = [k for k in absent if k not in blank]
     draft = CountDraft(TallyPlan(filters=filters, exclude=exclude, absent=absent, docs=docs,
-                                 compare=[c for c, _ in compared], dated=dated, blank=blank),
+                                 compare=[c for c, _ in compared], dated=dated, blank=blank,
+                                 inside=inside),
                        aggregate=agg)
     rank = OFTEN.search(question) or (RANK.search(question) and re.search(
         r"\b(which|what)\b", question, re.IGNORECASE))

@@ -59,7 +59,7 @@ FRAME_WORDS = frozenset(
 
 _DOC_WORDS = frozenset(stems("export exports dump extract file files document documents log logs "
                              "sheet spreadsheet dataset feed calendar history batch transcript "
-                             "archive"))
+                             "archive tree book register directory roster bibliography"))
 _LEADS = frozenset("in from of across within throughout during".split())
 _DETERMINERS = frozenset("the our this that these those".split())
 _RARE_SHARE = 0.1

@@ -163,6 +163,7 @@ def route(question: str, layout: Layout | None) -> tuple[Route, str]:
                                 f"each record{narrowed} is judged")
         if (draft.plan.filters or draft.plan.exclude or draft.plan.absent or draft.rank_key
                 or draft.plan.compare or draft.plan.dated or draft.plan.blank or draft.plan.months
+                or draft.plan.inside
                 or (draft.plan.exclude_phrases and not draft.unknown)):
             return "count", f"the question names field values ({draft.plan.describe()})"
         if _states_number(question, layout):

@@ -131,12 +131,14 @@ class TallyPlan(BaseModel):
     """Date conditions ("before 2012", "after the due date"): each must hold."""
     blank: list[str] = Field(default_factory=list)
     """Fields left empty ("not returned yet"): blank in a record of a table that has them."""
+    inside: list[FieldFilter] = Field(default_factory=list)
+    """Words a field's value holds ("born in Ellerby": BIRT.PLAC "Ellerby, Yorkshire")."""
 
     @property
     def empty(self) -> bool:
         return not (self.filters or self.phrases or self.every or self.exclude
                     or self.exclude_phrases or self.absent or self.compare or self.months
-                    or self.dated or self.blank)
+                    or self.dated or self.blank or self.inside)
 
     def describe(self) -> str:
         grouped: dict[str, list[str]] = {}
@@ -154,6 +156,7 @@ class TallyPlan(BaseModel):
         parts += [f"a date in month {'|'.join(map(str, self.months))}"] if self.months else []
         parts += [d.describe() for d in self.dated]
         parts += [f"{k} blank" for k in self.blank]
+        parts += [f"{f.field}~{f.value!r}" for f in self.inside]
         where = f" in {len(self.docs)} named document(s)" if self.docs else ""
         if self.every and not parts:
             return "every record" + where
@@ -281,6 +284,9 @@ def _matches(record: Record, plan: TallyPlan, patterns: list[re.Pattern[str]],
     if not all(left_blank(record, key, tables or {}) for key in plan.blank):
         return False
     if not all(d.holds(record.fields) for d in plan.dated):
+        return False
+    if not all(phrase_regex(f.value).search(record.fields.get(f.field, ""))
+               for f in plan.inside):
         return False
     wanted: dict[str, list[str]] = {}
     for flt in plan.filters:

@@ -21,6 +21,7 @@ from ...corpus.records import Layout
 from ...corpus.tally import FieldFilter, TallyPlan, group_counts, select, tally
 from ...types import SpanRef
 from ..context import AgentAnswer, RunContext
+from ..count_join import Join, joined
 from ..recursion import RecursionState
 from ..routing import CountDraft, count_draft, session_layout
 
@@ -65,6 +66,9 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         return _refuse(tier, layout, draft)
     if draft.aggregate is not None:
         return _aggregate(rc, tier, layout, draft)
+    join = joined(question, layout, plan)
+    if join is not None:
+        return _joined(rc, tier, layout, plan, join)
     hits, total = tally(layout, plan, SAMPLE)
     for hit in hits:
         rc.citations.add(SpanRef(doc_id=hit.doc_id, start=hit.start, end=hit.end))
@@ -81,6 +85,21 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
     return AgentAnswer(text, tier, 0, extra={
         "count": total, "plan": plan.model_dump(),
         "computed": computed("count", plan.describe(), total, total > 0)})
+
+
+def _joined(rc: RunContext, tier: object, layout: Layout, plan: TallyPlan, join: Join
+            ) -> AgentAnswer:
+    """The noun's records counted through the records the plan selects."""
+    described = join.describe(plan)
+    for record in join.records[:_CITED]:
+        rc.citations.add(SpanRef(doc_id=record.doc_id, start=record.start, end=record.end))
+    total = len(join.records)
+    shown = "\n".join(f"- {r.text[:200]}" for r in join.records[:SAMPLE])
+    text = (f"{total} — counted exactly by code: {described}.\nSample:\n{shown}" if total else
+            f"Not found: no {described} (counted by code).")
+    return AgentAnswer(text, tier, 0, extra={  # type: ignore[arg-type]
+        "count": total, "plan": plan.model_dump(), "join": join.key,
+        "computed": computed("count", described, total, total > 0)})
 
 
 def _aggregate(rc: RunContext, tier: object, layout: Layout, draft: CountDraft) -> AgentAnswer:
