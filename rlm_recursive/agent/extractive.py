@@ -36,7 +36,7 @@ from ..corpus.evidence import (
 from ..corpus.lookup import lookup, says_rest
 from ..corpus.records import Layout, Record
 from ..corpus.search import Hit
-from ..corpus.sections import Scope, author, headings, scopes_for
+from ..corpus.sections import Scope, author, headings, scopes_for, title
 from ..errors import InvalidArgs
 from ..store import Store
 from ..tools.search import search_session
@@ -74,6 +74,8 @@ class Window(NamedTuple):
     text: str
     scopes: list[Scope]
     """(offset in `text`, heading, author) in force (`sections.scopes_for`)."""
+    title: str = ""
+    """The document's title (`sections.title`)."""
 
 
 def copied(found: Extract, bridges: list[str] | None = None) -> dict[str, object]:
@@ -128,14 +130,15 @@ def windows(store: Store, session_id: str, question: str) -> list[Window]:
                 merged[-1][1] = max(merged[-1][1], b)
             else:
                 merged.append([a, b])
-        out += [Window(doc_id, a, texts[doc_id][a:b], scopes_for(texts[doc_id], a, b))
-                for a, b in merged]
+        out += [Window(doc_id, a, texts[doc_id][a:b], scopes_for(texts[doc_id], a, b),
+                       title(texts[doc_id])) for a, b in merged]
     return out
 
 
 def window_units(found: list[Window]) -> list[Unit]:
     """The units of the windows, each with the heading it is under."""
-    return split_units([w.text for w in found], [w.scopes for w in found])
+    return split_units([w.text for w in found], [w.scopes for w in found],
+                       [w.title for w in found])
 
 
 def _holds_heading(found: list[Window], unit: Unit) -> bool:
