@@ -80,3 +80,16 @@ async def test_search_grounds_a_joined_answer(tmp_path, monkeypatch):
                           "brought back hang on?", "search", knows_nothing)
     runtime.close()
     assert result.grounded is True and "R2" in result.answer and "R1" not in result.answer
+
+
+def test_a_value_records_share_is_no_key():
+    # Ada's row has no trade; Bram, born in the same town, has one: a birthplace is not a
+    # key that names his row, so Ada's trade is not found.
+    people = "name,born,trade\nAda Quill,Kelso,\nBram Quill,Kelso,Cooper\n"
+    assert follow_join("What was Ada Quill's trade?", _layout({"people.csv": people})) is None
+    # A code that names one row does.
+    orders = "order,customer,part\nOR-71,Ada Quill,PT-9\nOR-72,Bram Quill,PT-4\n"
+    parts = "part,bin\nPT-4,Bin 12\nPT-9,Bin 30\n"
+    chain = follow_join("Which bin holds the part Ada Quill ordered?",
+                        _layout({"orders.csv": orders, "parts.csv": parts}))
+    assert chain is not None and chain.found.answer == "bin: Bin 30"

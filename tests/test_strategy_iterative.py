@@ -186,14 +186,13 @@ _BEANS = "which feed does the man who gave the Charlotte potatoes tip put on his
 
 async def test_a_things_answer_is_never_the_name_the_chain_went_through(tmp_path, monkeypatch):
     # The model answers with the contributor the bridge led to (a person, for "which feed"):
-    # the runtime's chain through him answers, from his runner-bean section.
+    # that is no answer, re-asked or not.
     runtime = small_runtime(tmp_path, monkeypatch)
     sid = load(runtime, _SHOW_BOOK)
     result, _ = await ask(runtime, sid, _BEANS, "iterative",
                           _hops_then(["Declan Moss"], "Declan Moss"))
     runtime.close()
-    assert result.answer.strip() != "Declan Moss"
-    assert result.grounded is True and "seaweed feed" in result.answer
+    assert "Declan" not in result.answer and result.grounded is not True
 
 
 async def test_the_bridge_name_a_model_answers_for_a_thing_is_dropped(tmp_path, monkeypatch):

@@ -33,10 +33,10 @@ from ..corpus.evidence import (
     stems,
     values,
 )
-from ..corpus.lookup import lookup
+from ..corpus.lookup import lookup, says_rest
 from ..corpus.records import Layout, Record
 from ..corpus.search import Hit
-from ..corpus.sections import Scope, author, headings, scopes_for
+from ..corpus.sections import Scope, author, headings, scopes_for, title
 from ..errors import InvalidArgs
 from ..store import Store
 from ..tools.search import search_session
@@ -74,6 +74,8 @@ class Window(NamedTuple):
     text: str
     scopes: list[Scope]
     """(offset in `text`, heading, author) in force (`sections.scopes_for`)."""
+    title: str = ""
+    """The document's title (`sections.title`)."""
 
 
 def copied(found: Extract, bridges: list[str] | None = None) -> dict[str, object]:
@@ -128,14 +130,15 @@ def windows(store: Store, session_id: str, question: str) -> list[Window]:
                 merged[-1][1] = max(merged[-1][1], b)
             else:
                 merged.append([a, b])
-        out += [Window(doc_id, a, texts[doc_id][a:b], scopes_for(texts[doc_id], a, b))
-                for a, b in merged]
+        out += [Window(doc_id, a, texts[doc_id][a:b], scopes_for(texts[doc_id], a, b),
+                       title(texts[doc_id])) for a, b in merged]
     return out
 
 
 def window_units(found: list[Window]) -> list[Unit]:
     """The units of the windows, each with the heading it is under."""
-    return split_units([w.text for w in found], [w.scopes for w in found])
+    return split_units([w.text for w in found], [w.scopes for w in found],
+                       [w.title for w in found])
 
 
 def _holds_heading(found: list[Window], unit: Unit) -> bool:
@@ -216,9 +219,15 @@ def _from_record(question: str, record: Record) -> tuple[str, str] | None:
 
 
 
+def _doc_said(layout: Layout | None, doc_id: str) -> str:
+    """What a document's records say, as one text (`says_rest`)."""
+    records = layout.records if layout is not None else []
+    return " ".join(r.text for r in records if r.doc_id == doc_id)
+
+
 def _looked_up(question: str, layout: Layout | None) -> Extract | None:
     """The asked field of the record the question picks out by its values (`lookup`)."""
-    found = lookup(question, layout.records) if layout is not None else None
+    found = lookup(question, layout.records, layout.titles) if layout is not None else None
     if found is None:
         return None
     record, key = found
@@ -231,9 +240,14 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
     """The answer copied from the unit that best matches the question; else why there is
     none when no passage names together what the question names (no answer could be
     grounded, so no model need be asked); else None."""
+    # A record the question picks out by its values, with a field named as what is asked
+    # (`lookup`'s strict rules), answers before any passage: the passage holding the
+    # question's words may be a sibling record's (the member's loans, not their row).
+    if (looked := _looked_up(question, layout)) is not None:
+        return looked
     found = windows(store, session_id, question)
     if not found:
-        return _looked_up(question, layout)
+        return None
     units = window_units(found)
     # A record that holds every entity the question names, with a field the question asks
     # about: the field's value ("Which carrier is moving SH-1006?" → carrier: CMA CGM).
@@ -246,7 +260,8 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
             if not all(contains(unit.norm, e) for e in named):
                 continue
             record = record_at(layout, doc_id, offset + unit.start)
-            if record is not None and (picked := _from_record(question, record)):
+            if record is not None and says_rest(question, record, _doc_said(layout, doc_id)) and (
+                    picked := _from_record(question, record)):
                 key, value = picked
                 return Extract(f"{key}: {value}", SpanRef(doc_id=doc_id, start=record.start,
                                                           end=record.end), key)
@@ -259,8 +274,6 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
     if not best:
         # No one line holds what the question names and asks: a record may, lines apart
         # (a manifest's name and its maxReplicas).
-        if (looked := _looked_up(question, layout)) is not None:
-            return looked
         if named and not any(all(names(u, e) for e in named) for u in units):
             return f"no passage names {', '.join(named)} together"
         return None

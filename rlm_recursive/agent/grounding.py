@@ -29,10 +29,12 @@ from ..corpus.evidence import (
     entities,
     is_echo,
     normalise,
+    shared_words,
     split_units,
+    stems,
 )
 from ..corpus.records import Layout
-from ..corpus.sections import Scope, scopes_for
+from ..corpus.sections import Scope, scopes_for, title
 from ..errors import BudgetExceeded, InvalidArgs, ModelError
 from ..providers.base import Message
 from ..tools.search import search_session
@@ -40,7 +42,16 @@ from ..types import SpanRef
 from .clauses import answers_kind, labelled_as_asked
 from .context import AgentAnswer, RunContext
 from .extractive import disagree, record_at, verify_extract
-from .kinds import asks_person, asks_who, fits_kind, fits_kind_in, names_asked_role, says_act
+from .kinds import (
+    asks_person,
+    asks_who,
+    change_side,
+    fits_kind,
+    fits_kind_in,
+    named_as_reference,
+    names_asked_role,
+    says_act,
+)
 from .model_call import call_model, window_chars
 from .routing import session_layout
 
@@ -97,7 +108,7 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
         return answer.text, _record(Grounding(ok, "computed", failed))
     if answer.extra.get("contexts") is not None and rc.settings.output_mode == "CONTEXTS":
         return answer.text, _record(Grounding(True, "contexts"))
-    spans, texts, scopes = await asyncio.to_thread(_cited_texts, rc)
+    spans, texts, scopes, titles = await asyncio.to_thread(_cited_texts, rc)
     if answer.extra.get("not_found"):
         closest = await asyncio.to_thread(_closest, rc, question, spans, texts)
         return NOT_FOUND, _record(Grounding(False, "not_found",
@@ -107,7 +118,7 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
     # is ..."), checked like a cited span; only the documents are quoted or shown as closest.
     said = await asyncio.to_thread(said_before, rc)
     pool = texts + said
-    pool_units = split_units(pool, scopes)
+    pool_units = split_units(pool, scopes, titles)
     units = [u for u in pool_units if u.source < len(texts)]
     bridges = answer.extra.get("bridges") or []
     chain_end = str(bridges[-1]) if bridges else None
@@ -125,9 +136,13 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
         links = ours.get("bridges") or []
         end = str(links[-1]) if links else None
         ours_support = check_support(runtime.text, question, pool, pool_units, end)
+        # The model's own answer, backed by a line that says more of what is asked than the
+        # runtime's ("20 chicken thighs" beside "600 ml chicken stock"), is not overruled.
+        says_more = (first.supported and _says_more(question, first.unit, ours_support.unit)
+                     and _of_asked_kind(question, answer.text, first.unit, chain_end))
         # A copy from the end of a chain of look-ups must still be what is asked ("04:40
         # nightly" is no port, whichever job the chain reached).
-        if (((ours_support.supported and (not links or ours_support.unit is None
+        if not says_more and (((ours_support.supported and (not links or ours_support.unit is None
                                           or answers_kind(question, ours_support.unit))
               and _labelled(question, runtime.text, ours_support.unit, spans, layout))
              or await asyncio.to_thread(_extract_holds, rc, question, runtime))
@@ -142,12 +157,19 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
                                                         chain_end)
     if wrong_kind:
         first = Support(False)
-    if first.supported:
+    side = change_side(question, answer.text) if first.supported else None
+    if first.supported and side == answer.text:
         return answer.text, _record(Grounding(True, "checked"))
+    if side:  # the side of the change ("from 2.1.1 to 2.1.2") the question asks about
+        return side, _record(Grounding(True, "checked", original=answer.text))
+    two_sides = first.supported  # "from 2.1.1 to 2.1.2", and the question picks neither
+    first = Support(False) if two_sides else first
     failed = first.failures()
     if wrong_kind:
         failed = {"wrong_kind": "the answer is not of the kind asked (a person for 'who', a "
                                 "phone number, a count), or its line does not say what is asked"}
+    if two_sides:
+        failed = {"two_values": "the answer names both the old and the new value of a change"}
     if await asyncio.to_thread(_extract_holds, rc, question, answer):
         return answer.text, _record(Grounding(True, "extractive", failed))
     if _computed_by_code(answer, first, texts):
@@ -166,11 +188,25 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
                 if not is_echo(pair[1].text, question) and answers_kind(question, pair[1])
                 and _labelled(question, pair[1].text, pair[1], spans, layout)
                 and _of_asked_kind(question, pair[1].text, pair[1], chain_end)]
-        if best:
-            return (best[0][1].text.strip(),
-                    _record(Grounding(True, "extractive", failed, original=answer.text)))
+        sides = [side for _, unit in best if (side := change_side(question, unit.text.strip()))]
+        if sides:
+            return sides[0], _record(Grounding(True, "extractive", failed,
+                                               original=answer.text))
     closest = await asyncio.to_thread(_closest, rc, question, spans, texts, units)
     return NOT_FOUND, _record(Grounding(False, "not_found", failed, closest, answer.text))
+
+
+def _says_more(question: str, theirs: Unit | None, ours: Unit | None) -> bool:
+    """The model's unit holds more of the question's words, its own (not its heading's),
+    than the unit the runtime copied from, and is not a heading (which names the subject
+    in the question's words and answers nothing)."""
+    if theirs is None or ours is None or any(
+            part.strip() and part.strip() in theirs.norm
+            for part in normalise(theirs.scope).split(" / ")):
+        return False
+    asked = list(dict.fromkeys(stems(question)))
+    return (len(shared_words(asked, theirs.own_stems))
+            > len(shared_words(asked, ours.own_stems)))
 
 
 def _labelled(question: str, answer: str, unit: Unit | None, spans: list[SpanRef],
@@ -194,6 +230,8 @@ def _of_asked_kind(question: str, answer: str, unit: Unit | None,
     if not (fits_kind(question, answer) if unit is None
             else fits_kind_in(question, answer, unit.text)):
         return False
+    if unit is not None and not chain_end and named_as_reference(question, unit.text):
+        return False  # "Rise of 23 from 0h sample" gives no value of the 0h sample
     if unit is None or chain_end or not asks_person(question):
         return True
     return says_act(question, unit, entities(question))
@@ -260,9 +298,10 @@ def said_before(rc: RunContext) -> list[str]:
 
 
 def _cited_texts(rc: RunContext
-                 ) -> tuple[list[SpanRef], list[str], list[list[Scope]]]:
-    """Every span the run cited, merged, its text, and the headings over it (a heading
-    names what the lines under it are about; read in a worker thread)."""
+                 ) -> tuple[list[SpanRef], list[str], list[list[Scope]], list[str]]:
+    """Every span the run cited, merged, its text, the headings over it and its
+    document's title (a heading names what the lines under it are about; read in a worker
+    thread)."""
     spans = rc.citations.merged()
     docs = {d.id: d for d in rc.store.documents(rc.session_id)} if spans else {}
     whole = {doc_id: rc.store.text(doc) for doc_id, doc in docs.items()
@@ -270,7 +309,8 @@ def _cited_texts(rc: RunContext
     texts = [whole[s.doc_id][s.start:s.end] if s.doc_id in whole else "" for s in spans]
     scopes = [scopes_for(whole[s.doc_id], s.start, s.end) if s.doc_id in whole else []
               for s in spans]
-    return spans, texts, scopes
+    titles = [title(whole[s.doc_id]) if s.doc_id in whole else "" for s in spans]
+    return spans, texts, scopes, titles
 
 
 async def _reask(rc: RunContext, answer: AgentAnswer, question: str, units: list[Unit]
@@ -347,8 +387,8 @@ def check_client_answer(rc: RunContext, question: str | None, answer: str) -> Gr
     run read, as every strategy's answer is, but never replaced (the client drives the run,
     and no model of ours is asked again). Ungrounded, it says what failed and the closest
     passages, beside the answer. Blocking: call it in a thread."""
-    spans, texts, scopes = _cited_texts(rc)
-    units = split_units(texts, scopes)
+    spans, texts, scopes, titles = _cited_texts(rc)
+    units = split_units(texts, scopes, titles)
     support = check_support(answer, question or "", texts, units)
     if support.supported:
         return _record(Grounding(True, "checked"))

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import re
 
-from ..corpus.evidence import contains, normalise, shared_words, stems, values
+from ..corpus.evidence import contains, entities, normalise, shared_words, stems, values
 from ..corpus.units import Unit
 
-__all__ = ["asks_org", "asks_person", "asks_who", "fits_kind", "fits_kind_in", "names_asked_role",
-           "names_person", "says_act"]
+__all__ = ["asks_org", "asks_person", "asks_who", "change_side", "fits_kind", "fits_kind_in",
+           "named_as_reference", "names_asked_role", "names_person", "says_act"]
 
 _WHO = re.compile(r"^\s*(?:(?:can|could)\s+you\s+)?(?:tell\s+me\s+|remind\s+me\s+)?(?:"
                   r"who(?:m|se)?\b|(?:to|from|by|with)\s+whom\b|(?:the\s+)?name\s+of\b|"
@@ -250,7 +250,11 @@ _PHONE_ASKED = re.compile(
     re.IGNORECASE)
 """A phone number is asked: "phone", "mobile", "number for the secretary", "Kerry's number",
 "and on what number?" (not "account number", "number of bookings")."""
-_PHONE_SHAPE = re.compile(r"(?<![\w.:/-])\+?\(?\d[\d ()-]{4,}\d(?![\w:/]|\.\d)")
+_PHONE_SHAPE = re.compile(r"(?<![\w.:/-])(?:\+\d{1,3}[ -]?)?(?:\(\d{1,5}\)[ -]?)?\d{2,6}"
+                          r"(?:[ -]\d{1,6})*(?![\w:/]|\.\d)")
+"""Groups of digits with one space or hyphen between them, a bracketed area code first:
+not "0605 (47" nor a timetable's "0716  0801" columns."""
+_CLOCK = re.compile(r"(?:[01]\d|2[0-3])[0-5]\d")
 _DATE_SHAPE = re.compile(r"^\d{4}-\d\d-\d\d$|^\d{1,2}-\d{1,2}-\d{2,4}$")
 _EXTENSION_SHAPE = re.compile(r"(?<![\w.:/-])\d{3,6}(?![\w:/]|\.\d)")
 _COUNT_WORDS = re.compile(r"\b(?:no|none|zero|one|two|three|four|five|six|seven|eight|nine|"
@@ -266,6 +270,9 @@ def _phone_like(answer: str, question: str, extension: bool) -> bool:
     said = normalise(question)
     for match in _PHONE_SHAPE.finditer(answer):
         digits = re.sub(r"\D", "", match.group())
+        groups = re.findall(r"\d+", match.group())
+        if len(groups) > 1 and all(_CLOCK.fullmatch(g) for g in groups):
+            continue  # times in a row ("0840 0940 1040"), not one number
         if (len(digits) >= 6 and not _DATE_SHAPE.match(match.group().strip())
                 and digits not in re.sub(r"\D", "", said)):
             return True
@@ -296,4 +303,48 @@ def fits_kind(question: str, answer: str) -> bool:
         return bool(_VERSION.search(answer))
     if re.match(r"\s*how\s+many\b", question, re.IGNORECASE):
         return bool(re.search(r"\d", answer) or _COUNT_WORDS.search(answer))
+    return True
+
+
+_CHANGE = re.compile(r"\bfrom\s+(?:v|version\s+)?(\w[\w.:/-]*?)\s+to\s+(?:v|version\s+)?"
+                     r"(\w[\w.:/-]*\w|\w)(?=[\s,;)]|\.?$|\.\s)", re.IGNORECASE)
+"""A change from one value to another: "Bump numpy from 2.1.1 to 2.1.2"."""
+_NEW_SIDE = re.compile(r"\bto\s+(?:which|what)\b|\b(?:new|newer|now|latest|current)\b",
+                       re.IGNORECASE)
+_OLD_SIDE = re.compile(r"\bfrom\s+(?:which|what)\b|\b(?:old|older|previous|before|originally|"
+                       r"earlier)\b", re.IGNORECASE)
+_REFERENCE = re.compile(r"\b(?:from|since|than|vs\.?|versus)\s+(?:the\s+)?$")
+
+
+def change_side(question: str, answer: str) -> str | None:
+    """An answer that names both values of a change ("from 2.1.1 to 2.1.2") names two
+    candidates: the one the question picks ("to which version" → 2.1.2, "the old version"
+    → 2.1.1), else None (no answer). An answer with no such change comes back whole."""
+    change = next((m for m in _CHANGE.finditer(answer)
+                   if any(c.isdigit() for c in m.group(1))
+                   and any(c.isdigit() for c in m.group(2))), None)
+    if change is None:
+        return answer
+    said = normalise(question)
+    if contains(said, normalise(change.group(1))) or contains(said, normalise(change.group(2))):
+        return answer  # the question names one side: the answer is about the other
+    if _NEW_SIDE.search(question) and not _OLD_SIDE.search(question):
+        return change.group(2)
+    if _OLD_SIDE.search(question) and not _NEW_SIDE.search(question):
+        return change.group(1)
+    return None
+
+
+def named_as_reference(question: str, unit_text: str) -> bool:
+    """Each entity the question names is in the unit only as what something is measured
+    from ("Rise of 23 ng/L from 0h sample", "up 4 since 2019"): its values are the change,
+    not the entity's own."""
+    norm = normalise(unit_text)
+    named = [e for e in entities(question) if contains(norm, e)]
+    if not named:
+        return False
+    for entity in named:
+        spots = [m.start() for m in re.finditer(re.escape(entity), norm)]
+        if not all(_REFERENCE.search(norm[max(0, at - 12):at]) for at in spots):
+            return False
     return True

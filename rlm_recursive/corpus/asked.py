@@ -10,8 +10,9 @@ import re
 
 from .units import Unit, has_word, stems
 
-__all__ = ["asked_head", "asked_label", "asked_phrase", "asked_things", "clipped", "label_says",
-           "label_words", "object_head", "qualifiers", "siblings"]
+__all__ = ["CONTRAST_WORDS", "LABEL_KINDS", "asked_head", "asked_label", "asked_phrase",
+           "asked_things", "clipped", "label_says", "label_words", "object_head", "qualifiers",
+           "siblings"]
 
 _CONTRASTS = tuple(frozenset(stems(words)) for words in (
     "north south east west northeast northwest southeast southwest", "upper lower middle",
@@ -20,6 +21,7 @@ _CONTRASTS = tuple(frozenset(stems(words)) for words in (
     "primary secondary replica standby"))
 """Words that tell siblings apart ("the north kiln", "a half plot", "senior crews"). Words
 of time and temperature are left out: "each night", "the warm fridge" say how, not which."""
+CONTRAST_WORDS = frozenset().union(*_CONTRASTS)
 
 
 def qualifiers(question: str, text_stems: frozenset[str]) -> set[str]:
@@ -78,7 +80,7 @@ _NOT_NOUN_LEAD = frozenset((
     "should has have had tell give list show find name describe summarise summarize explain "
     "count please yes no").split())
 """A question starting so names no thing up front ("Who ...", "Tell me ...")."""
-_LABEL_KINDS = frozenset(stems("number no code id ref reference setting value result "
+LABEL_KINDS = frozenset(stems("number no code id ref reference setting value result "
                                "detail details information info figure entry name"))
 """Words that say a value's shape, not which value ("serial number", "batch size setting"):
 the word before them says which."""
@@ -86,6 +88,8 @@ _MODIFIERS = frozenset(stems("max maximum min minimum total current new old late
                              "next main average mean typical annual daily"))
 """Words that say which of a thing's values, not what the thing is: "max replicas" is not
 any maximum (`MAX_BATCH_SIZE`)."""
+_FINITE = frozenset("is are was were do does did has have had can could will would should "
+                    "gets got".split())
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _TOPIC = re.compile(r"^[^:?]{1,40}:\s+(?=(?:what|which|who|how|when|where)\b)", re.IGNORECASE)
 """A topic the question is put under before it asks ("ledgerline: which port ...")."""
@@ -112,7 +116,7 @@ def _asked_words(question: str) -> list[str]:
         if not rest or rest[0] != "the":
             return []
         words = rest[1:]
-    elif words[0] in ("what", "which", "what's", "what’s"):
+    elif words[0] in ("what", "which", "what's", "what’s", "whats"):
         words = words[1:]
         if words and words[0] in ("is", "are", "was", "were"):
             words = words[1:]
@@ -122,6 +126,10 @@ def _asked_words(question: str) -> list[str]:
         words = words[2:]
     elif words[0] in _NOT_NOUN_LEAD:
         return []
+    elif words[0] in _DETERMINERS and len(words) > 1:
+        if any(w in _FINITE for w in words):
+            return []  # "The credit note from ... was raised ...": a statement first
+        words = words[1:]  # "the treasurer's work email address?": a bare noun phrase
     out: list[str] = []
     for word in words:
         if word in _NP_END or len(out) == 4:
@@ -151,7 +159,7 @@ def asked_label(question: str) -> tuple[str, ...]:
     asked = asked_phrase(question)
     if not asked or asked[-1] in _ANYONE:  # "which person": a who, any label may name them
         return ()
-    if asked[-1] in _LABEL_KINDS:  # a bare "what number", "what name": its shape is checked
+    if asked[-1] in LABEL_KINDS:  # a bare "what number", "what name": its shape is checked
         return (asked[-2],) if len(asked) > 1 else ()
     return tuple(w for w in asked[-2:][::-1] if w not in _MODIFIERS or w == asked[-1])
 
@@ -168,11 +176,33 @@ def label_says(question: str, label: str) -> bool:
     return any(has_word(w, said) for w in wanted)
 
 
+_FAMILIES = {stems(label)[0]: frozenset(stems(words)) for label, words in (
+    ("cell", "mobile phone"), ("mobile", "phone"), ("tel", "phone"), ("fax", "phone"),
+    ("email", "mail address"), ("adr", "address"), ("addr", "address"),
+    ("address", "city town place location"), ("plac", "place where city town"),
+    ("date", "year day"),
+    ("bday", "birthday birth born"), ("birt", "birth born"), ("birth", "born"),
+    ("deat", "death die died"), ("death", "die died"), ("buri", "burial buried"),
+    ("marr", "marriage married wedding"), ("emig", "emigration emigrated"),
+    ("occu", "occupation job work living"), ("occupation", "job work living"),
+    ("chil", "child children"), ("since", "start began join"), ("husb", "husband"),
+    ("famc", "parents"),
+    ("fn", "name"), ("org", "organisation company"), ("desc", "description"),
+    ("gbp", "price cost value amount"), ("usd", "price cost value amount"),
+    ("eur", "price cost value amount"), ("amt", "amount"), ("num", "number"))}
+"""Words a field's name is written with, short or long ("TEL;type=CELL", `DEAT.DATE`,
+`replacement_gbp`), and the words a question asks for it with (mobile, died, value): a
+family of meanings, not any one file's names."""
+
+
 def label_words(label: str) -> frozenset[str]:
     """A label's stems, `camelCase` and `snake_case` cut into words ("maxReplicas" → max,
-    replica), with the words its value's shape answers (a phone number says "phone")."""
+    replica), with the words its value's shape answers (a phone number says "phone") and
+    the words its abbreviations and terms stand for (`DEAT` → death, died)."""
     text = _CAMEL.sub(" ", label).replace("_", " ")
-    return Unit(0, 0, len(text), text).own_stems
+    own = Unit(0, 0, len(text), text).own_stems
+    extra = [_FAMILIES[w] for w in own if w in _FAMILIES]
+    return own.union(*extra) if extra else own
 
 
 _OBJECT = re.compile(

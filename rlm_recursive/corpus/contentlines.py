@@ -5,7 +5,8 @@ its fields named by property.
 A calendar export is a list of events, not a list of lines: "how many bookings are for the
 Garden Room" counts the events whose LOCATION says so. A long value is folded onto lines that
 begin with a space; it is unfolded before it is read. Parameters become fields of their own
-(`ORGANIZER;CN=Kerry Doughty:mailto:...` gives `ORGANIZER.CN` = "Kerry Doughty").
+(`ORGANIZER;CN=Kerry Doughty:mailto:...` gives `ORGANIZER.CN` = "Kerry Doughty"), and the
+property is a field under its full name too (`TEL;type=CELL` beside `TEL;type=HOME`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ def content_fields(line: str) -> dict[str, str] | None:
         return None
     name = m.group("name")
     out = {name: _unescape(m.group("value"))}
+    if m.group("params"):
+        # A card's mobile and its home phone are both `TEL`: the line's own name, with its
+        # parameters as written (`TEL;type=CELL`), tells them apart.
+        out[name + m.group("params")] = out[name]
     for key, value in _PARAM.findall(m.group("params")):
         out[f"{name}.{key.upper()}"] = value.strip('"')
     return out

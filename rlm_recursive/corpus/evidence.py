@@ -132,14 +132,40 @@ contains = _contains
 
 def names(unit: Unit, entity: str) -> bool:
     """The unit names the entity: itself (a "noun number" pair perhaps written as one word,
-    "cone6" for "cone 6"), in the heading it is under, or as "I" or "me" in a letter its
-    author wrote."""
-    return (_contains(unit.norm, entity)
-            or (_NOUN_NUMBER.fullmatch(entity) is not None
-                and _contains(unit.norm, entity.replace(" ", "")))
+    "cone6" for "cone 6"), in the heading it is under or its document's title, or as "I" or
+    "me" in a letter its author wrote."""
+    return (_says(unit.norm, entity)
             or (bool(unit.lead) and _contains(normalise(unit.lead), entity))
-            or (bool(unit.scope) and _contains(normalise(unit.scope), entity))
+            or (bool(unit.scope) and _heading_names(unit.scope, unit, entity))
+            or (bool(unit.title) and _heading_names(unit.title, unit, entity))
             or (bool(unit.author) and _contains(normalise(unit.author), entity)))
+
+
+def _says(norm: str, entity: str) -> bool:
+    """The text says the entity, a "noun number" pair perhaps as one word or with a sign
+    between ("cone6", "run #8812", "room no. 4")."""
+    if _contains(norm, entity):
+        return True
+    if _NOUN_NUMBER.fullmatch(entity) is None:
+        return False
+    noun, _, number = entity.rpartition(" ")
+    return any(_contains(norm, f"{noun}{gap}{number}") for gap in ("", " #", " no. ", " no "))
+
+
+_NAME_WORD = re.compile(r"\b[A-Z][a-z][\w'-]+")
+
+
+def _heading_names(heading: str, unit: Unit, entity: str) -> bool:
+    """The heading over the unit (or its document's title) says the entity, and the unit
+    does not pick out another name of that heading instead ("Saturday clinics (Harrow
+    only)" under "Harrow & Vale Dental Group" is not about Vale)."""
+    parts = [p for p in heading.split(" / ") if _says(normalise(p), entity)]
+    if not parts:
+        return False
+    # Its names: capitalised words, not a heading's capitals ("CHICKEN AND LEEK").
+    others = {normalise(w) for w in _NAME_WORD.findall(" / ".join(parts))
+              if not _contains(entity, normalise(w))}
+    return not any(_contains(unit.norm, v) for v in others)
 
 
 @dataclass

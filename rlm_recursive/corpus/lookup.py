@@ -14,39 +14,181 @@ both. `lookup` picks
   job run under the ledger-worker account);
 - of its asked fields, the one whose name shares most of the question's words (`maxReplicas`
   over `minReplicas` for "max replicas"); a tie between two values is no answer.
+A "when" or "where" question names no thing it asks for: the field is the one whose name says
+every word of the question that names a field somewhere ("when did J. Okoro join" is the
+`joined` of the row naming him, "when did he die" no `EMIG.DATE`), and a date, or a place.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
 
-from .asked import asked_phrase, label_says, label_words, qualifiers
+from .asked import CONTRAST_WORDS, LABEL_KINDS, asked_phrase, label_says, label_words, qualifiers
 from .records import Record
 from .units import has_word, shared_words, stems
 
-__all__ = ["lookup"]
+__all__ = ["lookup", "says_rest"]
+
+_WH_HINTS = {"when": frozenset(stems("date time year day month")),
+             "where": frozenset(stems("place address location city town venue"))}
+"""What the field a "when"/"where" question asks for says (its name, or a date's shape)."""
+_DATE = re.compile(r"\d{4}-\d\d-\d\d|\b\d{1,2}\s+[A-Za-z]{3,9}\s+\d{4}\b|\b\d{4}\b|"
+                   r"\d{1,2}:\d\d")
+_PROPER = re.compile(r"(?<=[\w,;:] )[A-Z][\w'’.-]*")
+"""A capitalised word inside a question: a name, which a record must say, never a
+paraphrase."""
+_OWNED = re.compile(r"([\w-]+)['’]s?\s+([\w-]+)")
+"""An owner and what it owns ("Hollis's mother", "the treasurer's work email")."""
+_RELATIONS = frozenset(stems(
+    "mother father parent parents son daughter child children brother sister sibling husband "
+    "wife spouse partner grandmother grandfather uncle aunt cousin niece nephew widow boss "
+    "manager owner deputy assistant"))
+"""What an owner's word may name: another person ("Kenneth's mother" is not in Kenneth's
+record)."""
+_DESCRIBED = re.compile(r"((?:[\w'’-]+\s+){1,3})(?=[\w-]+['’]s?\s)")
+"""The words that describe an owner, before its name ("theatre group" in "the theatre group
+treasurer's work email")."""
 
 
-def lookup(question: str, records: Iterable[Record]) -> tuple[Record, str] | None:
+_MAX_POOL = 400
+"""Records a look-up weighs word by word, those holding most of the question's words."""
+
+
+def _wh(question: str) -> str | None:
+    match = re.match(r"\s*(when|where)\b", question, re.IGNORECASE)
+    return match.group(1).lower() if match else None
+
+
+def _rest(question: str, phrase: set[str], said_anywhere: frozenset[str]) -> list[str]:
+    """The question's words a record must say, beyond the thing asked. The words before an
+    owner ("the theatre group treasurer's ...") describe it, and one no record and no title
+    says is a paraphrase, left out; a name never is."""
+    described = set(stems(" ".join(_DESCRIBED.findall(question)))) - set(
+        stems(" ".join(_PROPER.findall(question))))
+    return [w for w in dict.fromkeys(stems(question)) if w not in phrase
+            and (w not in described or has_word(w, said_anywhere))]
+
+
+def says_rest(question: str, record: Record, text: str) -> bool:
+    """The record (its values or field names) says every word of the question beyond the
+    thing asked that its document `text` says anywhere: the member's row holding their name
+    is still not the one the question means when it names a belt sander another row
+    says."""
+    lowered = text.lower()
+    other = [w for w in dict.fromkeys(stems(question)) if w not in set(asked_phrase(question))
+             and w[:4] in lowered]
+    said = label_words(" ".join([*record.fields.values(), *record.fields]))
+    return shared_words(other, said) == set(other)
+
+
+def _said(record: Record) -> frozenset[str]:
+    return label_words(" ".join(record.fields.values()))
+
+
+def _asked_keys(question: str, record: Record, phrase: set[str], pool_labels: frozenset[str],
+                ) -> tuple[list[str], set[str]]:
+    """The record's fields that may hold what is asked, and the question's words they
+    name (left out of what the record must say)."""
+    filled = {k: v for k, v in record.fields.items() if v.strip()}
+    wh = _wh(question)
+    if phrase:
+        keys = [k for k in filled if label_says(question, k)]
+        asked = asked_phrase(question)
+        if not keys and len(asked) > 1 and asked[-1] in LABEL_KINDS:
+            # "the CIRIA report number": a field called `number` in a record that says
+            # CIRIA.
+            values = label_words(" ".join(filled.values()))
+            if any(has_word(w, values) for w in asked[:-1]):
+                keys = [k for k in filled if asked[-1] in label_words(k)]
+        return keys, phrase
+    if wh is None:
+        return [], phrase
+    values = label_words(" ".join(filled.values()))
+    named = {w for w in stems(question) if has_word(w, pool_labels) and not has_word(w, values)}
+    hints = _WH_HINTS[wh]
+    keys = [k for k, v in filled.items() if named
+            and all(has_word(w, label_words(k)) for w in named)
+            and (label_words(k) & hints or (wh == "when" and _DATE.search(v)))]
+    return keys, named
+
+
+def _sibling_says(record: Record, pool: list[Record], missing: set[str], matched: set[str]
+                  ) -> bool:
+    """Another record says, in the same field, what this one says of the question and a
+    word this one lacks: an "orbital sander" row is not the "belt sander" one, though it
+    says sander and belt is one word in four."""
+    for key, value in record.fields.items():
+        own = label_words(value)
+        says = {w for w in matched if has_word(w, own)}
+        if not says or not missing:
+            continue
+        for other in pool:
+            theirs = other.fields.get(key)
+            if other is not record and theirs and theirs != value:
+                words = label_words(theirs)
+                if all(has_word(w, words) for w in says) and any(
+                        has_word(w, words) for w in missing):
+                    return True
+    return False
+
+
+def lookup(question: str, records: Iterable[Record], titles: Mapping[str, str] | None = None
+           ) -> tuple[Record, str] | None:
     """The record the question picks out and the name of its field that answers it, or None
-    (see the module docstring)."""
+    (see the module docstring); `titles` are the documents' titles by doc_id."""
     phrase = set(asked_phrase(question))
-    if not phrase:
+    if not phrase and _wh(question) is None:
         return None
-    other = [w for w in dict.fromkeys(stems(question)) if w not in phrase]
-    if not other:
-        return None
-    pool = [r for r in records if len(r.fields) >= 2]
-    said_by = {id(r): label_words(" ".join(r.fields.values())) for r in pool}
+    titles = titles or {}
+    everything = [r for r in records if len(r.fields) >= 2]
+    lowered = {id(r): r.text.lower() for r in everything}
+    corpus = "\n".join(lowered.values())
+    # Words are stemmed for the records that may fit only (a log holds 50,000 lines): a
+    # record whose text, field names and title hold too few of the question's words (their
+    # first letters) cannot.
+    base = [w for w in dict.fromkeys(stems(question)) if w not in phrase]
+    need = max(1, len(base) - len(base) // 3 - 1)
+    hits: list[tuple[int, Record]] = []
+    for r in everything:
+        hay = " ".join([lowered[id(r)], *r.fields, titles.get(r.doc_id, "")]).lower()
+        if (n := sum(w[:4] in hay for w in base)) >= need:
+            hits.append((n, r))
+    hits.sort(key=lambda pair: -pair[0])
+    if len(hits) > _MAX_POOL:
+        cut = hits[_MAX_POOL][0]
+        if hits[0][0] == cut:
+            return None  # the question's words fit too many records alike to pick one
+        hits = [pair for pair in hits if pair[0] > cut]
+    pool = [r for _, r in hits]
+    said_by = {id(r): _said(r) for r in pool}
+    # A document's title says what all its records are about ("the tool library"); a word
+    # a record says (the first record's name in a title's first lines) tells none apart.
+    def in_corpus(word: str) -> bool:  # a word's start at a word's start ("fellsingers"
+        return re.search(r"\b" + re.escape(word[:4]), corpus) is not None  # says no singer)
+
+    about = {doc: frozenset(w for w in label_words(title) if not in_corpus(w))
+             for doc, title in titles.items()}
+    for record in pool:
+        said_by[id(record)] |= about.get(record.doc_id, frozenset())
+    said_anywhere = frozenset(w for w in base if in_corpus(w)).union(*about.values())
+    pool_labels = label_words(" ".join({k for r in everything for k in r.fields}))
     # "the east wing printer" where the text has a north wing: east must be said.
-    picked = qualifiers(question, frozenset().union(*said_by.values()))
+    picked = qualifiers(question, frozenset(w for w in CONTRAST_WORDS if w in corpus))
     scored: list[tuple[tuple[int, int], Record, list[str]]] = []
     for record in pool:
-        keys = [k for k, v in record.fields.items() if v.strip() and label_says(question, k)]
+        keys, asked = _asked_keys(question, record, phrase, pool_labels)
+        if not keys:
+            continue
+        other = _rest(question, asked, said_anywhere)
         said = said_by[id(record)]
         matched = shared_words(other, said)
-        if (not keys or not picked <= said
-                or len(other) - len(matched) > len(other) // 3):
+        owned = set(stems(" ".join(m[1] for m in _OWNED.findall(question)))) & _RELATIONS - asked
+        if (not other or not picked <= said or shared_words(owned, said) != owned
+                or len(other) - len(matched) > len(other) // 3
+                or _sibling_says(record, [r for r in everything if any(
+                    w[:4] in lowered[id(r)] for w in set(other) - matched)],
+                                 set(other) - matched, matched)):
             continue
         fields_saying = sum(any(has_word(w, label_words(v)) for w in matched)
                             for v in record.fields.values())
@@ -57,8 +199,12 @@ def lookup(question: str, records: Iterable[Record]) -> tuple[Record, str] | Non
     if len(scored) > 1 and scored[0][0] == scored[1][0]:
         return None  # two records fit the question as well: which one is not known
     _, record, keys = scored[0]
-    asked = frozenset(stems(question))
-    ranked = sorted(keys, key=lambda k: -len(label_words(k) & asked))
-    best = len(label_words(ranked[0]) & asked)
-    values = {record.fields[k] for k in ranked if len(label_words(k) & asked) == best}
+    asked = frozenset(stems(question)) | _WH_HINTS.get(_wh(question) or "", frozenset())
+
+    def says(key: str) -> tuple[int, int]:  # the asked phrase's words first ("value of")
+        words = label_words(key)
+        return len(words & phrase), len(words & asked)
+
+    ranked = sorted(keys, key=says, reverse=True)
+    values = {record.fields[k] for k in ranked if says(k) == says(ranked[0])}
     return (record, ranked[0]) if len(values) == 1 else None

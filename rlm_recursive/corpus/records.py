@@ -25,15 +25,19 @@ from typing import Literal
 from .blocks import blocks
 from .contentlines import component_records
 from .crontab import crontab_records
+from .entries import entry_records
 from .items import Item, line_spans, split_items
-from .rows import pipe_rows, table_rows
+from .levels import level_records
+from .markup import element_records
+from .rows import pipe_rows, ruled_rows, table_rows
 from .segments import segment_records
 from .structured import flatten, structured_records
 
 __all__ = ["LEVELS", "Format", "Layout", "Record", "detect_format", "read_layout"]
 
 Format = Literal["json", "yaml", "jsonl", "csv", "tsv", "logfmt", "syslog", "access",
-                 "bracketed", "keyvalue", "prose", "contentlines", "segments", "crontab"]
+                 "bracketed", "keyvalue", "prose", "contentlines", "segments", "crontab",
+                 "markup", "levels", "entries"]
 
 LEVELS = frozenset("trace debug info information notice warn warning error err critical crit "
                    "fatal alert emerg emergency severe".split())
@@ -93,7 +97,8 @@ class Layout:
 _UNIT: dict[str, str] = {"json": "record", "yaml": "record", "jsonl": "line", "csv": "row",
                          "tsv": "row", "logfmt": "line", "syslog": "line", "access": "request",
                          "bracketed": "line", "keyvalue": "record", "prose": "item",
-                         "contentlines": "record", "segments": "segment", "crontab": "job"}
+                         "contentlines": "record", "segments": "segment", "crontab": "job",
+                         "markup": "record", "levels": "record", "entries": "entry"}
 
 
 def _json_fields(line: str) -> dict[str, str] | None:
@@ -189,18 +194,21 @@ def detect_format(text: str, name: str = "") -> Format:
     return whole[0] if whole is not None else _line_format(text)
 
 
-_WholeFormat = Literal["json", "yaml", "contentlines", "segments", "crontab"]
+_WholeFormat = Literal["json", "yaml", "contentlines", "segments", "crontab", "markup",
+                      "levels", "entries"]
 
 
 def _whole_records(text: str, name: str) -> tuple[_WholeFormat, list[tuple[int, int, dict[
         str, str]]]] | None:
     """The records of a document read by its own grammar (a JSON/YAML collection, calendar
-    or card components, pipe segments, a crontab's jobs), if it is written in one."""
+    or card components, pipe segments, a crontab's jobs, markup elements, level-numbered
+    lines, `@type{...}` or `[section]` entries), if it is written in one."""
     structured = structured_records(text, name)
     if structured is not None:
         return structured
     for fmt, read in (("contentlines", component_records), ("segments", segment_records),
-                      ("crontab", crontab_records)):
+                      ("crontab", crontab_records), ("markup", element_records),
+                      ("levels", level_records), ("entries", entry_records)):
         found = read(text)
         if found is not None:
             return fmt, found  # type: ignore[return-value]
@@ -288,7 +296,10 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
     if fmt == "prose" and (found := _block_records(doc_id, text)):
         return found
     if fmt == "keyvalue" or fmt == "prose":
-        rows = [Record(doc_id, a, b, text[a:b], f) for a, b, f in pipe_rows(text)]
+        piped = pipe_rows(text)
+        spans = {(a, b) for a, b, _ in piped}  # a markdown table's rule is a rule too
+        rows = [Record(doc_id, a, b, text[a:b], f) for a, b, f in sorted(
+            [*piped, *(r for r in ruled_rows(text) if r[:2] not in spans)], key=lambda r: r[:2])]
         out = list(rows)
         headings = [(m.start(), len(m.group(1)), m.group(2)) for m in _HEADING.finditer(text)]
         headings = headings if len(headings) >= 2 else []

@@ -16,7 +16,7 @@ import re
 
 from .items import Item, line_spans
 
-__all__ = ["pipe_rows", "table_rows"]
+__all__ = ["pipe_rows", "ruled_rows", "table_rows"]
 
 _GUTTER = re.compile(r"(?<![.!?:;,\s])[ \t]{2,}(?=\S)")
 _RULE = re.compile(r"^[ \t]*[-=_~*+|]{3,}[ \t]*$")
@@ -83,4 +83,56 @@ def pipe_rows(text: str) -> list[tuple[int, int, dict[str, str]]]:
         cells = [c.strip() for c in match.group(1).split("|")]
         fields = {k: v for k, v in zip(header, cells, strict=False) if k and v}
         rows.append((a, b, fields))
+    return rows
+
+
+_RULED = re.compile(r"^[ \t|+]*[-=]{2,}(?:[ \t]*[+|][ \t]*[-=]+|[ \t]+[-=]{2,})+[ \t|+]*$")
+"""A rule under a column header, one run of dashes per column: `----+----` (psql),
+`+----+----+` (a box), `-----  ------` (fixed-width reports)."""
+_FOOTER = re.compile(r"^\s*\(\d+ rows?\)\s*$")
+_EDGES = " \t|+"
+
+
+def _columns(rule: str) -> list[tuple[int, int]]:
+    """Each column's (start, end) in the line: from its dashes to the next column's."""
+    runs = [m.start() for m in re.finditer(r"[-=]+", rule)]
+    return [(a, b) for a, b in zip(runs, [*runs[1:], 10**6], strict=True)]
+
+
+def _fits(line: str, columns: list[tuple[int, int]]) -> bool:
+    """The line's cells break where the rule's columns do (a gutter or a bar there)."""
+    return bool(line.strip()) and all(line[b - 1:b] in ("", " ", "\t", "|", "+")
+                                      for _, b in columns[:-1])
+
+
+def _cells(line: str, columns: list[tuple[int, int]]) -> list[str]:
+    first = columns[0][0]
+    spans = [(0 if i == 0 else a, b) for i, (a, b) in enumerate(columns)] if first else columns
+    return [line[a:b].strip(_EDGES).strip() for a, b in spans]
+
+
+def ruled_rows(text: str) -> list[tuple[int, int, dict[str, str]]]:
+    """The rows of aligned tables whose header is underlined by a rule (query tools'
+    output, fixed-width reports), each with its own header's fields: a document may hold
+    several tables, each under its header. A table ends at a blank line, a `(N rows)`
+    footer or a line whose cells do not break where the rule's columns do."""
+    spans = line_spans(text)
+    lines = [text[a:b] for a, b in spans]
+    rows: list[tuple[int, int, dict[str, str]]] = []
+    for i, line in enumerate(lines):
+        if i == 0 or not _RULED.match(line) or _RULED.match(lines[i - 1]):
+            continue
+        columns = _columns(line)
+        if len(columns) < 2 or not _fits(lines[i - 1], columns):
+            continue
+        header = _cells(lines[i - 1], columns)
+        if sum(bool(h) for h in header) < 2:
+            continue
+        for j in range(i + 1, len(lines)):
+            row = lines[j]
+            if _FOOTER.match(row) or _RULED.match(row) or not _fits(row, columns):
+                break
+            fields = {h: c for h, c in zip(header, _cells(row, columns), strict=True)
+                      if h and c}
+            rows.append((spans[j][0], spans[j][1], fields))
     return rows

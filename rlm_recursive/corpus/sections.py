@@ -26,7 +26,7 @@ import re
 
 from .blocks import blocks, header_text, shape
 
-__all__ = ["FIRST_PERSON", "Heading", "Scope", "author", "headings", "scopes_for"]
+__all__ = ["FIRST_PERSON", "Heading", "Scope", "author", "headings", "scopes_for", "title"]
 
 Heading = tuple[int, int, str]
 """(start, end) of the heading's line in the document, and its text (normalised later)."""
@@ -166,3 +166,9 @@ def scopes_for(text: str, start: int, end: int) -> list[Scope]:
         else:
             out.append((h_start - start, heading, writer))
     return out
+
+
+def title(text: str) -> str:
+    """The document's title: its first heading, when that is on its first line."""
+    found = headings(text)
+    return found[0][2] if found and found[0][0] == len(text) - len(text.lstrip()) else ""

@@ -95,6 +95,9 @@ _PHONE = re.compile(r"(?<![\w.])(?:\+\d{1,3}[\s-]?)?\(?0\d{2,4}\)?[\s-]?\d{3}[\s
 _NUMBER = re.compile(r"(?<![\w.])\d{3,}(?![\w.]|:\d)")
 """A number of three digits or more ("job 448127"): a "number" whether or not it says so."""
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_TEMPERATURE = re.compile(r"\d\s*°|\d\s*deg(?:rees)?\s*[CF]\b|\bgas\s+(?:mark\s+)?\d",
+                          re.IGNORECASE)
+"""A temperature: "160°C", "30 degrees C", "gas mark 6"."""
 _ABBREVIATIONS = {
     "ETA": "expected arrival", "ETD": "expected departure", "DOB": "date birth",
     "ext": "extension", "extn": "extension", "tel": "telephone", "mob": "mobile",
@@ -155,6 +158,9 @@ class Unit:
     header: str = ""
     """The column names over a table's row, tab-separated: the row says its fields there
     ("| Fares |" under "| squad | escalation contact | mobile |")."""
+    title: str = ""
+    """The title of the document it is in (`sections.title`): the names it gives are said
+    by every line of the document ("run #8812" over a CI log's lines)."""
 
     @functools.cached_property
     def norm(self) -> str:
@@ -173,6 +179,8 @@ class Unit:
                   else ("number",) if _NUMBER.search(self.text) else ())
         if _EMAIL.search(self.text):  # "Author: R. Achebe <ra@x.dev>" gives an e-mail
             shapes = (*shapes, "email", "mail")
+        if _TEMPERATURE.search(self.text):  # "bake at 160°C" gives a temperature
+            shapes = (*shapes, "temperatur")
         return frozenset((*stems(self.text), *stems(self.lead), *stems(self.header), *shapes))
 
 
@@ -208,12 +216,16 @@ def shared_words(words: Iterable[str], stem_set: frozenset[str]) -> set[str]:
 
 
 def split_units(texts: Sequence[str],
-                scopes: Sequence[Sequence[tuple[int, str, str]]] | None = None) -> list[Unit]:
+                scopes: Sequence[Sequence[tuple[int, str, str]]] | None = None,
+                titles: Sequence[str] | None = None) -> list[Unit]:
     """Each text cut into paragraphs; a paragraph of `Key: value` lines stays whole (a
     record), others are cut into lines, and lines into sentences. `scopes[i]`: the headings
     over text i and its author, (offset in it, heading, author), from
-    `sections.scopes_for`."""
+    `sections.scopes_for`; `titles[i]`: the title of text i's document."""
     units = _split(texts)
+    if titles:
+        units = [replace(u, title=titles[u.source]) if u.source < len(titles) else u
+                 for u in units]
     if not scopes:
         return units
     out = []
@@ -259,7 +271,8 @@ def _split(texts: Sequence[str]) -> list[Unit]:
                 for piece in SENTENCE_END.split(line):
                     at = line.find(piece, pos)
                     pos = at + len(piece)
-                    if piece.strip():
+                    # A list's number ("12." of "12. BAKEWELL TART") says nothing alone.
+                    if piece.strip() and not _MARKER.fullmatch(piece.strip()):
                         units.append(Unit(index, start + at, start + pos, piece))
                 # A sentence whose clauses a semicolon joins ("The vaccine arrives on 9 June;
                 # 420 doses are expected") is a unit as well as its clauses.
@@ -315,6 +328,7 @@ def _leads(lines: list[str]) -> list[str]:
     return out
 
 
+_MARKER = re.compile(r"(?:\d{1,3}|[A-Za-z]|[ivxIVX]{1,4})[.)]")
 _ITEM = re.compile(r"^\s*(?:[-*•]\s|\(?[a-z0-9]{1,2}\)\s)")
 
 _LEAD_CHARS = 120

@@ -24,7 +24,7 @@ from ..blocks import follow_block
 from ..chain import follow, linked_hops
 from ..context import AgentAnswer, RunContext
 from ..extractive import cited, copied
-from ..grounding import NOT_FOUND, not_found_answer
+from ..grounding import not_found_answer
 from ..kinds import asks_who
 from ..legend import keyed_person
 from ..model_call import call_model
@@ -132,11 +132,10 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
     # The name the chain went through is what the question says something about, never the
     # thing it asks ("what cheese does the woman who gave the tart recipe use": not the
     # woman). For a "who" question a later name may be the answer: only things are checked.
+    # Not found: grounding's re-ask would only be shown the same passages again.
     passed = [*(chain.bridges if chain else []), *answer.extra.get("bridges", [])]
     if not asks_who(question) and names_bridge(answer.text, passed):
-        if chain is None:
-            return not_found_answer(tier, "the answer is a name the look-ups went through")
-        answer.text = NOT_FOUND  # the runtime's copy (below) is checked in its place
+        return not_found_answer(tier, "the answer is a name the look-ups went through")
     if chain is not None and not answer.extra.get("not_found"):
         for ref in (*chain.links, *cited(chain.found)):
             rc.citations.add(ref)
