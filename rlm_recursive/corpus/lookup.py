@@ -164,14 +164,24 @@ def lookup(question: str, records: Iterable[Record], titles: Mapping[str, str] |
     said_by = {id(r): _said(r) for r in pool}
     # A document's title says what all its records are about ("the tool library"); a word
     # a record says (the first record's name in a title's first lines) tells none apart.
-    def in_corpus(word: str) -> bool:  # a word's start at a word's start ("fellsingers"
-        return re.search(r"\b" + re.escape(word[:4]), corpus) is not None  # says no singer)
+    def in_corpus(word: str, text: str = corpus) -> bool:
+        """A word of the stem's ("library" for librari) begins there: "fellsingers" says
+        no singer, "ground" no group."""
+        start = word[:-1] if word.endswith("i") and len(word) > 4 else word
+        return re.search(r"\b" + re.escape(start), text) is not None
+
+    # A word describing the owner is a paraphrase when the record's own document never
+    # says it ("the theatre group" of a contacts file; a CI log's "group" is not its).
+    docs = {r.doc_id for r in pool}
+    doc_text = {d: "\n".join(lowered[id(r)] for r in everything if r.doc_id == d)
+                for d in docs}
 
     about = {doc: frozenset(w for w in label_words(title) if not in_corpus(w))
              for doc, title in titles.items()}
     for record in pool:
         said_by[id(record)] |= about.get(record.doc_id, frozenset())
-    said_anywhere = frozenset(w for w in base if in_corpus(w)).union(*about.values())
+    said_in = {d: frozenset(w for w in base if in_corpus(w, doc_text[d])).union(
+        about.get(d, frozenset())) for d in docs}
     pool_labels = label_words(" ".join({k for r in everything for k in r.fields}))
     # "the east wing printer" where the text has a north wing: east must be said.
     picked = qualifiers(question, frozenset(w for w in CONTRAST_WORDS if w in corpus))
@@ -180,7 +190,7 @@ def lookup(question: str, records: Iterable[Record], titles: Mapping[str, str] |
         keys, asked = _asked_keys(question, record, phrase, pool_labels)
         if not keys:
             continue
-        other = _rest(question, asked, said_anywhere)
+        other = _rest(question, asked, said_in[record.doc_id])
         said = said_by[id(record)]
         matched = shared_words(other, said)
         owned = set(stems(" ".join(m[1] for m in _OWNED.findall(question)))) & _RELATIONS - asked
