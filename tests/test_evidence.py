@@ -242,3 +242,16 @@ def test_free_text_requests_carry_a_repeat_penalty_on_every_wire():
 
 def test_a_number_inside_one_the_question_says_is_still_new():
     assert not is_echo("0", "How many requests took over 500 ms?")
+
+
+def test_a_temperature_answers_temperature_whether_or_not_the_line_says_so():
+    from rlm_recursive.corpus.units import Unit, stems
+
+    def words(text: str) -> frozenset[str]:
+        return Unit(0, 0, len(text), text).own_stems
+
+    temperature = stems("temperature")[0]
+    assert temperature in words("Cover and bake at 160°C (gas 3) for two hours.")
+    assert temperature in words("Prove the dough at 30 degrees C overnight.")
+    assert temperature in words("Roast at gas mark 6 until golden.")
+    assert temperature not in words("Bake for 160 minutes in a 23 cm tin.")

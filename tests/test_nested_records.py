@@ -216,3 +216,15 @@ def test_a_field_the_record_lacks_or_a_record_not_named_is_no_answer(question):
     layout = _layout(*ALL)
     found = lookup(question, layout.records, layout.titles)
     assert found is None or found[0].fields[found[1]] in ("",), (question, found)
+
+
+def test_a_look_up_over_a_long_log_weighs_only_the_records_that_may_fit():
+    lines = [f"ts=2026-03-0{i % 9 + 1} level=info user=u{i % 700} path=/shelf/{i} status=200"
+             for i in range(20000)]
+    lines[12345] = "ts=2026-03-04 level=warn user=marisol path=/shelf/cart status=409"
+    layout = read_layout([("app.log", "\n".join(lines))], {"app.log": "app.log"})
+    found = lookup("what status did marisol get", layout.records, layout.titles)
+    assert found is not None and found[0].fields["status"] == "409"
+    # Words every line says pick out no line: no answer, and no 20,000 lines stemmed.
+    assert lookup("what status did the user get on the shelf path", layout.records,
+                  layout.titles) is None

@@ -10,8 +10,9 @@ import re
 
 from .units import Unit, has_word, stems
 
-__all__ = ["LABEL_KINDS", "asked_head", "asked_label", "asked_phrase", "asked_things", "clipped",
-           "label_says", "label_words", "object_head", "qualifiers", "siblings"]
+__all__ = ["CONTRAST_WORDS", "LABEL_KINDS", "asked_head", "asked_label", "asked_phrase",
+           "asked_things", "clipped", "label_says", "label_words", "object_head", "qualifiers",
+           "siblings"]
 
 _CONTRASTS = tuple(frozenset(stems(words)) for words in (
     "north south east west northeast northwest southeast southwest", "upper lower middle",
@@ -20,6 +21,7 @@ _CONTRASTS = tuple(frozenset(stems(words)) for words in (
     "primary secondary replica standby"))
 """Words that tell siblings apart ("the north kiln", "a half plot", "senior crews"). Words
 of time and temperature are left out: "each night", "the warm fridge" say how, not which."""
+CONTRAST_WORDS = frozenset().union(*_CONTRASTS)
 
 
 def qualifiers(question: str, text_stems: frozenset[str]) -> set[str]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from .asked import LABEL_KINDS, asked_phrase, label_says, label_words, qualifiers
+from .asked import CONTRAST_WORDS, LABEL_KINDS, asked_phrase, label_says, label_words, qualifiers
 from .records import Record
 from .units import has_word, shared_words, stems
 
@@ -49,6 +49,10 @@ record)."""
 _DESCRIBED = re.compile(r"((?:[\w'’-]+\s+){1,3})(?=[\w-]+['’]s?\s)")
 """The words that describe an owner, before its name ("theatre group" in "the theatre group
 treasurer's work email")."""
+
+
+_MAX_POOL = 400
+"""Records a look-up weighs word by word, those holding most of the question's words."""
 
 
 def _wh(question: str) -> str | None:
@@ -136,19 +140,41 @@ def lookup(question: str, records: Iterable[Record], titles: Mapping[str, str] |
     phrase = set(asked_phrase(question))
     if not phrase and _wh(question) is None:
         return None
-    pool = [r for r in records if len(r.fields) >= 2]
+    titles = titles or {}
+    everything = [r for r in records if len(r.fields) >= 2]
+    lowered = {id(r): r.text.lower() for r in everything}
+    corpus = "\n".join(lowered.values())
+    # Words are stemmed for the records that may fit only (a log holds 50,000 lines): a
+    # record whose text, field names and title hold too few of the question's words (their
+    # first letters) cannot.
+    base = [w for w in dict.fromkeys(stems(question)) if w not in phrase]
+    need = max(1, len(base) - len(base) // 3 - 1)
+    hits: list[tuple[int, Record]] = []
+    for r in everything:
+        hay = " ".join([lowered[id(r)], *r.fields, titles.get(r.doc_id, "")]).lower()
+        if (n := sum(w[:4] in hay for w in base)) >= need:
+            hits.append((n, r))
+    hits.sort(key=lambda pair: -pair[0])
+    if len(hits) > _MAX_POOL:
+        cut = hits[_MAX_POOL][0]
+        if hits[0][0] == cut:
+            return None  # the question's words fit too many records alike to pick one
+        hits = [pair for pair in hits if pair[0] > cut]
+    pool = [r for _, r in hits]
     said_by = {id(r): _said(r) for r in pool}
-    said_anywhere = frozenset().union(*said_by.values())
     # A document's title says what all its records are about ("the tool library"); a word
     # a record says (the first record's name in a title's first lines) tells none apart.
-    about = {doc: label_words(title) - said_anywhere for doc, title in (titles or {}).items()}
+    def in_corpus(word: str) -> bool:  # a word's start at a word's start ("fellsingers"
+        return re.search(r"\b" + re.escape(word[:4]), corpus) is not None  # says no singer)
+
+    about = {doc: frozenset(w for w in label_words(title) if not in_corpus(w))
+             for doc, title in titles.items()}
     for record in pool:
         said_by[id(record)] |= about.get(record.doc_id, frozenset())
-    said_anywhere |= frozenset().union(*about.values())
-    pool_labels = label_words(" ".join({k for r in pool for k in r.fields}))
+    said_anywhere = frozenset(w for w in base if in_corpus(w)).union(*about.values())
+    pool_labels = label_words(" ".join({k for r in everything for k in r.fields}))
     # "the east wing printer" where the text has a north wing: east must be said.
-    picked = qualifiers(question, frozenset().union(
-        *(label_words(" ".join(r.fields.values())) for r in pool)))
+    picked = qualifiers(question, frozenset(w for w in CONTRAST_WORDS if w in corpus))
     scored: list[tuple[tuple[int, int], Record, list[str]]] = []
     for record in pool:
         keys, asked = _asked_keys(question, record, phrase, pool_labels)
@@ -160,7 +186,9 @@ def lookup(question: str, records: Iterable[Record], titles: Mapping[str, str] |
         owned = set(stems(" ".join(m[1] for m in _OWNED.findall(question)))) & _RELATIONS - asked
         if (not other or not picked <= said or shared_words(owned, said) != owned
                 or len(other) - len(matched) > len(other) // 3
-                or _sibling_says(record, pool, set(other) - matched, matched)):
+                or _sibling_says(record, [r for r in everything if any(
+                    w[:4] in lowered[id(r)] for w in set(other) - matched)],
+                                 set(other) - matched, matched)):
             continue
         fields_saying = sum(any(has_word(w, label_words(v)) for w in matched)
                             for v in record.fields.values())

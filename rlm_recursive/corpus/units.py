@@ -95,6 +95,9 @@ _PHONE = re.compile(r"(?<![\w.])(?:\+\d{1,3}[\s-]?)?\(?0\d{2,4}\)?[\s-]?\d{3}[\s
 _NUMBER = re.compile(r"(?<![\w.])\d{3,}(?![\w.]|:\d)")
 """A number of three digits or more ("job 448127"): a "number" whether or not it says so."""
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_TEMPERATURE = re.compile(r"\d\s*°|\d\s*deg(?:rees)?\s*[CF]\b|\bgas\s+(?:mark\s+)?\d",
+                          re.IGNORECASE)
+"""A temperature: "160°C", "30 degrees C", "gas mark 6"."""
 _ABBREVIATIONS = {
     "ETA": "expected arrival", "ETD": "expected departure", "DOB": "date birth",
     "ext": "extension", "extn": "extension", "tel": "telephone", "mob": "mobile",
@@ -176,6 +179,8 @@ class Unit:
                   else ("number",) if _NUMBER.search(self.text) else ())
         if _EMAIL.search(self.text):  # "Author: R. Achebe <ra@x.dev>" gives an e-mail
             shapes = (*shapes, "email", "mail")
+        if _TEMPERATURE.search(self.text):  # "bake at 160°C" gives a temperature
+            shapes = (*shapes, "temperatur")
         return frozenset((*stems(self.text), *stems(self.lead), *stems(self.header), *shapes))
 
 
