@@ -7,7 +7,12 @@ logs (the Common and Combined Log Formats that Apache, nginx and Python's http.s
 client, time, method, path, status, bytes, referer, user_agent), bracketed logs
 (`LEVEL [service]`), `Key: value` blocks, or free prose (one item per line or paragraph). A
 record is one unit (a line, a row, a block) with the fields it marks; `key=value` pairs
-inside any line count as fields too.
+inside any line count as fields too. Layouts whose records nest are read by their own
+readers: calendar and card components (`contentlines`), pipe segments, crontab jobs, markup
+elements (`markup`: an XML batch's invoices), level-numbered lines (`levels`: a GEDCOM
+tree's people and families) and `@type{...}` or `[section]` entries (`entries`); in prose,
+the rows of markdown tables and of aligned tables under a rule line (`rows`), several
+tables a document, each row with its own header's fields.
 """
 
 from __future__ import annotations
