@@ -211,3 +211,15 @@ def test_an_answer_that_is_a_name_the_chain_went_through_is_told():
     assert names_bridge("Declan.", ["Eastgate", "Declan Moss"])
     assert not names_bridge("a seaweed feed from Declan Moss", ["Declan Moss"])
     assert not names_bridge("Dec", ["Declan Moss"]) and not names_bridge("", ["Declan Moss"])
+
+
+async def test_the_bridges_name_is_no_answer_even_when_the_chain_breaks(tmp_path, monkeypatch):
+    # The model picked no hop and answers with the contributor the bridge leads to (grounded
+    # beside the question's own words before): no answer to "which vegetable".
+    runtime = small_runtime(tmp_path, monkeypatch)
+    sid = load(runtime, _SHOW_BOOK)
+    result, _ = await ask(runtime, sid, "which vegetable does the man who gave the Charlotte "
+                          "potatoes tip also write about", "iterative",
+                          _hops_then([], "Declan Moss"))
+    runtime.close()
+    assert "Declan" not in result.answer and result.grounded is not True

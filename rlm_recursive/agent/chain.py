@@ -40,8 +40,8 @@ from ..types import SpanRef
 from .extractive import Extract, Window, extract, record_at, window_units, windows
 from .plan_words import BRIDGE_VERB
 
-__all__ = ["GENERIC_HEAD", "Chain", "bridge_match", "bridge_span", "bridge_spans", "follow",
-           "follow_role", "linked_hops", "role_spans", "tightest", "unit_ref"]
+__all__ = ["GENERIC_HEAD", "Chain", "bridge_match", "bridge_names", "bridge_span", "bridge_spans",
+           "follow", "follow_role", "linked_hops", "role_spans", "tightest", "unit_ref"]
 
 MAX_HOPS = 3
 T = TypeVar("T")
@@ -288,11 +288,18 @@ def bridge_match(store: Store, session_id: str, question: str,
             searched[-1], best)
 
 
-def follow(store: Store, session_id: str, question: str, layout: Layout | None,
-           span: tuple[int, int] | None = None, role: bool = False) -> Chain | None:
-    """The answer at the end of the question's chain of look-ups (from its bridge, or from
-    `span`), or None. A `role` span's noun ("the deputy safeguarding lead") must be said in
-    the line that names the person, not only in its heading."""
+def bridge_names(store: Store, session_id: str, question: str, layout: Layout | None
+                 ) -> list[str]:
+    """The names the question's bridge leads to (the first hop), whether or not the chain
+    goes on to an answer: what the question says something about, never what it asks."""
+    first = _first_hop(store, session_id, question, layout, None, False)
+    return first[1] if first else []
+
+
+def _first_hop(store: Store, session_id: str, question: str, layout: Layout | None,
+               span: tuple[int, int] | None, role: bool
+               ) -> tuple[tuple[int, int], list[str], dict[str, list[SpanRef]]] | None:
+    """The bridge's span, the names its best units introduce, and where each was read."""
     matched = bridge_match(store, session_id, question, span)
     if matched is None:
         return None
@@ -322,6 +329,18 @@ def follow(store: Store, session_id: str, question: str, layout: Layout | None,
         if name and name not in links and normalise(name) not in normalise(question):
             frontier.append(name)
             links[name] = [unit_ref(found, unit)]
+    return span, frontier, links
+
+
+def follow(store: Store, session_id: str, question: str, layout: Layout | None,
+           span: tuple[int, int] | None = None, role: bool = False) -> Chain | None:
+    """The answer at the end of the question's chain of look-ups (from its bridge, or from
+    `span`), or None. A `role` span's noun ("the deputy safeguarding lead") must be said in
+    the line that names the person, not only in its heading."""
+    first = _first_hop(store, session_id, question, layout, span, role)
+    if first is None:
+        return None
+    span, frontier, links = first
     seen = set(frontier)
     path: dict[str, list[str]] = {name: [name] for name in frontier}
     # A role is one look-up away: the person it names is asked about, no further names.

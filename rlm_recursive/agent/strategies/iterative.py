@@ -21,7 +21,7 @@ from ...providers.base import Message
 from ...tools.search import search_session
 from ...types import SpanRef
 from ..blocks import follow_block
-from ..chain import follow, linked_hops
+from ..chain import bridge_names, follow, linked_hops
 from ..context import AgentAnswer, RunContext
 from ..extractive import cited, copied
 from ..grounding import not_found_answer
@@ -134,6 +134,10 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
     # woman). For a "who" question a later name may be the answer: only things are checked.
     # Not found: grounding's re-ask would only be shown the same passages again.
     passed = [*(chain.bridges if chain else []), *answer.extra.get("bridges", [])]
+    if not asks_who(question) and tier.info.is_small and state.depth == 0:
+        # The bridge's names even when the chain broke further on.
+        passed += await asyncio.to_thread(bridge_names, rc.store, rc.session_id, question,
+                                          (await session_layout(rc))[0])
     if not asks_who(question) and names_bridge(answer.text, passed):
         return not_found_answer(tier, "the answer is a name the look-ups went through")
     if chain is not None and not answer.extra.get("not_found"):
