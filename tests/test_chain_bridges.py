@@ -18,7 +18,7 @@ import pytest
 from fact_support import FILLER, email, knows_nothing
 from strategy_support import ask, load, small_runtime
 
-from rlm_recursive.agent.chain import bridge_span, bridge_spans, role_spans
+from rlm_recursive.agent.bridges import bridge_span, bridge_spans, role_spans
 from rlm_recursive.agent.routing import has_bridge
 
 MINUTES = (

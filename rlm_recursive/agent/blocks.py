@@ -32,7 +32,8 @@ from ..corpus.records import Layout
 from ..corpus.units import Unit, normalise, stems
 from ..store import Store
 from ..types import SpanRef
-from .chain import GENERIC_HEAD, Chain, bridge_spans, tightest, unit_ref
+from .bridges import GENERIC_HEAD, bridge_spans, tightest
+from .chain import Chain, unit_ref
 from .extractive import Extract, window_units, windows
 from .joins import follow_join
 

@@ -14,7 +14,8 @@ An answer is supported when
   `asked`); a label list's line must name the thing asked in its label (`leaders`);
 - it is not mostly the question said back.
 
-`best_units` is the extractive side: the units that best match the question, each holding
+What a text names (`values`, `entities`, `names`) is read in `naming`. `best_units` is the
+extractive side: the units that best match the question, each holding
 every entity the question names.
 """
 
@@ -22,14 +23,12 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .asked import (
     asked_head,
-    asked_phrase,
     asked_things,
     clipped,
     object_head,
@@ -37,10 +36,8 @@ from .asked import (
     siblings,
 )
 from .leaders import label_fits
+from .naming import contains, entities, names, values
 from .units import (
-    SENTENCE_END,
-    STOP,
-    THOUSANDS,
     Unit,
     has_word,
     normalise,
@@ -53,119 +50,7 @@ __all__ = ["Support", "Unit", "best_units", "check_support", "contains", "entiti
            "is_echo", "leans_on_scope", "names", "normalise", "qualifiers", "says_own",
            "shared_words", "siblings", "split_units", "stems", "values"]
 
-_COMMON_CAPS = frozenset((
-    "What Which Who Whom Whose Where When Why How Is Are Was Were Does Do Did Can Could Would "
-    "Should Has Have Had The A An In On At Of For To From By With According Please Tell Give "
-    "Name List Find Show I We You It This That These Those Answer Question Excerpt Not Found "
-    "Yes No If Then There Here"
-).split())
-
-_VALUE = re.compile(r"[^\W_](?:[\w.:/+-]*[^\W_])?")
-_CAPS_WORD = re.compile(r"\b[A-Z][\w'-]*")
-_QUOTED = re.compile(r"\"([^\"]{2,80})\"|“([^”]{2,80})”|(?<!\w)'([^']{2,80})'(?!\w)")
-"""Quoted phrases; an apostrophe inside a word is none ("What's Kerry Doughty's ...")."""
-_NOUN_NUMBER = re.compile(r"\b([A-Za-z][a-z]{2,})\s+(#?\d[\w-]*\b|(?!I\b)[A-Z](?![\w'’-]))")
-"""A noun and its number or letter: "ward 7", "bed 4A", "bay C", "groups C and D"."""
 _ECHO_LEAD = re.compile(r"^\s*(question|answer|the answer is|a)\s*[:\-]?\s*", re.IGNORECASE)
-
-
-def _is_value(token: str) -> bool:
-    return any(c.isdigit() for c in token) or (len(token) >= 2 and token.isupper())
-
-
-def values(text: str) -> list[str]:
-    """Numbers, codes and names in `text`: tokens with a digit, ALL-CAPS codes, and
-    capitalised words that do not start a sentence (normalised, in order, unique)."""
-    found: list[str] = []
-    text = THOUSANDS.sub("", unicodedata.normalize("NFC", text))
-    for sentence in SENTENCE_END.split(text):
-        for i, match in enumerate(_VALUE.finditer(sentence)):
-            token = match.group().rstrip(".:")
-            if _is_value(token):
-                found.append(token)
-            elif i > 0 and token[:1].isupper() and token not in _COMMON_CAPS and len(token) > 1:
-                found.append(token.removesuffix("'s"))
-    return list(dict.fromkeys(normalise(v) for v in found))
-
-
-def entities(question: str) -> list[str]:
-    """What the question names: quoted phrases, names (capitalised words that are not the
-    question's own words), codes with digits, and "noun number" pairs ("ward 7")."""
-    named = [a or b or c for a, b, c in _QUOTED.findall(question)]
-    named += [f"{noun} {num}" for noun, num in _NOUN_NUMBER.findall(question)
-              if noun.lower() not in STOP]
-    taken = normalise(" ".join(named))
-    asked = set(asked_phrase(question))
-    for match in _CAPS_WORD.finditer(question):
-        word = match.group()
-        # "the Wolskis' lease": the family is "Wolski".
-        word = (word[:-2] if word.endswith("s'") and len(word) > 4 else
-                word.removesuffix("'s")).strip("'-")
-        before = question[:match.start()].rstrip()
-        if (not before or before[-1] in ".?!") and not word.isupper():
-            continue  # "Summarise ...", "Describe ...": capitalised by its place only
-        if word in _COMMON_CAPS or len(word) < 2 or normalise(word) in taken:
-            continue
-        if word.isupper() and set(stems(word)) <= asked:
-            continue  # "What AADSTS error ...", "KB of the update ...": the kind of code asked
-        named.append(word)
-    for match in _VALUE.finditer(question):
-        token = match.group()
-        if any(c.isdigit() for c in token) and normalise(token) not in normalise(
-                " ".join(named)):
-            named.append(token)
-    return list(dict.fromkeys(normalise(n) for n in named if n.strip()))
-
-
-def _contains(haystack: str, needle: str) -> bool:
-    """`needle` occurs in `haystack` (both normalised) as whole tokens: no letter, digit or
-    hyphen either side, no decimals after. "3308" is not "pelican-3308", "3" not "3.5"."""
-    # A number goes on past a decimal point ("3" is not "3.5"); a word before a comma and a
-    # digit is a CSV cell's end ("CMA CGM,3100").
-    after = r"(?![^\W_]|-\w|[.,]\d)" if needle[-1:].isdigit() else r"(?![^\W_]|-\w)"
-    pattern = r"(?<![^\W_])(?<!-)" + re.escape(needle) + after
-    return re.search(pattern, haystack) is not None
-
-
-contains = _contains
-
-
-def names(unit: Unit, entity: str) -> bool:
-    """The unit names the entity: itself (a "noun number" pair perhaps written as one word,
-    "cone6" for "cone 6"), in the heading it is under or its document's title, or as "I" or
-    "me" in a letter its author wrote."""
-    return (_says(unit.norm, entity)
-            or (bool(unit.lead) and _contains(normalise(unit.lead), entity))
-            or (bool(unit.scope) and _heading_names(unit.scope, unit, entity))
-            or (bool(unit.title) and _heading_names(unit.title, unit, entity))
-            or (bool(unit.author) and _contains(normalise(unit.author), entity)))
-
-
-def _says(norm: str, entity: str) -> bool:
-    """The text says the entity, a "noun number" pair perhaps as one word or with a sign
-    between ("cone6", "run #8812", "room no. 4")."""
-    if _contains(norm, entity):
-        return True
-    if _NOUN_NUMBER.fullmatch(entity) is None:
-        return False
-    noun, _, number = entity.rpartition(" ")
-    return any(_contains(norm, f"{noun}{gap}{number}") for gap in ("", " #", " no. ", " no "))
-
-
-_NAME_WORD = re.compile(r"\b[A-Z][a-z][\w'-]+")
-
-
-def _heading_names(heading: str, unit: Unit, entity: str) -> bool:
-    """The heading over the unit (or its document's title) says the entity, and the unit
-    does not pick out another name of that heading instead ("Saturday clinics (Harrow
-    only)" under "Harrow & Vale Dental Group" is not about Vale)."""
-    parts = [p for p in heading.split(" / ") if _says(normalise(p), entity)]
-    if not parts:
-        return False
-    # Its names: capitalised words, not a heading's capitals ("CHICKEN AND LEEK").
-    others = {normalise(w) for w in _NAME_WORD.findall(" / ".join(parts))
-              if not _contains(entity, normalise(w))}
-    return not any(_contains(unit.norm, v) for v in others)
 
 
 @dataclass
@@ -204,7 +89,7 @@ def is_echo(answer: str, question: str) -> bool:
     words among many said back, or much of the question repeated ("Venus" picks an option
     the question offers and is no echo)."""
     body = _ECHO_LEAD.sub("", answer.strip())
-    if any(not _contains(normalise(question), v) for v in values(body)):
+    if any(not contains(normalise(question), v) for v in values(body)):
         return False  # a value the question does not say ("0" is not in "500")
     asked = set(stems(question))
     words = stems(body)
@@ -239,14 +124,14 @@ def check_support(answer: str, question: str, cited: Sequence[str],
     whole = normalise("\n".join(cited))
     asked_norm = normalise(question)
     answer_values = values(answer)
-    missing_values = [v for v in answer_values if not _contains(whole, v)]
+    missing_values = [v for v in answer_values if not contains(whole, v)]
     asked = set(stems(question))
     new_words = list(dict.fromkeys(w for w in stems(answer) if w not in asked))
     cited_stems = set(stems("\n".join(cited)))
     missing_words = [w for w in new_words if w not in cited_stems]
     named = entities(question)
     if chain_end:
-        absent = [e for e in named if not _contains(whole, e)]
+        absent = [e for e in named if not contains(whole, e)]
         if absent:
             return Support(False, missing_values=missing_values, missing_entities=absent)
         named = [normalise(chain_end)]
@@ -258,12 +143,12 @@ def check_support(answer: str, question: str, cited: Sequence[str],
     if support.missing_values or support.missing_words:
         return support
     if long_form or len(answer) > _SHORT_ANSWER:
-        support.missing_entities = [e for e in named if not _contains(whole, e)]
+        support.missing_entities = [e for e in named if not contains(whole, e)]
         support.supported = not support.missing_entities
         return support
     # One unit must hold the answer (all its new values, else a new word), every named
     # entity, and most of the question's other words, as an extractive answer would.
-    anchors = [v for v in answer_values if not _contains(asked_norm, v)]
+    anchors = [v for v in answer_values if not contains(asked_norm, v)]
     topic = asked - set(stems(" ".join(named)))
     # A named entity already pins the unit down: one word fewer is needed beside it
     # ("Who sent invoice 8?" - "Invoice 8 from Ångström AB").
@@ -273,7 +158,7 @@ def check_support(answer: str, question: str, cited: Sequence[str],
     head = None if named else object_head(question)
     picked = qualifiers(question, frozenset(cited_stems))
     for unit in units if units is not None else split_units(cited):
-        if anchors and not all(_contains(unit.norm, v) for v in anchors):
+        if anchors and not all(contains(unit.norm, v) for v in anchors):
             continue
         # With no value to pin it, a prose answer's words come from one unit, most of them:
         # one shared word ("year") is not "the plot on the list of the nine years".
@@ -305,7 +190,7 @@ def _need_words(unit: Unit, named: list[str]) -> frozenset[str]:
     for an entity the unit does not name (then the heading's words are that same evidence
     again: "the budget for the Quarry Lane build" is not any line under "Quarry Lane
     build")."""
-    if any(not _contains(unit.norm, e) for e in named):
+    if any(not contains(unit.norm, e) for e in named):
         return unit.own_stems
     return unit.stem_set
 
@@ -316,7 +201,7 @@ def says_own(unit: Unit, words: Iterable[str], named: list[str]) -> bool:
     of the lines under it the result line says "CRP", not the remark "Markedly raised".
     A header line itself answers only what the header says all of: an event's organiser
     line is no answer about its caretaker."""
-    if not unit.scope or any(_contains(unit.norm, e) for e in named):
+    if not unit.scope or any(contains(unit.norm, e) for e in named):
         return True
     words = list(words)
     if unit.norm.strip() in normalise(unit.scope):
@@ -338,7 +223,7 @@ def leans_on_scope(question: str, unit: Unit, named: list[str]) -> bool:
     if not unit.scope:
         return False
     scope = normalise(unit.scope)
-    if any(not _contains(unit.norm, e) and _contains(scope, e) for e in named):
+    if any(not contains(unit.norm, e) and contains(scope, e) for e in named):
         return True
     over = frozenset(stems(unit.scope))
     return any(w in over and not has_word(w, unit.own_stems) for w in stems(question))
@@ -359,7 +244,7 @@ def _keyed(unit: Unit, anchors: list[str], topic: set[str]) -> bool:
     if not unit.record or not anchors or not topic:
         return True
     lines = [line for line in unit.text.split("\n")
-             if any(_contains(normalise(line), v) for v in anchors)]
+             if any(contains(normalise(line), v) for v in anchors)]
     return any(topic & set(stems(line)) for line in lines)
 
 
@@ -384,7 +269,7 @@ def best_units(question: str, units: Iterable[Unit], limit: int = 3, *,
     scored: list[tuple[float, Unit]] = []
     for unit in pool:
         # An entity named by the heading counts as said in the unit, its words too.
-        headed = set(stems(" ".join(e for e in named if not _contains(unit.norm, e)
+        headed = set(stems(" ".join(e for e in named if not contains(unit.norm, e)
                                     and names(unit, e)))) if unit.scope or unit.author else set()
         shared = [w for w in topic if has_word(w, unit.stem_set) or w in headed]
         has_entities = all(names(unit, e) for e in named)
@@ -399,7 +284,7 @@ def best_units(question: str, units: Iterable[Unit], limit: int = 3, *,
                 continue
             # A unit only under a heading that names the entity is weaker evidence: it must
             # say what is asked for too.
-            if (asked_for and any(not _contains(unit.norm, e) for e in named)
+            if (asked_for and any(not contains(unit.norm, e) for e in named)
                     and not has_word(asked_for, unit.own_stems)):
                 continue
             if not named and not plain:

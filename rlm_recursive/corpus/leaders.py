@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import re
 
-from .units import LEADER, STOP, has_word, stems
+from .units import STOP, has_word, stems
+from .wrapping import LEADER
 
 __all__ = ["label_fits", "leader_label"]
 

@@ -2,8 +2,9 @@
 
 - `normalise`: NFC, casefolded, one kind of dash, no thousands separators, single spaces;
   `stems`: the English stems of a text's content words (the search index's own stemmer);
-- `split_units`: a text cut into paragraphs, `Key: value` records, logical lines (hard-wrapped
-  prose joined back), labelled entries ("Bed 7 — ..."), sentences and semicolon clauses;
+- `split_units`: a text cut into paragraphs, `Key: value` records, logical lines
+  (hard-wrapped prose joined back: corpus/wrapping.py), labelled entries ("Bed 7 — ..."),
+  sentences and semicolon clauses;
 - word families: stems of five letters or more that begin one another, or a stem and the
   same stem with a noun-making suffix (lead/leader, fail/failure);
 - word forms: abbreviations as the words a question uses (ETA, ext, tel), British spellings
@@ -25,8 +26,9 @@ import tantivy
 
 from .sections import FIRST_PERSON
 from .speakers import TURN_CHARS, speaker, strip_speaker
+from .wrapping import ENTRY, KEY_VALUE, TABULAR, logical_lines
 
-__all__ = ["LEADER", "SENTENCE_END", "STOP", "THOUSANDS", "Unit", "has_word", "normalise",
+__all__ = ["SENTENCE_END", "STOP", "THOUSANDS", "Unit", "has_word", "normalise",
            "shared_words", "split_units", "stems"]
 
 STOP = frozenset((
@@ -59,17 +61,11 @@ SENTENCE_END = re.compile(
 _FULL_STOP = re.compile(
     "".join(rf"(?<!\b{a}\.)" for a in _ABBREVIATIONS)
     + _INITIAL + r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9])")
-_SETTING = re.compile(r"^\s*[A-Za-z_][\w.-]{0,40}[ \t]*=[ \t]*[^\s=]")
-"""A settings file's `key = value` line (INI, TOML, .properties): a field, like `Key: value`."""
-_KEY_VALUE = re.compile(r"^\s*[\w][\w ./()-]{0,40}:\s+\S|" + _SETTING.pattern)
 _COMMENT = re.compile(r"^\s*[;#]")
 """A settings file's comment line: it neither makes nor breaks a record."""
-_ENTRY = re.compile(r"^\s*(?:[-*•]\s+|\d{1,3}[.)]\s+|[A-Z][\w'.]*(?:\s+[\w'.&]+){0,3}\s+"
-                    r"[—–]\s|[A-Z][\w'.]*(?:\s+[\w'.&]+){0,3}\s+-{1,2}\s)")
-"""An entry of a list or board: a bullet, a number, or a label and a dash ("Bed 7 — ...")."""
 _ENTRY_CHARS = 400
-_LABELLED = re.compile(r"^\s*[A-Z][\w'.]*(?:\s+[\w'.&]+){0,3}\s+(?:[—–]|-{1,2})\s")
-"""A label and a dash ("Bed 7 — ", "Rhys Pemberton — "): what follows is about the label."""
+_PRONOUN_OPENS = re.compile(r"\s*(?:He|She|His|Her|Hers|They|Their|Its)\b")
+
 
 def normalise(text: str) -> str:
     """NFC, casefolded, one kind of dash, no thousands separators, single spaces."""
@@ -252,7 +248,7 @@ def _split(texts: Sequence[str]) -> list[Unit]:
     for index, text in enumerate(texts):
         for para in re.finditer(r"[^\n]+(?:\n[^\n]+)*", text):
             lines = para.group().split("\n")
-            keyed = sum(bool(_KEY_VALUE.match(line)) for line in lines)
+            keyed = sum(bool(KEY_VALUE.match(line)) for line in lines)
             comments = sum(bool(_COMMENT.match(line)) for line in lines)
             # A record: `Key: value` lines, perhaps under one heading line ("[kiln.north]").
             if (2 <= keyed >= len(lines) - 1 - comments and len(lines) <= 14
@@ -262,8 +258,8 @@ def _split(texts: Sequence[str]) -> list[Unit]:
             previous: int | None = None  # where the paragraph's last sentence starts
             in_para = len(units)
             header = _table_header(lines)
-            for start, end in _logical_lines(text, para.start(), lines):
-                if header and start > para.start() and _TABULAR.search(text[start:end]):
+            for start, end in logical_lines(text, para.start(), lines):
+                if header and start > para.start() and TABULAR.search(text[start:end]):
                     units.append(Unit(index, start, end, text[start:end], header=header))
                     continue
                 line, pos, first = text[start:end], 0, len(units)
@@ -291,7 +287,7 @@ def _split(texts: Sequence[str]) -> list[Unit]:
                     previous = start + at if sentence.strip() else previous
                 # A labelled entry ("Bed 7 — Mrs Whitlock, 70. Heparin at 900 units/hr.") is
                 # about its label throughout: the whole entry is a unit too.
-                if len(pieces) > 1 and len(line) <= _ENTRY_CHARS and _ENTRY.match(line):
+                if len(pieces) > 1 and len(line) <= _ENTRY_CHARS and ENTRY.match(line):
                     units.append(Unit(index, start, end, line))
                 elif (who := speaker(line)) and len(line) <= TURN_CHARS:
                     # A speaker's turn in a transcript is about one thing: whole, it is a
@@ -354,67 +350,3 @@ def _table_header(lines: list[str]) -> str:
 
 _PIPE_HEAD = re.compile(r"^\s*\|.+\|\s*$")
 _PIPE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
-
-
-def _logical_lines(text: str, offset: int, lines: list[str]) -> list[tuple[int, int]]:
-    """Hard-wrapped prose joined back: a line that starts in lower case continues the one
-    before it ("... keeps its door\ncode at 9310-57"), and so does any line after a long
-    prose line that stops mid-sentence ("Luis Abara is the Finance\nDirector."), unless it
-    starts a new entry, record or log line. Logs, rows and list items stand alone."""
-    spans: list[tuple[int, int]] = []
-    previous, in_entry = "", False
-    for line in lines:
-        end = offset + len(line)
-        # A table's row never continues the row above ("remark | ..." starts in lower case).
-        tabular = bool(_TABULAR.search(line) or _TABULAR.search(previous))
-        if spans and ((line[:1].islower() and not tabular and not _SETTING.match(line))
-                      or _wrapped(previous, line)
-                      or (in_entry and _carries_entry(line))):
-            spans[-1] = (spans[-1][0], end)
-        else:
-            spans.append((offset, end))
-            in_entry = bool(_LABELLED.match(line))
-        previous = line
-        offset = end + 1
-    return spans
-
-
-def _carries_entry(line: str) -> bool:
-    """A line under a labelled entry ("Rhys Pemberton — Energy Lead. Office: ...") that is
-    not itself a new entry, record, row or log line: it goes on describing that entry."""
-    return not (_ENTRY.match(line) or _NEW_LINE.match(line) or _KEY_VALUE.match(line)
-                or _TABULAR.search(line))
-
-
-_PRONOUN_OPENS = re.compile(r"\s*(?:He|She|His|Her|Hers|They|Their|Its)\b")
-_TABULAR = re.compile(r"\t| \| |^\s*\||,(?!\d{3}\b)\S+,")
-"""A table's row: tabs, pipes, or CSV cells (not the thousands of "£38,400, up from")."""
-_NEW_LINE = re.compile(r"^\s*(?:\d{4}-\d\d-\d\d|[A-Z][a-z]{2}\s+\d{1,2}\s+\d\d:|\[|<\d|\{|#)")
-
-
-def _wrapped(previous: str, line: str) -> bool:
-    """`previous` is prose cut at the margin and `line` carries its sentence on. A label
-    and its value across a leader ("Adult day ticket ....... £4.60") is a line of a list,
-    whole; so is a list's item under an item at the same indent that opens, like it, with
-    a number ("  20 chicken thighs, skinless" / "  3 leeks, sliced")."""
-    prose = (len(previous) >= 40 and previous.count(" ") >= 5
-             and not previous.rstrip().endswith((".", "!", "?", ":", ";", '"', ")"))
-             and not _TABULAR.search(previous) and not LEADER.search(previous))
-    return prose and not (_ENTRY.match(line) or _NEW_LINE.match(line)
-                          or _KEY_VALUE.match(line) or _TABULAR.search(line)
-                          or LEADER.search(line) or _next_item(previous, line))
-
-
-LEADER = re.compile(r"[^\s.](?:[ \t]*(?:\.[ \t]?){3,}[ \t]*|[ \t]*…+[ \t]*|[ \t]{2,})[^\s.]")
-"""A label, a leader of dots or a wide gap, and a value: "Fenwick Zone weekly .... £17.50",
-"Hospital    0712". What the value is, its label on the same line says."""
-
-
-def _next_item(previous: str, line: str) -> bool:
-    """`line` is the next item of an indented list `previous` is an item of: the same
-    indent, and both open with a number (a quantity, a count)."""
-    indent = len(line) - len(line.lstrip())
-    return (indent > 0 and indent == len(previous) - len(previous.lstrip())
-            and line.lstrip()[:1].isdigit() and previous.lstrip()[:1].isdigit())
-
-

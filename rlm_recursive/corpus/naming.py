@@ -1,0 +1,130 @@
+"""What a text names, and whether a unit of text names a given entity.
+
+- `values`: the numbers, codes and names an answer holds;
+- `entities`: what a question names (quoted phrases, names, codes, "ward 7");
+- `names`: a unit says an entity itself, in its heading or document title, or as the "I" of
+  the letter its author wrote; `contains`: a whole-token match of normalised text.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from .asked import asked_phrase
+from .units import SENTENCE_END, STOP, THOUSANDS, Unit, normalise, stems
+
+__all__ = ["contains", "entities", "names", "values"]
+
+_COMMON_CAPS = frozenset((
+    "What Which Who Whom Whose Where When Why How Is Are Was Were Does Do Did Can Could Would "
+    "Should Has Have Had The A An In On At Of For To From By With According Please Tell Give "
+    "Name List Find Show I We You It This That These Those Answer Question Excerpt Not Found "
+    "Yes No If Then There Here"
+).split())
+
+_VALUE = re.compile(r"[^\W_](?:[\w.:/+-]*[^\W_])?")
+_CAPS_WORD = re.compile(r"\b[A-Z][\w'-]*")
+_QUOTED = re.compile(r"\"([^\"]{2,80})\"|“([^”]{2,80})”|(?<!\w)'([^']{2,80})'(?!\w)")
+"""Quoted phrases; an apostrophe inside a word is none ("What's Kerry Doughty's ...")."""
+_NOUN_NUMBER = re.compile(r"\b([A-Za-z][a-z]{2,})\s+(#?\d[\w-]*\b|(?!I\b)[A-Z](?![\w'’-]))")
+"""A noun and its number or letter: "ward 7", "bed 4A", "bay C", "groups C and D"."""
+
+
+def _is_value(token: str) -> bool:
+    return any(c.isdigit() for c in token) or (len(token) >= 2 and token.isupper())
+
+
+def values(text: str) -> list[str]:
+    """Numbers, codes and names in `text`: tokens with a digit, ALL-CAPS codes, and
+    capitalised words that do not start a sentence (normalised, in order, unique)."""
+    found: list[str] = []
+    text = THOUSANDS.sub("", unicodedata.normalize("NFC", text))
+    for sentence in SENTENCE_END.split(text):
+        for i, match in enumerate(_VALUE.finditer(sentence)):
+            token = match.group().rstrip(".:")
+            if _is_value(token):
+                found.append(token)
+            elif i > 0 and token[:1].isupper() and token not in _COMMON_CAPS and len(token) > 1:
+                found.append(token.removesuffix("'s"))
+    return list(dict.fromkeys(normalise(v) for v in found))
+
+
+def entities(question: str) -> list[str]:
+    """What the question names: quoted phrases, names (capitalised words that are not the
+    question's own words), codes with digits, and "noun number" pairs ("ward 7")."""
+    named = [a or b or c for a, b, c in _QUOTED.findall(question)]
+    named += [f"{noun} {num}" for noun, num in _NOUN_NUMBER.findall(question)
+              if noun.lower() not in STOP]
+    taken = normalise(" ".join(named))
+    asked = set(asked_phrase(question))
+    for match in _CAPS_WORD.finditer(question):
+        word = match.group()
+        # "the Wolskis' lease": the family is "Wolski".
+        word = (word[:-2] if word.endswith("s'") and len(word) > 4 else
+                word.removesuffix("'s")).strip("'-")
+        before = question[:match.start()].rstrip()
+        if (not before or before[-1] in ".?!") and not word.isupper():
+            continue  # "Summarise ...", "Describe ...": capitalised by its place only
+        if word in _COMMON_CAPS or len(word) < 2 or normalise(word) in taken:
+            continue
+        if word.isupper() and set(stems(word)) <= asked:
+            continue  # "What AADSTS error ...", "KB of the update ...": the kind of code asked
+        named.append(word)
+    for match in _VALUE.finditer(question):
+        token = match.group()
+        if any(c.isdigit() for c in token) and normalise(token) not in normalise(
+                " ".join(named)):
+            named.append(token)
+    return list(dict.fromkeys(normalise(n) for n in named if n.strip()))
+
+
+def _contains(haystack: str, needle: str) -> bool:
+    """`needle` occurs in `haystack` (both normalised) as whole tokens: no letter, digit or
+    hyphen either side, no decimals after. "3308" is not "pelican-3308", "3" not "3.5"."""
+    # A number goes on past a decimal point ("3" is not "3.5"); a word before a comma and a
+    # digit is a CSV cell's end ("CMA CGM,3100").
+    after = r"(?![^\W_]|-\w|[.,]\d)" if needle[-1:].isdigit() else r"(?![^\W_]|-\w)"
+    pattern = r"(?<![^\W_])(?<!-)" + re.escape(needle) + after
+    return re.search(pattern, haystack) is not None
+
+
+contains = _contains
+
+
+def names(unit: Unit, entity: str) -> bool:
+    """The unit names the entity: itself (a "noun number" pair perhaps written as one word,
+    "cone6" for "cone 6"), in the heading it is under or its document's title, or as "I" or
+    "me" in a letter its author wrote."""
+    return (_says(unit.norm, entity)
+            or (bool(unit.lead) and _contains(normalise(unit.lead), entity))
+            or (bool(unit.scope) and _heading_names(unit.scope, unit, entity))
+            or (bool(unit.title) and _heading_names(unit.title, unit, entity))
+            or (bool(unit.author) and _contains(normalise(unit.author), entity)))
+
+
+def _says(norm: str, entity: str) -> bool:
+    """The text says the entity, a "noun number" pair perhaps as one word or with a sign
+    between ("cone6", "run #8812", "room no. 4")."""
+    if _contains(norm, entity):
+        return True
+    if _NOUN_NUMBER.fullmatch(entity) is None:
+        return False
+    noun, _, number = entity.rpartition(" ")
+    return any(_contains(norm, f"{noun}{gap}{number}") for gap in ("", " #", " no. ", " no "))
+
+
+_NAME_WORD = re.compile(r"\b[A-Z][a-z][\w'-]+")
+
+
+def _heading_names(heading: str, unit: Unit, entity: str) -> bool:
+    """The heading over the unit (or its document's title) says the entity, and the unit
+    does not pick out another name of that heading instead ("Saturday clinics (Harrow
+    only)" under "Harrow & Vale Dental Group" is not about Vale)."""
+    parts = [p for p in heading.split(" / ") if _says(normalise(p), entity)]
+    if not parts:
+        return False
+    # Its names: capitalised words, not a heading's capitals ("CHICKEN AND LEEK").
+    others = {normalise(w) for w in _NAME_WORD.findall(" / ".join(parts))
+              if not _contains(entity, normalise(w))}
+    return not any(_contains(unit.norm, v) for v in others)
