@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -39,6 +41,15 @@ def load_named(runtime: Runtime, files: dict[str, str]) -> str:
         runtime.store.add_document(sid, text.encode(), length_chars=len(text), source=name,
                                    source_type="inline")
     return sid
+
+
+def csv_text(rows: list[dict[str, str]]) -> str:
+    """Rows written by the csv module, as a spreadsheet export would be."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
 
 
 def no_model(request: ChatRequest) -> Any:

@@ -5,14 +5,12 @@ writers (csv, json); the expected numbers are computed from the rows written, no
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import random
 from datetime import date, timedelta
 
 import pytest
-from strategy_support import ask, load_named, small_runtime
+from strategy_support import ask, csv_text, load_named, no_model, small_runtime
 
 from rlm_recursive.agent.routing import count_draft, route
 from rlm_recursive.corpus.dates import date_of
@@ -32,18 +30,6 @@ def _hires(seed: int = 5, n: int = 60) -> list[dict[str, str]]:
                      "hired_on": start.isoformat(), "due_date": due.isoformat(),
                      "returned_on": back.isoformat() if back else ""})
     return rows
-
-
-def _csv(rows: list[dict[str, str]]) -> str:
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(rows[0]))
-    writer.writeheader()
-    writer.writerows(rows)
-    return out.getvalue()
-
-
-def _never(request):
-    raise AssertionError("counted by code: no model call")
 
 
 ROWS = _hires()
@@ -68,8 +54,8 @@ async def test_date_and_blank_conditions_are_counted_by_code(tmp_path, monkeypat
                                                              expected):
     runtime = small_runtime(tmp_path, monkeypatch)
     try:
-        sid = load_named(runtime, {"hires.csv": _csv(ROWS)})
-        result, _ = await ask(runtime, sid, question, "auto", _never)
+        sid = load_named(runtime, {"hires.csv": csv_text(ROWS)})
+        result, _ = await ask(runtime, sid, question, "auto", no_model)
     finally:
         runtime.close()
     assert result.strategy == "count", result.answer
@@ -97,7 +83,7 @@ def test_a_blank_condition_needs_a_record_that_leaves_the_field_blank():
     """"not returned" over a table every row of which was returned names nothing blank: no
     condition is made up (the question goes on to be judged or refused, never counted 0)."""
     rows = [dict(r, returned_on=r["returned_on"] or r["due_date"]) for r in ROWS]
-    layout = read_layout([("h", _csv(rows))], {"h": "hires.csv"})
+    layout = read_layout([("h", csv_text(rows))], {"h": "hires.csv"})
     assert count_draft("how many hires haven't been returned yet", layout).plan.blank == []
 
 
@@ -107,7 +93,7 @@ def test_a_row_of_another_table_is_not_blank():
     some = ROWS[:20]
     out = sum(1 for r in some if not r["returned_on"])
     assert out > 0
-    hires = _csv(some)
+    hires = csv_text(some)
     kit = "kit,shelf,deposit\ntent,B1,20\nstove,B2,10\nkayak,Yard,50\n"
     layout = read_layout([("h", hires), ("k", kit)], {"h": "hires.csv", "k": "kit.csv"})
     draft = count_draft("how many hires haven't been returned yet", layout)

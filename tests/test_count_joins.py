@@ -6,12 +6,10 @@ come from real writers (csv, json); expected numbers are computed from what was 
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import random
 
-from strategy_support import ask, load_named, small_runtime
+from strategy_support import ask, csv_text, load_named, no_model, small_runtime
 
 from rlm_recursive.agent.count_join import joined
 from rlm_recursive.agent.routing import count_draft
@@ -19,18 +17,6 @@ from rlm_recursive.corpus.records import read_layout
 from rlm_recursive.corpus.tally import tally
 
 TOWNS = ("Harwick", "Lowmoor", "Brackenfield")
-
-
-def _csv(rows: list[dict[str, str]]) -> str:
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(rows[0]))
-    writer.writeheader()
-    writer.writerows(rows)
-    return out.getvalue()
-
-
-def _never(request):
-    raise AssertionError("counted by code: no model call")
 
 
 def _people(seed: int = 4, n: int = 30) -> list[dict]:
@@ -48,7 +34,7 @@ async def test_a_place_inside_the_field_the_verb_names(tmp_path, monkeypatch):
     try:
         sid = load_named(runtime, {"parish_people.jsonl": text})
         result, _ = await ask(runtime, sid, "How many people were born in Lowmoor?", "auto",
-                              _never)
+                              no_model)
     finally:
         runtime.close()
     expected = sum(p["birth"]["place"].startswith("Lowmoor") for p in people)
@@ -60,7 +46,7 @@ def test_a_camel_case_field_name_names_its_words():
     rng = random.Random(8)
     rows = [{"InvoiceNo": f"INV-{i}", "PaymentTerms": rng.choice(["14 days", "30 days"]),
              "NetAmount": str(rng.randint(50, 900))} for i in range(25)]
-    layout = read_layout([("i", _csv(rows))], {"i": "sales_invoices.csv"})
+    layout = read_layout([("i", csv_text(rows))], {"i": "sales_invoices.csv"})
     draft = count_draft("how many invoices are on 30-day terms", layout)
     assert not draft.unknown and not draft.plan.phrases
     assert tally(layout, draft.plan)[1] == sum(r["PaymentTerms"] == "30 days" for r in rows)
@@ -79,10 +65,10 @@ async def test_records_counted_through_the_records_a_condition_selects(tmp_path,
     members, bookings = _club()
     runtime = small_runtime(tmp_path, monkeypatch)
     try:
-        sid = load_named(runtime, {"members.csv": _csv(members),
-                                   "bookings.csv": _csv(bookings)})
+        sid = load_named(runtime, {"members.csv": csv_text(members),
+                                   "bookings.csv": csv_text(bookings)})
         result, _ = await ask(runtime, sid, "how many bookings were made by members on the "
-                              "reduced band", "auto", _never)
+                              "reduced band", "auto", no_model)
     finally:
         runtime.close()
     reduced = {m["member_ref"] for m in members if m["band"] == "reduced"}

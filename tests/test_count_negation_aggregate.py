@@ -5,14 +5,12 @@ csv and json modules); the expected numbers are computed from the rows written, 
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import random
 import statistics
 
 import pytest
-from strategy_support import ask, load, small_runtime
+from strategy_support import ask, csv_text, load, no_model, small_runtime
 
 from rlm_recursive.agent.citations import verify_citation
 from rlm_recursive.agent.routing import count_draft, route
@@ -32,14 +30,6 @@ def _fleet(seed: int = 3, n: int = 120) -> list[dict[str, str]]:
              "status": rng.choice(STATUSES)} for i in range(n)]
 
 
-def _csv(rows: list[dict[str, str]]) -> str:
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(rows[0]))
-    writer.writeheader()
-    writer.writerows(rows)
-    return out.getvalue()
-
-
 def _incidents(seed: int = 5, n: int = 90) -> list[dict[str, object]]:
     rng = random.Random(seed)
     return [{"id": f"INC-{i}", "lab": rng.choice(("chemistry", "haematology", "microbiology")),
@@ -52,10 +42,6 @@ def rt(tmp_path, monkeypatch):
     runtime = small_runtime(tmp_path, monkeypatch)
     yield runtime
     runtime.close()
-
-
-def _never(request):  # every answer here is computed: a model call is a failure
-    raise AssertionError("the model was called")
 
 
 @pytest.mark.parametrize(("question", "expected"), [
@@ -71,8 +57,8 @@ def _never(request):  # every answer here is computed: a model call is a failure
 ])
 async def test_negated_conditions_are_counted_exactly(rt, question, expected):
     rows = _fleet()
-    sid = load(rt, _csv(rows))
-    result, fake = await ask(rt, sid, question, "auto", _never)
+    sid = load(rt, csv_text(rows))
+    result, fake = await ask(rt, sid, question, "auto", no_model)
     assert result.strategy == "count" and fake.requests == []
     assert result.answer.startswith(f"{expected(rows)} — counted exactly by code")
     assert "≠" in result.answer and result.grounded
@@ -84,7 +70,7 @@ async def test_except_in_json_lines(rt):
     rows = _incidents()
     sid = load(rt, "".join(json.dumps(r) + "\n" for r in rows))
     result, _ = await ask(rt, sid, "Count the chemistry incidents except the high severity ones.",
-                          "auto", _never)
+                          "auto", no_model)
     gold = sum(r["lab"] == "chemistry" and r["severity"] != "high" for r in rows)
     assert result.strategy == "count" and result.answer.startswith(f"{gold} ")
 
@@ -101,8 +87,8 @@ async def test_except_in_json_lines(rt):
 ])
 async def test_sums_and_averages_over_csv_rows(rt, question, field, compute):
     rows = _fleet()
-    sid = load(rt, _csv(rows))
-    result, fake = await ask(rt, sid, question, "auto", _never)
+    sid = load(rt, csv_text(rows))
+    result, fake = await ask(rt, sid, question, "auto", no_model)
     assert result.strategy == "count" and fake.requests == [] and result.grounded
     said = number_of(result.answer.split(" — ")[0])
     assert said == pytest.approx(compute(rows), abs=0.01)
@@ -116,9 +102,9 @@ async def test_a_total_over_key_value_records_with_currency(rt):
         for i, (u, r) in enumerate(blocks)) + "\n"
     sid = load(rt, text)
     result, _ = await ask(rt, sid, "What is the total monthly rent across Millbrook House?",
-                          "auto", _never)
+                          "auto", no_model)
     assert result.answer.startswith("3,625 — computed exactly by code")
-    counted, _ = await ask(rt, sid, "How many units have no parking bay?", "auto", _never)
+    counted, _ = await ask(rt, sid, "How many units have no parking bay?", "auto", no_model)
     assert counted.answer.startswith("2 — counted exactly by code")
 
 
@@ -136,7 +122,7 @@ def test_value_looking_totals_are_not_sums():
 
 def test_a_negation_naming_nothing_the_records_mark_is_still_judged():
     rows = _fleet()
-    layout = read_layout([("f", _csv(rows))])
+    layout = read_layout([("f", csv_text(rows))])
     draft = count_draft("How many vehicles are not roadworthy?", layout)
     assert draft.negated  # "roadworthy" is no value or phrase of the rows
     assert route("How many vehicles are not roadworthy?", layout)[0] == "classify"
@@ -165,7 +151,7 @@ async def test_the_collection_named_selects_its_document(rt):
         rt.store.add_document(sid, text.encode(), length_chars=len(text), source=name,
                               source_type="inline")
     result, _ = await ask(rt, sid, "How many messages were deferred in the mail log?", "auto",
-                          _never)
+                          no_model)
     assert result.answer.startswith("3 — counted exactly by code")
 
 
