@@ -79,3 +79,26 @@ def test_numbers_of_the_kind_asked(question, answer, ok):
 ])
 def test_which_version_wants_a_version(answer, ok):
     assert fits_kind("Which image version is the mailer on?", answer) is ok
+
+
+@pytest.mark.parametrize("question, answer, ok", [
+    # A sum of money wants a number standing alone, not a reference code's digits.
+    ("What is the annual premium on the boat policy?", "£612.40 a year, paid monthly", True),
+    ("What is the annual premium on the boat policy?", "Read with the wording (ref BQ-POL-0417)",
+     False),
+    ("how much is the oak dresser insured for", "'INV.1907.022','Oak dresser','pine top'",
+     False),
+    ("how much is the oak dresser insured for", "Oak dresser: 4,250", True),
+    ("what's the cost centre for the night ward", "CC-NW-07", True),
+    # A numbered thing wants some digits.
+    ("flight no. for the Oslo to Bergen leg", "SK4161 Oslo - Bergen", True),
+    ("flight no. for the Oslo to Bergen leg", "the Oslo-Bergen flight run by Widerøe", False),
+    ("what exit code does backupd return when the disk is full", ".TP\n.B TZ\nIgnored.", False),
+    ("what exit code does backupd return when the disk is full", "4  the disk is full", True),
+    ("the number of spare keys", "three spare keys", True),
+    # "which day" wants a weekday or a date.
+    ("Which day is the recycling collected in Upper Wyke?", "<entry><title>News</title>", False),
+    ("Which day is the recycling collected in Upper Wyke?", "Recycling: every Tuesday", True),
+])
+def test_sums_numbered_things_and_days_of_the_kind_asked(question, answer, ok):
+    assert fits_kind(question, answer) is ok

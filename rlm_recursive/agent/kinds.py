@@ -6,7 +6,10 @@ the value's shape and the label over it, never from a list of names:
 - a phone number for "phone", "mobile", "number for <someone>", "<someone>'s number"; an
   extension for "extension", "bleep" (a time "08:30" in a line naming the fixtures
   secretary is no number for them);
-- a date or time for "when", a number for "how many".
+- a date or time for "when", a number for "how many";
+- a sum standing alone for "how much", "price", "premium", "insured" (a reference code's
+  digits are no sum); some digits for "flight no.", "ticket number", "exit code"; a weekday
+  or a date for "which day".
 """
 
 from __future__ import annotations
@@ -303,7 +306,31 @@ def fits_kind(question: str, answer: str) -> bool:
         return bool(_VERSION.search(answer))
     if re.match(r"\s*how\s+many\b", question, re.IGNORECASE):
         return bool(re.search(r"\d", answer) or _COUNT_WORDS.search(answer))
+    if _AMOUNT_ASKED.search(question):  # "the total yearly premium": 1,834.28, not a ref
+        return bool(_AMOUNT.search(answer))
+    if _NUMBERED_ASKED.search(question):  # "flight no.": KL1697, not "the KLM flight"
+        return any(c.isdigit() for c in answer)
+    if _DAY_ASKED.search(question):
+        return bool(_DAY.search(answer) or re.search(r"\d", answer))
     return True
+
+
+_AMOUNT_ASKED = re.compile(
+    r"\bhow\s+much\b(?!\s+(?:time|longer|of\b))|\b(?:price|cost|charge|fee|fare|premium|"
+    r"excess|insured|worth|grant)s?\b(?!\s+(?:centre|center|code|band|type|category|ref|id|"
+    r"list)\b)", re.IGNORECASE)
+"""A sum of money is asked: "how much is ...", "the premium", "insured for", "worth" (not
+the "cost centre" or "fee code" a money word names)."""
+_AMOUNT = re.compile(r"(?<![A-Za-z\d.-])\d[\d,]*(?:\.\d+)?(?![\d-]|\.\d)")
+"""A number standing alone ("£1,834.28", "500", "7.50"), not the digits inside a code
+("CVM.1934.017", "HMW-HOME-0925", "KL1697")."""
+_NUMBERED_ASKED = re.compile(
+    r"\b(?:no\.|number|code|ref(?:erence)?|id)(?!\s+of\b)(?=\W|$)", re.IGNORECASE)
+"""A numbered thing is asked: "flight no.", "ticket number", "exit code" (not "the number
+of ...", which counts)."""
+_DAY_ASKED = re.compile(r"\b(?:which|what)\s+day\b", re.IGNORECASE)
+_DAY = re.compile(r"\b(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?\b",
+                  re.IGNORECASE)
 
 
 _CHANGE = re.compile(r"\bfrom\s+(?:v|version\s+)?(\w[\w.:/-]*?)\s+to\s+(?:v|version\s+)?"
