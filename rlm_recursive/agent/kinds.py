@@ -307,7 +307,8 @@ def fits_kind(question: str, answer: str) -> bool:
     if re.match(r"\s*how\s+many\b", question, re.IGNORECASE):
         return bool(re.search(r"\d", answer) or _COUNT_WORDS.search(answer))
     if _AMOUNT_ASKED.search(question):  # "the total yearly premium": 1,834.28, not a ref
-        return bool(_AMOUNT.search(answer))
+        # A quoted-printable mail body writes "£18.50" as "=C2=A318.50": its escapes are no code.
+        return bool(_AMOUNT.search(_QP_ESCAPE.sub(" ", answer)))
     if _NUMBERED_ASKED.search(question):  # "flight no.": KL1697, not "the KLM flight"
         return any(c.isdigit() for c in answer)
     if _DAY_ASKED.search(question):
@@ -324,6 +325,7 @@ the "cost centre" or "fee code" a money word names)."""
 _AMOUNT = re.compile(r"(?<![A-Za-z\d.-])\d[\d,]*(?:\.\d+)?(?![\d-]|\.\d)")
 """A number standing alone ("£1,834.28", "500", "7.50"), not the digits inside a code
 ("CVM.1934.017", "HMW-HOME-0925", "KL1697")."""
+_QP_ESCAPE = re.compile(r"=(?:[0-9A-F]{2}|\n)")
 _NUMBERED_ASKED = re.compile(
     r"\b(?:no\.|number|code|ref(?:erence)?|id)(?!\s+of\b)(?=\W|$)", re.IGNORECASE)
 """A numbered thing is asked: "flight no.", "ticket number", "exit code" (not "the number
