@@ -255,12 +255,15 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
     # "What's the IP address of the east wing printer?": IP is what is asked, not whose.
     asked = set(asked_phrase(question))
     if named and not all(set(stems(e)) <= asked for e in named):
+        doc_said: dict[str, str] = {}  # joined once a document, not once a matching unit
         for unit in units:
             doc_id, offset = found[unit.source][:2]
             if not all(contains(unit.norm, e) for e in named):
                 continue
             record = record_at(layout, doc_id, offset + unit.start)
-            if record is not None and says_rest(question, record, _doc_said(layout, doc_id)) and (
+            if record is not None and doc_id not in doc_said:
+                doc_said[doc_id] = _doc_said(layout, doc_id)
+            if record is not None and says_rest(question, record, doc_said[doc_id]) and (
                     picked := _from_record(question, record)):
                 key, value = picked
                 return Extract(f"{key}: {value}", SpanRef(doc_id=doc_id, start=record.start,

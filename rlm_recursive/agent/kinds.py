@@ -312,7 +312,7 @@ def fits_kind(question: str, answer: str) -> bool:
     if _NUMBERED_ASKED.search(question):  # "flight no.": KL1697, not "the KLM flight"
         return any(c.isdigit() for c in answer)
     if _DAY_ASKED.search(question):
-        return bool(_DAY.search(answer) or re.search(r"\d", answer))
+        return bool(_CALENDAR & set(stems(answer)) or re.search(r"\d", answer))
     return True
 
 
@@ -331,8 +331,6 @@ _NUMBERED_ASKED = re.compile(
 """A numbered thing is asked: "flight no.", "ticket number", "exit code" (not "the number
 of ...", which counts)."""
 _DAY_ASKED = re.compile(r"\b(?:which|what)\s+day\b", re.IGNORECASE)
-_DAY = re.compile(r"\b(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?\b",
-                  re.IGNORECASE)
 
 
 _CHANGE = re.compile(r"\bfrom\s+(?:v|version\s+)?(\w[\w.:/-]*?)\s+to\s+(?:v|version\s+)?"
