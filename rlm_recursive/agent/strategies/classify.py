@@ -33,6 +33,7 @@ from ..batching import batch_ranges, calls_in_flight
 from ..context import AgentAnswer, RunContext
 from ..count_draft import MIN_ITEMS
 from ..count_scope import titled_documents
+from ..count_terms import addressees
 from ..grounding import not_found_answer
 from ..model_call import CHARS_PER_TOKEN, window_chars
 from ..recursion import RecursionState, Tier
@@ -278,8 +279,9 @@ _RELATIVE = re.compile(r"\b(?:who|that|which|whose|where)\b", re.IGNORECASE)
 
 def _optional_fields_named(question: str, layout: Layout) -> list[str]:
     """Fields the question names by their whole name ("notes", "remarks") that some records
-    of their documents leave empty."""
-    asked = set(stems(question))
+    of their documents leave empty; not whom a claim is told to ("tell residents that")."""
+    told = addressees(question)
+    asked = {s for i, s in enumerate(stems(question)) if i not in told}
     out = []
     for key in layout.fields:
         words = set(stems(key))
