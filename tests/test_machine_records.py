@@ -1,6 +1,8 @@
-"""Machine-written sources read as records: SQL dumps (a real SQLite `.dump`, MySQL's
-multi-row inserts, PostgreSQL's COPY blocks). Each row is a record with its table's column
-names, cited where it is written; a question naming one row's values gets its asked field."""
+"""Machine-written sources read as records and as the text a reader sees: SQL dumps (a real
+SQLite `.dump`, MySQL's multi-row inserts, PostgreSQL's COPY blocks), each row a record with
+its table's column names, cited where it is written, a question naming one row's values
+getting its asked field; man pages without troff and feeds without escaped HTML, at the
+source's offsets."""
 
 from __future__ import annotations
 
@@ -8,9 +10,13 @@ import sqlite3
 
 import pytest
 
+from rlm_recursive.corpus.gherkin import feature_records
 from rlm_recursive.corpus.lookup import lookup
+from rlm_recursive.corpus.markup import element_records
+from rlm_recursive.corpus.reading import reading_text
 from rlm_recursive.corpus.records import read_layout
 from rlm_recursive.corpus.sqldump import dump_records
+from rlm_recursive.corpus.units import split_units
 
 MYSQL = """-- MySQL dump 10.13
 -- Host: db01    Database: allotments
@@ -119,3 +125,147 @@ def test_prose_quoting_an_insert_or_two_is_not_a_dump():
                 "Check the result by listing the table again, then commit your work.\n"
                 "If the console complains, read the message: it names the bad column.\n")
     assert dump_records(tutorial) is None
+
+
+MAN_PAGE = r""".\" Manpage for tidewatch.
+.TH TIDEWATCH 8 "June 2026" "tidewatch 1.4" "System Administration"
+.SH NAME
+tidewatch \- poll tide gauges and raise flood alerts
+.SH OPTIONS
+.TP
+.BR \-i ", " \-\-interval =\fISECONDS\fR
+Poll every \fISECONDS\fR seconds.
+Default: \fB300\fR.
+.TP
+.B \-\-quiet
+Print nothing unless an alert is raised.
+.SH EXIT STATUS
+.TP
+.B 0
+All gauges answered.
+.TP
+.B 7
+A gauge stopped answering for longer than \fB\-\-stale\fR allows.
+"""
+
+FEED = """<?xml version="1.0" encoding="utf-8"?>
+<rss version="2.0"><channel>
+  <title>Oakmere Library news</title>
+  <item>
+    <title>Summer reading challenge</title>
+    <description>&lt;p&gt;Sign-up opens on &lt;em&gt;Saturday 11 July&lt;/em&gt;
+    at the &lt;a href="/branches/oakmere"&gt;Oakmere branch&lt;/a&gt; &amp;amp; online.&lt;/p&gt;
+    </description>
+  </item>
+  <item>
+    <title>Closed for rewiring</title>
+    <description><![CDATA[<p>The <b>Fernhill</b> branch shuts from 3 to 14 August.</p>]]>
+    </description>
+  </item>
+</channel></rss>
+"""
+
+
+def test_a_man_page_reads_as_printed_words_at_the_source_offsets():
+    seen = reading_text(MAN_PAGE)
+    assert len(seen) == len(MAN_PAGE)
+    assert "Manpage" not in seen and ".TH" not in seen and "\\f" not in seen
+    assert "tidewatch - poll tide gauges" in seen
+    # An item's tag labels its body, on one line, as a definition list prints it.
+    lines = [" ".join(line.split()) for line in seen.splitlines()]
+    assert "-i, --interval=SECONDS: Poll every SECONDS seconds." in lines
+    assert "7: A gauge stopped answering for longer than --stale allows." in lines
+    # Every line that is not an item's head keeps its place: a unit is cited where it is.
+    at = MAN_PAGE.index("Default:")
+    assert seen[at:at + len("Default: 300.")] == "Default: 300."
+
+
+def test_a_man_page_item_is_one_unit_that_holds_its_tag():
+    units = split_units([MAN_PAGE])
+    exit_unit = next(u for u in units if "stopped answering" in u.text)
+    assert exit_unit.text.split(":")[0].strip() == "7"
+    assert MAN_PAGE[exit_unit.start:exit_unit.end].count("stopped answering") == 1
+
+
+def test_escaped_html_and_cdata_read_as_their_text():
+    seen = reading_text(FEED)
+    assert len(seen) == len(FEED)
+    assert "&lt;" not in seen and "CDATA" not in seen
+    words = " ".join(seen.split())
+    assert words.count("Sign-up opens on Saturday 11 July at the Oakmere branch") == 1
+    rows = element_records(FEED)
+    assert rows is not None
+    assert [f["description"] for _, _, f in rows] == [
+        "Sign-up opens on Saturday 11 July at the Oakmere branch & online.",
+        "The Fernhill branch shuts from 3 to 14 August."]
+
+
+def test_text_with_no_machine_markup_is_left_as_it_is():
+    prose = ("Bins: black on Monday, blue on Thursday.\n.5 litres of oil; the a < b rule.\n"
+             "Run it with -v to see more, or \\d+ as the pattern.\n")
+    assert reading_text(prose) == prose
+    assert reading_text("Fisk &amp; Sons") == "Fisk &     Sons"
+
+
+FEATURE = """# language: en
+@lending
+Feature: Borrowing tools from the Hollins Lane tool library
+  Members borrow tools for a week at a time.
+
+  Background:
+    Given the shelf holds:
+      | tool         | deposit |
+      | belt sander  | 40.00   |
+      | wallpaper steamer | 25.00 |
+
+  Rule: late returns are charged per day
+
+    @fees
+    Scenario: A sander brought back two days late
+      Given I borrowed the "belt sander" on "2026-05-04"
+      When I return it on "2026-05-13"
+      Then the late fee should be "3.00"
+
+    Scenario Outline: Members on a concession pay less
+      Given I hold a "<membership>" membership
+      When I borrow the "belt sander"
+      Then the deposit taken should be "<deposit>"
+
+      Examples: current bands
+        | membership | deposit |
+        | standard   | 40.00   |
+        | student    | 20.00   |
+"""
+
+
+def test_a_feature_file_gives_scenarios_example_rows_and_table_rows():
+    layout = read_layout([("tools.feature", FEATURE)], {"tools.feature": "tools.feature"})
+    assert layout.formats["tools.feature"] == "feature"
+    by_text = {FEATURE[r.start:r.end].strip().split("\n")[0]: r.fields for r in layout.records}
+    late = by_text["Scenario: A sander brought back two days late"]
+    assert late["the late fee should be"] == "3.00" and late["tags"] == "@fees"
+    assert late["rule"] == "late returns are charged per day"
+    student = by_text["| student    | 20.00   |"]
+    # The outline's steps are read with the row's cells.
+    assert student["the deposit taken should be"] == "20.00"
+    assert student["I hold a"] == "student"
+    assert by_text["| wallpaper steamer | 25.00 |"]["deposit"] == "25.00"
+
+
+@pytest.mark.parametrize(("question", "key", "value"), [
+    ("what late fee do the tests expect for the sander brought back two days late",
+     "the late fee should be", "3.00"),
+    ("deposit taken from a student member", "the deposit taken should be", "20.00"),
+])
+def test_a_question_naming_a_scenario_gets_its_quoted_value(question, key, value):
+    layout = read_layout([("tools.feature", FEATURE)], {"tools.feature": "tools.feature"})
+    found = lookup(question, layout.records, layout.titles)
+    assert found is not None, question
+    record, field = found
+    assert (field, record.fields[field]) == (key, value)
+
+
+def test_text_that_only_mentions_a_feature_is_not_a_feature_file():
+    notes = ("Release notes\n\nFeature: dark mode. Scenario: the user toggles it.\n"
+             "Then nothing else changed.\n")
+    assert feature_records(notes) is None
