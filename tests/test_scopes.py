@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from strategy_support import ask, load
+from strategy_support import ask, first_excerpt_line, load
 
 from rlm_recursive.agent.grounding import NOT_FOUND
 from rlm_recursive.corpus.scopes import labelled_lines, scoped_value
-from rlm_recursive.providers.fake import reply
 
 # A fleet cover note: two vehicles, each on its own ruled page, the same labels on both.
 FLEET = """\
@@ -115,18 +114,11 @@ def test_a_sentence_holding_a_colon_is_no_labelled_line():
     assert labelled_lines(prose) == []
 
 
-def _echo_first_line(request):
-    prompt = request.messages[-1].content
-    if "[Excerpt 1]" not in prompt:
-        return reply("NOT FOUND")
-    return reply(prompt.split("[Excerpt 1]\n", 1)[1].split("\n", 1)[0])
-
-
 async def test_the_scoped_value_is_grounded_and_a_missing_page_is_not_found(small_rt):
     sid = load(small_rt, FLEET, ROTA)
     result, _ = await ask(small_rt, sid, "theft excess on the Alnwick car", "search",
-                          _echo_first_line)
+                          first_excerpt_line)
     assert "250" in result.answer and "400" not in result.answer and result.grounded
     result, _ = await ask(small_rt, sid, "theft excess on the Morpeth car", "search",
-                          _echo_first_line)
+                          first_excerpt_line)
     assert result.answer == NOT_FOUND and result.grounded is False

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from .asked import asked_label, label_words
-from .blocks import shape
+from .blocks import lines_of, shape
 from .leaders import label_fits
 from .naming import contains, entities
 from .units import STOP, has_word, normalise, stems
@@ -68,14 +68,6 @@ class Labelled:
     def says(self) -> str:
         """What names the value: its label, and its column's header."""
         return f"{self.label} {self.column}".strip()
-
-
-def _lines(text: str) -> list[tuple[int, int, str]]:
-    out, pos = [], 0
-    for line in text.split("\n"):
-        out.append((pos, pos + len(line), line))
-        pos += len(line) + 1
-    return out
 
 
 def _label_value(line: str) -> tuple[str, str] | None:
@@ -147,7 +139,7 @@ def _indent(line: str) -> int:
 
 def labelled_lines(text: str) -> list[Labelled]:
     """Every labelled line (and grid cell) of a document, with its scope."""
-    lines = _lines(text)
+    lines = lines_of(text)
     rules = [i for i, (_, _, line) in enumerate(lines) if _RULE.fullmatch(line)]
     rule_set = set(rules)
     # The front: what a ruled document says before its first rule; else its first
