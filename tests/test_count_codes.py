@@ -14,6 +14,7 @@ from strategy_support import ask, csv_text, load_named, no_model, small_runtime
 from rlm_recursive.agent.count_codes import code_count
 from rlm_recursive.agent.routing import count_draft, route
 from rlm_recursive.corpus.records import read_layout
+from rlm_recursive.corpus.tally import tally
 
 _PUPILS = ["Shah, Priya", "Okafor, Daniel", "Lindqvist, Maja", "Brennan, Tom", "Nowak, Ola",
            "Haddad, Sami"]
@@ -120,3 +121,42 @@ def test_the_period_a_document_covers_is_no_condition_on_its_items():
                        layout).plan
     assert plan.months == []
     assert not any(p.isdigit() for p in plan.phrases), plan.phrases
+
+
+def _posts(seed: int = 8) -> list[dict[str, str]]:
+    rng = random.Random(seed)
+    authors = ["Sam Reid (Editor)", "Cllr Ann Bose", "Joe Park", "Lena Ortiz (Editor)"]
+    return [{"id": f"p{i}", "author": rng.choice(authors),
+             "title": rng.choice(["Bin day moved", "Editor's note on the fete", "Hall hire"]),
+             "status": rng.choice(["on loan", "returned", "on loan", "lost"]),
+             "acquired_by": rng.choice(["gift", "purchase", "bequest"])} for i in range(30)]
+
+
+POSTS = _posts()
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    # A role inside the author's value; the feed is what the file is, not a word it says.
+    ("how many of the posts in the feed were written by the editor",
+     sum("(Editor)" in p["author"] for p in POSTS)),
+    ("How many posts have the status on loan right now?",
+     sum(p["status"] == "on loan" for p in POSTS)),
+    ("how many posts in the village export came in as bequests",
+     sum(p["acquired_by"] == "bequest" for p in POSTS)),
+])
+def test_scope_words_select_no_records(question, expected):
+    layout = read_layout([("f", csv_text(POSTS))], {"f": "village_posts.csv"})
+    draft = count_draft(question, layout)
+    assert not draft.unknown, draft.unknown
+    assert route(question, layout)[0] == "count"
+    assert tally(layout, draft.plan)[1] == expected, draft.plan.describe()
+
+
+def test_a_rate_word_names_no_field_its_stem_begins():
+    """"the total yearly premium" over records with a year column sums no years."""
+    rows = [{"ref": f"r{i}", "acquired_year": str(1990 + i), "value": str(100 * i)}
+            for i in range(10)]
+    layout = read_layout([("r", csv_text(rows))], {"r": "objects.csv"})
+    assert route("What's the total yearly premium for the Hearthstone policy?",
+                 layout)[0] != "count"
+    assert route("What is the total of acquired years over the objects?", layout)[0] == "count"

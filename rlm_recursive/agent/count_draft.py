@@ -22,6 +22,7 @@ from ..corpus.tally import (
 from .count_dates import blank_fields, date_conditions, inside_fields, key_stems
 from .count_scope import FRAME_WORDS as _STOP
 from .count_scope import (
+    calls_a_file,
     collection_run,
     content_positions,
     document_words,
@@ -32,7 +33,7 @@ from .count_scope import (
     unit_phrases_dropped,
     unit_values,
 )
-from .count_terms import addressees, defined_code, judged_words, month_words
+from .count_terms import addressees, defined_code, judged_words, month_words, time_frames
 from .plan_words import (
     Aggregation,
     aggregation,
@@ -110,7 +111,7 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     # "over 80%": the number is compared with, not a value of, its field.
     said = named_keys.union(*(at for _, at in compared))
     # "posts that tell residents that ...": whom they tell is no field (RESIDENT) to match.
-    said |= addressees(question)
+    said |= addressees(question) | time_frames(question)
     # "before 2012", "after the due date", "haven't come back yet": conditions on a date
     # or an empty field, not values to match.
     blank, blank_at = blank_fields(question, layout)
@@ -212,6 +213,7 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     unit_at = noun_phrase(question, head)
     unit_words = {words(question)[i] for i in unit_at}
     draft.plan.phrases = unit_phrases_dropped(draft.plan, unit_words, layout.records)
+    _file_words_dropped(draft, layout)
     noun = words(question)[max(unit_at)] if unit_at else None
     if noun in draft.unknown and unit_at.isdisjoint(judged) and not draft.plan.empty and any(
             True for _ in select(layout.records, draft.plan)):
@@ -229,6 +231,20 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     draft.plan.occurrences = bool(_TIMES.search(question)) and not filters
     draft.plan.every = draft.plan.empty and not draft.unknown
     return draft
+
+
+def _file_words_dropped(draft: CountDraft, layout: Layout) -> None:
+    """"the news posts in the feed", "the objects in the museum export": a word that calls a
+    file what it is names nothing its records say (when they do not say it)."""
+    draft.unknown = [w for w in draft.unknown if not calls_a_file(w)]
+    named = [p for p in draft.plan.phrases if calls_a_file(p)]
+    if not named:
+        return
+    rest = draft.plan.model_copy(update={
+        "phrases": [p for p in draft.plan.phrases if p not in named]})
+    if not rest.empty and not any(True for _ in select(layout.records, draft.plan)) and any(
+            True for _ in select(layout.records, rest)):
+        draft.plan.phrases = rest.phrases
 
 
 def _loose_scope(plan: TallyPlan, layout: Layout) -> list[str]:

@@ -13,7 +13,7 @@ from ..corpus.dates import MONTHS, has_month
 from ..corpus.records import Record
 from ..corpus.tally import phrase_regex, stems, words
 
-__all__ = ["addressees", "defined_code", "judged_words", "month_words"]
+__all__ = ["addressees", "defined_code", "judged_words", "month_words", "time_frames"]
 
 _CODE = re.compile(r"\b[A-Z]{2,5}\b")
 
@@ -46,6 +46,21 @@ def judged_words(question: str, taken: set[int]) -> list[int]:
         if verb not in taken and verb < len(ws):
             out.append(verb)
     return sorted(set(out))
+
+
+_NOW = re.compile(r"\b(?:right\s+now|at\s+(?:the|this)\s+(?:moment|time)|at\s+present|"
+                  r"as\s+(?:of|at)\s+(?:now|today)|to\s+date|as\s+things\s+stand)\b",
+                  re.IGNORECASE)
+
+
+def time_frames(question: str) -> set[int]:
+    """Positions of the words that say "now" ("right now", "at present", "to date"): the
+    state the records hold is the current one, no word they must say."""
+    out: set[int] = set()
+    for match in _NOW.finditer(question):
+        first = len(words(question[:match.start()]))
+        out |= set(range(first, first + len(words(match.group()))))
+    return out
 
 
 def addressees(question: str) -> set[int]:
