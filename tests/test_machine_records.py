@@ -15,6 +15,7 @@ from rlm_recursive.corpus.lookup import lookup
 from rlm_recursive.corpus.markup import element_records
 from rlm_recursive.corpus.reading import reading_text
 from rlm_recursive.corpus.records import read_layout
+from rlm_recursive.corpus.search import PassageIndex
 from rlm_recursive.corpus.sqldump import dump_records
 from rlm_recursive.corpus.units import split_units
 
@@ -269,3 +270,29 @@ def test_text_that_only_mentions_a_feature_is_not_a_feature_file():
     notes = ("Release notes\n\nFeature: dark mode. Scenario: the user toggles it.\n"
              "Then nothing else changed.\n")
     assert feature_records(notes) is None
+
+
+def test_search_finds_words_that_troff_and_escaped_html_wrap(tmp_path):
+    page = MAN_PAGE + ".SH FILES\n.I /var/lib/tidewatch/gauges.db\nThe \\fBsqlite\\fR cache.\n"
+    with PassageIndex(tmp_path / "idx") as index:
+        index.add_documents([("man", page), ("feed", FEED)])
+        for query, doc_id, word in (("sqlite", "man", "sqlite"),
+                                    ("Saturday sign-up", "feed", "Saturday")):
+            hits, _ = index.search(query, limit=3, text_of={"man": page, "feed": FEED}.get)
+            assert hits and hits[0].doc_id == doc_id, query
+            text = page if doc_id == "man" else FEED
+            # The hit is at the source's offsets: its highlight holds the word as written.
+            assert word in text[hits[0].highlight_start:hits[0].highlight_end]
+
+
+def test_an_html_page_reads_as_its_text_with_blocks_on_lines_of_their_own():
+    page = ("<!DOCTYPE html>\n<html><head><title>Hours</title><style>p {color: red}</style>"
+            "</head><body><h1>Opening hours</h1><p>The <b>Fernhill</b> branch opens at "
+            "9&nbsp;am.</p><table><tr><td>Monday</td><td>09:00</td></tr></table>"
+            "<script>var opens = 'never';</script></body></html>\n")
+    seen = reading_text(page)
+    assert len(seen) == len(page)
+    lines = [" ".join(line.split()) for line in seen.splitlines() if line.strip()]
+    assert lines == ["Opening hours", "The Fernhill branch opens at 9 am.", "Monday 09:00"]
+    unit = next(u for u in split_units([page]) if "Fernhill" in u.text)
+    assert "Fernhill" in page[unit.start:unit.end]

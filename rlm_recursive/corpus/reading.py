@@ -2,11 +2,12 @@
 
 A feed's `<content type="html">` holds escaped markup (`&lt;p&gt;Bins are emptied on a
 &lt;strong&gt;Thursday&lt;/strong&gt;`), a man page wraps its words in troff (`.TP`,
-`.B 3`, `\\fIDEST\\fR`, `\\-\\-keep`), XML hides text in CDATA: a passage cut from the raw text
-holds the syntax, and a sentence is broken by it ("a &lt;strong&gt;Thursday" is no
-"a Thursday"). `reading_text` blanks that syntax out with spaces (an entity becomes its
-character, padded), so the result has the source's length: a unit cut from it is cited at
-the source's own offsets, and its words read as the sentence a reader sees.
+`.B 3`, `\\fIDEST\\fR`, `\\-\\-keep`), an HTML page or mail body wraps them in tags, XML
+hides text in CDATA: a passage cut from the raw text holds the syntax, and a sentence is
+broken by it ("a &lt;strong&gt;Thursday" is no "a Thursday"). `reading_text` blanks that
+syntax out with spaces (an entity becomes its character, padded; a block's tag a line
+break), so the result has the source's length: a unit cut from it is cited at the source's
+own offsets, and its words read as the sentence a reader sees.
 """
 
 from __future__ import annotations
@@ -16,9 +17,19 @@ import re
 
 __all__ = ["reading_text"]
 
-_ESCAPED_TAG = re.compile(r"&lt;/?[A-Za-z][\w:-]*(?:\s[^<>\n]*?)?/?&gt;")
+_ESCAPED_TAG = re.compile(r"&lt;/?(?P<name>[A-Za-z][\w:-]*)(?:\s[^<>\n]*?)?/?&gt;")
 """A tag written as text: HTML inside a feed's entry or an XML field."""
 _CDATA = re.compile(r"<!\[CDATA\[|\]\]>")
+_HTML_PAGE = re.compile(r"<!doctype\s+html|<html[\s>]|<body[\s>]"
+                        r"|(?:<(?:p|br|td|div|li)\b[^<>]*>.*?){5}", re.IGNORECASE | re.DOTALL)
+"""An HTML page or e-mail body, written as tags (a feed's or an XML export's own elements
+are labels, not presentation: they stay)."""
+_HIDDEN = re.compile(r"<(script|style|head)\b.*?</\1\s*>|<!--.*?-->|<![A-Za-z][^<>]*>",
+                     re.IGNORECASE | re.DOTALL)
+_HTML_TAG = re.compile(r"</?(?P<name>[A-Za-z][\w:-]*)(?:\s[^<>]*)?/?>")
+_BLOCKS = frozenset("p div br tr li ul ol table thead tbody tfoot h1 h2 h3 h4 h5 h6 hr section "
+                    "article header footer nav aside main blockquote pre dl dt dd form "
+                    "fieldset figure figcaption caption address title".split())
 _ENTITY = re.compile(r"&(?:#\d{1,7}|#x[0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 _TROFF_PAGE = re.compile(r"^\.(?:TH|SH|Dt|Sh)\b", re.MULTILINE)
 """A man page's title or section macro (man and mdoc): the document is troff."""
@@ -91,6 +102,20 @@ def _troff_line(line: str) -> str:
     return _fit(words, len(line)) if words.strip() else "\n" * len(line)
 
 
+def _html_tag(match: re.Match[str]) -> str:
+    """A tag as a reader sees it: a block's edge is a line break, a cell's a gutter, any
+    other tag nothing."""
+    tag = match.group(0)
+    if match.group("name").lower() in _BLOCKS:
+        return "\n" + " " * (len(tag) - 1)
+    return " " * len(tag)
+
+
+def _html(text: str) -> str:
+    text = _HIDDEN.sub(_blank, text)
+    return _HTML_TAG.sub(_html_tag, text)
+
+
 def _is_troff(text: str) -> bool:
     macros = len(_TROFF_LINE.findall(text))
     return macros >= 3 and macros >= _TROFF_SHARE * (text.count("\n") + 1)
@@ -101,8 +126,10 @@ def reading_text(text: str) -> str:
     and escapes blanked out; the same length, every other character where it was."""
     if _TROFF_PAGE.search(text) or _is_troff(text):
         text = _troff(text)
+    elif _HTML_PAGE.search(text[:200_000]):
+        text = _html(text)
     if "&lt;" in text:
-        text = _ESCAPED_TAG.sub(_blank, text)
+        text = _ESCAPED_TAG.sub(_html_tag, text)
     if "<![CDATA[" in text:
         text = _CDATA.sub(_blank, text)
     if "&" in text:
