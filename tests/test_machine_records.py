@@ -112,11 +112,16 @@ def test_a_dump_written_by_sqlite_is_read_with_its_columns():
 ])
 def test_a_question_naming_a_row_gets_its_asked_column(question, key, value):
     docs = [("plots.sql", MYSQL), ("hives.sql", POSTGRES), ("ferries.sql", _sqlite_dump())]
+    assert _looked_up(docs, question) == (key, value)
+
+
+def _looked_up(docs: list[tuple[str, str]], question: str) -> tuple[str, str]:
+    """The field and value `lookup` reads for the question over the documents' records."""
     layout = read_layout(docs, {d: d for d, _ in docs})
     found = lookup(question, layout.records, layout.titles)
     assert found is not None, question
     record, field = found
-    assert (field, record.fields[field]) == (key, value)
+    return field, record.fields[field]
 
 
 def test_prose_quoting_an_insert_or_two_is_not_a_dump():
@@ -259,11 +264,7 @@ def test_a_feature_file_gives_scenarios_example_rows_and_table_rows():
     ("deposit taken from a student member", "the deposit taken should be", "20.00"),
 ])
 def test_a_question_naming_a_scenario_gets_its_quoted_value(question, key, value):
-    layout = read_layout([("tools.feature", FEATURE)], {"tools.feature": "tools.feature"})
-    found = lookup(question, layout.records, layout.titles)
-    assert found is not None, question
-    record, field = found
-    assert (field, record.fields[field]) == (key, value)
+    assert _looked_up([("tools.feature", FEATURE)], question) == (key, value)
 
 
 def test_text_that_only_mentions_a_feature_is_not_a_feature_file():
