@@ -297,3 +297,46 @@ def test_an_html_page_reads_as_its_text_with_blocks_on_lines_of_their_own():
     assert lines == ["Opening hours", "The Fernhill branch opens at 9 am.", "Monday 09:00"]
     unit = next(u for u in split_units([page]) if "Fernhill" in u.text)
     assert "Fernhill" in page[unit.start:unit.end]
+
+
+LATEX = r"""\documentclass{article}
+\usepackage[utf8]{inputenc}
+% draft: do not circulate
+\begin{document}
+\section{Fees}
+Members pay \textbf{40} pounds a year; students pay 50\% of that.
+\begin{tabular}{ll}
+Day & Opens \\
+Monday & 09:00 \\
+\end{tabular}
+\end{document}
+"""
+
+POD = """=head1 NAME
+
+tidy - clean a folder
+
+=head1 OPTIONS
+
+=over 4
+
+=item B<--keep> I<N>
+
+Keep I<N> files. Default: B<14>. Run C<< tidy --keep 3 >> to keep three.
+
+=back
+
+=cut
+"""
+
+
+@pytest.mark.parametrize(("source", "lines"), [
+    (LATEX, ["Fees", "Members pay 40 pounds a year; students pay 50% of that.",
+             "Day Opens", "Monday 09:00"]),
+    (POD, ["NAME", "tidy - clean a folder", "OPTIONS", "--keep N",
+           "Keep N files. Default: 14 . Run tidy --keep 3 to keep three."]),
+])
+def test_latex_and_pod_sources_read_as_their_words(source, lines):
+    seen = reading_text(source)
+    assert len(seen) == len(source)
+    assert [" ".join(line.split()) for line in seen.splitlines() if line.strip()] == lines
