@@ -13,7 +13,7 @@ from rlm_recursive.agent.query import QueryOptions, QueryResult, run_query
 from rlm_recursive.agent.runtime import Runtime
 from rlm_recursive.config import SessionConfig
 from rlm_recursive.providers.base import ChatRequest
-from rlm_recursive.providers.fake import FakeProvider
+from rlm_recursive.providers.fake import FakeProvider, reply
 
 SMALL = ('[models."small"]\nprovider = "fake"\nnum_ctx = {ctx}\ntools = false\n'
          'params_b = 0.1\n')
@@ -66,6 +66,15 @@ async def ask(runtime: Runtime, sid: str, question: str, strategy: str,
                                           **options),
                              providers=ProviderPool({"fake": fake}))
     return result, fake
+
+
+def first_excerpt_line(request: ChatRequest) -> Any:
+    """A small model's habit: it copies the first line it is shown ("NOT FOUND" when it is
+    shown no excerpt, as in grounding's re-ask)."""
+    prompt = request.messages[-1].content
+    if "[Excerpt 1]" not in prompt:
+        return reply("NOT FOUND")
+    return reply(prompt.split("[Excerpt 1]\n", 1)[1].split("\n", 1)[0])
 
 
 def tool_name(request: ChatRequest) -> str | None:

@@ -28,7 +28,8 @@ _FAMILIES = {stems(k)[0]: frozenset(stems(v)) for k, v in {
     "die": "death deat died", "died": "death deat", "death": "deat died",
     "taken": "out borrow loan issu", "borrow": "out loan issu", "lent": "out loan issu",
     "join": "joined member", "ship": "dispatch sent", "sent": "ship dispatch",
-    "publish": "year published", "due": "due"}.items()}
+    "publish": "year published", "due": "due", "written": "author writer creator",
+    "wrote": "author writer creator", "posted": "author poster", "authored": "author"}.items()}
 """A question's verb and the words a field's name uses for it ("came back": returned_on,
 "born": BIRT): a small general table, not one file's labels."""
 _OPS = {"before": "<", "prior": "<", "earlier": "<", "until": "until", "till": "until",
@@ -217,29 +218,36 @@ def _some_left_blank(layout: Layout, key: str) -> bool:
     return any(left_blank(r, key, tables) for r in layout.records)
 
 
-_INSIDE = frozenset(("in", "at", "on", "from", "as", "to", "for"))
+_INSIDE = frozenset(("in", "at", "on", "from", "as", "to", "for", "by"))
 
 
 def inside_fields(question: str, layout: Layout, taken: set[int], stop: frozenset[str]
                   ) -> tuple[list[FieldFilter], set[int]]:
-    """"born in Ellerby": a field the question names by a word or its family (`BIRT.PLAC`)
-    whose values hold the words after it, as part of a longer value ("Ellerby, Yorkshire,
-    England"); the condition and its word positions (`stop`: words that end the value)."""
+    """"born in Ellerby", "written by the clerk": a field the question names by a word or its
+    family (`BIRT.PLAC`, `author.name`) whose values hold the words after it, as part of a
+    longer value ("Ellerby, Yorkshire, England", "Maureen Tilly (Clerk)"); the condition and
+    its word positions (`stop`: words that end the value)."""
     toks = _tokens(question)
     out: list[FieldFilter] = []
     used: set[int] = set()
     for i in range(len(toks) - 2):
         if i in taken or toks[i + 1] not in _INSIDE:
             continue
-        end = i + 2
+        first = i + 2
+        while first < len(toks) - 1 and toks[first] in _DETERMINERS:
+            first += 1  # "written by the clerk": the value is "clerk"
+        end = first
         while end < len(toks) and end not in taken and toks[end] not in stop:
             end += 1
-        if end == i + 2:
+        if end == first:
             continue
-        phrase = " ".join(toks[i + 2:end])
+        phrase = " ".join(toks[first:end])
         pattern = phrase_regex(phrase)
+        # "status on loan" where "on loan" is a whole value: a value to match, not inside one.
+        whole = " ".join(toks[i + 1:end])
         holding = [k for k, values in layout.fields.items() if _named_by(k, toks[i])
-                   and any(pattern.search(v) for v in values)]
+                   and any(pattern.search(v) for v in values)
+                   and not any(v.strip().lower() == whole for v in values)]
         named = _best_named(holding, toks[i])
         if len(named) == 1:
             out.append(FieldFilter(field=named[0], value=phrase))

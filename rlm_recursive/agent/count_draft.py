@@ -22,6 +22,7 @@ from ..corpus.tally import (
 from .count_dates import blank_fields, date_conditions, inside_fields, key_stems
 from .count_scope import FRAME_WORDS as _STOP
 from .count_scope import (
+    calls_a_file,
     collection_run,
     content_positions,
     document_words,
@@ -32,7 +33,14 @@ from .count_scope import (
     unit_phrases_dropped,
     unit_values,
 )
-from .count_terms import defined_code, month_words
+from .count_terms import (
+    acronym_values,
+    addressees,
+    defined_code,
+    judged_words,
+    month_words,
+    time_frames,
+)
 from .plan_words import (
     Aggregation,
     aggregation,
@@ -109,6 +117,8 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     compared = comparisons(question, layout)
     # "over 80%": the number is compared with, not a value of, its field.
     said = named_keys.union(*(at for _, at in compared))
+    # "posts that tell residents that ...": whom they tell is no field (RESIDENT) to match.
+    said |= addressees(question) | time_frames(question)
     # "before 2012", "after the due date", "haven't come back yet": conditions on a date
     # or an empty field, not values to match.
     blank, blank_at = blank_fields(question, layout)
@@ -116,6 +126,10 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     said |= dated_at | blank_at
     inside, inside_at = inside_fields(question, layout, said, _STOP)
     said |= inside_at
+    # "tagged as work in progress" over "@wip" tags: the initials, inside the tag field.
+    initialed, initialed_at = acronym_values(question, layout, said, _STOP)
+    inside += initialed
+    said |= initialed_at
     content = content_positions(question)
     # "in the FS02 export": the collection, before "export" is read as some field's value.
     reserved, reserved_docs = collection_run(question, layout, content - said)
@@ -179,8 +193,13 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     corpus = _corpus_sample(layout)
     resolved = {i for scope in scopes for i in scope if i in skip} | blank_at
     scope = [r for r in layout.records if not docs or r.doc_id in docs]
-    draft.plan.months, dated = month_words(question, scope, skip)
+    draft.plan.months, dated = month_words(question, scope, skip,
+                                           [layout.titles.get(d, "") for d in docs])
     skip |= dated
+    # "comments that complain about the cafe": whether each one complains is judged.
+    judged = judged_words(question, taken)
+    draft.unknown.extend(words(question)[i] for i in judged)
+    skip |= set(judged)
     for run, at in _content_runs(question, skip):
         phrase = " ".join(run)
         negative = bool(set(at) & negated_at)
@@ -205,8 +224,9 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     unit_at = noun_phrase(question, head)
     unit_words = {words(question)[i] for i in unit_at}
     draft.plan.phrases = unit_phrases_dropped(draft.plan, unit_words, layout.records)
+    _file_words_dropped(draft, layout)
     noun = words(question)[max(unit_at)] if unit_at else None
-    if noun in draft.unknown and not draft.plan.empty and any(
+    if noun in draft.unknown and unit_at.isdisjoint(judged) and not draft.plan.empty and any(
             True for _ in select(layout.records, draft.plan)):
         # "how many appointments are in the Gym" over events that never say "appointment":
         # the noun names what is counted; its modifiers ("urgent tickets") stay conditions.
@@ -222,6 +242,20 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     draft.plan.occurrences = bool(_TIMES.search(question)) and not filters
     draft.plan.every = draft.plan.empty and not draft.unknown
     return draft
+
+
+def _file_words_dropped(draft: CountDraft, layout: Layout) -> None:
+    """"the news posts in the feed", "the objects in the museum export": a word that calls a
+    file what it is names nothing its records say (when they do not say it)."""
+    draft.unknown = [w for w in draft.unknown if not calls_a_file(w)]
+    named = [p for p in draft.plan.phrases if calls_a_file(p)]
+    if not named:
+        return
+    rest = draft.plan.model_copy(update={
+        "phrases": [p for p in draft.plan.phrases if p not in named]})
+    if not rest.empty and not any(True for _ in select(layout.records, draft.plan)) and any(
+            True for _ in select(layout.records, rest)):
+        draft.plan.phrases = rest.phrases
 
 
 def _loose_scope(plan: TallyPlan, layout: Layout) -> list[str]:

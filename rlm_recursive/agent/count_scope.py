@@ -22,6 +22,7 @@ from ..corpus.tally import MAX_DISTINCT, FieldFilter, TallyPlan, phrase_regex, s
 
 __all__ = [
     "FRAME_WORDS",
+    "calls_a_file",
     "collection_run",
     "content_positions",
     "document_words",
@@ -66,6 +67,12 @@ _RARE_SHARE = 0.1
 """A word of a document's file name that at most this share of its records say names it."""
 _RARE_LINES = 1
 """A word of its first lines that at most this many of its records say (the title's own)."""
+
+
+def calls_a_file(phrase: str) -> bool:
+    """Does the phrase only call a file what it is ("the feed", "the museum's export")?"""
+    said = stems(phrase)
+    return bool(said) and all(s in _DOC_WORDS for s in said)
 
 
 def content_positions(question: str) -> set[int]:

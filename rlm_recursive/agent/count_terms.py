@@ -1,6 +1,8 @@
 """Question words that a record spells otherwise: a month ("in October") against the dates the
 records hold ("01OCT", "2026-10-01"), and a phrase the document abbreviates ("direct debits"
-written "DD", where the document's key says "DD Direct Debit")."""
+written "DD", where the document's key says "DD Direct Debit"); and the words no record can
+hold literally: a judgement ("complain about", "report a problem") or a reported claim ("tell
+residents that a road will be shut"), which only a reader of each record can decide."""
 
 from __future__ import annotations
 
@@ -8,19 +10,79 @@ import re
 from collections.abc import Iterable
 
 from ..corpus.dates import MONTHS, has_month
-from ..corpus.records import Record
-from ..corpus.tally import phrase_regex, stems, words
+from ..corpus.records import Layout, Record
+from ..corpus.tally import FieldFilter, phrase_regex, stems, words
 
-__all__ = ["defined_code", "month_words"]
+__all__ = ["acronym_values", "addressees", "defined_code", "judged_words", "month_words",
+           "time_frames"]
 
 _CODE = re.compile(r"\b[A-Z]{2,5}\b")
 
 
-def month_words(question: str, records: list[Record], skip: set[int]
-                ) -> tuple[list[int], set[int]]:
-    """The months the question names that some record's date falls in, and their word
-    positions ("May" only capitalised: "may" is a verb)."""
+_JUDGEMENT = frozenset(stems(
+    "complain complains complained complaining complaint complaints praise praises praised "
+    "praising criticise criticises criticised criticize criticizes criticized criticism "
+    "recommend recommends recommended problem problems concern concerns unhappy dissatisfied "
+    "disappointed satisfied pleased rude unhelpful helpful friendly unfriendly excellent "
+    "terrible awful poor"))
+"""Words of a judgement on what a record says: whether a comment complains is read, not
+matched ("the cafe" is in praise too)."""
+_CLAIM = re.compile(
+    r"\b(?:tell|tells|told|say|says|said|state|states|stated|announce[sd]?|warn(?:s|ed)?|"
+    r"report(?:s|ed)?|claim(?:s|ed)?|mention(?:s|ed)?|suggest(?:s|ed)?|inform(?:s|ed)?|"
+    r"notif(?:y|ies|ied)|advise[sd]?|explain(?:s|ed)?)(?:\s+[A-Za-z0-9]+){0,2}\s+that\b",
+    re.IGNORECASE)
+"""A reported claim ("posts that tell residents that a road will be shut"): the records say
+it in their own words, so no phrase of the question must stand in them."""
+
+
+def judged_words(question: str, taken: set[int]) -> list[int]:
+    """Positions of the words that make counting a judgement of each record: an evaluative
+    word ("complain", "problem") no field value took, or the verb of a reported claim."""
+    ws = words(question)
+    q_stems = stems(question)
+    out = [i for i, s in enumerate(q_stems) if s in _JUDGEMENT and i not in taken]
+    for match in _CLAIM.finditer(question):
+        verb = len(words(question[:match.start()]))
+        if verb not in taken and verb < len(ws):
+            out.append(verb)
+    return sorted(set(out))
+
+
+_NOW = re.compile(r"\b(?:right\s+now|at\s+(?:the|this)\s+(?:moment|time)|at\s+present|"
+                  r"as\s+(?:of|at)\s+(?:now|today)|to\s+date|as\s+things\s+stand)\b",
+                  re.IGNORECASE)
+
+
+def time_frames(question: str) -> set[int]:
+    """Positions of the words that say "now" ("right now", "at present", "to date"): the
+    state the records hold is the current one, no word they must say."""
+    out: set[int] = set()
+    for match in _NOW.finditer(question):
+        first = len(words(question[:match.start()]))
+        out |= set(range(first, first + len(words(match.group()))))
+    return out
+
+
+def addressees(question: str) -> set[int]:
+    """Positions of the words a reported claim is told to ("tell residents that", "warn
+    drivers that"): whom the records address, no field value nor phrase they must hold."""
+    out: set[int] = set()
+    for match in _CLAIM.finditer(question):
+        first = len(words(question[:match.start()]))
+        out |= set(range(first + 1, first + len(words(match.group())) - 1))
+    return out
+
+
+def month_words(question: str, records: list[Record], skip: set[int],
+                titles: Iterable[str] = ()) -> tuple[list[int], set[int]]:
+    """The months the question names that some record's date falls in, and the positions of
+    their words and of the days beside them ("9-15 March": the days date the month, no
+    number a record must say). "May" only capitalised: "may" is a verb. A month every
+    scoped document's first lines hold ("Cycle: 09/03/26 to 15/03/26") is the period the
+    document covers: it chose the document, it selects none of its items."""
     raw = re.findall(r"[A-Za-z0-9]+", question)
+    heads = list(titles)
     months: list[int] = []
     at: set[int] = set()
     for i, word in enumerate(raw):
@@ -28,9 +90,22 @@ def month_words(question: str, records: list[Record], skip: set[int]
         if i in skip or month is None or len(word) < 3 or (word == "may"):
             continue
         if any(has_month(r.text, month) for r in records):
-            months.append(month)
-            at.add(i)
+            at |= {i, *_days_beside(raw, i)}
+            if not (heads and all(has_month(head, month) for head in heads)):
+                months.append(month)
     return months, at
+
+
+def _days_beside(raw: list[str], at: int) -> set[int]:
+    """Positions of the day numbers (a day or a range, "9-15", "3rd") next to a month."""
+    out: set[int] = set()
+    for step in (-1, 1):
+        j = at + step
+        while 0 <= j < len(raw) and re.fullmatch(r"(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?",
+                                                raw[j], re.IGNORECASE):
+            out.add(j)
+            j += step
+    return out
 
 
 def _initials(phrase: str) -> str:
@@ -55,3 +130,36 @@ def defined_code(phrase: str, records: Iterable[Record]) -> str | None:
             if code == _initials(phrase):
                 return code
     return None
+
+
+_LINKS = frozenset("in of and for to on".split())
+"""Small words an initialism keeps ("work in progress": WIP, "out of stock": OOS)."""
+_MIN_INITIALS = 3
+_TAG = re.compile(r"[@#\[\](){}<>:]")
+
+
+def acronym_values(question: str, layout: Layout, taken: set[int], frame: frozenset[str]
+                   ) -> tuple[list[FieldFilter], set[int]]:
+    """"tagged as work in progress" over records tagged "@wip": a run of two to four of the
+    question's content words (`frame`: the words that are none) whose three or more
+    initials are a word of one field's values (a tag, a code), as a condition that the
+    field holds it, and the run's positions."""
+    ws = words(question)
+    out: list[FieldFilter] = []
+    used: set[int] = set()
+    for start in range(len(ws)):
+        for size in (4, 3, 2):
+            at = set(range(start, start + size))
+            run = ws[start:start + size]
+            if (len(run) < size or at & (taken | used) or run[0] in _LINKS
+                    or run[-1] in _LINKS or any(w in frame and w not in _LINKS for w in run)):
+                continue
+            initials = "".join(w[0] for w in run if not w.isdigit())
+            if len(initials) < _MIN_INITIALS:
+                continue  # two letters are too many things ("main residence": "Mr")
+            holding = [k for k, values in layout.fields.items()
+                       if any(initials in _TAG.sub(" ", v).lower().split() for v in values)]
+            if len(holding) == 1:
+                out.append(FieldFilter(field=holding[0], value=initials))
+                used |= at
+    return out, used

@@ -35,6 +35,7 @@ from ..corpus.evidence import (
 )
 from ..corpus.lookup import lookup, says_rest
 from ..corpus.records import Layout, Record
+from ..corpus.scopes import scoped_value, written_forms
 from ..corpus.search import Hit
 from ..corpus.sections import Scope, author, headings, scopes_for, title
 from ..errors import InvalidArgs
@@ -246,8 +247,29 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
     if (looked := _looked_up(question, layout)) is not None:
         return looked
     found = windows(store, session_id, question)
-    if not found:
+    answered = _from_passages(store, session_id, question, layout, found) if found else None
+    if isinstance(answered, Extract):
+        return answered
+    # No one passage answers: a labelled line may, named by the headings and opening
+    # lines over it (a policy's page for one address, a chart's block for one resident).
+    return _scoped(store, session_id, question) or answered
+
+
+def _scoped(store: Store, session_id: str, question: str) -> Extract | None:
+    """The labelled line the question's names pick out by its scope (`scopes`), cited
+    from the first scope line it needs to the line."""
+    docs = store.documents(session_id)
+    found = scoped_value(question, ((d.id, store.text(d)) for d in docs))
+    if found is None:
         return None
+    doc_id, line, first = found
+    return Extract(f"{line.label}: {line.value}", SpanRef(doc_id=doc_id, start=first,
+                                                          end=line.end), line.label)
+
+
+def _from_passages(store: Store, session_id: str, question: str, layout: Layout | None,
+                   found: list[Window]) -> Extract | str | None:
+    """The answer copied from the windows' best unit (see `extract`)."""
     units = window_units(found)
     # A record that holds every entity the question names, with a field the question asks
     # about: the field's value ("Which carrier is moving SH-1006?" → carrier: CMA CGM).
@@ -332,7 +354,7 @@ def verify_extract(question: str, answer: str, record_text: str, header: str,
                          or re.sub(r"\s", "", normalise(value)) in re.sub(r"\s", "", norm)):
         return False
     named = [normalise(chain_end)] if chain_end else entities(question)
-    if any(not contains(norm, e) for e in named):
+    if any(not any(contains(norm, form) for form in written_forms(e)) for e in named):
         return False
     # A nested record's field is named by its path ("data.MAX_BATCH_SIZE"): its last step
     # is the key written in the text.

@@ -110,7 +110,10 @@ def aggregation(question: str, layout: Layout) -> Aggregation | None:
         # "the total monthly rent": the field after the cue; "how many nights ..., in
         # total": anywhere, when the cue ends the question.
         start = cue_at + 1 if cue_at + 1 < len(q_words) else 0
-        named = {k for k in key_words for w in q_words[start:] if names_key(k, w)}
+        # "the total yearly premium": a rate ("yearly") names a field only as itself
+        # ("monthly_rent"), not the field its stem begins (a premium is no `acquired_year`).
+        named = {k for k in key_words for w in q_words[start:]
+                 if names_key(k, w) and (k == w or not w.endswith("ly"))}
         if not named:
             continue
         score = (len(named) / len(key_words), len(named), key)

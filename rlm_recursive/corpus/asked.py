@@ -189,7 +189,8 @@ _FAMILIES = {stems(label)[0]: frozenset(stems(words)) for label, words in (
     ("famc", "parents"),
     ("fn", "name"), ("org", "organisation company"), ("desc", "description"),
     ("gbp", "price cost value amount"), ("usd", "price cost value amount"),
-    ("eur", "price cost value amount"), ("amt", "amount"), ("num", "number"))}
+    ("eur", "price cost value amount"), ("amt", "amount"), ("num", "number"),
+    ("annual", "year yearly"))}
 """Words a field's name is written with, short or long ("TEL;type=CELL", `DEAT.DATE`,
 `replacement_gbp`), and the words a question asks for it with (mobile, died, value): a
 family of meanings, not any one file's names."""

@@ -32,7 +32,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-__all__ = ["Block", "block_at", "blocks", "header_text", "shape"]
+__all__ = ["Block", "block_at", "blocks", "header_text", "lines_of", "shape"]
 
 _MIN_BLOCKS = 3
 _MOST = 0.8
@@ -81,7 +81,8 @@ def shape(line: str) -> str:
     return _DIGITS.sub("9", _HEX.sub("h", body))
 
 
-def _lines(text: str) -> list[tuple[int, int, str]]:
+def lines_of(text: str) -> list[tuple[int, int, str]]:
+    """Each line of a text: (start, end, line)."""
     out, pos = [], 0
     for line in text.split("\n"):
         out.append((pos, pos + len(line), line))
@@ -140,7 +141,7 @@ def blocks(text: str, keyed: bool = False) -> tuple[Block, ...]:
     `keyed`, a `Key: value` line may open blocks (a mail thread's `From:`): to find the
     block a known line is in, not to read its header as what its body is about (a mail's
     `To:` names its reader, not its subject)."""
-    lines = _lines(text)
+    lines = lines_of(text)
     kinds = [shape(line) for _, _, line in lines]
     marker = None if _table(lines) else _marker(kinds, lines, keyed)
     if marker is None:
@@ -180,7 +181,9 @@ def blocks(text: str, keyed: bool = False) -> tuple[Block, ...]:
 
 def header_text(text: str, block: Block) -> str:
     """The block's header lines, each cut to a readable length, joined by " / "."""
-    return " / ".join(text[a:b].strip()[:_HEADER_LINE_CHARS] for a, b in block.header)
+    # A marker that is a rule (`=====`) says nothing of what the block is about.
+    return " / ".join(text[a:b].strip()[:_HEADER_LINE_CHARS] for a, b in block.header
+                      if re.search(r"[^\W_]", text[a:b]))
 
 
 def block_at(text: str, offset: int, keyed: bool = False) -> Block | None:

@@ -31,8 +31,9 @@ from .search import PassageIndex
 
 __all__ = ["INDEX_FORMAT_VERSION", "Sync", "content_key", "index_folder", "sync"]
 
-INDEX_FORMAT_VERSION = 2
-"""1: passages at `indexes/<session>/`, no content hashes; 2: hashes recorded, `v2/`."""
+INDEX_FORMAT_VERSION = 3
+"""1: passages at `indexes/<session>/`, no content hashes; 2: hashes recorded, `v2/`; 3: the
+body indexed as a reader sees it (`corpus.reading`: no troff or escaped HTML), `v3/`."""
 
 Sync = Literal["current", "extended", "rebuilt"]
 

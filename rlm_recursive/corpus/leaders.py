@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from .asked import label_words
 from .units import STOP, has_word, stems
 from .wrapping import LEADER
 
@@ -54,7 +55,7 @@ def label_fits(question: str, text: str) -> bool:
     label = leader_label(text)
     if label is None:
         return True
-    said = frozenset(stems(label))
+    said = label_words(label)  # its words, and what its terms stand for (annual: yearly)
     for phrase in _phrases(question):
         if len(phrase) > 1 and any(has_word(w, said) for w in phrase) and not all(
                 has_word(w, said) for w in phrase[:-1]):

@@ -27,6 +27,8 @@ Span = tuple[int, int, dict[str, str]]
 _TAG = re.compile(r"<(?P<close>/)?(?P<name>[A-Za-z_][\w:.-]*)(?P<attrs>(?:\s+[^<>]*?)?)"
                   r"(?P<empty>/)?>")
 _SKIP = re.compile(r"<!--.*?-->|<\?.*?\?>|<!\[CDATA\[.*?\]\]>|<![A-Za-z][^>]*>", re.DOTALL)
+_CDATA = re.compile(r"<!\[CDATA\[(.*?)\]\]>", re.DOTALL)
+_HTML_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 _ATTR = re.compile(r"([A-Za-z_][\w:.-]*)\s*=\s*(?:\"([^\"]*)\"|'([^']*)')")
 _MIN_RECORDS = 2
 _MARKUP_SHARE = 0.6
@@ -44,6 +46,14 @@ class _Element:
     children: list[_Element] = field(default_factory=list)
 
 
+def _plain(text: str) -> str:
+    """Text as a reader sees it: HTML that was escaped or in CDATA (a feed entry's `<p>`,
+    `<strong>`) without its tags, its entities as characters."""
+    if "<" in text:
+        text = html.unescape(_HTML_TAG.sub(" ", text))
+    return " ".join(text.split())
+
+
 def _local(name: str) -> str:
     return name.rsplit(":", 1)[-1]
 
@@ -51,11 +61,14 @@ def _local(name: str) -> str:
 def _parse(text: str) -> list[_Element]:
     """Every element of the text, in document order, with its children and own text."""
     masked = _SKIP.sub(lambda m: " " * len(m.group(0)), text)
+    # A CDATA section is its element's text, read as such (an RSS item's HTML body).
+    cdata = [(m.start(), m.group(1)) for m in _CDATA.finditer(text)]
     found: list[_Element] = []
     stack: list[_Element] = []
     pos = 0
     for m in _TAG.finditer(masked):
-        if stack and (chunk := html.unescape(masked[pos:m.start()]).strip()):
+        inner = " ".join(body for at, body in cdata if pos <= at < m.start())
+        if stack and (chunk := _plain(html.unescape(masked[pos:m.start()]) + inner)):
             stack[-1].text.append(chunk)
         pos = m.end()
         name = _local(m.group("name"))

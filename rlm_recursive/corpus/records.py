@@ -9,9 +9,10 @@ client, time, method, path, status, bytes, referer, user_agent), bracketed logs
 record is one unit (a line, a row, a block) with the fields it marks; `key=value` pairs
 inside any line count as fields too. Layouts whose records nest are read by their own
 readers: calendar and card components (`contentlines`), pipe segments, crontab jobs, markup
-elements (`markup`: an XML batch's invoices), level-numbered lines (`levels`: a GEDCOM
-tree's people and families) and `@type{...}` or `[section]` entries (`entries`); in prose,
-the rows of markdown tables and of aligned tables under a rule line (`rows`), several
+elements (`markup`: an XML batch's invoices), an SQL dump's inserted rows (`sqldump`), a
+Gherkin feature's scenarios and example rows (`gherkin`), level-numbered lines (`levels`: a
+GEDCOM tree's people and families) and `@type{...}` or `[section]` entries (`entries`); in
+prose, the rows of markdown tables and of aligned tables under a rule line (`rows`), several
 tables a document, each row with its own header's fields.
 """
 
@@ -31,18 +32,20 @@ from .blocks import blocks
 from .contentlines import component_records
 from .crontab import crontab_records
 from .entries import entry_records
+from .gherkin import feature_records
 from .items import Item, line_spans, split_items
 from .levels import level_records
 from .markup import element_records
 from .rows import pipe_rows, ruled_rows, table_rows
 from .segments import segment_records
+from .sqldump import dump_records
 from .structured import flatten, structured_records
 
 __all__ = ["LEVELS", "Format", "Layout", "Record", "detect_format", "read_layout"]
 
 Format = Literal["json", "yaml", "jsonl", "csv", "tsv", "logfmt", "syslog", "access",
                  "bracketed", "keyvalue", "prose", "contentlines", "segments", "crontab",
-                 "markup", "levels", "entries"]
+                 "markup", "levels", "entries", "sql", "feature"]
 
 LEVELS = frozenset("trace debug info information notice warn warning error err critical crit "
                    "fatal alert emerg emergency severe".split())
@@ -103,7 +106,8 @@ _UNIT: dict[str, str] = {"json": "record", "yaml": "record", "jsonl": "line", "c
                          "tsv": "row", "logfmt": "line", "syslog": "line", "access": "request",
                          "bracketed": "line", "keyvalue": "record", "prose": "item",
                          "contentlines": "record", "segments": "segment", "crontab": "job",
-                         "markup": "record", "levels": "record", "entries": "entry"}
+                         "markup": "record", "levels": "record", "entries": "entry",
+                         "sql": "row", "feature": "scenario"}
 
 
 def _json_fields(line: str) -> dict[str, str] | None:
@@ -200,7 +204,7 @@ def detect_format(text: str, name: str = "") -> Format:
 
 
 _WholeFormat = Literal["json", "yaml", "contentlines", "segments", "crontab", "markup",
-                      "levels", "entries"]
+                      "levels", "entries", "sql", "feature"]
 
 
 def _whole_records(text: str, name: str) -> tuple[_WholeFormat, list[tuple[int, int, dict[
@@ -211,7 +215,9 @@ def _whole_records(text: str, name: str) -> tuple[_WholeFormat, list[tuple[int, 
     structured = structured_records(text, name)
     if structured is not None:
         return structured
-    for fmt, read in (("contentlines", component_records), ("segments", segment_records),
+    for fmt, read in (("sql", dump_records), ("feature", feature_records),
+                      ("contentlines", component_records),
+                      ("segments", segment_records),
                       ("crontab", crontab_records), ("markup", element_records),
                       ("levels", level_records), ("entries", entry_records)):
         found = read(text)

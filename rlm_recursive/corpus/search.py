@@ -28,6 +28,7 @@ from rlm_recursive import errors
 
 from .highlight import highlight
 from .passages import page_passages, split_passages
+from .reading import reading_text
 
 __all__ = ["Hit", "PassageIndex", "page_passages", "split_passages"]
 
@@ -187,13 +188,16 @@ class PassageIndex:
                         writer = self._writer()
                     breaks = rest[0] if rest else ()
                     content_hash = rest[1] if len(rest) > 1 else None
+                    # The words a reader sees (no troff or escaped HTML glued to them), at
+                    # the text's own offsets.
+                    seen = reading_text(text)
                     for start, end in page_passages(text, breaks) or [(0, 0)]:
                         doc = tantivy.Document()
                         doc.add_text("doc_id", doc_id)
                         if content_hash is not None:
                             doc.add_text("doc_key", f"{doc_id}\t{content_hash}")
                             content_hash = None  # the first passage carries it
-                        doc.add_text("body", text[start:end])
+                        doc.add_text("body", seen[start:end])
                         doc.add_unsigned("start", start)
                         doc.add_unsigned("end", end)
                         writer.add_document(doc)
@@ -352,7 +356,7 @@ class PassageIndex:
             hl_start, hl_end = start, end
             if text_of is not None:
                 if doc_id not in texts:
-                    texts[doc_id] = text_of(doc_id)
+                    texts[doc_id] = reading_text(text_of(doc_id))
                 window = highlight(texts[doc_id][start:end], weights)
                 if window is not None:
                     hl_start, hl_end = start + window[0], start + window[1]

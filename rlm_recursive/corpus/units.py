@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 
 import tantivy
 
+from .reading import reading_text
 from .sections import FIRST_PERSON
 from .speakers import TURN_CHARS, speaker, strip_speaker
 from .wrapping import ENTRY, KEY_VALUE, TABULAR, logical_lines
@@ -245,7 +246,8 @@ def _scope_at(scopes: Sequence[tuple[int, str, str]], offset: int) -> tuple[str,
 
 def _split(texts: Sequence[str]) -> list[Unit]:
     units: list[Unit] = []
-    for index, text in enumerate(texts):
+    for index, source in enumerate(texts):
+        text = reading_text(source)  # the words a reader sees, at the source's offsets
         for para in re.finditer(r"[^\n]+(?:\n[^\n]+)*", text):
             lines = para.group().split("\n")
             keyed = sum(bool(KEY_VALUE.match(line)) for line in lines)

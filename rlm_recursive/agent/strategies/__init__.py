@@ -12,8 +12,9 @@ from typing import Literal, Protocol
 
 from ...errors import InvalidArgs
 from ..context import AgentAnswer, RunContext
+from ..count_codes import coded_question
 from ..recursion import RecursionState, Tier
-from ..routing import asks_to_aggregate, route, session_layout
+from ..routing import asks_to_aggregate, asks_to_count, route, session_layout
 
 __all__ = ["STRATEGIES", "Strategy", "StrategyModule", "choose_strategy", "is_computing",
            "pick_strategy", "run_strategy"]
@@ -62,8 +63,13 @@ async def pick_strategy(rc: RunContext, requested: str, tier: Tier, question: st
     cannot plan exactly; capable models: repl or agent."""
     if requested != "auto" or not tier.info.is_small:
         return choose_strategy(requested, tier, question)
-    layout, _ = await session_layout(rc)
+    layout, texts = await session_layout(rc)
     chosen, reason = route(question, layout)
+    coded = (coded_question(question, layout, texts)
+             if chosen != "count" and asks_to_count(question) else None)
+    if coded is not None:
+        # "how many doses were refused" over a chart writing refusals "R" (its key says so).
+        chosen, reason = "count", f"a code the key defines: {coded.describe()}"
     if chosen == "classify" and tier.info.code:
         chosen, reason = "repl", f"{reason}; a code model writes the count"
     if rc.progress is not None:

@@ -32,7 +32,8 @@ from ...types import SpanRef
 from ..batching import batch_ranges, calls_in_flight
 from ..context import AgentAnswer, RunContext
 from ..count_draft import MIN_ITEMS
-from ..count_scope import titled_documents
+from ..count_scope import content_positions, titled_documents
+from ..count_terms import addressees
 from ..grounding import not_found_answer
 from ..model_call import CHARS_PER_TOKEN, window_chars
 from ..recursion import RecursionState, Tier
@@ -268,7 +269,18 @@ async def _items(rc: RunContext, question: str, layout: Layout
     # "accessions that have notes that report a fungal problem": a record with no notes
     # reports nothing, so only those with the field are judged.
     for key in [] if draft.negated else _optional_fields_named(question, layout):
-        records = [r for r in records if r.fields.get(key, "").strip()]
+        kept = [r for r in records if r.fields.get(key, "").strip()]
+        if not kept:
+            # The field's records lie outside the documents a title word named: they are
+            # the ones asked about when they say what the question is about ("visitor
+            # comments ... the cafe"); else the field is another thing of the same name.
+            kept = [r for r in layout.records if r.fields.get(key, "").strip()]
+            about = set(stems(" ".join(words(question)[i] for i in content_positions(
+                question)))) - set(stems(key))
+            if not any(about & set(stems(r.text)) for r in kept):
+                continue
+            narrowed = []
+        records = kept
         narrowed.append(f"a value in {key}")
     return records, layout.unit, " and ".join(narrowed)
 
@@ -278,8 +290,9 @@ _RELATIVE = re.compile(r"\b(?:who|that|which|whose|where)\b", re.IGNORECASE)
 
 def _optional_fields_named(question: str, layout: Layout) -> list[str]:
     """Fields the question names by their whole name ("notes", "remarks") that some records
-    of their documents leave empty."""
-    asked = set(stems(question))
+    of their documents leave empty; not whom a claim is told to ("tell residents that")."""
+    told = addressees(question)
+    asked = {s for i, s in enumerate(stems(question)) if i not in told}
     out = []
     for key in layout.fields:
         words = set(stems(key))

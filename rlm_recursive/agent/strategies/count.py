@@ -21,6 +21,7 @@ from ...corpus.records import Layout
 from ...corpus.tally import FieldFilter, TallyPlan, group_counts, select, tally
 from ...types import SpanRef
 from ..context import AgentAnswer, RunContext
+from ..count_codes import CodeCount, code_count
 from ..count_join import Join, joined
 from ..recursion import RecursionState
 from ..routing import CountDraft, count_draft, session_layout
@@ -57,11 +58,15 @@ def plan_for(question: str, layout: Layout) -> CountDraft:
 
 async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnswer:
     tier = rc.tier(state.depth)
-    layout, _ = await session_layout(rc)
+    layout, texts = await session_layout(rc)
     draft = plan_for(question, layout)
     if draft.rank_key is not None:
         return _rank(rc, state, question, layout, draft)
     plan = draft.plan
+    coded = None if draft.unknown or draft.negated else code_count(question, layout, texts,
+                                                                     plan)
+    if coded is not None:
+        return _coded(rc, tier, plan, coded)
     if draft.unknown or plan.empty or draft.negated:
         return _refuse(tier, layout, draft)
     if draft.aggregate is not None:
@@ -85,6 +90,16 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
     return AgentAnswer(text, tier, 0, extra={
         "count": total, "plan": plan.model_dump(),
         "computed": computed("count", plan.describe(), total, total > 0)})
+
+
+def _coded(rc: RunContext, tier: object, plan: TallyPlan, coded: CodeCount) -> AgentAnswer:
+    """The cells holding the code a document's key defines for the question's words."""
+    for doc_id, start, end in coded.rows[:_CITED]:
+        rc.citations.add(SpanRef(doc_id=doc_id, start=start, end=end))
+    text = f"{coded.total} — counted exactly by code: {coded.describe()}."
+    return AgentAnswer(text, tier, 0, extra={  # type: ignore[arg-type]
+        "count": coded.total, "plan": plan.model_dump(), "code": coded.code,
+        "computed": computed("count", coded.describe(), coded.total, True)})
 
 
 def _joined(rc: RunContext, tier: object, layout: Layout, plan: TallyPlan, join: Join

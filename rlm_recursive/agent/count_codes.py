@@ -1,0 +1,148 @@
+"""Counting what a document writes as a code its key defines: "how many doses were refused"
+over a chart whose key says "R = refused" and whose grid rows hold "R" in day cells.
+
+A key is a line of two or more "CODE = meaning" pairs ("R = refused   S = asleep"). The
+question asks for a code when every content word of one of its meanings is among its words
+(the longest such meaning; two alike would be a guess). Then the count is of the cells that
+hold the code in the grid rows (lines ending in a run of short cells: codes, initials) of
+the documents the question names, or of the records the rest of its plan selects there
+(less the counted noun: the cells are the doses, the days). Each cell is one thing counted,
+however many share a line; the word itself, in a note or in the key, is none.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..corpus.records import Layout, Record
+from ..corpus.tally import TallyPlan, select, stems, words
+from .count_draft import count_draft
+from .count_scope import FRAME_WORDS, head_unit
+
+__all__ = ["CodeCount", "code_count", "coded_question"]
+
+_PAIR = re.compile(r"(?<!\S)([A-Z]{1,3}|[-*+/?])\s{0,3}=\s{0,3}([A-Za-z][^=\n]*?)(?=\s{2,}|\s*$)",
+                   re.MULTILINE)
+_CELL = 3
+"""A grid cell holds a code or initials: at most this many characters."""
+_MIN_CELLS = 4
+_PREFIX = 5
+"""Two word stems sharing this many first letters are one word ("refus-al", "refus-ed")."""
+
+
+@dataclass
+class CodeCount:
+    """The cells holding the code the question asks for, and where it was counted."""
+
+    code: str
+    meaning: str
+    total: int
+    docs: list[str]
+    rows: list[tuple[str, int, int]]
+    """(doc_id, start, end) of the grid rows that hold the code."""
+
+    def describe(self) -> str:
+        return (f"cells holding {self.code!r} (the key: {self.code} = {self.meaning}) in the "
+                f"grid rows of {len(self.docs)} document(s)")
+
+
+def _key(text: str) -> dict[str, str]:
+    """The codes a document's key lines define, with their meanings."""
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        pairs = _PAIR.findall(line)
+        if len(pairs) >= 2:
+            out.update((code, meaning.strip()) for code, meaning in pairs)
+    return out
+
+
+def _same(a: str, b: str) -> bool:
+    return a == b or (len(a) >= _PREFIX and len(b) >= _PREFIX and a[:_PREFIX] == b[:_PREFIX])
+
+
+def _asked(question: str, key: dict[str, str]) -> tuple[str, str, set[str]] | None:
+    """The code one of whose meanings the question says in full, the longest such meaning
+    ("excused absence" over "absent"), and the question's stems that said it; None when
+    two codes tie (a guess)."""
+    asked = [s for w, s in zip(words(question), stems(question), strict=True)
+             if w not in FRAME_WORDS]
+    found: list[tuple[int, str, str, set[str]]] = []
+    for code, meaning in key.items():
+        for part in re.split(r"\s*/\s*|\s+or\s+|,", meaning):
+            need = [s for w, s in zip(words(part), stems(part), strict=True)
+                    if w not in FRAME_WORDS]
+            if need and all(any(_same(q, n) for q in asked) for n in need):
+                said = {q for q in asked for n in need if _same(q, n)}
+                found.append((len(need), code, meaning, said))
+                break
+    found.sort(key=lambda f: -f[0])
+    if not found or (len(found) > 1 and found[1][0] == found[0][0]):
+        return None
+    return found[0][1:]
+
+
+def _grid_rows(text: str, start: int = 0) -> list[tuple[int, int, list[str]]]:
+    """Lines ending in a run of at least four short cells (codes, initials) after their
+    label ("08:00", "Shah, Priya"), with no key pairs; each with the cells of that run."""
+    out = []
+    offset = start
+    for line in text.splitlines(keepends=True):
+        run: list[str] = []
+        for cell in reversed(line.split()):
+            if len(cell) > _CELL:
+                break
+            run.append(cell)
+        if sum(c != "|" for c in run) >= _MIN_CELLS and "=" not in line:
+            out.append((offset, offset + len(line.rstrip("\n")), run[::-1]))
+        offset += len(line)
+    return out
+
+
+def code_count(question: str, layout: Layout, texts: list[tuple[str, str]], plan: TallyPlan
+               ) -> CodeCount | None:
+    """The count of the code the question asks for in the grid rows of its documents (and
+    of the records the rest of its plan selects there); None when no key defines one code
+    the question asks for, or no grid row holds it."""
+    scoped = [(d, t) for d, t in texts if not plan.docs or d in plan.docs]
+    for _, text in scoped:
+        asked = _asked(question, _key(text))
+        if asked is None:
+            continue
+        code, meaning, said = asked
+        docs = [d for d, t in scoped if _key(t).get(code) == meaning]
+        # "how many days was Maja late": the cells are the days; her name picks the rows.
+        head = head_unit(question)
+        said |= set(stems(words(question)[head])) if head is not None else set()
+        rest = plan.model_copy(update={
+            "docs": docs, "phrases": [p for p in plan.phrases
+                                      if not set(stems(p)) & said]})
+        parts = _parts(layout, texts, docs, rest)
+        rows = [(d, a, b, cells) for d, part_start, part in parts
+                for a, b, cells in _grid_rows(part, part_start)]
+        total = sum(cells.count(code) for *_, cells in rows)
+        if not total:
+            return None
+        return CodeCount(code, meaning, total, docs,
+                         [(d, a, b) for d, a, b, cells in rows if code in cells])
+    return None
+
+
+def _parts(layout: Layout, texts: list[tuple[str, str]], docs: list[str], rest: TallyPlan
+           ) -> list[tuple[str, int, str]]:
+    """The text counted: the documents whole when the plan says nothing else, else the
+    records it selects in them."""
+    if rest.model_copy(update={"docs": [], "every": False}).empty:
+        return [(d, 0, t) for d, t in texts if d in docs]
+    chosen: list[Record] = list(select(layout.records, rest))
+    return [(r.doc_id, r.start, r.text) for r in chosen]
+
+
+def coded_question(question: str, layout: Layout, texts: list[tuple[str, str]]
+                   ) -> CodeCount | None:
+    """The code count a counting question's own plan supports (none when the plan leaves
+    words no record holds, or a negation: those are judged)."""
+    draft = count_draft(question, layout)
+    if draft.unknown or draft.negated or draft.rank_key or draft.aggregate:
+        return None
+    return code_count(question, layout, texts, draft.plan)

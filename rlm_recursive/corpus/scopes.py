@@ -1,0 +1,378 @@
+"""Scopes: the value a question asks for, on the labelled line of the section it names.
+
+A schedule, a chart or a report often repeats the same labels for sibling things, and names
+each thing once, above its lines: a policy's two property pages each list "Escape of water
+..... GBP 500", under a banner and a "Risk address:" line; a medication chart lists a dose
+row for each drug of each resident; a ticket gives each passenger's "Ticket number" under
+that passenger's line. No one line says both the thing and the value. Here each labelled
+line (`label ..... value`, `Label: value`, `label   value` across a wide gap, "Ticket number
+074 ...", and each cell of a grid: its row's label and its column's header) gets its scope:
+the lines that name what it is about, nearest first:
+1. the first line of its paragraph (a table's header, "EXCESSES");
+2. for each kind of rule line (`=====`, `-----`), the lines that open the stretch since the
+   last rule of that kind above it, with the banner framed by rules, or the heading
+   underlined by one, just over it;
+3. the document's front (the lines before its first rule).
+`scoped_value` picks the line whose label says a word of what is asked and whose line and
+scope say every name the question gives and all but a third of its other words; among
+those, the one that says them nearest (its own section, not the front every page shares);
+a tie is no answer.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from .asked import asked_label, label_words
+from .blocks import lines_of, shape
+from .leaders import label_fits
+from .naming import contains, entities
+from .units import STOP, has_word, normalise, stems
+
+__all__ = ["Labelled", "labelled_lines", "scoped_value", "written_forms"]
+
+_RULE = re.compile(r"\s{0,12}([=\-*_~#+])\1{15,}\s*")
+"""A rule across the page (not a sum's short underline)."""
+_LEAD_LINES = 4
+"""Lines of a stretch's opening paragraph read as its scope."""
+_FRONT_LINES = 30
+_BANNER_LINES = 2
+_GAP = re.compile(r"\S(?:\s{2,}|\s*(?:\.\s?){3,}\s*)(?=\S)")
+_KEYED = re.compile(r"^([A-Za-z][\w ./()'’-]{0,40}?):\s+(\S.*)$")
+_WORDED = re.compile(r"^([A-Za-z][A-Za-z .'’()/-]{2,40}?)\s+(\d[\w,./:-]*(?:\s[\w,./:-]+){0,3})$")
+"""A label in words, then a value opening with a digit ("Ticket number 074 2391556702")."""
+_PROSE = re.compile(r"[a-z]{2}[.!?]\s+[A-Z(\"']")
+_PROSE_WORDS = 8
+_CELL = re.compile(r"\S+(?: \S+)*")
+_AMOUNT = re.compile(r"^\s*how\s+(?:much|many)\b|\b(?:amount|cost|price|total)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Labelled:
+    """A line's label and value, and the scope lines over it (level, start, end), nearest
+    first: 1 its paragraph's first line, 2 and on the stretches since each rule, last the
+    document's front."""
+
+    start: int
+    end: int
+    label: str
+    value: str
+    scope: tuple[tuple[int, int, int], ...]
+    column: str = ""
+    """A grid cell's column header ("Wed 11"; the label is its row's)."""
+
+    @property
+    def says(self) -> str:
+        """What names the value: its label, and its column's header."""
+        return f"{self.label} {self.column}".strip()
+
+
+def _label_value(line: str) -> tuple[str, str] | None:
+    body = line.strip()
+    if _PROSE.search(body) or (body.endswith(".") and len(body.split()) >= _PROSE_WORDS):
+        return None  # a sentence that happens to hold a colon or a number is no label
+    if (keyed := _KEYED.match(body)) is not None:
+        return keyed.group(1).strip(), keyed.group(2).strip()
+    gap = _GAP.search(body)
+    if gap is not None:
+        label, value = body[:gap.start() + 1].strip(), body[gap.end():].strip()
+        if re.search(r"[A-Za-z]{2}", label) and value:
+            return label, value
+    if (worded := _WORDED.match(body)) is not None:
+        return worded.group(1).strip(), worded.group(2).strip()
+    return None
+
+
+def _cells(line: str) -> list[tuple[int, str]]:
+    """The cells of a line split on wide gaps: (column, text)."""
+    return [(m.start(), m.group()) for m in _CELL.finditer(line)]
+
+
+def _grid_cells(row_line: str, header: str) -> list[tuple[str, str, str]]:
+    """A grid row's cells under the header's columns: (row label, column header, cell).
+    The row's label is what stands left of the header's first column (or under it, when
+    that column names the labels: "SECTION"); each other cell must start under a column
+    of its own."""
+    heads = _cells(header)
+    row = _cells(row_line)
+    if len(heads) < 3 or len(row) < 3:
+        return []
+    first = heads[0][0]
+    label = [cell for col, cell in row if col < first - 1]
+    rest = [(col, cell) for col, cell in row if col >= first - 1]
+    if not label:
+        label = [cell for col, cell in rest if _nearest(heads, col) == 0]
+        rest = [(col, cell) for col, cell in rest if _nearest(heads, col) != 0]
+        heads_used = heads
+    else:
+        heads_used = heads
+    if not label or len(rest) < 2:
+        return []
+    out, taken = [], set()
+    for col, cell in rest:
+        at = _nearest(heads_used, col)
+        if at in taken or abs(heads_used[at][0] - col) > 4:
+            return []
+        taken.add(at)
+        # "Wed11": a day and a date, said in two words by a question.
+        head = re.sub(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z]{2})", " ", heads_used[at][1])
+        out.append((" ".join(label), head, cell))
+    return out
+
+
+def _nearest(heads: list[tuple[int, str]], col: int) -> int:
+    return min(range(len(heads)), key=lambda k: abs(heads[k][0] - col))
+
+
+def _is_grid_header(line: str) -> bool:
+    cells = _cells(line)
+    return len(cells) >= 3 and all(re.search(r"[A-Za-z]", c) and not re.search(
+        r"\d[.,]\d|[£$€]|:(?:\s|$)", c) for _, c in cells)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def labelled_lines(text: str) -> list[Labelled]:
+    """Every labelled line (and grid cell) of a document, with its scope."""
+    lines = lines_of(text)
+    rules = [i for i, (_, _, line) in enumerate(lines) if _RULE.fullmatch(line)]
+    rule_set = set(rules)
+    # The front: what a ruled document says before its first rule; else its first
+    # paragraph (a title block), never its body.
+    front_end = rules[0] if rules else next(
+        (i for i, (_, _, line) in enumerate(lines) if not line.strip() and i), len(lines))
+    front = [i for i in range(min(front_end, _FRONT_LINES, len(lines))) if lines[i][2].strip()]
+    kinds = list(dict.fromkeys(lines[r][2].strip()[0] for r in rules))
+    out: list[Labelled] = []
+    para_lead: int | None = None
+    header: int | None = None
+    parents: list[int] = []  # the outline over a line: less indented lines above it
+    for i, (start, end, line) in enumerate(lines):
+        if not line.strip() or i in rule_set:
+            para_lead, header, parents = None, None, []
+            continue
+        if para_lead is None:
+            para_lead = i
+        while parents and _indent(lines[parents[-1]][2]) >= _indent(line):
+            parents.pop()
+        scope = [(1, j) for j in reversed(parents)]
+        if para_lead != i and para_lead not in parents and not _sibling(
+                lines[para_lead][2], [lines[j][2] for j in parents] + [line]):
+            scope.append((1, para_lead))
+        for level, kind in enumerate(kinds, start=2):
+            above = [r for r in rules if r < i and lines[r][2].strip()[0] == kind]
+            if above:
+                scope += [(level, j) for j in _stretch_lead(lines, rule_set, above, i)
+                          if all(j != k for _, k in scope)]
+        scope += [(len(kinds) + 2, j) for j in front if j < i and all(j != k for _, k in scope)]
+        refs = tuple((level, lines[j][0], lines[j][1]) for level, j in scope)
+        found: list[tuple[str, str, str]] = []
+        if header is not None:
+            found = _grid_cells(line, lines[header][2])
+        if not found and _is_grid_header(line) and i + 1 < len(lines) and _grid_cells(
+                lines[i + 1][2], line):
+            header = i  # a grid's column headers: the rows under it are read by them
+        elif not found and (pair := _label_value(line)) is not None:
+            found = [(pair[0], "", pair[1])]
+        out += [Labelled(start, end, label, value, refs, column)
+                for label, column, value in found]
+        parents.append(i)
+    return out
+
+
+def _sibling(lead: str, outline: list[str]) -> bool:
+    """The paragraph's first line is a list item like one of the line's outline (the
+    first passenger over the second's lines; "Adult return .... 6.40" over "Child single
+    .... 1.90"), not what the paragraph is about."""
+    labelled = _label_value(lead) is not None and not _is_grid_header(lead)
+    return any(_indent(lead) == _indent(other) and (
+        shape(lead) == shape(other) or (labelled and _label_value(other) is not None))
+        for other in outline)
+
+
+def _stretch_lead(lines: list[tuple[int, int, str]], rules: set[int], above: list[int],
+                  i: int) -> list[int]:
+    """The lines opening the stretch since the last rule in `above` (up to line `i`), with
+    a banner framed by that rule and the one before it, or a heading it underlines. A
+    stretch that opens with a list's first item ("1. BAKKE/INGRID") has no opening of its
+    own: each item names what is under it."""
+    last = above[-1]
+    out: list[int] = []
+    for j in range(last + 1, i):
+        if j in rules or len(out) == _LEAD_LINES:
+            break
+        if lines[j][2].strip():
+            out.append(j)
+    if out and _item_runs_on(lines, rules, out[0], i):
+        out = []
+    framed = [j for j in range(above[-2] + 1, last) if lines[j][2].strip()] if len(
+        above) > 1 else []
+    if 0 < len(framed) <= _BANNER_LINES:
+        out = framed + out
+    elif _underlined(lines, rules, last):
+        out = [last - 1, *out]
+    return out
+
+
+def _underlined(lines: list[tuple[int, int, str]], rules: set[int], rule: int) -> bool:
+    """The rule underlines a heading: one line, with a blank line or a rule (or nothing)
+    over it; not the last line of the part above."""
+    if rule < 1 or not lines[rule - 1][2].strip() or rule - 1 in rules:
+        return False
+    return rule < 2 or not lines[rule - 2][2].strip() or rule - 2 in rules
+
+
+def _item_runs_on(lines: list[tuple[int, int, str]], rules: set[int], first: int, i: int
+                  ) -> bool:
+    """A line of the first line's shape and indent follows it before line `i` or the next
+    rule: the stretch is a list of items like it."""
+    kind, indent = shape(lines[first][2]), _indent(lines[first][2])
+    for j in range(first + 1, len(lines)):
+        if j in rules:
+            return False
+        if lines[j][2].strip() and _indent(lines[j][2]) == indent and shape(
+                lines[j][2]) == kind:
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """What a question asks of a labelled line: its words and names, and whether it wants
+    an amount."""
+
+    words: list[str]
+    plain: list[str]
+    named: list[str]
+    amount: bool
+    label: tuple[str, ...]
+    """What a label must say (`asked.asked_label`)."""
+
+    @classmethod
+    def of(cls, question: str) -> _Asked:
+        words = [w for w in dict.fromkeys(stems(question)) if w not in STOP]
+        named = entities(question)
+        named_words = set(stems(" ".join(named)))
+        return cls(words, [w for w in words if w not in named_words], named,
+                   _AMOUNT.search(question) is not None, asked_label(question))
+
+
+class _Reader:
+    """A document's lines, normalised and stemmed once; the answer's own line is read with
+    its label (a grid cell's row and column say what it is)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._read: dict[tuple[int, str, str], tuple[str, frozenset[str]]] = {}
+
+    @functools.cached_property
+    def words(self) -> frozenset[str]:
+        """Every word the document says."""
+        return frozenset(stems(self.text))
+
+    def read(self, start: int, end: int, label: str = "", value: str = ""
+             ) -> tuple[str, frozenset[str]]:
+        key = (start, label, value)
+        if key not in self._read:
+            # The answer's own line says what it is by its label, not by its value.
+            line = self.text[start:end]
+            said = f"{line.replace(value, ' ', 1) if value else line} {label}"
+            self._read[key] = (normalise(said), frozenset(stems(said)) | (
+                label_words(label) if label else frozenset()))
+        return self._read[key]
+
+
+def _scored(question: str, asked: _Asked, item: Labelled, reader: _Reader,
+            scope_lines: dict[int, tuple[int, int]]) -> tuple[tuple[int, int, int], int] | None:
+    """(missing words, how far up the words are said, label words not asked) and the start
+    of the first scope line needed, for one labelled line; None when it cannot answer."""
+    label_stems = label_words(item.says)
+    # The label says a word of the question, and it or its value (a unit, a shape) what
+    # is asked: "Courtesy vehicle .... 7 days" for how many days of courtesy vehicle. The
+    # very word: "Scorers" is no score.
+    said = label_words(f"{item.says}: {item.value}")
+    if not label_stems & set(asked.plain) or (
+            asked.label and not any(w in said for w in asked.label)):
+        return None
+    if (asked.amount and not re.search(r"\d", item.value)) or (
+            not item.column and not label_fits(question, reader.text[item.start:item.end])):
+        return None
+    chain = [(0, item.start, item.end), *item.scope]
+
+    def read(start: int, end: int, value: str = "") -> tuple[str, frozenset[str]]:
+        if start == item.start:
+            return reader.read(start, end, item.says, value)
+        return reader.read(start, end)
+
+    hits = [_said_at(chain, lambda a, b, w=w: has_word(w, read(a, b)[1])) for w in asked.plain]
+    # A name the answer's own line gives as its value is not what it is about.
+    name_tests = [lambda a, b, e=e: any(contains(read(a, b, item.value)[0], form)
+                                        for form in written_forms(e)) for e in asked.named]
+    name_hits = [_said_at(chain, says) for says in name_tests]
+    missing = [w for w, hit in zip(asked.plain, hits, strict=True) if hit is None]
+    # A word left unsaid must be one the document never says ("yearly" of an annual
+    # premium): one it says elsewhere tells this line from the one meant ("child").
+    if None in name_hits or len(missing) > len(asked.plain) // 3 or any(
+            has_word(w, reader.words) for w in missing):
+        return None
+    # A name said only far above (the front every page shares) while a nearer heading of
+    # another part says it: that part is the one meant.
+    own = {a for _, a, _ in chain}
+    for hit, says in zip(name_hits, name_tests, strict=True):
+        if any(level < hit[0] and a not in own and says(a, b)
+               for a, (level, b) in scope_lines.items()):
+            return None
+    used = [hit for hit in hits + name_hits if hit is not None]
+    first = min(a for _, a in used) if used else item.start
+    extra = len(label_stems - set(asked.words))
+    return (len(missing), sum(level for level, _ in used), extra), first
+
+
+def scoped_value(question: str, docs: Iterable[tuple[str, str]]
+                 ) -> tuple[str, Labelled, int] | None:
+    """(doc_id, the labelled line, the start of the first scope line it needs) for the
+    question, or None (see the module docstring). `docs`: (doc_id, text)."""
+    asked = _Asked.of(question)
+    if not asked.plain:
+        return None
+    scored = []
+    for doc_id, text in docs:
+        items = labelled_lines(text)
+        reader = _Reader(text)
+        # Lines that name a part of the document for the lines under it, and how near.
+        scope_lines: dict[int, tuple[int, int]] = {}
+        for item in items:
+            for level, a, b in item.scope:
+                if a not in scope_lines or scope_lines[a][0] > level:
+                    scope_lines[a] = (level, b)
+        for item in items:
+            if (score := _scored(question, asked, item, reader, scope_lines)) is not None:
+                scored.append((score[0], doc_id, item, score[1]))
+    if not scored:
+        return None
+    scored.sort(key=lambda entry: entry[0])
+    if len(scored) > 1 and scored[0][0] == scored[1][0]:
+        return None  # two lines fit the question as well: which one is not known
+    _, doc_id, item, first = scored[0]
+    return doc_id, item, first
+
+
+def written_forms(entity: str) -> tuple[str, ...]:
+    """An entity as a text may write it: "3rd" as the 3 or 03 of a date's column."""
+    ordinal = re.search(r"\b(\d{1,2})(?:st|nd|rd|th)\b", entity)
+    if ordinal is None:
+        return (entity,)
+    day = ordinal.group(1)
+    return (entity, *(entity[:ordinal.start()] + form + entity[ordinal.end():]
+                      for form in dict.fromkeys((day, day.zfill(2)))))
+
+
+def _said_at(chain: list[tuple[int, int, int]], says: Callable[[int, int], bool]
+             ) -> tuple[int, int] | None:
+    """(level, start) of the nearest line of the chain that says it."""
+    return next(((lv, a) for lv, a, b in chain if says(a, b)), None)
