@@ -184,3 +184,25 @@ def test_a_thread_of_several_senders_has_no_one_author():
     assert author(one) == "Rosalind Achterberg"
     reply_text = email("Re: Trip", "My mobile is 07700 900 999.\n\nThanks,\nSam Okafor\n")
     assert author(one + "\n" + reply_text.replace("Rosalind Achterberg", "Sam Okafor")) == ""
+
+
+def test_a_banner_framed_by_rules_is_a_heading_and_a_rule_is_none():
+    text = ("Depot stock report\n\n"
+            "----------------------------------------\n"
+            "  NORTH YARD   site 2\n"
+            "----------------------------------------\n"
+            "Pallets in: 40\nPallets out: 12\n\n"
+            "----------------------------------------\n"
+            "  SOUTH YARD   site 5\n"
+            "----------------------------------------\n"
+            "Pallets in: 7\n"
+            "========================================\n"
+            "  Grand total ............ 47\n"
+            "  Carried over ........... 3\n")
+    found = [h for _, _, h in headings(text)]
+    assert "NORTH YARD   site 2" in found and "SOUTH YARD   site 5" in found
+    assert not any(set(h) <= set("-= ") for h in found)
+    # A line under a rule that runs on into others is a row, not a banner.
+    assert not any("Grand total" in h for h in found)
+    start = text.index("Pallets in: 7")
+    assert scopes_for(text, start, start + 10)[0][1] == "SOUTH YARD   site 5"

@@ -181,7 +181,9 @@ def blocks(text: str, keyed: bool = False) -> tuple[Block, ...]:
 
 def header_text(text: str, block: Block) -> str:
     """The block's header lines, each cut to a readable length, joined by " / "."""
-    return " / ".join(text[a:b].strip()[:_HEADER_LINE_CHARS] for a, b in block.header)
+    # A marker that is a rule (`=====`) says nothing of what the block is about.
+    return " / ".join(text[a:b].strip()[:_HEADER_LINE_CHARS] for a, b in block.header
+                      if re.search(r"[^\W_]", text[a:b]))
 
 
 def block_at(text: str, offset: int, keyed: bool = False) -> Block | None:

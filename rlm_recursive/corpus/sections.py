@@ -51,6 +51,7 @@ _NOT_HEADING = re.compile(
     r"|\t| \| |^\s*\||,\S+,"  # a table's row
     r"|^\s*(?:\d{4}-\d\d-\d\d|[A-Z][a-z]{2}\s+\d{1,2}\s+\d\d:|\[|<\d|\{)"  # a log line, JSON
     r"|^\s*[-*•]\s")  # a bullet
+_RULE = re.compile(r"\s*([=\-*_~#+])\1{7,}\s*")
 _LABEL_DASH = re.compile(r"\s(?:[—–]|-{1,2})\s")
 """A label and a dash ("Bed 3 — empty"): an entry of a board, a heading only as a title."""
 
@@ -59,8 +60,9 @@ def _shaped(line: str, title: bool) -> bool:
     body = line.strip()
     if not body or len(body) > _MAX_CHARS or len(body.split()) > _MAX_WORDS:
         return False
-    if body[-1] in ".,;:!?" or body[0].islower() or _NOT_HEADING.search(body):
-        return False
+    if (body[-1] in ".,;:!?" or body[0].islower() or _NOT_HEADING.search(body)
+            or not re.search(r"[^\W\d_]", body)):
+        return False  # a sentence, a field, a row; a rule of dashes or equals names nothing
     return title or not _LABEL_DASH.search(body)
 
 
@@ -117,7 +119,10 @@ def _line_headings(text: str) -> tuple[Heading, ...]:
     first = next((i for i, (_, _, line) in enumerate(lines) if line.strip()), None)
     for i, (start, end, line) in enumerate(lines):
         follows = i + 1 < len(lines) and bool(lines[i + 1][2].strip())
-        after_blank = i == 0 or not lines[i - 1][2].strip()
+        # A banner framed by rule lines (`=====` over and under it) is set off as by blank
+        # lines; a line under a rule that runs on into others is a row or an item.
+        after_blank = i == 0 or not lines[i - 1][2].strip() or bool(
+            _RULE.fullmatch(lines[i - 1][2]) and follows and _RULE.fullmatch(lines[i + 1][2]))
         if (subject := _SUBJECT.match(line.strip())) is not None:
             out.append((start, end, subject.group(1)))
         elif (markdown := _MARKDOWN.match(line.strip())) is not None:
