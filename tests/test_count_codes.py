@@ -160,3 +160,16 @@ def test_a_rate_word_names_no_field_its_stem_begins():
     assert route("What's the total yearly premium for the Hearthstone policy?",
                  layout)[0] != "count"
     assert route("What is the total of acquired years over the objects?", layout)[0] == "count"
+
+
+def test_initials_name_a_tag():
+    """"marked as waiting on customer" over tasks tagged "#woc": the tag its initials spell."""
+    rng = random.Random(4)
+    tasks = [{"task": f"T-{i}", "title": f"Task {i}",
+              "labels": rng.choice(["#woc", "#woc #billing", "#urgent", "", "#billing"])}
+             for i in range(40)]
+    layout = read_layout([("t", csv_text(tasks))], {"t": "tasks.csv"})
+    question = "how many tasks are marked as waiting on customer"
+    draft = count_draft(question, layout)
+    assert route(question, layout)[0] == "count"
+    assert tally(layout, draft.plan)[1] == sum("#woc" in t["labels"] for t in tasks)

@@ -33,7 +33,14 @@ from .count_scope import (
     unit_phrases_dropped,
     unit_values,
 )
-from .count_terms import addressees, defined_code, judged_words, month_words, time_frames
+from .count_terms import (
+    acronym_values,
+    addressees,
+    defined_code,
+    judged_words,
+    month_words,
+    time_frames,
+)
 from .plan_words import (
     Aggregation,
     aggregation,
@@ -119,6 +126,10 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     said |= dated_at | blank_at
     inside, inside_at = inside_fields(question, layout, said, _STOP)
     said |= inside_at
+    # "tagged as work in progress" over "@wip" tags: the initials, inside the tag field.
+    initialed, initialed_at = acronym_values(question, layout, said, _STOP)
+    inside += initialed
+    said |= initialed_at
     content = content_positions(question)
     # "in the FS02 export": the collection, before "export" is read as some field's value.
     reserved, reserved_docs = collection_run(question, layout, content - said)

@@ -10,10 +10,11 @@ import re
 from collections.abc import Iterable
 
 from ..corpus.dates import MONTHS, has_month
-from ..corpus.records import Record
-from ..corpus.tally import phrase_regex, stems, words
+from ..corpus.records import Layout, Record
+from ..corpus.tally import FieldFilter, phrase_regex, stems, words
 
-__all__ = ["addressees", "defined_code", "judged_words", "month_words", "time_frames"]
+__all__ = ["acronym_values", "addressees", "defined_code", "judged_words", "month_words",
+           "time_frames"]
 
 _CODE = re.compile(r"\b[A-Z]{2,5}\b")
 
@@ -129,3 +130,36 @@ def defined_code(phrase: str, records: Iterable[Record]) -> str | None:
             if code == _initials(phrase):
                 return code
     return None
+
+
+_LINKS = frozenset("in of and for to on".split())
+"""Small words an initialism keeps ("work in progress": WIP, "out of stock": OOS)."""
+_MIN_INITIALS = 3
+_TAG = re.compile(r"[@#\[\](){}<>:]")
+
+
+def acronym_values(question: str, layout: Layout, taken: set[int], frame: frozenset[str]
+                   ) -> tuple[list[FieldFilter], set[int]]:
+    """"tagged as work in progress" over records tagged "@wip": a run of two to four of the
+    question's content words (`frame`: the words that are none) whose three or more
+    initials are a word of one field's values (a tag, a code), as a condition that the
+    field holds it, and the run's positions."""
+    ws = words(question)
+    out: list[FieldFilter] = []
+    used: set[int] = set()
+    for start in range(len(ws)):
+        for size in (4, 3, 2):
+            at = set(range(start, start + size))
+            run = ws[start:start + size]
+            if (len(run) < size or at & (taken | used) or run[0] in _LINKS
+                    or run[-1] in _LINKS or any(w in frame and w not in _LINKS for w in run)):
+                continue
+            initials = "".join(w[0] for w in run if not w.isdigit())
+            if len(initials) < _MIN_INITIALS:
+                continue  # two letters are too many things ("main residence": "Mr")
+            holding = [k for k, values in layout.fields.items()
+                       if any(initials in _TAG.sub(" ", v).lower().split() for v in values)]
+            if len(holding) == 1:
+                out.append(FieldFilter(field=holding[0], value=initials))
+                used |= at
+    return out, used
