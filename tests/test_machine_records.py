@@ -112,11 +112,16 @@ def test_a_dump_written_by_sqlite_is_read_with_its_columns():
 ])
 def test_a_question_naming_a_row_gets_its_asked_column(question, key, value):
     docs = [("plots.sql", MYSQL), ("hives.sql", POSTGRES), ("ferries.sql", _sqlite_dump())]
+    assert _looked_up(docs, question) == (key, value)
+
+
+def _looked_up(docs: list[tuple[str, str]], question: str) -> tuple[str, str]:
+    """The field and value `lookup` reads for the question over the documents' records."""
     layout = read_layout(docs, {d: d for d, _ in docs})
     found = lookup(question, layout.records, layout.titles)
     assert found is not None, question
     record, field = found
-    assert (field, record.fields[field]) == (key, value)
+    return field, record.fields[field]
 
 
 def test_prose_quoting_an_insert_or_two_is_not_a_dump():
@@ -259,11 +264,7 @@ def test_a_feature_file_gives_scenarios_example_rows_and_table_rows():
     ("deposit taken from a student member", "the deposit taken should be", "20.00"),
 ])
 def test_a_question_naming_a_scenario_gets_its_quoted_value(question, key, value):
-    layout = read_layout([("tools.feature", FEATURE)], {"tools.feature": "tools.feature"})
-    found = lookup(question, layout.records, layout.titles)
-    assert found is not None, question
-    record, field = found
-    assert (field, record.fields[field]) == (key, value)
+    assert _looked_up([("tools.feature", FEATURE)], question) == (key, value)
 
 
 def test_text_that_only_mentions_a_feature_is_not_a_feature_file():
@@ -296,3 +297,46 @@ def test_an_html_page_reads_as_its_text_with_blocks_on_lines_of_their_own():
     assert lines == ["Opening hours", "The Fernhill branch opens at 9 am.", "Monday 09:00"]
     unit = next(u for u in split_units([page]) if "Fernhill" in u.text)
     assert "Fernhill" in page[unit.start:unit.end]
+
+
+LATEX = r"""\documentclass{article}
+\usepackage[utf8]{inputenc}
+% draft: do not circulate
+\begin{document}
+\section{Fees}
+Members pay \textbf{40} pounds a year; students pay 50\% of that.
+\begin{tabular}{ll}
+Day & Opens \\
+Monday & 09:00 \\
+\end{tabular}
+\end{document}
+"""
+
+POD = """=head1 NAME
+
+tidy - clean a folder
+
+=head1 OPTIONS
+
+=over 4
+
+=item B<--keep> I<N>
+
+Keep I<N> files. Default: B<14>. Run C<< tidy --keep 3 >> to keep three.
+
+=back
+
+=cut
+"""
+
+
+@pytest.mark.parametrize(("source", "lines"), [
+    (LATEX, ["Fees", "Members pay 40 pounds a year; students pay 50% of that.",
+             "Day Opens", "Monday 09:00"]),
+    (POD, ["NAME", "tidy - clean a folder", "OPTIONS", "--keep N",
+           "Keep N files. Default: 14 . Run tidy --keep 3 to keep three."]),
+])
+def test_latex_and_pod_sources_read_as_their_words(source, lines):
+    seen = reading_text(source)
+    assert len(seen) == len(source)
+    assert [" ".join(line.split()) for line in seen.splitlines() if line.strip()] == lines

@@ -36,6 +36,7 @@ from .bridges import GENERIC_HEAD, bridge_spans, tightest
 from .chain import Chain, unit_ref
 from .extractive import Extract, window_units, windows
 from .joins import follow_join
+from .references import follow_reference
 
 __all__ = ["block_around", "follow_block"]
 
@@ -142,9 +143,11 @@ def _answer(text: str, block: tuple[int, int], line: tuple[int, int, str]) -> st
 def follow_block(store: Store, session_id: str, question: str, layout: Layout | None
                  ) -> Chain | None:
     """The answer read from the block the question's bridge is in, else from the record
-    the bridge's record points to (`joins`), or None."""
+    the bridge's record points to (`joins`), else where the passage the question describes
+    refers to (`references`), or None."""
     return (_from_block(store, session_id, question, layout)
-            or follow_join(question, layout))
+            or follow_join(question, layout)
+            or follow_reference(store, session_id, question, layout))
 
 
 def _from_block(store: Store, session_id: str, question: str, layout: Layout | None

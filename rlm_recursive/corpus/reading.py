@@ -49,6 +49,24 @@ _TROFF_CHAR = re.compile(r"\\([-e ~0])")
 _TROFF_CHARS = {"-": "-", "e": "\\", " ": " ", "~": " ", "0": " "}
 
 
+_MIN_DIRECTIVES = 2
+_POD_LINE = re.compile(r"^=(?:head[1-6]|item|over|back|pod|cut|begin|end|encoding|for)\b",
+                       re.MULTILINE)
+_POD_SILENT = re.compile(r"^=(?:over|back|pod|cut|begin|end|encoding|for)\b[^\n]*",
+                         re.MULTILINE)
+_POD_DIRECTIVE = re.compile(r"^=(?:head[1-6]|item)[ \t]*", re.MULTILINE)
+_POD_DOUBLE = re.compile(r"([BICFLS]<{2,}\s)(.*?)(\s>{2,})")
+_POD_CODE = re.compile(r"([BICFLSEXZ])<([^<>\n]*)>")
+_LATEX = re.compile(r"\\documentclass\b|\\begin\{document\}")
+_LATEX_HEAD = re.compile(r"^\\(?:part|chapter|section|subsection|subsubsection)\*?\{",
+                         re.MULTILINE)
+_LATEX_ENV = re.compile(r"\\(?:begin|end|documentclass|usepackage|label|ref|cite|input|include)"
+                        r"(?:\[[^\]\n]*\])?\{[^{}\n]*\}(?:\{[^{}\n]*\}|\[[^\]\n]*\])*")
+"""Commands whose arguments are names for the typesetter, not words for the reader."""
+_TEXINFO = re.compile(r"^\\input texinfo", re.MULTILINE)
+_TEXINFO_HEAD = re.compile(r"^@(?:node|chapter|section|subsection|table|item)\b", re.MULTILINE)
+
+
 def _blank(match: re.Match[str]) -> str:
     return " " * len(match.group(0))
 
@@ -121,13 +139,58 @@ def _is_troff(text: str) -> bool:
     return macros >= 3 and macros >= _TROFF_SHARE * (text.count("\n") + 1)
 
 
+def _pod(text: str) -> str:
+    """Perl's POD: directive lines read as their text (`=head2 Options`, `=item --keep`), the
+    rest (`=over`, `=cut`) as blank lines; `B<...>`, `C<< ... >>` as their contents."""
+    text = _POD_SILENT.sub(lambda m: "\n" * len(m.group(0)), text)
+    text = _POD_DIRECTIVE.sub(_blank, text)
+    text = _POD_DOUBLE.sub(lambda m: " " * len(m.group(1)) + m.group(2) + " " * len(m.group(3)),
+                           text)
+    for _ in range(3):  # nested codes, innermost first: B<I<x>>
+        text = _POD_CODE.sub(_pod_code, text)
+    return text
+
+
+def _pod_code(match: re.Match[str]) -> str:
+    letter, body = match.group(1), match.group(2)
+    if letter == "E":
+        return _fit(" " + html.unescape(f"&{body};"), len(match.group(0)))
+    if letter in "XZ":  # an index entry, a zero-width mark: nothing a reader sees
+        return " " * len(match.group(0))
+    return "  " + body + " "
+
+
+def _commands(text: str, lead: str) -> str:
+    """LaTeX (`\\`) or Texinfo (`@`) source read as its words: comments, commands, their
+    braces and option brackets blanked; an escaped character (`\\%`, `@@`) read as itself;
+    a table's cell separators as gutters."""
+    esc = re.escape(lead)
+    comment = r"(?<!\\)%[^\n]*" if lead == "\\" else r"^@c(?:omment)?\b[^\n]*"
+    text = re.sub(comment, _blank, text, flags=re.MULTILINE)
+    if lead == "\\":
+        text = _LATEX_ENV.sub(_blank, text)
+        text = re.sub(r"(?<!\\)&", " ", text)  # a table's cells: gutters
+    text = re.sub(rf"(?<!{esc})[{{}}]", " ", text)
+    text = re.sub(esc + r"[A-Za-z]+\*?(?:\[[^\]\n]*\])?", _blank, text)
+    # "\\%" is a per cent sign, "@@" an at sign; LaTeX's "\\\\" ends a line (a table's row).
+    return re.sub(esc + r"([^A-Za-z\s])", lambda m: "  " if m.group(0) == "\\\\"
+                  else m.group(1) + " ", text)
+
+
 def reading_text(text: str) -> str:
-    """`text` with escaped markup, CDATA markers, entities and (in a man page) troff macros
-    and escapes blanked out; the same length, every other character where it was."""
+    """`text` with escaped markup, CDATA markers, entities and document markup (troff, HTML
+    tags, POD, LaTeX, Texinfo) blanked out; the same length, every other character where it
+    was."""
     if _TROFF_PAGE.search(text) or _is_troff(text):
         text = _troff(text)
     elif _HTML_PAGE.search(text[:200_000]):
         text = _html(text)
+    elif len(_POD_LINE.findall(text)) >= _MIN_DIRECTIVES:
+        text = _pod(text)
+    elif _LATEX.search(text) or len(_LATEX_HEAD.findall(text)) >= _MIN_DIRECTIVES:
+        text = _commands(text, "\\")
+    elif _TEXINFO.search(text) or len(_TEXINFO_HEAD.findall(text)) >= _MIN_DIRECTIVES:
+        text = _commands(text, "@")
     if "&lt;" in text:
         text = _ESCAPED_TAG.sub(_html_tag, text)
     if "<![CDATA[" in text:
