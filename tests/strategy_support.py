@@ -95,3 +95,18 @@ def tool_name(request: ChatRequest) -> str | None:
 def texts_of(runtime: Runtime, sid: str) -> dict[str, str]:
     return {d.id: runtime.store.text(d) for d in runtime.store.documents(sid)}
 
+
+
+async def assert_counted_by_code(tmp_path: Path, monkeypatch: Any, files: dict[str, str],
+                                 question: str, expected: int) -> None:
+    """`question` over `files`, routed by auto, counted by code (no model call) to
+    `expected`, marked exact and grounded."""
+    runtime = small_runtime(tmp_path, monkeypatch)
+    try:
+        sid = load_named(runtime, files)
+        result, _ = await ask(runtime, sid, question, "auto", no_model)
+    finally:
+        runtime.close()
+    assert result.strategy == "count", result.answer
+    assert result.answer.split()[0] == str(expected), result.answer
+    assert result.exact is True and result.grounded is True

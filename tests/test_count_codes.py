@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from strategy_support import ask, csv_text, load_named, no_model, small_runtime
+from strategy_support import assert_counted_by_code, csv_text
 
 from rlm_recursive.agent.count_codes import code_count
 from rlm_recursive.agent.routing import count_draft, route
@@ -51,15 +51,8 @@ def _cells(code: str, pupils: list[str] = _PUPILS) -> int:
 async def test_a_keyed_code_is_counted_in_the_grid_cells(tmp_path, monkeypatch, question,
                                                          expected):
     assert expected > 0
-    runtime = small_runtime(tmp_path, monkeypatch)
-    try:
-        sid = load_named(runtime, {"register_4B_w23.txt": TEXT})
-        result, _ = await ask(runtime, sid, question, "auto", no_model)
-    finally:
-        runtime.close()
-    assert result.strategy == "count", result.answer
-    assert result.answer.split()[0] == str(expected), result.answer
-    assert result.exact is True and result.grounded is True
+    await assert_counted_by_code(tmp_path, monkeypatch, {"register_4B_w23.txt": TEXT}, question,
+                                 expected)
 
 
 def test_the_rest_of_the_plan_picks_the_rows_counted():

@@ -10,7 +10,7 @@ import random
 from datetime import date, timedelta
 
 import pytest
-from strategy_support import ask, csv_text, load_named, no_model, small_runtime
+from strategy_support import assert_counted_by_code, csv_text
 
 from rlm_recursive.agent.routing import count_draft, route
 from rlm_recursive.corpus.dates import date_of
@@ -52,15 +52,8 @@ def _d(value: str) -> date | None:
 ])
 async def test_date_and_blank_conditions_are_counted_by_code(tmp_path, monkeypatch, question,
                                                              expected):
-    runtime = small_runtime(tmp_path, monkeypatch)
-    try:
-        sid = load_named(runtime, {"hires.csv": csv_text(ROWS)})
-        result, _ = await ask(runtime, sid, question, "auto", no_model)
-    finally:
-        runtime.close()
-    assert result.strategy == "count", result.answer
-    assert result.answer.split()[0] == str(expected), result.answer
-    assert result.exact is True and result.grounded is True
+    await assert_counted_by_code(tmp_path, monkeypatch, {"hires.csv": csv_text(ROWS)}, question,
+                                 expected)
 
 
 def test_a_year_bound_reads_a_field_of_bare_years_in_json_lines():

@@ -5,7 +5,7 @@ their own wording; the expected numbers are the items written, not typed."""
 from __future__ import annotations
 
 import pytest
-from strategy_support import ask, load_named, no_model, small_runtime
+from strategy_support import assert_counted_by_code
 
 _VARIABLES = ["TIDE_HOME", "TIDE_CACHE", "TIDE_DEBUG"]
 _CODES = ["0", "1", "2", "4", "9"]
@@ -30,12 +30,5 @@ _NOTES = "\n".join(["# Tidectl 0.9 release notes", "", "## Changes", "- Faster s
 ])
 async def test_the_items_under_the_named_heading_are_counted(tmp_path, monkeypatch, question,
                                                              expected):
-    runtime = small_runtime(tmp_path, monkeypatch)
-    try:
-        sid = load_named(runtime, {"tidectl.1": _PAGE, "NOTES.md": _NOTES})
-        result, _ = await ask(runtime, sid, question, "auto", no_model)
-    finally:
-        runtime.close()
-    assert result.strategy == "count", result.answer
-    assert result.answer.split()[0] == str(expected), result.answer
-    assert result.exact is True and result.grounded is True
+    files = {"tidectl.1": _PAGE, "NOTES.md": _NOTES}
+    await assert_counted_by_code(tmp_path, monkeypatch, files, question, expected)
