@@ -52,6 +52,17 @@ def csv_text(rows: list[dict[str, str]]) -> str:
     return out.getvalue()
 
 
+def answers(first: str, reasked: str = "NOT FOUND") -> Callable[[ChatRequest], Any]:
+    """A search run's script: the strategy's answer call gets `first`; the grounding re-ask
+    gets `reasked`."""
+    from rlm_recursive.agent.strategies.search import ANSWER_SYSTEM
+    from rlm_recursive.providers.fake import reply
+
+    def script(request: ChatRequest) -> Any:
+        return reply(first if request.messages[0].content == ANSWER_SYSTEM else reasked)
+    return script
+
+
 def no_model(request: ChatRequest) -> Any:
     """The script of a run that must not ask the model (counting by code)."""
     raise AssertionError("counting asks no model")

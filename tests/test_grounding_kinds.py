@@ -6,13 +6,10 @@ runtime's own copy of the right line, or "not found", never a grounded invention
 from __future__ import annotations
 
 import pytest
-from strategy_support import ask, load, load_named, small_runtime
+from strategy_support import answers, ask, load, load_named, small_runtime
 
 from rlm_recursive.agent.extractive import verify_extract
 from rlm_recursive.agent.grounding import NOT_FOUND, quoted_reply
-from rlm_recursive.agent.strategies.search import ANSWER_SYSTEM
-from rlm_recursive.providers.base import ChatRequest, ChatResult
-from rlm_recursive.providers.fake import reply
 
 FILLER = "".join(f"Item {i}: the minutes of meeting {i} were read and approved.\n\n"
                  for i in range(30))
@@ -47,13 +44,6 @@ def corpus(tmp_path, monkeypatch):
     runtime.close()
 
 
-def _answers(first: str, reasked: str = "NOT FOUND"):
-    """The strategy's answer call gets `first`; the grounding re-ask gets `reasked`."""
-    def script(request: ChatRequest) -> ChatResult:
-        return reply(first if request.messages[0].content == ANSWER_SYSTEM else reasked)
-    return script
-
-
 @pytest.mark.parametrize("said", [
     "The answer is: Ashcombe Town.",  # a club, on the line naming both sides
     "Ahmed",                               # a person, from a line that says no umpire
@@ -61,7 +51,7 @@ def _answers(first: str, reasked: str = "NOT FOUND"):
 async def test_a_team_or_a_player_is_no_umpire(corpus, said):
     runtime, sid = corpus
     result, _ = await ask(runtime, sid, "who umpired Westbury CC v Kingsdown CC?", "search",
-                          _answers(said, reasked=said))
+                          answers(said, reasked=said))
     assert result.answer == NOT_FOUND and result.grounded is False
     assert "wrong_kind" in result.grounding["failed"]
     assert result.grounding["original_answer"] == said
@@ -71,7 +61,7 @@ async def test_a_title_line_is_not_who_runs_the_event(corpus):
     runtime, sid = corpus
     said = "Title: Kingsdown Quiz League grand final"
     result, _ = await ask(runtime, sid, "Who is the organiser of the quiz league grand final?",
-                          "search", _answers(said, reasked=said))
+                          "search", answers(said, reasked=said))
     # The runtime's own copy of the right line, or nothing: never the title.
     assert result.answer != said
     assert result.grounded is False or "Mohan Varghese" in result.answer
@@ -80,7 +70,7 @@ async def test_a_title_line_is_not_who_runs_the_event(corpus):
 async def test_a_time_in_a_line_naming_the_secretary_is_no_number_for_them(corpus):
     runtime, sid = corpus
     result, _ = await ask(runtime, sid, "Number for the league's membership secretary?",
-                          "search", _answers("18:00"))
+                          "search", answers("18:00"))
     assert result.grounded is True, result.grounding
     assert "01632 960 123" in result.answer and "18:00" not in result.answer
 
@@ -88,7 +78,7 @@ async def test_a_time_in_a_line_naming_the_secretary_is_no_number_for_them(corpu
 async def test_a_firm_answers_who_caters(corpus):
     runtime, sid = corpus
     result, _ = await ask(runtime, sid, "Who caters the summer dinner?", "search",
-                          _answers("Harlow Kitchens Ltd"))
+                          answers("Harlow Kitchens Ltd"))
     assert result.grounded is True and result.answer == "Harlow Kitchens Ltd"
 
 
@@ -117,7 +107,7 @@ async def test_the_field_naming_someone_under_the_role_asked_answers_who(tmp_pat
     runtime = small_runtime(tmp_path, monkeypatch)
     sid = load_named(runtime, {"notes.txt": FILLER, "lettings.jsonl": LETTINGS})
     result, _ = await ask(runtime, sid, "Who is the quizmaster for the spring quiz final?",
-                          "search", _answers("Mohan Varghese"))  # the organiser, beside it
+                          "search", answers("Mohan Varghese"))  # the organiser, beside it
     runtime.close()
     assert result.grounded is True, result.grounding
     assert "Odile Fontaine" in result.answer and "Varghese" not in result.answer

@@ -102,3 +102,21 @@ def test_which_version_wants_a_version(answer, ok):
 ])
 def test_sums_numbered_things_and_days_of_the_kind_asked(question, answer, ok):
     assert fits_kind(question, answer) is ok
+
+
+@pytest.mark.parametrize("question, answer, ok", [
+    # A measure is no number of a thing: "8 kg" is the bag allowance, not the flight.
+    ("flight no. for the Oslo to Bergen leg", "cabin bags over 8 kg go in the hold", False),
+    ("booking ref for the Bergen hotel", "check-in after 15h, 2 nights", False),
+    ("booking ref for the Bergen hotel", "Booking ref 88213, 2 nights", True),
+    # A percentage is asked: the scenario's own tag is no discount.
+    ("what % off does the loyalty code in the @smoke-17 scenario give", "@smoke-17", False),
+    ("what % off does the loyalty code in the @smoke-17 scenario give", "a 12% discount", True),
+    ("what percentage of the grant went on staff", "62 per cent", True),
+    # "which day": a date's shape, not any digit (a URL's, a time's).
+    ("Which day does the library van call?", "https://example.org/2026/01/library", False),
+    ("Which day does the library van call?", "From 12 March, fortnightly", True),
+    ("Which day does the library van call?", "10:30 outside the shop", False),
+])
+def test_measures_percentages_and_dates_of_the_kind_asked(question, answer, ok):
+    assert fits_kind(question, answer) is ok

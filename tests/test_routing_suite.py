@@ -39,3 +39,31 @@ def test_numbers_that_name_values_are_looked_up_never_counted(question):
     from rlm_recursive.bench.routing import _layout
 
     assert route(question, _layout("handbook"))[0] == "search"
+
+
+@pytest.mark.parametrize("question", [
+    "How many snapshots does the tool keep by default when pruning?",
+    "How many days in a row can the flat stand empty before the cover stops?",
+    "how many seats is the limit per booking",
+    "How many failed logins are allowed before the account locks?",
+    "How many guests can the hall hold at once?",
+    "up to how many bags does the fare include",
+])
+def test_a_stated_setting_or_limit_is_looked_up_not_counted(question):
+    from rlm_recursive.agent.routing import route
+    from rlm_recursive.bench.routing import _layout
+
+    assert route(question, _layout("notes"))[0] == "search"
+
+
+@pytest.mark.parametrize(("question", "corpus"), [
+    ("How many requests hit the rate limit?", "logfmt"),
+    ("How many of the patients can be seen on Ward 3?", "patients"),
+    ("How many patients could not be discharged before noon?", "patients"),
+    ("How many lines mention a disk quota?", "bracketed"),
+])
+def test_limit_words_inside_a_count_do_not_make_it_a_look_up(question, corpus):
+    from rlm_recursive.agent.routing import route
+    from rlm_recursive.bench.routing import _layout
+
+    assert route(question, _layout(corpus))[0] != "search"

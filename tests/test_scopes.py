@@ -111,7 +111,7 @@ def test_a_word_said_elsewhere_in_the_document_is_not_left_unsaid():
 def test_a_sentence_holding_a_colon_is_no_labelled_line():
     prose = ("Notes\n\nThe warden said: 42 boats were moored by Friday. Nobody else "
              "counted them that week.\n")
-    assert labelled_lines(prose) == []
+    assert labelled_lines(prose) == ()
 
 
 async def test_the_scoped_value_is_grounded_and_a_missing_page_is_not_found(small_rt):
@@ -122,3 +122,11 @@ async def test_the_scoped_value_is_grounded_and_a_missing_page_is_not_found(smal
     result, _ = await ask(small_rt, sid, "theft excess on the Morpeth car", "search",
                           first_excerpt_line)
     assert result.answer == NOT_FOUND and result.grounded is False
+
+
+def test_a_word_thousands_of_labels_say_alike_picks_none_out():
+    readings = "Meter log\n\n" + "".join(f"Meter {i} reading ........ {i * 7 % 1000} kWh\n"
+                                          for i in range(2500))
+    assert _answer("what is the meter 1204 reading", readings) is None
+    assert _answer("what is the meter 1204 reading", readings[:4000]) is None  # 1204 not there
+    assert _answer("what is the meter 12 reading", readings[:4000]) == "84 kWh"

@@ -15,6 +15,7 @@ whether the plan came from the question's words and matched at least one item.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -35,10 +36,10 @@ from ..corpus.evidence import (
 )
 from ..corpus.records import Layout
 from ..corpus.sections import Scope, scopes_for, title
-from ..errors import BudgetExceeded, InvalidArgs, ModelError
-from ..providers.base import Message
+from ..errors import InvalidArgs
 from ..tools.search import search_session
 from ..types import SpanRef
+from .answer_form import as_answer
 from .clauses import answers_kind, labelled_as_asked
 from .context import AgentAnswer, RunContext
 from .extractive import disagree, record_at, verify_extract
@@ -52,7 +53,7 @@ from .kinds import (
     names_asked_role,
     says_act,
 )
-from .model_call import call_model, window_chars
+from .reask import quoted_reply, reask
 from .routing import session_layout
 
 __all__ = ["NOT_FOUND", "Grounding", "ground_answer", "not_found_answer", "quoted_reply",
@@ -61,11 +62,6 @@ __all__ = ["NOT_FOUND", "Grounding", "ground_answer", "not_found_answer", "quote
 NOT_FOUND = "Not found in the loaded documents."
 Method = Literal["checked", "reasked", "extractive", "computed", "not_found", "contexts"]
 
-_REASK_SYSTEM = (
-    "Answer the question by quoting the passages below. Copy the exact words of the "
-    "sentence that answers it, including the name the question asks about. If no passage "
-    "answers the question, reply exactly: NOT FOUND")
-_REASK_TOKENS = 160
 _CLOSEST = 3
 _CLOSEST_CHARS = 300
 
@@ -123,16 +119,24 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
     bridges = answer.extra.get("bridges") or []
     chain_end = str(bridges[-1]) if bridges else None
     long_form = strategy == "map-reduce"  # a summary of every chunk, not one sentence's fact
-    first = check_support(answer.text, question, pool, pool_units, chain_end, long_form)
+    # A record row, markup or the prompt said back is no answer, though the text backs its
+    # words: narrowed to the value it wraps, else nothing to check (`answer_form`).
+    original = answer.text
+    shaped = answer.text if long_form else as_answer(question, answer.text)
+    if shaped is not None and shaped != answer.text:
+        answer = dataclasses.replace(answer, text=shaped)
+    first = (check_support(answer.text, question, pool, pool_units, chain_end, long_form)
+             if shaped is not None else Support(False))
     # A value under a label that is not what is asked ("MAX_BATCH_SIZE: 800" for the max
     # replicas, the "Room" cell for a phone extension) is backed by the text, yet no answer.
     layout = (await session_layout(rc))[0] if asked_label(question) else None
     # The runtime's own copy (small models): taken when the model's answer is not backed,
     # or names none of the values the line holding the question's entities gives.
     ours = answer.extra.get("extraction")
-    if isinstance(ours, dict) and (not first.supported or disagree(
-            answer.text, str(ours["answer"]), question)):
-        runtime = AgentAnswer(str(ours["answer"]), answer.tier, 0, extra={"extracted": ours})
+    copy = as_answer(question, str(ours["answer"])) if isinstance(ours, dict) else None
+    if isinstance(ours, dict) and copy is not None and (not first.supported or disagree(
+            answer.text, copy, question)):
+        runtime = AgentAnswer(copy, answer.tier, 0, extra={"extracted": ours})
         links = ours.get("bridges") or []
         end = str(links[-1]) if links else None
         ours_support = check_support(runtime.text, question, pool, pool_units, end)
@@ -150,7 +154,7 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
             failed = first.failures() or {"disagreed": "the model's answer names none of the "
                                                         "values of the line it was shown"}
             return runtime.text, _record(Grounding(True, "extractive", failed,
-                                                   original=answer.text))
+                                                   original=original))
     if first.supported and not _labelled(question, answer.text, first.unit, spans, layout):
         first = Support(False, off_topic=True)
     wrong_kind = first.supported and not _of_asked_kind(question, answer.text, first.unit,
@@ -159,9 +163,10 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
         first = Support(False)
     side = change_side(question, answer.text) if first.supported else None
     if first.supported and side == answer.text:
-        return answer.text, _record(Grounding(True, "checked"))
+        return answer.text, _record(Grounding(True, "checked", original=(
+            original if original != answer.text else None)))
     if side:  # the side of the change ("from 2.1.1 to 2.1.2") the question asks about
-        return side, _record(Grounding(True, "checked", original=answer.text))
+        return side, _record(Grounding(True, "checked", original=original))
     two_sides = first.supported  # "from 2.1.1 to 2.1.2", and the question picks neither
     first = Support(False) if two_sides else first
     failed = first.failures()
@@ -170,30 +175,33 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
                                 "phone number, a count), or its line does not say what is asked"}
     if two_sides:
         failed = {"two_values": "the answer names both the old and the new value of a change"}
+    if shaped is None:
+        failed = {"not_an_answer": "a record row, markup or the prompt said back, not a value"}
     if await asyncio.to_thread(_extract_holds, rc, question, answer):
         return answer.text, _record(Grounding(True, "extractive", failed))
-    if _computed_by_code(answer, first, texts):
+    if shaped is not None and _computed_by_code(answer, first, texts):
         return answer.text, _record(Grounding(True, "computed", failed))
     if units:
-        quoted = await _reask(rc, answer, question, units)
+        quoted = await reask(rc, answer, question, units)
+        quoted = as_answer(question, quoted) if quoted else None
         again = check_support(quoted, question, pool, pool_units, chain_end,
                               long_form) if quoted else None
         if (quoted and again is not None and again.supported
                 and _labelled(question, quoted, again.unit, spans, layout)
                 and _of_asked_kind(question, quoted, again.unit, chain_end)):
-            return quoted, _record(Grounding(True, "reasked", failed, original=answer.text))
+            return quoted, _record(Grounding(True, "reasked", failed, original=original))
         # A line that only says the question's words back (a heading) answers nothing, nor
         # does one without what is asked ("Safe to skip for a day" for "which port").
-        best = [pair for pair in best_units(question, units, 3)
-                if not is_echo(pair[1].text, question) and answers_kind(question, pair[1])
-                and _labelled(question, pair[1].text, pair[1], spans, layout)
-                and _of_asked_kind(question, pair[1].text, pair[1], chain_end)]
-        sides = [side for _, unit in best if (side := change_side(question, unit.text.strip()))]
+        best = [(text, unit) for _, unit in best_units(question, units, 3)
+                if (text := as_answer(question, unit.text.strip())) is not None
+                and not is_echo(text, question) and answers_kind(question, unit)
+                and _labelled(question, text, unit, spans, layout)
+                and _of_asked_kind(question, text, unit, chain_end)]
+        sides = [side for text, _ in best if (side := change_side(question, text))]
         if sides:
-            return sides[0], _record(Grounding(True, "extractive", failed,
-                                               original=answer.text))
+            return sides[0], _record(Grounding(True, "extractive", failed, original=original))
     closest = await asyncio.to_thread(_closest, rc, question, spans, texts, units)
-    return NOT_FOUND, _record(Grounding(False, "not_found", failed, closest, answer.text))
+    return NOT_FOUND, _record(Grounding(False, "not_found", failed, closest, original))
 
 
 def _says_more(question: str, theirs: Unit | None, ours: Unit | None) -> bool:
@@ -311,46 +319,6 @@ def _cited_texts(rc: RunContext
               for s in spans]
     titles = [title(whole[s.doc_id]) if s.doc_id in whole else "" for s in spans]
     return spans, texts, scopes, titles
-
-
-async def _reask(rc: RunContext, answer: AgentAnswer, question: str, units: list[Unit]
-                 ) -> str | None:
-    """Ask once more with the passages that best match the question, to quote from."""
-    tier = answer.tier
-    budget = min(window_chars(tier, _REASK_TOKENS) - len(question) - len(_REASK_SYSTEM) - 200,
-                 rc.settings.max_excerpt_chars)
-    passages: list[str] = []
-    for _, unit in best_units(question, units, 12, strict=False):
-        text = unit.text.strip()
-        if len(text) > budget:
-            continue
-        budget -= len(text) + 8
-        passages.append(text)
-    if not passages:
-        return None
-    body = "\n".join(f"[{i + 1}] {p}" for i, p in enumerate(passages))
-    messages = [Message(role="system", content=_REASK_SYSTEM),
-                Message(role="user", content=f"Passages:\n{body}\n\nQuestion: {question}\n"
-                                             "Quote:")]
-    try:
-        result = await call_model(rc, tier, messages, [], max_tokens=_REASK_TOKENS)
-    except (BudgetExceeded, ModelError):
-        return None  # the run's budget is spent, or the passages do not fit: quote instead
-    return quoted_reply(result.text)
-
-
-def quoted_reply(text: str) -> str | None:
-    """The quote in a re-ask's reply: "[2] The code is ..." quotes passage 2; "[1] ...\n[2]
-    ..." copies the list back, which answers nothing (its lines are in the text all the
-    same); None for that and for "NOT FOUND"."""
-    text = text.strip().strip('"').strip()
-    if not text or "NOT FOUND" in text.upper():
-        return None
-    text = _PASSAGE_MARK.sub("", text, count=1).strip()
-    return None if _PASSAGE_MARK.search(text) else text
-
-
-_PASSAGE_MARK = re.compile(r"(?:^|(?<=\n))\s*\[\d{1,2}\]\s*")
 
 
 def _closest(rc: RunContext, question: str, spans: list[SpanRef], texts: list[str],

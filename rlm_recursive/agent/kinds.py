@@ -8,8 +8,8 @@ the value's shape and the label over it, never from a list of names:
   secretary is no number for them);
 - a date or time for "when", a number for "how many";
 - a sum standing alone for "how much", "price", "premium", "insured" (a reference code's
-  digits are no sum); some digits for "flight no.", "ticket number", "exit code"; a weekday
-  or a date for "which day".
+  digits are no sum); a percentage for "what %"; some digits not measuring anything ("8 kg")
+  for "flight no.", "ticket number", "exit code"; a weekday or a date for "which day".
 """
 
 from __future__ import annotations
@@ -309,10 +309,13 @@ def fits_kind(question: str, answer: str) -> bool:
     if _AMOUNT_ASKED.search(question):  # "the total yearly premium": 1,834.28, not a ref
         # A quoted-printable mail body writes "£18.50" as "=C2=A318.50": its escapes are no code.
         return bool(_AMOUNT.search(_QP_ESCAPE.sub(" ", answer)))
+    if _PERCENT_ASKED.search(question):  # "what % off": 15%, not the scenario's tag
+        return bool(_PERCENT.search(answer))
     if _NUMBERED_ASKED.search(question):  # "flight no.": KL1697, not "the KLM flight"
-        return any(c.isdigit() for c in answer)
-    if _DAY_ASKED.search(question):
-        return bool(_CALENDAR & set(stems(answer)) or re.search(r"\d", answer))
+        # A measure ("bags over 8 kg", "keeping 30 days") is no number of a thing.
+        return any(c.isdigit() for c in _MEASURED.sub(" ", answer))
+    if _DAY_ASKED.search(question):  # a weekday or a date, not any digit (a URL's, a time)
+        return bool(_CALENDAR & set(stems(answer)) or _DATE.search(answer))
     return True
 
 
@@ -331,6 +334,15 @@ _NUMBERED_ASKED = re.compile(
 """A numbered thing is asked: "flight no.", "ticket number", "exit code" (not "the number
 of ...", which counts)."""
 _DAY_ASKED = re.compile(r"\b(?:which|what)\s+day\b", re.IGNORECASE)
+_DATE = re.compile(r"\b\d{4}-\d\d-\d\d\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b"
+                   r"|\b\d{1,2}\.\d{1,2}\.\d{2,4}\b")
+"""A date in digits (beside `_CALENDAR`: "6 April" holds a month's name)."""
+_PERCENT_ASKED = re.compile(r"%|\bper\s*cent(?:age)?\b|\bpercentage\b", re.IGNORECASE)
+_PERCENT = re.compile(r"\d\s*(?:%|per\s*cent\b|pc\b)", re.IGNORECASE)
+_MEASURED = re.compile(
+    r"\d[\d,.]*\s*(?:kg|g|lbs?|km|m|cm|mm|mi|miles|mph|kph|l|ml|gb|mb|kb|tb|mins?|minutes|"
+    r"h|hrs?|hours|days?|weeks?|months?|years?|nights?|x|percent|%)(?!\w)", re.IGNORECASE)
+"""A number with its unit of measure: an amount, not the number of a thing."""
 
 
 _CHANGE = re.compile(r"\bfrom\s+(?:v|version\s+)?(\w[\w.:/-]*?)\s+to\s+(?:v|version\s+)?"

@@ -47,6 +47,21 @@ _MEASURE = re.compile(
     re.IGNORECASE)
 """"How many cubic metres ...", "how many element hours ...": an amount the text states (a
 quantity or a duration), not records to count."""
+_SETTING = re.compile(
+    r"\bby\s+default\b|\b(?:is|are)\s+(?:the|its|their)\s+default\b"
+    r"|\bhow\s+many\s+(?!of\b)(?:[\w-]+\s+){1,4}?(?:is|are)\s+(?:the|its|their|your|my)\s+"
+    r"(?:[\w-]+\s+)?(?:limit|maximum|max|minimum|min|cap|quota|allowance|ceiling|threshold)\b"
+    r"|\bhow\s+many\s+(?!of\b)(?:[\w-]+\s+){1,4}?(?:is|are)\s+(?:allowed|permitted)\b"
+    r"|\b(?:up\s+to|at\s+most|at\s+least)\s+how\s+many\b"
+    r"|\bhow\s+many\s+(?!of\b)(?:[\w-]+\s+){1,4}?(?:can|may|could|must|should)\s+"
+    r"(?!(?:not|never|no|n['’]t)\b)(?:[\w'’-]+\s+){0,6}?(?:before|until|without|at\s+(?:once|a\s+time)|"
+    r"in\s+(?:one|a|each|any)\s+\w+)\b"
+    r"|\bhow\s+many\s+(?!of\b)(?:[\w-]+\s+){1,4}?(?:can|may)\s+(?:I|we|you|one|it|they)\s+",
+    re.IGNORECASE)
+"""A setting or a limit the text states, asked as "how many": "how many snapshots does it
+keep by default", "how many days can the house stand empty before cover stops", "how many
+seats is the limit", "how many bags may I take": one stated number, not items to count
+("how many requests hit the limit", "how many of the rooms can be booked" still count)."""
 _SUMMARY = re.compile(
     r"\bsummari[sz](e|ing)\b|\b(give|write|provide|produce|need|want)\b[^?.]{0,20}"
     r"\b(summary|overview|recap|synopsis|digest)\b|\btl;?dr\b|\bgist\b|\bin a nutshell\b"
@@ -150,6 +165,8 @@ def route(question: str, layout: Layout | None) -> tuple[Route, str]:
     if asks_to_count(question):
         if _MEASURE.search(question):
             return "search", "a quantity in units of measure is stated, not counted: a look-up"
+        if _SETTING.search(question):
+            return "search", "a setting or a limit is stated, not counted: a look-up"
         if layout is None:
             return "count", "the question asks how many"
         draft = count_draft(question, layout)

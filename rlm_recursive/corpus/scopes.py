@@ -40,6 +40,9 @@ _LEAD_LINES = 4
 """Lines of a stretch's opening paragraph read as its scope."""
 _FRONT_LINES = 30
 _BANNER_LINES = 2
+_MAX_DOC_CHARS = 2_000_000
+_MAX_POOL = 2_000
+"""Labelled lines of a document weighed word by word for one question."""
 _GAP = re.compile(r"\S(?:\s{2,}|\s*(?:\.\s?){3,}\s*)(?=\S)")
 _KEYED = re.compile(r"^([A-Za-z][\w ./()'’-]{0,40}?):\s+(\S.*)$")
 _WORDED = re.compile(r"^([A-Za-z][A-Za-z .'’()/-]{2,40}?)\s+(\d[\w,./:-]*(?:\s[\w,./:-]+){0,3})$")
@@ -137,7 +140,8 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-def labelled_lines(text: str) -> list[Labelled]:
+@functools.lru_cache(maxsize=16)
+def labelled_lines(text: str) -> tuple[Labelled, ...]:
     """Every labelled line (and grid cell) of a document, with its scope."""
     lines = lines_of(text)
     rules = [i for i, (_, _, line) in enumerate(lines) if _RULE.fullmatch(line)]
@@ -149,10 +153,14 @@ def labelled_lines(text: str) -> list[Labelled]:
     front = [i for i in range(min(front_end, _FRONT_LINES, len(lines))) if lines[i][2].strip()]
     kinds = list(dict.fromkeys(lines[r][2].strip()[0] for r in rules))
     out: list[Labelled] = []
+    ruled: dict[str, list[int]] = {kind: [] for kind in kinds}  # the rules passed, by kind
+    leads: dict[int, list[int]] = {}  # a stretch's opening lines, by the rule over it
     para_lead: int | None = None
     header: int | None = None
     parents: list[int] = []  # the outline over a line: less indented lines above it
     for i, (start, end, line) in enumerate(lines):
+        if i in rule_set:
+            ruled[line.strip()[0]].append(i)
         if not line.strip() or i in rule_set:
             para_lead, header, parents = None, None, []
             continue
@@ -160,17 +168,6 @@ def labelled_lines(text: str) -> list[Labelled]:
             para_lead = i
         while parents and _indent(lines[parents[-1]][2]) >= _indent(line):
             parents.pop()
-        scope = [(1, j) for j in reversed(parents)]
-        if para_lead != i and para_lead not in parents and not _sibling(
-                lines[para_lead][2], [lines[j][2] for j in parents] + [line]):
-            scope.append((1, para_lead))
-        for level, kind in enumerate(kinds, start=2):
-            above = [r for r in rules if r < i and lines[r][2].strip()[0] == kind]
-            if above:
-                scope += [(level, j) for j in _stretch_lead(lines, rule_set, above, i)
-                          if all(j != k for _, k in scope)]
-        scope += [(len(kinds) + 2, j) for j in front if j < i and all(j != k for _, k in scope)]
-        refs = tuple((level, lines[j][0], lines[j][1]) for level, j in scope)
         found: list[tuple[str, str, str]] = []
         if header is not None:
             found = _grid_cells(line, lines[header][2])
@@ -179,10 +176,25 @@ def labelled_lines(text: str) -> list[Labelled]:
             header = i  # a grid's column headers: the rows under it are read by them
         elif not found and (pair := _label_value(line)) is not None:
             found = [(pair[0], "", pair[1])]
-        out += [Labelled(start, end, label, value, refs, column)
-                for label, column, value in found]
+        if found:
+            scope = [(1, j) for j in reversed(parents)]
+            if para_lead != i and para_lead not in parents and not _sibling(
+                    lines[para_lead][2], [lines[j][2] for j in parents] + [line]):
+                scope.append((1, para_lead))
+            for level, kind in enumerate(kinds, start=2):
+                if not (above := ruled[kind]):
+                    continue
+                if above[-1] not in leads:
+                    leads[above[-1]] = _stretch_lead(lines, rule_set, above)
+                scope += [(level, j) for j in leads[above[-1]]
+                          if j < i and all(j != k for _, k in scope)]
+            scope += [(len(kinds) + 2, j) for j in front
+                      if j < i and all(j != k for _, k in scope)]
+            refs = tuple((level, lines[j][0], lines[j][1]) for level, j in scope)
+            out += [Labelled(start, end, label, value, refs, column)
+                    for label, column, value in found]
         parents.append(i)
-    return out
+    return tuple(out)
 
 
 def _sibling(lead: str, outline: list[str]) -> bool:
@@ -195,20 +207,20 @@ def _sibling(lead: str, outline: list[str]) -> bool:
         for other in outline)
 
 
-def _stretch_lead(lines: list[tuple[int, int, str]], rules: set[int], above: list[int],
-                  i: int) -> list[int]:
-    """The lines opening the stretch since the last rule in `above` (up to line `i`), with
+def _stretch_lead(lines: list[tuple[int, int, str]], rules: set[int], above: list[int]
+                  ) -> list[int]:
+    """The lines opening the stretch since the last rule in `above`, with
     a banner framed by that rule and the one before it, or a heading it underlines. A
     stretch that opens with a list's first item ("1. BAKKE/INGRID") has no opening of its
     own: each item names what is under it."""
     last = above[-1]
     out: list[int] = []
-    for j in range(last + 1, i):
+    for j in range(last + 1, len(lines)):
         if j in rules or len(out) == _LEAD_LINES:
             break
         if lines[j][2].strip():
             out.append(j)
-    if out and _item_runs_on(lines, rules, out[0], i):
+    if out and _item_runs_on(lines, rules, out[0]):
         out = []
     framed = [j for j in range(above[-2] + 1, last) if lines[j][2].strip()] if len(
         above) > 1 else []
@@ -227,10 +239,9 @@ def _underlined(lines: list[tuple[int, int, str]], rules: set[int], rule: int) -
     return rule < 2 or not lines[rule - 2][2].strip() or rule - 2 in rules
 
 
-def _item_runs_on(lines: list[tuple[int, int, str]], rules: set[int], first: int, i: int
-                  ) -> bool:
-    """A line of the first line's shape and indent follows it before line `i` or the next
-    rule: the stretch is a list of items like it."""
+def _item_runs_on(lines: list[tuple[int, int, str]], rules: set[int], first: int) -> bool:
+    """A line of the first line's shape and indent follows it before the next rule: the
+    stretch is a list of items like it."""
     kind, indent = shape(lines[first][2]), _indent(lines[first][2])
     for j in range(first + 1, len(lines)):
         if j in rules:
@@ -342,7 +353,15 @@ def scoped_value(question: str, docs: Iterable[tuple[str, str]]
         return None
     scored = []
     for doc_id, text in docs:
+        if len(text) > _MAX_DOC_CHARS:
+            continue  # a log or a dump, not a page a person laid out
         items = labelled_lines(text)
+        # Stems are read for the lines whose label may say a question word only (their
+        # first letters); a word many lines say alike picks none out.
+        pool = [item for item in items
+                if any(w[:4] in item.says.lower() for w in asked.plain)]
+        if len(pool) > _MAX_POOL:
+            continue
         reader = _Reader(text)
         # Lines that name a part of the document for the lines under it, and how near.
         scope_lines: dict[int, tuple[int, int]] = {}
@@ -350,7 +369,7 @@ def scoped_value(question: str, docs: Iterable[tuple[str, str]]
             for level, a, b in item.scope:
                 if a not in scope_lines or scope_lines[a][0] > level:
                     scope_lines[a] = (level, b)
-        for item in items:
+        for item in pool:
             if (score := _scored(question, asked, item, reader, scope_lines)) is not None:
                 scored.append((score[0], doc_id, item, score[1]))
     if not scored:

@@ -13,6 +13,7 @@ from typing import Literal, Protocol
 from ...errors import InvalidArgs
 from ..context import AgentAnswer, RunContext
 from ..count_codes import coded_question
+from ..count_sections import listed_question
 from ..recursion import RecursionState, Tier
 from ..routing import asks_to_aggregate, asks_to_count, route, session_layout
 
@@ -65,11 +66,13 @@ async def pick_strategy(rc: RunContext, requested: str, tier: Tier, question: st
         return choose_strategy(requested, tier, question)
     layout, texts = await session_layout(rc)
     chosen, reason = route(question, layout)
+    counts = chosen != "count" and asks_to_count(question)
+    # "how many doses were refused" over a chart writing refusals "R" (its key says so);
+    # "how many exit statuses does the page list" over its EXIT STATUS section's items.
     coded = (coded_question(question, layout, texts)
-             if chosen != "count" and asks_to_count(question) else None)
+             or listed_question(question, layout, texts)) if counts else None
     if coded is not None:
-        # "how many doses were refused" over a chart writing refusals "R" (its key says so).
-        chosen, reason = "count", f"a code the key defines: {coded.describe()}"
+        chosen, reason = "count", f"counted by code: {coded.describe()}"
     if chosen == "classify" and tier.info.code:
         chosen, reason = "repl", f"{reason}; a code model writes the count"
     if rc.progress is not None:

@@ -23,6 +23,7 @@ from ...types import SpanRef
 from ..context import AgentAnswer, RunContext
 from ..count_codes import CodeCount, code_count
 from ..count_join import Join, joined
+from ..count_sections import ListedCount, listed_count, lists_apply
 from ..recursion import RecursionState
 from ..routing import CountDraft, count_draft, session_layout
 
@@ -63,10 +64,11 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
     if draft.rank_key is not None:
         return _rank(rc, state, question, layout, draft)
     plan = draft.plan
-    coded = None if draft.unknown or draft.negated else code_count(question, layout, texts,
-                                                                     plan)
-    if coded is not None:
-        return _coded(rc, tier, plan, coded)
+    found = (None if draft.unknown or draft.negated else code_count(question, layout, texts,
+                                                                      plan)) or (
+        listed_count(question, texts, plan) if lists_apply(draft) else None)
+    if found is not None:
+        return _cells(rc, tier, plan, found)
     if draft.unknown or plan.empty or draft.negated:
         return _refuse(tier, layout, draft)
     if draft.aggregate is not None:
@@ -92,14 +94,18 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         "computed": computed("count", plan.describe(), total, total > 0)})
 
 
-def _coded(rc: RunContext, tier: object, plan: TallyPlan, coded: CodeCount) -> AgentAnswer:
-    """The cells holding the code a document's key defines for the question's words."""
-    for doc_id, start, end in coded.rows[:_CITED]:
+def _cells(rc: RunContext, tier: object, plan: TallyPlan, found: CodeCount | ListedCount
+           ) -> AgentAnswer:
+    """A count of what the text writes without a record per thing: the cells holding a
+    key's code, the items listed under a heading."""
+    spans = found.rows if isinstance(found, CodeCount) else [
+        (found.doc_id, found.start, found.end)]
+    for doc_id, start, end in spans[:_CITED]:
         rc.citations.add(SpanRef(doc_id=doc_id, start=start, end=end))
-    text = f"{coded.total} — counted exactly by code: {coded.describe()}."
+    text = f"{found.total} — counted exactly by code: {found.describe()}."
     return AgentAnswer(text, tier, 0, extra={  # type: ignore[arg-type]
-        "count": coded.total, "plan": plan.model_dump(), "code": coded.code,
-        "computed": computed("count", coded.describe(), coded.total, True)})
+        "count": found.total, "plan": plan.model_dump(),
+        "computed": computed("count", found.describe(), found.total, True)})
 
 
 def _joined(rc: RunContext, tier: object, layout: Layout, plan: TallyPlan, join: Join
