@@ -13,7 +13,7 @@ import pytest
 from rlm_recursive.corpus.gherkin import feature_records
 from rlm_recursive.corpus.lookup import lookup
 from rlm_recursive.corpus.markup import element_records
-from rlm_recursive.corpus.reading import reading_text
+from rlm_recursive.corpus.reading import reading_text, shown
 from rlm_recursive.corpus.records import read_layout
 from rlm_recursive.corpus.search import PassageIndex
 from rlm_recursive.corpus.sqldump import dump_records
@@ -340,3 +340,13 @@ def test_latex_and_pod_sources_read_as_their_words(source, lines):
     seen = reading_text(source)
     assert len(seen) == len(source)
     assert [" ".join(line.split()) for line in seen.splitlines() if line.strip()] == lines
+
+
+def test_a_passage_is_shown_to_a_model_without_its_syntax():
+    at = MAN_PAGE.index(".SH EXIT STATUS")
+    passage = shown(MAN_PAGE, at, len(MAN_PAGE))
+    assert passage.splitlines()[0] == "EXIT STATUS"
+    assert "7: A gauge stopped answering for longer than --stale allows." in passage
+    assert ".TP" not in passage and "\\f" not in passage
+    plain = "Bins:  black on Monday.\n\n\nBlue on Thursday."
+    assert shown(plain, 0, len(plain)) == plain  # no syntax: shown as written

@@ -15,7 +15,7 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["reading_text"]
+__all__ = ["reading_text", "shown"]
 
 _ESCAPED_TAG = re.compile(r"&lt;/?(?P<name>[A-Za-z][\w:-]*)(?:\s[^<>\n]*?)?/?&gt;")
 """A tag written as text: HTML inside a feed's entry or an XML field."""
@@ -198,3 +198,13 @@ def reading_text(text: str) -> str:
     if "&" in text:
         text = _ENTITY.sub(_entity, text)
     return text
+
+
+def shown(text: str, start: int, end: int) -> str:
+    """`text[start:end]` as a prompt shows it: what a reader sees there, the blanks left by
+    its syntax squeezed (a passage with no syntax is returned as it is written)."""
+    seen = reading_text(text)[start:end]
+    if seen == text[start:end]:
+        return seen
+    seen = re.sub(r"[ \t]+(?=\n)", "", re.sub(r"[ \t]{2,}", " ", seen))
+    return re.sub(r"\n[ \t]*(?:\n[ \t]*)+", "\n\n", seen).strip()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import re
 
+from ...corpus.reading import shown
 from ...corpus.search import Hit
 from ...providers.base import Message
 from ...store import Document, Store
@@ -95,7 +96,7 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
     if isinstance(found, Extract):
         text = store.text(docs[found.ref.doc_id]) if found.ref.doc_id in docs else ""
         # The heading that names the entity, when the line does not, goes with it.
-        excerpts.append("\n".join(text[r.start:r.end] for r in reversed(cited(found))))
+        excerpts.append("\n".join(shown(text, r.start, r.end) for r in reversed(cited(found))))
         refs.extend(cited(found))
         budget -= len(excerpts[-1])
     for hit in hits:
@@ -109,7 +110,7 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
             break
         budget -= ref.end - ref.start
         refs.append(ref)
-        excerpts.append(text[ref.start : ref.end])
+        excerpts.append(shown(text, ref.start, ref.end))
     for ref in refs:
         rc.citations.add(ref)
     body = "\n\n".join(f"[Excerpt {i + 1}]\n{e}" for i, e in enumerate(excerpts))
