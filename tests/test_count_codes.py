@@ -155,6 +155,19 @@ def test_a_rate_word_names_no_field_its_stem_begins():
     assert route("What is the total of acquired years over the objects?", layout)[0] == "count"
 
 
+def test_a_field_named_by_a_sentence_is_not_named_by_its_function_words():
+    """Fields named by a step's words ("the order total should be") are numeric; "the" in
+    "the lowest visibility" or "the total premium" names none of them."""
+    rows = [{"scenario": f"S{i}", "the order total should be": f"{20 + i}.50",
+             "the discount line should read": f"{i}.00"} for i in range(8)]
+    layout = read_layout([("s", csv_text(rows))], {"s": "checkout_steps.csv"})
+    assert route("What was the lowest visibility Aberdeen reported on the morning?",
+                 layout)[0] != "count"
+    assert route("What's the total yearly premium for the Hearthstone home policy?",
+                 layout)[0] != "count"
+    assert route("what is the lowest order total over the scenarios", layout)[0] == "count"
+
+
 def test_initials_name_a_tag():
     """"marked as waiting on customer" over tasks tagged "#woc": the tag its initials spell."""
     rng = random.Random(4)

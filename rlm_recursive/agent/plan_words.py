@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from ..corpus.aggregate import Operation, numeric_fields
 from ..corpus.records import Layout
 from ..corpus.tally import Comparison, names_key, stems, words
+from ..corpus.units import STOP
 
 __all__ = ["BRIDGE_VERB", "Aggregation", "aggregation", "collection", "comparisons",
            "key_positions", "negated_scopes", "owner_words", "particles", "word_offsets"]
@@ -104,7 +105,9 @@ def aggregation(question: str, layout: Layout) -> Aggregation | None:
     cue_at = next(i for i, (a, _) in enumerate(word_offsets(question)) if a >= cue.start())
     best: tuple[float, int, str] | None = None
     for key in numeric_fields(layout):
-        key_words = words(key)
+        # A field named by a sentence's words ("the order total should be", from a test
+        # step) is named by its content words, never by a "the" the question also says.
+        key_words = [k for k in words(key) if k not in STOP]
         if not key_words or any(names_key(k, cue.group(1)) for k in key_words):
             continue  # "sum insured", "total amount" as a field's own name: a look-up
         # "the total monthly rent": the field after the cue; "how many nights ..., in
@@ -113,7 +116,7 @@ def aggregation(question: str, layout: Layout) -> Aggregation | None:
         # "the total yearly premium": a rate ("yearly") names a field only as itself
         # ("monthly_rent"), not the field its stem begins (a premium is no `acquired_year`).
         named = {k for k in key_words for w in q_words[start:]
-                 if names_key(k, w) and (k == w or not w.endswith("ly"))}
+                 if w not in STOP and names_key(k, w) and (k == w or not w.endswith("ly"))}
         if not named:
             continue
         score = (len(named) / len(key_words), len(named), key)
