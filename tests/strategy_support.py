@@ -12,6 +12,7 @@ from rlm_recursive.agent.pool import ProviderPool
 from rlm_recursive.agent.query import QueryOptions, QueryResult, run_query
 from rlm_recursive.agent.runtime import Runtime
 from rlm_recursive.config import SessionConfig
+from rlm_recursive.corpus.records import read_layout
 from rlm_recursive.providers.base import ChatRequest
 from rlm_recursive.providers.fake import FakeProvider, reply
 
@@ -32,6 +33,21 @@ def load(runtime: Runtime, *texts: str) -> str:
         runtime.store.add_document(sid, text.encode(), length_chars=len(text),
                                    source=f"doc{i}.txt", source_type="inline")
     return sid
+
+
+def over_layout(tmp_path: Path, monkeypatch: Any, text: str, question: str,
+                follow: Callable[..., Any]) -> Any:
+    """`follow(store, session, question, layout)` over a session of one text, as the
+    runtime calls its look-ups (blocks, references) before any model call."""
+    tmp_path.mkdir(exist_ok=True)
+    runtime = small_runtime(tmp_path, monkeypatch)
+    sid = load(runtime, text)
+    docs = runtime.store.documents(sid)
+    layout = read_layout([(d.id, runtime.store.text(d)) for d in docs])
+    try:
+        return follow(runtime.store, sid, question, layout)
+    finally:
+        runtime.close()
 
 
 def load_named(runtime: Runtime, files: dict[str, str]) -> str:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from fact_support import knows_nothing
-from strategy_support import ask, load, small_runtime
+from strategy_support import ask, load, over_layout, small_runtime
 
 from rlm_recursive.agent.blocks import block_around, follow_block
-from rlm_recursive.corpus.records import read_layout
 
 _PATCHES = """\
 patch 4f1e20c
@@ -70,15 +69,7 @@ RES|POTASSIUM|3.6|mmol/L
 
 
 def _chain(tmp_path, monkeypatch, text, question):
-    tmp_path.mkdir(exist_ok=True)
-    runtime = small_runtime(tmp_path, monkeypatch)
-    sid = load(runtime, text)
-    docs = runtime.store.documents(sid)
-    layout = read_layout([(d.id, runtime.store.text(d)) for d in docs])
-    try:
-        return follow_block(runtime.store, sid, question, layout)
-    finally:
-        runtime.close()
+    return over_layout(tmp_path, monkeypatch, text, question, follow_block)
 
 
 def test_a_block_runs_from_the_documents_first_key_to_the_next():

@@ -3,10 +3,9 @@ elsewhere in the same document (agent/references)."""
 
 from __future__ import annotations
 
-from strategy_support import load, small_runtime
+from strategy_support import over_layout
 
 from rlm_recursive.agent.references import follow_reference
-from rlm_recursive.corpus.records import read_layout
 
 _HIRE = """\
 RIVERSIDE BOAT HIRE - SEASON AGREEMENT 2027
@@ -62,15 +61,7 @@ Voucher table
 
 
 def _follow(tmp_path, monkeypatch, text, question):
-    tmp_path.mkdir(exist_ok=True)
-    runtime = small_runtime(tmp_path, monkeypatch)
-    sid = load(runtime, text)
-    docs = runtime.store.documents(sid)
-    layout = read_layout([(d.id, runtime.store.text(d)) for d in docs])
-    try:
-        return follow_reference(runtime.store, sid, question, layout)
-    finally:
-        runtime.close()
+    return over_layout(tmp_path, monkeypatch, text, question, follow_reference)
 
 
 def test_a_code_listed_in_a_things_section_leads_to_its_definition(tmp_path, monkeypatch):
