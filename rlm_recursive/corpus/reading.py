@@ -12,6 +12,7 @@ own offsets, and its words read as the sentence a reader sees.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 
@@ -177,10 +178,12 @@ def _commands(text: str, lead: str) -> str:
                   else m.group(1) + " ", text)
 
 
+@functools.lru_cache(maxsize=4)
 def reading_text(text: str) -> str:
     """`text` with escaped markup, CDATA markers, entities and document markup (troff, HTML
     tags, POD, LaTeX, Texinfo) blanked out; the same length, every other character where it
-    was."""
+    was. Cached: a search highlights its hits, and `shown` cuts each excerpt, from the whole
+    document's reading (0.18 s for a 5 MB log, every call, before the cache)."""
     if _TROFF_PAGE.search(text) or _is_troff(text):
         text = _troff(text)
     elif _HTML_PAGE.search(text[:200_000]):

@@ -109,19 +109,16 @@ def _grid_cells(row_line: str, header: str) -> list[tuple[str, str, str]]:
     if not label:
         label = [cell for col, cell in rest if _nearest(heads, col) == 0]
         rest = [(col, cell) for col, cell in rest if _nearest(heads, col) != 0]
-        heads_used = heads
-    else:
-        heads_used = heads
     if not label or len(rest) < 2:
         return []
     out, taken = [], set()
     for col, cell in rest:
-        at = _nearest(heads_used, col)
-        if at in taken or abs(heads_used[at][0] - col) > 4:
+        at = _nearest(heads, col)
+        if at in taken or abs(heads[at][0] - col) > 4:
             return []
         taken.add(at)
         # "Wed11": a day and a date, said in two words by a question.
-        head = re.sub(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z]{2})", " ", heads_used[at][1])
+        head = re.sub(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z]{2})", " ", heads[at][1])
         out.append((" ".join(label), head, cell))
     return out
 
