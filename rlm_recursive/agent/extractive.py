@@ -26,6 +26,7 @@ from ..corpus.evidence import (
     best_units,
     contains,
     entities,
+    has_word,
     leans_on_scope,
     names,
     normalise,
@@ -34,6 +35,7 @@ from ..corpus.evidence import (
     values,
 )
 from ..corpus.lookup import lookup, says_rest
+from ..corpus.naming import says
 from ..corpus.records import Layout, Record
 from ..corpus.scopes import scoped_value, written_forms
 from ..corpus.search import Hit
@@ -303,6 +305,8 @@ def _from_passages(store: Store, session_id: str, question: str, layout: Layout 
             return f"no passage names {', '.join(named)} together"
         return None
     unit = best[0][1]
+    if _sibling_says_more(question, unit, units, named):
+        return None  # the loading bay's "DOOR FORCED" line is another day's, not this one
     doc_id, offset, text = found[unit.source][:3]
     # A table's row the question's words picked: the column the question asks about.
     record = record_at(layout, doc_id, offset + unit.start)
@@ -340,6 +344,37 @@ def _from_passages(store: Store, session_id: str, question: str, layout: Layout 
                                             question))
 
 
+_SHAPE_CHARS = 16
+"""How much of a line's start gives its shape (a log line's "#00000 00.00.0000")."""
+
+
+def _shape(text: str) -> str:
+    """A line's shape: its opening with digits as 0, letters as a, spaces squeezed: the
+    lines of one log or table share it ("#51303 12.03.2026 23:41:09 [R15 ..."), and it
+    holds a digit (sentences of prose share "aaaaaaa aaaaaaaa" by chance)."""
+    opening = " ".join(text.split())[:_SHAPE_CHARS]
+    return re.sub(r"[^\W\d_]", "a", re.sub(r"\d", "0", opening))
+
+
+def _sibling_says_more(question: str, unit: Unit, units: list[Unit], named: list[str]
+                       ) -> bool:
+    """A line of the same list as the best unit (same shape) says the question's words the
+    unit says and one it does not ("forced"): the question picks that kind of line, and the best
+    unit, the same door's "ACCESS GRANTED" on the asked day, answers something else. The
+    asked line is then not there (the door was forced on another day)."""
+    topic = set(stems(question)) - set(stems(" ".join(named)))
+    missing = {w for w in topic if not has_word(w, unit.stem_set)}
+    if not missing:
+        return False
+    shape = _shape(unit.text)
+    if "0" not in shape:  # prose: sentences share no layout, whatever their first words
+        return False
+    matched = topic - missing
+    return any(other.text != unit.text and _shape(other.text) == shape
+               and all(has_word(w, other.stem_set) for w in matched)
+               and any(has_word(w, other.own_stems) for w in missing) for other in units)
+
+
 def verify_extract(question: str, answer: str, record_text: str, header: str,
                    chain_end: str | None = None) -> bool:
     """A field copied from a record is grounded when its value is in the record, with every
@@ -354,7 +389,7 @@ def verify_extract(question: str, answer: str, record_text: str, header: str,
                          or re.sub(r"\s", "", normalise(value)) in re.sub(r"\s", "", norm)):
         return False
     named = [normalise(chain_end)] if chain_end else entities(question)
-    if any(not any(contains(norm, form) for form in written_forms(e)) for e in named):
+    if any(not any(says(norm, form) for form in written_forms(e)) for e in named):
         return False
     # A nested record's field is named by its path ("data.MAX_BATCH_SIZE"): its last step
     # is the key written in the text.

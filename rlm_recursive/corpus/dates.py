@@ -99,3 +99,56 @@ class DateCondition(BaseModel):
 
     def describe(self) -> str:
         return f"{self.field}{self.op}{self.other or self.value}"
+
+
+_MONTH_WORD = "|".join(sorted(MONTHS, key=len, reverse=True))
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_YEAR4 = r"((?:19|20)\d\d)"
+_SAID = (  # (pattern, which groups are day, month, year)
+    (re.compile(rf"(?<![\w/.:-]){_DAY}[ -]?(?:of )?({_MONTH_WORD})\.?(?![a-z])"
+                rf"(?:,?[ -]{_YEAR4}(?![\d.:/-]\d))?", re.I), (1, 2, 3)),
+    (re.compile(rf"(?<![a-z])({_MONTH_WORD})\.? {_DAY}(?![\d:.]\d|\d)(?:,? {_YEAR4}(?!\d))?",
+                re.I), (2, 1, 3)),
+    (re.compile(rf"(?<![\d.])\b{_YEAR4}-(\d\d)-(\d\d)(?!\d)"), (3, 2, 1)),
+    (re.compile(r"(?<![\w/.:])(\d{1,2})([/.])(\d{1,2})\2((?:19|20)?\d\d)(?![\w/]|[.:]\d)"),
+     (1, 3, 4)),
+    (re.compile(rf"(?<![a-z\d] )(?<![\w])({_MONTH_WORD})\.?,? {_YEAR4}(?!\d)", re.I),
+     (0, 1, 2)),
+)
+"""A date as a text writes it: "1 Dec 2025", "1st of December", "December 1, 2025",
+"2025-12-01", "01/12/2025", "11.03.2026"; a month of a year ("December 2025")."""
+
+SaidDate = tuple[int | None, int, int | None]
+"""(day, month, year) of a written date; no day for a month of a year, no year for
+"11 March"."""
+
+
+def said_dates(text: str) -> list[tuple[int, int, SaidDate]]:
+    """The dates `text` writes, as (start, end, (day, month, year)), in order: a day and
+    month are read day first ("03/10/2026" is 3 October), as dates.date_of reads them."""
+    found: list[tuple[int, int, SaidDate]] = []
+    for pattern, (d, m, y) in _SAID:
+        for match in pattern.finditer(text):
+            if any(a < match.end() and match.start() < b for a, b, _ in found):
+                continue
+            month_said = match.group(m)
+            month = (MONTHS.get(month_said.lower().rstrip("."))
+                     if not month_said.isdigit() else int(month_said))
+            day = int(match.group(d)) if d else None
+            year_said = match.group(y) if y else None
+            year = None if not year_said else int(year_said) + (
+                2000 if len(year_said) == 2 else 0)
+            if month is None or not 1 <= month <= 12 or (day is not None
+                                                         and not 1 <= day <= 31):
+                continue
+            found.append((match.start(), match.end(), (day, month, year)))
+    return sorted(found)
+
+
+def same_date(asked: SaidDate, written: SaidDate) -> bool:
+    """A written date is the asked one: its day and month, and its year when both say one
+    ("1 December" is "01 Dec 2025"; "1 December 2025" is not "01 Dec 2024"); a month of a
+    year is any day of it."""
+    day, month, year = asked
+    return (month == written[1] and (day is None or day == written[0])
+            and (year is None or year == written[2]))

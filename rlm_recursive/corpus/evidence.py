@@ -291,7 +291,9 @@ def best_units(question: str, units: Iterable[Unit], limit: int = 3, *,
                 continue
         elif not shared and not (named and any(names(unit, e) for e in named)):
             continue
-        score = sum(math.log(1 + len(pool) / df[w]) for w in shared)
+        # A word said only by a heading that names an entity ("march" of "11.03.2026")
+        # is in no unit's own words: counted once.
+        score = sum(math.log(1 + len(pool) / max(df[w], 1)) for w in shared)
         score += 2.0 * sum(names(unit, e) for e in named)
         score += 0.5 * len(clipped([w for w in topic if w not in shared], unit.own_stems))
         # Among equals, the shorter unit is the sharper answer.

@@ -12,9 +12,10 @@ import re
 import unicodedata
 
 from .asked import asked_phrase
+from .dates import said_dates, same_date
 from .units import SENTENCE_END, STOP, THOUSANDS, Unit, normalise, stems
 
-__all__ = ["contains", "entities", "names", "values"]
+__all__ = ["contains", "entities", "names", "says", "values"]
 
 _COMMON_CAPS = frozenset((
     "What Which Who Whom Whose Where When Why How Is Are Was Were Does Do Did Can Could Would "
@@ -51,9 +52,15 @@ def values(text: str) -> list[str]:
 
 
 def entities(question: str) -> list[str]:
-    """What the question names: quoted phrases, names (capitalised words that are not the
+    """What the question names: quoted phrases, dates ("1 December 2025", one entity
+    however a text writes it: `says`), names (capitalised words that are not the
     question's own words), codes with digits, and "noun number" pairs ("ward 7")."""
     named = [a or b or c for a, b, c in _QUOTED.findall(question)]
+    # A date is one entity, not a month, a year and a day number apart ("1" and "december
+    # 2025" name nothing together in "01 Dec 2025").
+    for start, end, _ in said_dates(question):
+        named.append(question[start:end])
+        question = question[:start] + " " * (end - start) + question[end:]
     named += [f"{noun} {num}" for noun, num in _NOUN_NUMBER.findall(question)
               if noun.lower() not in STOP]
     taken = normalise(" ".join(named))
@@ -96,18 +103,22 @@ def names(unit: Unit, entity: str) -> bool:
     """The unit names the entity: itself (a "noun number" pair perhaps written as one word,
     "cone6" for "cone 6"), in the heading it is under or its document's title, or as "I" or
     "me" in a letter its author wrote."""
-    return (_says(unit.norm, entity)
+    return (says(unit.norm, entity)
             or (bool(unit.lead) and _contains(normalise(unit.lead), entity))
             or (bool(unit.scope) and _heading_names(unit.scope, unit, entity))
             or (bool(unit.title) and _heading_names(unit.title, unit, entity))
             or (bool(unit.author) and _contains(normalise(unit.author), entity)))
 
 
-def _says(norm: str, entity: str) -> bool:
-    """The text says the entity, a "noun number" pair perhaps as one word or with a sign
-    between ("cone6", "run #8812", "room no. 4")."""
+def says(norm: str, entity: str) -> bool:
+    """The (normalised) text says the entity: a "noun number" pair perhaps as one word, with
+    a sign between ("cone6", "run #8812", "room no. 4"); a
+    date in any of its written forms ("01 Dec 2025", "01/12/2025" for "1 December 2025")."""
     if _contains(norm, entity):
         return True
+    asked = said_dates(entity)
+    if len(asked) == 1 and asked[0][:2] == (0, len(entity)):
+        return any(same_date(asked[0][2], written) for _, _, written in said_dates(norm))
     if _NOUN_NUMBER.fullmatch(entity) is None:
         return False
     noun, _, number = entity.rpartition(" ")
@@ -121,7 +132,7 @@ def _heading_names(heading: str, unit: Unit, entity: str) -> bool:
     """The heading over the unit (or its document's title) says the entity, and the unit
     does not pick out another name of that heading instead ("Saturday clinics (Harrow
     only)" under "Harrow & Vale Dental Group" is not about Vale)."""
-    parts = [p for p in heading.split(" / ") if _says(normalise(p), entity)]
+    parts = [p for p in heading.split(" / ") if says(normalise(p), entity)]
     if not parts:
         return False
     # Its names: capitalised words, not a heading's capitals ("CHICKEN AND LEEK").

@@ -100,6 +100,7 @@ _ABBREVIATIONS = {
     "ext": "extension", "extn": "extension", "tel": "telephone", "mob": "mobile",
     "approx": "approximately", "qty": "quantity", "dept": "department", "mgr": "manager",
     "asst": "assistant", "appt": "appointment", "info": "information", "ref": "reference",
+    "odo": "odometer",
 }
 """Abbreviations written in notes, boards and logs, as the words a question uses ("When is
 the fan expected?" - "ETA 16 April"). Upper-case keys match upper case only ("eta" is no
@@ -178,7 +179,34 @@ class Unit:
             shapes = (*shapes, "email", "mail")
         if _TEMPERATURE.search(self.text):  # "bake at 160°C" gives a temperature
             shapes = (*shapes, "temperatur")
-        return frozenset((*stems(self.text), *stems(self.lead), *stems(self.header), *shapes))
+        return frozenset((*stems(self.text), *stems(self.lead), *stems(self.header), *shapes,
+                          *kind_words(self.text)))
+
+
+_CODE = re.compile(r"(?=[\w/.-]*[A-Z])(?=[\w/.-]*\d)[A-Za-z\d][\w/.-]{0,10}[A-Za-z\d]")
+"""A code: a short word of capitals and digits ("R19", "SR-1", "D/WHT/4/3", "12A"), not a
+timestamp or a hash."""
+_MONEY = re.compile(r"[£$€¥]\s?\d|\b\d[\d.,]*\s?(?:GBP|USD|EUR|pence|p)\b")
+_DECIBELS = re.compile(r"\d\s?dB", re.IGNORECASE)
+_CLOCK = re.compile(r"(?<![\d:.])([01]?\d|2[0-3])[:.]([0-5]\d)(?![\d.]|:\d\d\d)")
+_KINDS = ((_MONEY, "cost price fee charge amount"),
+          (_DECIBELS, "decibel loud noise"))
+"""Values whose shape says what they are, and the words that ask for them: a money amount is
+a cost or a fee whether or not its line says so ("a half plot is £48.00 a year")."""
+_PARTS_OF_DAY = ((5, "morning"), (12, "afternoon"), (17, "evening"), (22, "night"))
+
+
+def kind_words(text: str) -> tuple[str, ...]:
+    """The stems of the words a text's values answer by their shape: a code ("R19"), money,
+    a loudness in dB, and the part of the day of a clock time ("17:35" is evening)."""
+    words = [w for pattern, said in _KINDS if pattern.search(text) for w in said.split()]
+    if any(_CODE.fullmatch(word.strip("()[]{}<>,;:'\"")) for word in text.split()):
+        words.append("code")
+    for clock in _CLOCK.finditer(text):
+        hour = int(clock.group(1))
+        words.append(next((part for start, part in reversed(_PARTS_OF_DAY) if hour >= start),
+                          "night"))
+    return tuple(stems(" ".join(words))) if words else ()
 
 
 _FAMILY = 5
