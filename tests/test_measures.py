@@ -85,12 +85,10 @@ def test_a_capacity_is_asked_as_a_stated_number(question, asks):
 
 
 def test_a_count_looked_up_must_state_the_count_of_what_is_asked():
-    register = ("Plot 14  A. Moss  hens kept\nPlot 15  vacant\n"
-                "Summary: 6 plots vacant at the spring inspection\n")
     asked = "how many plots are vacant"
-    assert states_count(asked, "6", register)
+    assert states_count(asked, "6", "Summary: 6 plots vacant at the spring inspection")
     # One record's own number ("Plot 14") says nothing of how many are vacant.
-    assert not states_count(asked, "14", register)
+    assert not states_count(asked, "14", "Plot 14  A. Moss  hens kept")
     assert not states_count("how many boxes are closed to readers", "1 box",
                             "Letters of the Pryce family, 1 box")
     assert states_count("How many beds does the Oak ward have?", "Beds ..... 24",
@@ -107,3 +105,11 @@ def test_a_count_looked_up_must_state_the_count_of_what_is_asked():
 ])
 def test_a_place_asked_by_its_kind_is_named_by_it(question, answer, fits):
     assert fits_kind(question, answer) is fits
+
+
+def test_a_count_stated_under_its_heading_fits():
+    # The recipe's heading says what the list is of: "20 chicken thighs" is its count.
+    assert states_count("how many eggs go in Mary's sponge", "6 eggs", "  6 eggs, beaten",
+                        "4. VICTORIA SPONGE (Mary Hale)")
+    assert not states_count("how many eggs go in Mary's sponge", "6 eggs", "  6 eggs, beaten",
+                            "5. CHEESE SCONES (Mary Hale)")

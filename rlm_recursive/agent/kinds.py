@@ -283,16 +283,17 @@ def _phone_like(answer: str, question: str, extension: bool) -> bool:
     return extension and any(m.group() not in said for m in _EXTENSION_SHAPE.finditer(answer))
 
 
-def fits_kind_in(question: str, answer: str, unit_text: str) -> bool:
+def fits_kind_in(question: str, answer: str, unit_text: str, heading: str = "") -> bool:
     """`fits_kind` of the answer, and of the line of its unit that holds it (a clause cut
-    from "ORGANIZER;CN=Imran Siddiqui" has lost the key that says he is no judge)."""
+    from "ORGANIZER;CN=Imran Siddiqui" has lost the key that says he is no judge); a count
+    looked up must be stated as one, in its unit under its `heading`."""
     # "45" for "how late": its line, "delay 45 min", says the kind.
     measured = None if _asks_other_kind(question) else measure_fits(question, answer, unit_text)
     if measured is not None:
         return measured
     if not fits_kind(question, answer):
         return False
-    if _HOW_MANY.match(question) and not states_count(question, answer, unit_text):
+    if _HOW_MANY.match(question) and not states_count(question, answer, unit_text, heading):
         return False  # "albumen print 1 item" is no count of the items closed to readers
     said = set(values(question))
     anchors = [v for v in values(answer) if v not in said]

@@ -153,12 +153,13 @@ _NEAR = 3
 """Words between a count and its noun: "24 beds", "3 en-suite rooms", "Beds ...... 24"."""
 
 
-def states_count(question: str, answer: str, context: str | None = None) -> bool:
+def states_count(question: str, answer: str, context: str | None = None,
+                 heading: str = "") -> bool:
     """A "how many" answered by a look-up states the count: a number beside the counted
-    noun ("24 beds", "Beds: 24"), in a line that says something of what the question asks
-    beyond the noun and the names ("closed", "vacant"), or under a heading that does. An
-    extent of one record ("albumen print 1 item") counts nothing asked. True when the
-    question names no counted noun."""
+    noun ("24 beds", "Beds: 24"), in a unit that says something of what the question asks
+    beyond the noun and the names ("closed", "vacant"): half of those words at least, in its
+    unit (`context`) or the unit's `heading`. An extent of one record ("albumen print 1
+    item") counts nothing asked. True when the question names no counted noun."""
     phrase = noun_phrase(question, head_unit(question))
     if not phrase:
         return True
@@ -169,18 +170,16 @@ def states_count(question: str, answer: str, context: str | None = None) -> bool
              if i < len(question_words)} - named
     text = answer if context is None else context
     answer_numbers = _answer_numbers(answer)
-    # A heading of the unit (a line with no number, "Oak ward") says what its lines are of.
-    headed = set(stems(" ".join(line for line in text.split("\n")
-                                 if not re.search(r"\d", line))))
+    said = set(stems(f"{heading}\n{text}"))  # the unit and its heading say what it is of
+    if 2 * len(asked & said) < len(asked):
+        return False
     for line in text.split("\n"):
         if context is not None and answer_numbers and not answer_numbers & _answer_numbers(line):
             continue
         tokens = re.findall(r"[A-Za-z][\w'’-]*|\d[\d,]*", line)
-        token_stems = [stems(t)[0] if stems(t) else t for t in tokens]
-        beside = any(token_stems[i] == noun[0] and any(
-            _COUNTED.match(t) for t in tokens[max(0, i - _NEAR):i + _NEAR + 1])
-            for i in range(len(tokens))) if noun else False
-        if beside and (not asked or asked & (set(token_stems) | headed)):
+        if any(stems(token)[:1] == noun[:1] and any(
+                _COUNTED.match(t) for t in tokens[max(0, i - _NEAR):i + _NEAR + 1])
+               for i, token in enumerate(tokens)):
             return True
     return False
 
