@@ -46,6 +46,9 @@ def test_the_kind_asked_is_told_from_the_question_words(question, kinds):
     ("What is the seating capacity of the Long Room?", "capacity 120"),
     ("how long was the delay on order 7781", "dispatched 3 days late"),
     ("what year was the chapel rebuilt", "rebuilt in 1887 after the fire"),
+    ("what time does the first X5 leave on Sundays", "X5  0715 0815 0915"),
+    ("at what time was the side gate opened", "side gate opened 22:04:11"),
+    ("how long is the lease", "a 99-year lease"),
 ])
 def test_an_answer_of_the_kind_asked_fits(question, answer):
     assert fits_kind(question, answer)
@@ -58,6 +61,7 @@ def test_an_answer_of_the_kind_asked_fits(question, answer):
     ("How many people can the Undercroft hold?", "3"),
     ("how loud is it on boost", "Suction power 150 AW (boost)"),
     ("what did the 2021 service cost", "Service 2021: odometer 41,200 mi"),
+    ("what time does the first X5 leave on Sundays", "Route X5, Sundays and bank holidays"),
 ])
 def test_a_value_of_another_kind_is_no_answer(question, answer):
     assert not fits_kind(question, answer)

@@ -45,7 +45,8 @@ class Measure:
     def numbers(self, text: str) -> set[str]:
         """The numbers of this kind in `text`, thousands separators dropped."""
         found: list[str] = []
-        found += re.findall(rf"{_NUM}\s?(?:{self.unit})(?![A-Za-z])", text, re.IGNORECASE)
+        # "45 min", "2.4kg", "a 99-year lease"
+        found += re.findall(rf"{_NUM}[\s-]?(?:{self.unit})(?![A-Za-z])", text, re.IGNORECASE)
         if self.before:
             found += re.findall(rf"(?:{self.before})\s?(\d[\d,]*(?:\.\d+)?)", text,
                                 re.IGNORECASE)
@@ -106,7 +107,8 @@ _MEASURES = (
     Measure("time of day", _asked(r"^\s*(?:at\s+)?what\s+time\b|\b(?:at|by|from|until)\s+what"
                                   r"\s+time\b"),
             r"am|pm|a\.m\.|p\.m\.|hrs|h", r"(?!)",
-            before=r"(?<![\d:.])(?=\d{1,2}[:.]\d\d(?!\d))"),
+            # "08:40", "8.40", a timetable's "0840"
+            before=r"(?<![\d:.])(?=\d{1,2}[:.]\d\d(?!\d)|(?:[01]\d|2[0-3])[0-5]\d\b)"),
 )
 """The kinds. A question naming several ("how long", a duration or a length) takes a value of
 any of them."""
