@@ -117,3 +117,15 @@ def test_a_count_stated_under_its_heading_fits():
                         "4. VICTORIA SPONGE (Mary Hale)")
     assert not states_count("how many eggs go in Mary's sponge", "6 eggs", "  6 eggs, beaten",
                             "5. CHEESE SCONES (Mary Hale)")
+
+
+def test_a_count_wrapped_over_two_lines_or_in_a_field_name_is_still_stated():
+    minutes = "The treasurer, Ann Roe, reported 2,310\nmembers renewed in March."
+    assert states_count("How many members did the treasurer report renewed?", "2,310", minutes)
+    assert states_count("How many pump hours has the north borehole run?", "pump_hours: 912",
+                        "[borehole.north]\nsite = north borehole\npump_hours: 912")
+
+
+def test_a_money_word_inside_a_name_asks_no_sum():
+    assert asked_measures("Which port does the fare-sync worker listen on?") == []
+    assert fits_kind("Which port does the price-feed service use?", "port: 9301")
