@@ -20,6 +20,7 @@ import re
 
 from ..corpus.asked import asked_label, label_says
 from ..corpus.evidence import stems
+from ..corpus.narrow import narrowed
 
 __all__ = ["as_answer", "markup_free", "row_fields"]
 
@@ -137,4 +138,4 @@ def as_answer(question: str, text: str) -> str | None:
         if marked >= _DUMP_LINES or not clean:
             return None
         return as_answer(question, clean)
-    return body.strip() if body != text else text
+    return narrowed(question, body.strip() if body != text else text)
