@@ -3,10 +3,12 @@ or in the heading that line sits under (agent/hops)."""
 
 from __future__ import annotations
 
-from strategy_support import over_layout
+from fact_support import knows_nothing
+from strategy_support import ask, load, over_layout, small_runtime
 
+from rlm_recursive.agent.clauses import says_asked
 from rlm_recursive.agent.hops import described, hop_label, hop_through
-from rlm_recursive.corpus.units import stems
+from rlm_recursive.corpus.units import Unit, stems
 
 _DOOR_LOG = """\
 KEYPAD AUDIT - Northgate depot - export 2031-06-07
@@ -116,3 +118,24 @@ def test_two_things_that_lead_to_different_answers_say_nothing(tmp_path, monkeyp
     text = _VENUE + "12:00  Seed swap — Ash Lounge and Linden Suite\n"
     assert _hop(tmp_path, monkeypatch, text,
                 "on which level is the space hosting the seed swap") is None
+
+
+def test_a_year_written_says_what_year_is_asked():
+    question = "since what year has the beekeeper held hive 4"
+    row = "Hive 4   B. Okoro        since 2019    paid"
+    assert says_asked(question, Unit(0, 0, len(row), row))
+    bare = "Hive 4   B. Okoro        paid"
+    assert not says_asked(question, Unit(0, 0, len(bare), bare))
+
+
+async def test_search_and_iterative_ground_the_hops_answer(tmp_path, monkeypatch):
+    # A model that finds nothing: the runtime's hop is the answer, the shelf of the chest
+    # the row is listed under, grounded on that heading; never the row itself.
+    runtime = small_runtime(tmp_path, monkeypatch)
+    sid = load(runtime, _CATALOGUE)
+    for strategy in ("search", "iterative"):
+        result, _ = await ask(runtime, sid, "which shelf are the bastardy bonds kept on",
+                              strategy, knows_nothing)
+        assert result.grounded is True, strategy
+        assert result.answer == "Shelf 9", strategy
+    runtime.close()

@@ -26,6 +26,7 @@ value as its bridge; the bridge's line is cited too.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Callable
@@ -198,11 +199,24 @@ def _candidates(texts: list[str], question: str, label: tuple[str, ...]) -> list
 
 
 @functools.lru_cache(maxsize=16)
-def _heads(text: str) -> tuple[str, ...]:
-    """Each line's first two parts (normalised): what a line is about, where a value it
-    names is its subject ("card 20490 | PETROV Anton", "Chart Room | second floor")."""
-    return tuple(" | ".join(normalise(p) for p in subject_parts(line)[:2])
-                 for _, _, line in lines_of(text))
+def _heads(text: str) -> tuple[str, tuple[int, ...]]:
+    """Each line's first two parts (normalised), one line each, and where each starts:
+    what a line is about, where a value it names is its subject ("card 20490 | PETROV
+    Anton", "Chart Room | second floor")."""
+    heads = [" | ".join(normalise(p) for p in subject_parts(line)[:2]).replace("\n", " ")
+             for _, _, line in lines_of(text)]
+    starts, at = [], 0
+    for head in heads:
+        starts.append(at)
+        at += len(head) + 1
+    return "\n".join(heads), tuple(starts)
+
+
+def _subject_lines(text: str, pattern: re.Pattern[str]) -> list[int]:
+    """The lines (indexes) the pattern matches in the first two parts of."""
+    joined, starts = _heads(text)
+    return list(dict.fromkeys(bisect.bisect_right(starts, m.start()) - 1
+                              for m in pattern.finditer(joined)))
 
 
 def hop_through(store: Store, session_id: str, question: str) -> Chain | None:
@@ -243,10 +257,24 @@ def _bridge_lines(texts: dict[str, str], description: str,
         if len(set(stems(plain[start:end])) - STOP) >= 2 and (found := find(plain[start:end])):
             return found
     forms = _value_forms(description)
-    held = [SpanRef(doc_id=doc_id, start=start, end=end)
-            for doc_id, text in texts.items() for start, end, line in lines_of(text)
-            if all(form.search(line) for form in forms)] if len(forms) >= 2 else []
+    held = [ref for doc_id, text in texts.items()
+            for ref in _holding(doc_id, text, forms)] if len(forms) >= 2 else []
     return held if len(held) == 1 else _keyed_heads(texts, description)
+
+
+def _holding(doc_id: str, text: str, forms: list[re.Pattern[str]]) -> list[SpanRef]:
+    """The lines of the text every form matches in: the lines the last form (a name or a
+    code when the description gives one: the rarest and quickest to find) matches in,
+    searched over the whole text once, then the other forms on those lines only (a log of
+    millions of characters is not read line by line per form)."""
+    found = []
+    for start in dict.fromkeys(text.rfind("\n", 0, m.start()) + 1
+                               for m in forms[-1].finditer(text)):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        if all(form.search(text, start, end) for form in forms):
+            found.append(SpanRef(doc_id=doc_id, start=start, end=end))
+    return found
 
 
 _HEAD_KEY = re.compile(r"^\s*([A-Za-z][\w-]*)\s*:\s*$")
@@ -337,9 +365,8 @@ def _from_line(texts: dict[str, str], ref: SpanRef, description: str, question: 
         pattern = re.compile(rf"(?<![\w-]){re.escape(normalise(value))}(?![\w-])")
         for doc_id, other in texts.items():
             rows = rows_of[doc_id]
-            for i, head in enumerate(_heads(other)):
-                if (doc_id == ref.doc_id and abs(i - at) <= len(under) + len(own)) or (
-                        not pattern.search(head)):
+            for i in _subject_lines(other, pattern):
+                if doc_id == ref.doc_id and abs(i - at) <= len(under) + len(own):
                     continue
                 start, end, line = rows[i]
                 _, below = _scope(rows, i)
