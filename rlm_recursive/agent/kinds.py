@@ -297,7 +297,8 @@ def fits_kind_in(question: str, answer: str, unit_text: str, heading: str = "") 
         return False  # "albumen print 1 item" is no count of the items closed to readers
     said = set(values(question))
     anchors = [v for v in values(answer) if v not in said]
-    lines = [line for line in unit_text.split("\n")
+    # The unit's heading is a line of it too: "SERIES 3 (Box 4)" over the series' records.
+    lines = [line for line in f"{heading}\n{unit_text}".split("\n")
              if anchors and all(contains(normalise(line), v) for v in anchors)]
     return not lines or any(fits_kind(question, line) for line in lines)
 
