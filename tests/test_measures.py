@@ -128,4 +128,7 @@ def test_a_count_wrapped_over_two_lines_or_in_a_field_name_is_still_stated():
 
 def test_a_money_word_inside_a_name_asks_no_sum():
     assert asked_measures("Which port does the fare-sync worker listen on?") == []
+    # A money word naming a reference, a status or a date asks for that, not a sum.
+    assert asked_measures("refund reference for the customer charged twice") == []
+    assert asked_measures("what is the payment status of the premium request") == []
     assert fits_kind("Which port does the price-feed service use?", "port: 9301")

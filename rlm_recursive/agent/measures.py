@@ -94,7 +94,8 @@ _MEASURES = (
         # A word of a name ("the fare-sync worker") asks no sum.
         r"(?<![\w-])(?:price[ds]?|cost(?:s|ing)?|fees?|fares?|premiums?|payout|compensation|"
         r"refund|rent|salary|wages?)(?![\w-])(?!\s+(?:centre|center|code|band|grade|type|"
-        r"category|ref|id|list|slip)\b)"),
+        r"category|ref|reference|id|no|number|list|slip|status|date|form|request|method|"
+        r"policy|terms)\b)"),
             r"p|pence|gbp|usd|eur|chf|aud|cad|nzd|jpy|inr|dollars?|euros?|pounds|cents?|quid",
             r"price|cost|costs|fee|charge|paid|payment|amount|total|premium|refund|"
             r"compensation|fare|rent|subtotal|balance|due|owed|value|sum",
