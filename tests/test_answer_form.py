@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 from strategy_support import answers, ask, load, small_runtime
 
-from rlm_recursive.agent.answer_form import as_answer, markup_free, row_fields
+from rlm_recursive.agent.answer_form import as_answer, row_fields
+from rlm_recursive.corpus.reading import plain
 
 
 @pytest.mark.parametrize("row", [
@@ -65,10 +66,12 @@ def test_a_prompt_stem_alone_or_a_dump_of_markup_is_no_answer(said):
     assert as_answer("Which day are recycling bins collected?", said) is None
 
 
-def test_markup_free_keeps_the_text_of_roff_and_escaped_html():
-    assert markup_free(".TP\n.B \\-\\-retries\nRetry \\fIN\\fR times.") == \
-        "\\-\\-retries\nRetry N times.".replace("\\-", "-")
-    assert markup_free("&lt;b&gt;Closed&lt;/b&gt; on Mondays") == "Closed on Mondays"
+def test_a_snippet_reads_as_the_search_shows_it_roff_tags_and_escaped_html_away():
+    # An item's tag reads as the label of its body, as a man page prints it.
+    assert plain(".TP\n.B \\-\\-retries\nRetry \\fIN\\fR times.") == "--retries: Retry N times."
+    assert plain("&lt;b&gt;Closed&lt;/b&gt; on Mondays") == "Closed on Mondays"
+    assert plain("<?xml version='1.0'?><note>Bins on <b>Thursday</b></note>") == \
+        "Bins on Thursday"
 
 
 FILLER = "".join(f"Note {i}: the stock check of shelf {i} found nothing missing.\n\n"

@@ -6,8 +6,9 @@ them, yet answer nothing, whatever the document's format:
   ("OBX|1|NM|CRP^C reactive protein||187|mg/L|..." → 187 mg/L for the CRP result); a row
   with no such field, or several, is no answer;
 - markup or macro syntax: tags (`<entry> <title type="html">`, escaped `&lt;p&gt;`), roff
-  requests and escapes (`.TP`, `\\fB14\\fR`). A value wrapped in it is the value; a passage
-  of several lines of it is a dump, no answer;
+  requests and escapes (`.TP`, `\\fB14\\fR`), read away as a reader sees the text
+  (`corpus.reading.plain`, the one reading of syntax the search shows too). A value wrapped
+  in it is the value; a passage of several lines of it is a dump, no answer;
 - a prompt echoed back: "The answer is:", "Answer:", "Quote:", "[Excerpt 1]" before the
   answer are cut off; with nothing after them there is no answer.
 """
@@ -15,25 +16,18 @@ them, yet answer nothing, whatever the document's format:
 from __future__ import annotations
 
 import csv
-import html
 import re
 
 from ..corpus.asked import asked_label, label_says
 from ..corpus.evidence import stems
+from ..corpus.narrow import narrowed
+from ..corpus.reading import plain
 
-__all__ = ["as_answer", "markup_free", "row_fields"]
+__all__ = ["as_answer", "row_fields"]
 
 _STEM = re.compile(r"^\s*(?:\[?excerpt\s*\d*\]?|\[\d{1,2}\]|(?:the\s+)?answer(?:\s+is)?|quote|"
                    r"question|passages?)\s*[:\-]\s*", re.IGNORECASE)
 """The words of a prompt before an answer, said back by a small model."""
-_TAG = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s+[\w:.-]+(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s>]+))?)*"
-                  r"\s*/?>|<!\[CDATA\[|\]\]>|<!--|-->|<\?xml[^>]*\?>")
-_ESCAPED = re.compile(r"&(?:lt|gt|amp|quot|apos|nbsp|#\d{1,6}|#x[0-9a-fA-F]{1,6});")
-_ROFF_REQUEST = re.compile(r"^[.'][A-Za-z][A-Za-z0-9]?\b[ \t]*", re.MULTILINE)
-"""A roff request opening a line (".TP", ".B TZ", ".SH EXAMPLES"): its arguments are text."""
-_ROFF_ESCAPE = re.compile(r"\\f(?:[BIRPC]|\(\w\w|\[\w*\])|\\\(\w\w|\\\*(?:\(\w\w|\[\w*\]|\w)"
-                          r"|\\[&|^~0:]|\\s[+-]?\d")
-_ROFF_LITERAL = re.compile(r"\\([-e.'])")
 _DUMP_LINES = 3
 """Lines of markup in one answer: more is a passage copied whole, not an answer."""
 _ROW_FIELDS = 4
@@ -51,20 +45,9 @@ def _cut_stem(text: str) -> str:
 
 
 def _has_markup(text: str) -> bool:
-    return bool(_TAG.search(text) or _ESCAPED.search(text) or _ROFF_REQUEST.search(text)
-                or _ROFF_ESCAPE.search(text))
-
-
-def markup_free(text: str) -> str:
-    """The text with its tags, entity escapes and roff requests and escapes taken out (an
-    escaped tag, "&lt;p&gt;", is a tag once unescaped); lines kept."""
-    out = _TAG.sub(" ", text)
-    out = html.unescape(out)
-    out = _TAG.sub(" ", out)
-    out = _ROFF_REQUEST.sub("", out)
-    out = _ROFF_ESCAPE.sub("", out)
-    out = _ROFF_LITERAL.sub(r"\1", out)
-    return "\n".join(" ".join(line.split()) for line in out.split("\n") if line.strip())
+    """The text reads otherwise once its syntax is blanked (`corpus.reading.plain`)."""
+    return plain(text) != "\n".join(" ".join(part.split()) for part in text.split("\n")
+                                      if part.strip())
 
 
 def row_fields(text: str) -> list[str] | None:
@@ -133,8 +116,8 @@ def as_answer(question: str, text: str) -> str | None:
         return _labelled_value(question, rows)
     if _has_markup(body):
         marked = sum(1 for line in body.split("\n") if _has_markup(line))
-        clean = markup_free(body)
+        clean = plain(body)
         if marked >= _DUMP_LINES or not clean:
             return None
         return as_answer(question, clean)
-    return body.strip() if body != text else text
+    return narrowed(question, body.strip() if body != text else text)

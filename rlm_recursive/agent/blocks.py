@@ -38,7 +38,7 @@ from .extractive import Extract, window_units, windows
 from .joins import follow_join
 from .references import follow_reference
 
-__all__ = ["block_around", "follow_block"]
+__all__ = ["block_around", "bridge_units", "follow_block"]
 
 _KEY = re.compile(r"([A-Za-z][\w-]*)(?=[|:;= ]|$)")
 """A line's key: the word it opens with, before a delimiter ("commit ab03e5c", "MSH|",
@@ -60,7 +60,7 @@ def block_around(text: str, at: int) -> tuple[int, int] | None:
     return block.start, following[0] if following else len(text)
 
 
-def _bridge_units(store: Store, session_id: str, bridge: str
+def bridge_units(store: Store, session_id: str, bridge: str
                   ) -> list[tuple[SpanRef, Unit]]:
     """The units that match the bridge: strictly, else those holding every value it gives
     ("71" and "HbA1c" for "the patient whose HbA1c was 71"), best first."""
@@ -150,10 +150,11 @@ def follow_block(store: Store, session_id: str, question: str, layout: Layout | 
             or follow_reference(store, session_id, question, layout))
 
 
+
 def _from_block(store: Store, session_id: str, question: str, layout: Layout | None
                 ) -> Chain | None:
     # "does <bridge> <verb> ...": where the bridge ends (`chain.tightest`).
-    chosen = tightest(question, bridge_spans(question), lambda span: _bridge_units(
+    chosen = tightest(question, bridge_spans(question), lambda span: bridge_units(
         store, session_id, GENERIC_HEAD.sub(r"\1", question[span[0]:span[1]])),
         lambda unit: unit[1])
     if chosen is None:

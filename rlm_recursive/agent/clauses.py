@@ -90,10 +90,13 @@ def says_asked(question: str, unit: Unit) -> bool:
     deposit is payable"), its kind words (number, code) aside."""
     label = _ASKED_LABEL.search(question)
     words = [w for w in stems(label.group(1)) if w not in _KINDS] if label else []
-    return all(has_word(w, unit.stem_set) for w in words)
+    # "what year": a year written says it ("since 2017"), the word need not be.
+    return all(has_word(w, unit.stem_set) or (w == "year" and _YEAR.search(unit.text))
+               for w in words)
 
 
 _KINDS = frozenset(("number", "code", "id", "ref", "refer", "valu"))
+_YEAR = re.compile(r"(?<![\d.:/-])(?:1[5-9]|20)\d\d(?![\d.:/-])")
 
 
 def _labelled(question: str, clause: str) -> bool:

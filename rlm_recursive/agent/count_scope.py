@@ -54,7 +54,7 @@ FRAME_WORDS = frozenset(
     "makes need needs go went want belong belongs belonging associated related under within "
     "inside among between into out about over up there's here altogether entire ones one through "
     "via take takes took taken taking during only just individual individually separate "
-    "flagged"
+    "flagged someone somebody anyone anybody either"
     .split())
 """The words that frame a counting question, not what it counts ("how many", "logged")."""
 

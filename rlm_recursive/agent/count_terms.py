@@ -50,8 +50,12 @@ def judged_words(question: str, taken: set[int]) -> list[int]:
 
 
 _NOW = re.compile(r"\b(?:right\s+now|at\s+(?:the|this)\s+(?:moment|time)|at\s+present|"
-                  r"as\s+(?:of|at)\s+(?:now|today)|to\s+date|as\s+things\s+stand)\b",
+                  r"as\s+(?:of|at)\s+(?:now|today)|to\s+date|as\s+things\s+stand|"
+                  r"(?:during|over|throughout|in)\s+the\s+(?:whole\s+|entire\s+)?"
+                  r"(?:week|month|year|fortnight|period|reporting\s+period)"
+                  r"(?!\s+(?:of|before|after|ending|beginning|starting|commencing|to|from)\b))\b",
                   re.IGNORECASE)
+"""Also "during the week": the period the records cover as a whole, no word they say."""
 
 
 def time_frames(question: str) -> set[int]:

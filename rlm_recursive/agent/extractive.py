@@ -36,10 +36,12 @@ from ..corpus.evidence import (
 )
 from ..corpus.lookup import lookup, says_rest
 from ..corpus.naming import says
+from ..corpus.narrow import narrowed_in_line
 from ..corpus.records import Layout, Record
 from ..corpus.scopes import scoped_value, written_forms
 from ..corpus.search import Hit
 from ..corpus.sections import Scope, author, headings, scopes_for, title
+from ..corpus.siblings import outscoped
 from ..errors import InvalidArgs
 from ..store import Store
 from ..tools.search import search_session
@@ -250,11 +252,18 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
         return looked
     found = windows(store, session_id, question)
     answered = _from_passages(store, session_id, question, layout, found) if found else None
-    if isinstance(answered, Extract):
+    # The line a sibling's (another car's due date: `siblings`) gives way to the scoped one.
+    if isinstance(answered, Extract) and not _outscoped(store, session_id, question, answered):
         return answered
     # No one passage answers: a labelled line may, named by the headings and opening
     # lines over it (a policy's page for one address, a chart's block for one resident).
-    return _scoped(store, session_id, question) or answered
+    return _scoped(store, session_id, question) or (
+        None if isinstance(answered, Extract) else answered)
+
+
+def _outscoped(store: Store, session_id: str, question: str, found: Extract) -> bool:
+    doc = next(d for d in store.documents(session_id) if d.id == found.ref.doc_id)
+    return outscoped(question, found.answer, store.text(doc), found.ref.start, found.ref.end)
 
 
 def _scoped(store: Store, session_id: str, question: str) -> Extract | None:
@@ -336,7 +345,8 @@ def _from_passages(store: Store, session_id: str, question: str, layout: Layout 
     if lead >= 0 and last - lead <= _LINES_CITED:
         first = min(first, text.rfind("\n", 0, lead) + 1)
     start, end = offset + first, offset + last
-    answer = " ".join((keyed_line(question, unit) or answer_clause(question, unit)).split())
+    answer = narrowed_in_line(question, " ".join((keyed_line(question, unit) or answer_clause(
+        question, unit)).split()), unit.text)
     if not labelled_as_asked(question, answer, unit.text):
         return None  # "Food business operator: ..." holds the entity, not the deadline
     return Extract(answer, SpanRef(doc_id=doc_id, start=start, end=end),

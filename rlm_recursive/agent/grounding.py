@@ -236,7 +236,7 @@ def _of_asked_kind(question: str, answer: str, unit: Unit | None,
     asked beyond the entities named (a line naming both teams is no referee's). A chain's
     line is about the entity it reached, so only the kind is judged there."""
     if not (fits_kind(question, answer) if unit is None
-            else fits_kind_in(question, answer, unit.text)):
+            else fits_kind_in(question, answer, unit.text, unit.scope)):
         return False
     if unit is not None and not chain_end and named_as_reference(question, unit.text):
         return False  # "Rise of 23 from 0h sample" gives no value of the 0h sample

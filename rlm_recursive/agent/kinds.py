@@ -18,6 +18,7 @@ import re
 
 from ..corpus.evidence import contains, entities, normalise, shared_words, stems, values
 from ..corpus.units import Unit
+from .measures import QP_ESCAPE, measure_fits, names_place, states_count
 
 __all__ = ["asks_org", "asks_person", "asks_who", "change_side", "fits_kind", "fits_kind_in",
            "named_as_reference", "names_asked_role", "names_person", "says_act"]
@@ -282,16 +283,35 @@ def _phone_like(answer: str, question: str, extension: bool) -> bool:
     return extension and any(m.group() not in said for m in _EXTENSION_SHAPE.finditer(answer))
 
 
-def fits_kind_in(question: str, answer: str, unit_text: str) -> bool:
+def fits_kind_in(question: str, answer: str, unit_text: str, heading: str = "") -> bool:
     """`fits_kind` of the answer, and of the line of its unit that holds it (a clause cut
-    from "ORGANIZER;CN=Imran Siddiqui" has lost the key that says he is no judge)."""
+    from "ORGANIZER;CN=Imran Siddiqui" has lost the key that says he is no judge); a count
+    looked up must be stated as one, in its unit under its `heading`."""
+    # "45" for "how late": its line, "delay 45 min", says the kind.
+    measured = None if _asks_other_kind(question) else measure_fits(question, answer, unit_text)
+    if measured is not None:
+        return measured
     if not fits_kind(question, answer):
         return False
+    if _HOW_MANY.match(question) and not states_count(question, answer, unit_text, heading):
+        return False  # "albumen print 1 item" is no count of the items closed to readers
     said = set(values(question))
     anchors = [v for v in values(answer) if v not in said]
-    lines = [line for line in unit_text.split("\n")
+    # The unit's heading is a line of it too: "SERIES 3 (Box 4)" over the series' records.
+    lines = [line for line in f"{heading}\n{unit_text}".split("\n")
              if anchors and all(contains(normalise(line), v) for v in anchors)]
     return not lines or any(fits_kind(question, line) for line in lines)
+
+
+_HOW_MANY = re.compile(r"\s*how\s+many\b", re.IGNORECASE)
+
+
+def _asks_other_kind(question: str) -> bool:
+    """A phone number, a person, a version or a percentage is asked: judged before any
+    measure the question names ("the phone number for bookings over £500")."""
+    return bool(_PHONE_ASKED.search(question) or _EXTENSION_ASKED.search(question)
+                or asks_who(question) or _VERSION_ASKED.search(question)
+                or _PERCENT_ASKED.search(question))
 
 
 def fits_kind(question: str, answer: str) -> bool:
@@ -304,13 +324,17 @@ def fits_kind(question: str, answer: str) -> bool:
         return names_person(question, answer)
     if _VERSION_ASKED.search(question):  # "which image version": "4.18.1", not the image
         return bool(_VERSION.search(answer))
-    if re.match(r"\s*how\s+many\b", question, re.IGNORECASE):
+    if _PERCENT_ASKED.search(question):  # "what % off": 15%, not the scenario's tag
+        return bool(_PERCENT.search(answer))
+    if (measured := measure_fits(question, answer)) is not None:
+        return measured  # a weight for "how heavy", not a price; money for "paid out"
+    if (placed := names_place(question, answer)) is not None:
+        return placed  # "Chart Room" for "which room", not "13:45 (W) Workshop W1"
+    if _HOW_MANY.match(question):
         return bool(re.search(r"\d", answer) or _COUNT_WORDS.search(answer))
     if _AMOUNT_ASKED.search(question):  # "the total yearly premium": 1,834.28, not a ref
         # A quoted-printable mail body writes "£18.50" as "=C2=A318.50": its escapes are no code.
-        return bool(_AMOUNT.search(_QP_ESCAPE.sub(" ", answer)))
-    if _PERCENT_ASKED.search(question):  # "what % off": 15%, not the scenario's tag
-        return bool(_PERCENT.search(answer))
+        return bool(_AMOUNT.search(QP_ESCAPE.sub(" ", answer)))
     if _NUMBERED_ASKED.search(question):  # "flight no.": KL1697, not "the KLM flight"
         # A measure ("bags over 8 kg", "keeping 30 days") is no number of a thing.
         return any(c.isdigit() for c in _MEASURED.sub(" ", answer))
@@ -328,7 +352,6 @@ the "cost centre" or "fee code" a money word names)."""
 _AMOUNT = re.compile(r"(?<![A-Za-z\d.-])\d[\d,]*(?:\.\d+)?(?![\d-]|\.\d)")
 """A number standing alone ("£1,834.28", "500", "7.50"), not the digits inside a code
 ("CVM.1934.017", "HMW-HOME-0925", "KL1697")."""
-_QP_ESCAPE = re.compile(r"=(?:[0-9A-F]{2}|\n)")
 _NUMBERED_ASKED = re.compile(
     r"\b(?:no\.|number|code|ref(?:erence)?|id)(?!\s+of\b)(?=\W|$)", re.IGNORECASE)
 """A numbered thing is asked: "flight no.", "ticket number", "exit code" (not "the number

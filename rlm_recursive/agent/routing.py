@@ -21,6 +21,7 @@ from ..corpus.tally import select, stems, words
 from .count_draft import MIN_ITEMS, OFTEN, RANK, CountDraft, count_draft, rank_key
 from .count_scope import FRAME_WORDS as _STOP
 from .count_scope import content_positions, head_unit
+from .measures import asks_capacity
 from .plan_words import BRIDGE_VERB, aggregation
 
 if TYPE_CHECKING:
@@ -165,6 +166,10 @@ def route(question: str, layout: Layout | None) -> tuple[Route, str]:
     if asks_to_count(question):
         if _MEASURE.search(question):
             return "search", "a quantity in units of measure is stated, not counted: a look-up"
+        if asks_capacity(question):
+            if has_bridge(question):  # "seats in the room where the keynote is given"
+                return "iterative", "a stated capacity of a place found first: a bridge"
+            return "search", "a capacity is stated, not counted: a look-up"
         if _SETTING.search(question):
             return "search", "a setting or a limit is stated, not counted: a look-up"
         if layout is None:

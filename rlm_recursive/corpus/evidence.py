@@ -47,8 +47,8 @@ from .units import (
 )
 
 __all__ = ["Support", "Unit", "best_units", "check_support", "contains", "entities", "has_word",
-           "is_echo", "leans_on_scope", "names", "normalise", "qualifiers", "says_own",
-           "shared_words", "siblings", "split_units", "stems", "values"]
+           "is_echo", "leans_on_scope", "named_after", "names", "normalise", "qualifiers",
+           "says_own", "shared_words", "siblings", "split_units", "stems", "values"]
 
 _ECHO_LEAD = re.compile(r"^\s*(question|answer|the answer is|a)\s*[:\-]?\s*", re.IGNORECASE)
 
@@ -171,6 +171,9 @@ def check_support(answer: str, question: str, cited: Sequence[str],
         if not picked <= unit.stem_set:
             support.missing_entities = sorted(picked - unit.stem_set)
             continue
+        if anchors and (later := named_after(unit, anchors, named)):
+            support.missing_entities = later
+            continue
         if not says_own(unit, topic, named) or not label_fits(question, unit.text):
             support.off_topic = True
             continue
@@ -183,6 +186,33 @@ def check_support(answer: str, question: str, cited: Sequence[str],
     if not support.missing_entities and named:
         support.missing_entities = named
     return support
+
+
+def named_after(unit: Unit, anchors: list[str], named: list[str]) -> list[str]:
+    """The entities a unit names only on a line after the one holding the answer, where that
+    line gives a value of its own: the value is another entity's ("Price: £179.99" over
+    "Also available: V9 PLUS — £229.99" is no price of the V9 PLUS). A line names what it
+    is about before or on itself (a block's header), not after. Of the lines holding the
+    answer, the one that leaves fewest so named."""
+    lines = unit.text.split("\n")
+    scope = normalise(" ".join((unit.scope, unit.author)))
+    best: list[str] | None = None
+    for at, line in enumerate(lines):
+        if not all(contains(normalise(line), v) for v in anchors):
+            continue
+        before = normalise("\n".join(lines[:at + 1]))
+        later = [normalise(other) for other in lines[at + 1:]]
+        out = [e for e in named if not contains(before, e) and not contains(scope, e)
+               and any(contains(other, e) and _own_value(other, anchors, e) for other in later)]
+        if best is None or len(out) < len(best):
+            best = out
+    return best or []
+
+
+def _own_value(line: str, anchors: list[str], entity: str) -> bool:
+    """The line gives a figure of its own: not the answer's, not the entity's name's."""
+    return any(any(c.isdigit() for c in v) and v not in anchors and not contains(entity, v)
+               for v in values(line))
 
 
 def _need_words(unit: Unit, named: list[str]) -> frozenset[str]:

@@ -16,7 +16,7 @@ import functools
 import html
 import re
 
-__all__ = ["reading_text", "shown"]
+__all__ = ["plain", "reading_text", "shown"]
 
 _ESCAPED_TAG = re.compile(r"&lt;/?(?P<name>[A-Za-z][\w:-]*)(?:\s[^<>\n]*?)?/?&gt;")
 """A tag written as text: HTML inside a feed's entry or an XML field."""
@@ -25,8 +25,8 @@ _HTML_PAGE = re.compile(r"<!doctype\s+html|<html[\s>]|<body[\s>]"
                         r"|(?:<(?:p|br|td|div|li)\b[^<>]*>.*?){5}", re.IGNORECASE | re.DOTALL)
 """An HTML page or e-mail body, written as tags (a feed's or an XML export's own elements
 are labels, not presentation: they stay)."""
-_HIDDEN = re.compile(r"<(script|style|head)\b.*?</\1\s*>|<!--.*?-->|<![A-Za-z][^<>]*>",
-                     re.IGNORECASE | re.DOTALL)
+_HIDDEN = re.compile(r"<(script|style|head)\b.*?</\1\s*>|<!--.*?-->|<![A-Za-z][^<>]*>"
+                     r"|<\?[A-Za-z][^<>]*\?>", re.IGNORECASE | re.DOTALL)
 _HTML_TAG = re.compile(r"</?(?P<name>[A-Za-z][\w:-]*)(?:\s[^<>]*)?/?>")
 _BLOCKS = frozenset("p div br tr li ul ol table thead tbody tfoot h1 h2 h3 h4 h5 h6 hr section "
                     "article header footer nav aside main blockquote pre dl dt dd form "
@@ -194,6 +194,11 @@ def reading_text(text: str) -> str:
         text = _commands(text, "\\")
     elif _TEXINFO.search(text) or len(_TEXINFO_HEAD.findall(text)) >= _MIN_DIRECTIVES:
         text = _commands(text, "@")
+    return _inline(text)
+
+
+def _inline(text: str) -> str:
+    """Escaped tags, CDATA markers and entities blanked (every format may hold them)."""
     if "&lt;" in text:
         text = _ESCAPED_TAG.sub(_html_tag, text)
     if "<![CDATA[" in text:
@@ -201,6 +206,18 @@ def reading_text(text: str) -> str:
     if "&" in text:
         text = _ENTITY.sub(_entity, text)
     return text
+
+
+def plain(snippet: str) -> str:
+    """A snippet cut from somewhere (a model's answer, one line) as a reader sees it: the
+    syntax `reading_text` blanks in a document (troff requests and escapes, tags, escaped
+    tags, CDATA, entities), blanked whatever its share, since a snippet has no page to tell
+    its format by; blanks squeezed, lines kept."""
+    text = snippet
+    if _TROFF_LINE.search(text) or _TROFF_ESCAPE.search(text):
+        text = _troff(text)
+    text = _inline(_html(text))
+    return "\n".join(" ".join(line.split()) for line in text.split("\n") if line.strip())
 
 
 def shown(text: str, start: int, end: int) -> str:

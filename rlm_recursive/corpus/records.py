@@ -32,6 +32,7 @@ from .blocks import blocks
 from .contentlines import component_records
 from .crontab import crontab_records
 from .entries import entry_records
+from .events import event_fields, event_records
 from .gherkin import feature_records
 from .items import Item, line_spans, split_items
 from .levels import level_records
@@ -45,7 +46,7 @@ __all__ = ["LEVELS", "Format", "Layout", "Record", "detect_format", "read_layout
 
 Format = Literal["json", "yaml", "jsonl", "csv", "tsv", "logfmt", "syslog", "access",
                  "bracketed", "keyvalue", "prose", "contentlines", "segments", "crontab",
-                 "markup", "levels", "entries", "sql", "feature"]
+                 "markup", "levels", "entries", "sql", "feature", "events"]
 
 LEVELS = frozenset("trace debug info information notice warn warning error err critical crit "
                    "fatal alert emerg emergency severe".split())
@@ -107,7 +108,7 @@ _UNIT: dict[str, str] = {"json": "record", "yaml": "record", "jsonl": "line", "c
                          "bracketed": "line", "keyvalue": "record", "prose": "item",
                          "contentlines": "record", "segments": "segment", "crontab": "job",
                          "markup": "record", "levels": "record", "entries": "entry",
-                         "sql": "row", "feature": "scenario"}
+                         "sql": "row", "feature": "scenario", "events": "event"}
 
 
 def _json_fields(line: str) -> dict[str, str] | None:
@@ -250,6 +251,8 @@ def _line_format(text: str) -> Format:
         return "bracketed"
     if share(lambda line: len(_LOGFMT.findall(line)) >= 2) >= need:
         return "logfmt"
+    if share(event_fields) >= need:
+        return "events"
     if share(_KEY_LINE.match) >= 0.5 * len(lines) and re.search(r"\n[ \t]*\n|^-{3,}$", text,
                                                                  re.MULTILINE):
         return "keyvalue"
@@ -337,6 +340,8 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
                 continue
             out.append(Record(doc_id, item.start, item.end, item.text, fields))
         return out
+    if fmt == "events":
+        return [Record(doc_id, a, b, text[a:b], f) for a, b, f in event_records(text)]
     parse = {"jsonl": _json_fields, "syslog": _syslog_fields, "access": _access_fields,
              "bracketed": _bracketed_fields, "logfmt": _logfmt_fields}[fmt]
     records = []

@@ -221,7 +221,9 @@ def _stretch_lead(lines: list[tuple[int, int, str]], rules: set[int], above: lis
         out = []
     framed = [j for j in range(above[-2] + 1, last) if lines[j][2].strip()] if len(
         above) > 1 else []
-    if 0 < len(framed) <= _BANNER_LINES:
+    # A stretch of items with no opening of its own (a car's visits, under the car's banner)
+    # takes a longer banner than one that opens with its own lines.
+    if 0 < len(framed) <= (_BANNER_LINES if out else _LEAD_LINES):
         out = framed + out
     elif _underlined(lines, rules, last):
         out = [last - 1, *out]

@@ -186,11 +186,49 @@ _PARTS = re.compile(r"\s+[/>|]\s+")
 it too ("cats", "DSH")."""
 
 
+_SYNONYMS = [frozenset(stems(group)) for group in (
+    "denied refused rejected declined", "access entry admission", "granted allowed admitted")]
+"""Words an event's outcome is written in ("ACCESS DENIED") and the everyday words a question
+uses for it ("refused entry")."""
+_SYNONYM_OF = {s: group for group in _SYNONYMS for s in group}
+_CODE = re.compile(r"\d")
+
+
+def _named_forms(value: str) -> set[tuple[str, ...]]:
+    """"R07 Server Room SR-1": the name without the codes around it ("Server Room", two
+    words or more); "OKAFOR Chioma": a two-word name either way round ("Chioma Okafor")."""
+    tokens = value.split()
+    first = next((i for i, t in enumerate(tokens) if not _CODE.search(t)), len(tokens))
+    last = len(tokens) - next((i for i, t in enumerate(reversed(tokens))
+                               if not _CODE.search(t)), len(tokens))
+    forms = set()
+    if last - first >= 2 and (first or last < len(tokens)):
+        forms.add(stems(" ".join(tokens[first:last])))
+    if len(tokens) == 2 and all(t.isalpha() for t in tokens):
+        forms.add(stems(f"{tokens[1]} {tokens[0]}"))
+    return forms
+
+
+def _synonym_forms(form: tuple[str, ...]) -> set[tuple[str, ...]]:
+    """The form with each word that has synonyms said in any of them, when it has two words
+    or more: one word alone is too loose ("refused" doses are not a loan "declined")."""
+    out = {form}
+    if len(form) < 2:
+        return out
+    for i, word in enumerate(form):
+        for other in _SYNONYM_OF.get(word, ()):
+            out |= {(*f[:i], other, *f[i + 1:]) for f in list(out)}
+    return out
+
+
 def _value_forms(value: str) -> set[tuple[str, ...]]:
-    """The stem sequences a question may name a value by: its own, each part's, aliases."""
+    """The stem sequences a question may name a value by: its own, each part's, its name
+    without codes, aliases and synonyms."""
     parts = _PARTS.split(value)
     forms = {stems(value)} | ({stems(p) for p in parts} if len(parts) > 1 else set())
+    forms |= _named_forms(value)
     forms |= {alias for form in list(forms) for alias in _ALIAS_STEMS.get(form, ())}
+    forms = {f for form in forms for f in _synonym_forms(form)}
     return {f for f in forms if f and not all(s in _NOT_VALUES for s in f)}
 
 

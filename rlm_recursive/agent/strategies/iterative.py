@@ -25,6 +25,7 @@ from ..chain import bridge_names, follow, linked_hops
 from ..context import AgentAnswer, RunContext
 from ..extractive import cited, copied
 from ..grounding import not_found_answer
+from ..hops import hop_through, says_label
 from ..kinds import asks_who
 from ..legend import keyed_person
 from ..model_call import call_model
@@ -125,6 +126,11 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         # commit's message and its Author line, a lab result and the patient segment).
         chain = chain or await asyncio.to_thread(follow_block, rc.store, rc.session_id,
                                                  question, layout)
+        # The chain's answer does not say what is asked ("seats 140" for which floor): the
+        # line's scope, or the line of a thing it names, may say it (`hops`).
+        if chain is None or not says_label(question, chain.found.answer):
+            chain = await asyncio.to_thread(hop_through, rc.store, rc.session_id,
+                                            question) or chain
         # "who", and the line names its person by a code or a role: the key says who.
         chain = await asyncio.to_thread(keyed_person, rc.store, rc.session_id, question,
                                         layout, chain) or chain

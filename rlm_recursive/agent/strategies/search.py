@@ -17,6 +17,7 @@ from ..chain import follow_role
 from ..context import AgentAnswer, RunContext
 from ..extractive import Extract, cited, copied, extract
 from ..grounding import not_found_answer, said_before
+from ..hops import hop_through, says_label
 from ..legend import keyed_person
 from ..model_call import call_model, window_chars
 from ..recursion import RecursionState
@@ -71,11 +72,24 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
                 rc.citations.add(ref)
         # Nothing names together what the question names (and the person said nothing
         # earlier that could): no answer could be grounded, so the model is not asked.
+        hop = None
         if isinstance(found, str) and not await asyncio.to_thread(said_before, rc):
-            return not_found_answer(tier, found)
+            # No passage names together what the question names: the line it describes
+            # may still be there, written otherwise ("11 March" as "11.03.2026"), with what
+            # is asked on the line of a thing it names (`hops`).
+            hop = await asyncio.to_thread(hop_through, store, session_id, question)
+            if hop is None:
+                return not_found_answer(tier, found)
+            found = None
         # The line found is the bridge's own ("Reported by a harbour master in Fowey." for
         # who authored that fix): its block's asked line answers (`blocks`).
-        block = await asyncio.to_thread(follow_block, store, session_id, question, layout)
+        block = hop or await asyncio.to_thread(follow_block, store, session_id, question,
+                                               layout)
+        # The line found does not say what is asked: it may be in the line's scope, or
+        # on the line of a thing it names (`hops`).
+        if block is None and not (isinstance(found, Extract)
+                                  and says_label(question, found.answer)):
+            block = await asyncio.to_thread(hop_through, store, session_id, question)
         if block is not None and not bridges and (found is None or (
                 isinstance(found, Extract) and _overlap(found.ref, block.links[0]))):
             found, bridges = block.found, block.bridges
