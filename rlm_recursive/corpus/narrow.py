@@ -76,6 +76,8 @@ def narrowed(question: str, text: str) -> str | None:
         return text
     # The label stays with its value: a record's field is checked by its name (`verify_extract`).
     named = re.sub(r"\s*\([^()]*\)", "", label).strip()
+    if named and f"{named} {part}" in line:
+        return f"{named} {part}"  # written so ("(Box 4)"): quoted as the line says it
     return " ".join((f"{named}: {part}" if named and label in line else part).split())
 
 
