@@ -40,7 +40,7 @@ def test_the_value_after_the_asked_label_of_several_on_a_line():
 
 def test_a_labelled_aside_gives_the_asked_value():
     line = "14/09/2023  inspection   km 80,114   inspector: R. Malone (badge 3318)"
-    assert narrowed("what is R. Malone's inspector badge", line) == "badge 3318"  # as the line writes it
+    assert narrowed("what is R. Malone's inspector badge", line) == "badge 3318"  # as written
 
 
 def test_an_old_value_in_brackets_is_dropped_unless_asked():

@@ -61,7 +61,7 @@ def block_around(text: str, at: int) -> tuple[int, int] | None:
 
 
 def bridge_units(store: Store, session_id: str, bridge: str
-                  ) -> list[tuple[SpanRef, Unit]]:
+                 ) -> list[tuple[SpanRef, Unit]]:
     """The units that match the bridge: strictly, else those holding every value it gives
     ("71" and "HbA1c" for "the patient whose HbA1c was 71"), best first."""
     found = windows(store, session_id, bridge)
@@ -148,7 +148,6 @@ def follow_block(store: Store, session_id: str, question: str, layout: Layout | 
     return (_from_block(store, session_id, question, layout)
             or follow_join(question, layout)
             or follow_reference(store, session_id, question, layout))
-
 
 
 def _from_block(store: Store, session_id: str, question: str, layout: Layout | None
