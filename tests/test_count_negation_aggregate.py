@@ -128,6 +128,27 @@ def test_a_negation_naming_nothing_the_records_mark_is_still_judged():
     assert route("How many vehicles are not roadworthy?", layout)[0] == "classify"
 
 
+def test_a_negation_the_records_write_is_what_they_say_not_a_word_to_exclude():
+    """Consultation replies that say "No objection" are the items asked for: excluding
+    "objection" counted every other line of the corpus "exactly"."""
+    rng = random.Random(11)
+    bodies = ("Highways Authority", "Parish Council", "Ecology Officer", "Drainage Board",
+              "Conservation Officer", "Tree Officer", "Environmental Health")
+    verdicts = [rng.choice(("No objection.", "Objects: loss of hedgerow.",
+                            "Comments: condition on lighting.")) for _ in bodies]
+    replies = "\n".join(f"{body} replied on {d + 3} May: {verdict}"
+                         for d, (body, verdict) in enumerate(zip(bodies, verdicts, strict=True)))
+    minutes = "\n".join(f"Item {i}: the hall roof repair was discussed and deferred."
+                         for i in range(40))
+    layout = read_layout([("replies", replies), ("minutes", minutes)])
+    question = "how many of the consultees said they had no objection to the scheme"
+    assert count_draft(question, layout).negated
+    assert route(question, layout)[0] != "count"
+    # A negation the records never write still excludes what it names.
+    assert not count_draft("how many replies were not from the Parish Council",
+                           layout).negated
+
+
 def test_a_field_named_in_words_is_not_its_value():
     """"not opened by alice": "opened by" names the opened_by field, not status=open."""
     text = "ticket,status,opened_by\n" + "".join(

@@ -50,6 +50,7 @@ from .plan_words import (
     negation_words,
     owner_words,
     particles,
+    written_negations,
 )
 
 __all__ = ["MIN_ITEMS", "OFTEN", "RANK", "CountDraft", "count_draft", "rank_key"]
@@ -236,9 +237,13 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
         # scope: when the records they name hold nothing the rest of the question asks for
         # and other documents do, they named the wrong document.
         draft.plan.docs = _loose_scope(draft.plan, layout)
-    # A negation whose clause named nothing the plan could exclude is a judgement.
+    # A negation whose clause named nothing the plan could exclude is a judgement; so is
+    # one the records write themselves ("had no objection" over consultees' "No objection"):
+    # it is what an item says, not a word to exclude, and excluding it counted the rest.
     draft.negated = any(not (scope & resolved) and not any(
-        set(stems(k)) <= {q_stems[i] for i in scope} for k in absent) for scope in scopes)
+        set(stems(k)) <= {q_stems[i] for i in scope} for k in absent) for scope in scopes
+    ) or any(phrase_regex(said).search(corpus) for said, at in written_negations(question)
+             if not at & taken)  # "no-shows" matched as a value is that value
     draft.plan.occurrences = bool(_TIMES.search(question)) and not filters
     draft.plan.every = draft.plan.empty and not draft.unknown
     return draft

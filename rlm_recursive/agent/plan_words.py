@@ -20,7 +20,8 @@ from ..corpus.tally import Comparison, names_key, stems, words
 from ..corpus.units import STOP
 
 __all__ = ["BRIDGE_VERB", "Aggregation", "aggregation", "collection", "comparisons",
-           "key_positions", "negated_scopes", "owner_words", "particles", "word_offsets"]
+           "key_positions", "negated_scopes", "owner_words", "particles", "word_offsets",
+           "written_negations"]
 
 BRIDGE_VERB = (
     r"(?:running|housing|managing|owning|leading|hosting|operating|supervising|overseeing|"
@@ -74,6 +75,18 @@ def negated_scopes(question: str) -> list[set[int]]:
         scope = _positions(question, match.end(), stop.start() if stop else len(question))
         scopes.append(scope)
     return scopes
+
+
+def written_negations(question: str) -> list[tuple[str, set[int]]]:
+    """Each negation with the word it governs, as a record could write it ("no objection",
+    "not applicable", "never collected"), and the positions of its negation words."""
+    out = []
+    for match in _NEGATION.finditer(question):
+        following = re.match(r"[A-Za-z][\w'’-]*", question[match.end():])
+        if following is not None:
+            out.append((f"{match.group().strip()} {following.group()}".lower(),
+                        _positions(question, match.start(), match.end())))
+    return out
 
 
 def negation_words(question: str) -> set[int]:
