@@ -120,3 +120,20 @@ def test_sums_numbered_things_and_days_of_the_kind_asked(question, answer, ok):
 ])
 def test_measures_percentages_and_dates_of_the_kind_asked(question, answer, ok):
     assert fits_kind(question, answer) is ok
+
+
+@pytest.mark.parametrize("question", [
+    "which judge heard the appeal of Nkemelu v Sandford Haulage",
+    "what chairperson runs the Thursday session",
+    "which tester signed off the Corsa's MOT",
+])
+def test_a_role_of_people_asks_for_a_person(question):
+    assert asks_person(question)
+
+
+def test_the_person_the_question_names_with_a_title_is_no_answer_to_who_else():
+    question = "which judge decided Amina Nkemelu's claim against Sandford Haulage"
+    listing = "2504417/2025  Ms Amina Nkemelu v Sandford Haulage Services Ltd"
+    assert not fits_kind(question, listing)  # the claimant, not the judge
+    assert fits_kind(question, "Employment Judge Okonjo")
+    assert fits_kind("who is the tutor for 4B", "Mr Alan Pryce")

@@ -27,7 +27,11 @@ _WHO = re.compile(r"^\s*(?:(?:can|could)\s+you\s+)?(?:tell\s+me\s+|remind\s+me\s
                   r"who(?:m|se)?\b|(?:to|from|by|with)\s+whom\b|(?:the\s+)?name\s+of\b|"
                   r"what(?:['’]s|\s+is|\s+was)\s+the\s+name\s+of\b|(?:which|what)\s+"
                   r"(?:[\w-]+\s+){0,2}(?:person|people|member|officer|engineer|nurse|doctor|"
-                  r"admin|administrator|manager|technician|colleague|agent|staff)\b)",
+                  r"admin|administrator|manager|technician|colleague|agent|staff|judge|"
+                  r"chair(?:person|man|woman)?|tester|mechanic|inspector|clerk|driver|pilot|"
+                  r"teacher|tutor|surgeon|solicitor|barrister|referee|umpire|steward|captain|"
+                  r"witness|midwife|carer|coach|instructor|assessor|surveyor|receptionist|"
+                  r"supervisor|secretary|treasurer|employee)\b)",
                   re.IGNORECASE)
 """The question asks for a person (its opening says so: a "who" further on is a clause,
 "the extension of the person who manages ...")."""
@@ -227,7 +231,9 @@ def names_person(question: str, answer: str) -> bool:
     for value in _persons_text(body):
         named = False  # a name stands here (a role word beside it is its label, no answer)
         for match in _RUN.finditer(value):
-            run = re.sub(r"^(?:The|A|An)\s+", "", match.group().rstrip(".’'"))
+            # "Mr Ravi Mistry" is the Ravi Mistry the question names, not someone new.
+            run = re.sub(r"^(?:The|A|An|Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\.?\s+", "",
+                         match.group().rstrip(".’'"))
             if not run or run.lower() in ("the", "a", "an") or normalise(run) in said:
                 continue
             before = value[:match.start()].rstrip()
