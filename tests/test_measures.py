@@ -28,6 +28,9 @@ LEDGER = ("Refund R-20331 raised 4 March 2025 for order 7781\n"
     ("how much did the refund come to", {"money"}),
     ("How many delegates can the Tamar Suite seat?", {"capacity"}),
     ("in what year was the mill built", {"year"}),
+    ("how much was the bill for the Trek service", {"money"}),
+    ("What's the quote for re-roofing the porch?", {"money"}),
+    ("what is the quote of the week in the newsletter", set()),
     ("what is the account number of the supplier", set()),
     ("how many orders were refunded", set()),
 ])

@@ -90,7 +90,8 @@ _MEASURES = (
             _TIME_UNITS, r"delay|delayed|late|duration|run\s*-?\s*time|lasts?|length|took"),
     Measure("money", _asked(
         r"\bhow\s+much\b[^?]*\b(?:paid|pay|pays|payout|spent|spend|owe[ds]?|owing|charged?|"
-        r"charges|costs?|refund\w*|reimburs\w*|earn\w*|compensat\w*|worth)\b|"
+        r"charges|costs?|refund\w*|reimburs\w*|earn\w*|compensat\w*|worth|bill|invoice[ds]?|"
+        r"quoted?)\b|\b(?:what(?:['’]s|\s+is|\s+was)\s+the\s+quote\s+for)\b|"
         # A word of a name ("the fare-sync worker") asks no sum.
         r"(?<![\w-])(?:price[ds]?|cost(?:s|ing)?|fees?|fares?|premiums?|payout|compensation|"
         r"refund|rent|salary|wages?)(?![\w-])(?!\s+(?:centre|center|code|band|grade|type|"
