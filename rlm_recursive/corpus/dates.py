@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["MONTHS", "DateCondition", "date_of", "has_month"]
+__all__ = ["MONTHS", "DateCondition", "SaidDate", "date_of", "has_month", "said_dates", "same_date"]
 
 MONTHS = {name: i for i, names in enumerate(
     ("january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul",
