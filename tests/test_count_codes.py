@@ -94,6 +94,17 @@ def test_a_judgement_is_never_a_text_match(question):
     assert route(question, layout)[0] == "classify"
 
 
+def test_please_is_politeness_not_a_judgement_of_being_pleased():
+    rows = [{"id": str(i), "area": area, "kind": kind} for i, (area, kind) in enumerate(
+        [("canteen", "complaint"), ("garden", "praise"), ("canteen", "praise"),
+         ("parking", "complaint"), ("canteen", "complaint"), ("toilets", "complaint")])]
+    layout = read_layout([("c", csv_text(rows))], {"c": "visitor_comments.csv"})
+    question = "Please count the comments about the canteen"
+    assert not count_draft(question, layout).unknown
+    assert route(question, layout)[0] == "count"
+    assert count_draft("how many visitors were pleased with the canteen", layout).unknown
+
+
 def test_a_reported_claim_is_judged():
     """The bulletins say a closure in their own words: no phrase of the question decides."""
     bulletins = [{"id": str(i), "title": t} for i, t in enumerate([

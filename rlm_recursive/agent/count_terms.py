@@ -41,7 +41,9 @@ def judged_words(question: str, taken: set[int]) -> list[int]:
     word ("complain", "problem") no field value took, or the verb of a reported claim."""
     ws = words(question)
     q_stems = stems(question)
-    out = [i for i, s in enumerate(q_stems) if s in _JUDGEMENT and i not in taken]
+    # "Please count ..." asks politely; it is no "pleased" (they share a stem).
+    out = [i for i, s in enumerate(q_stems) if s in _JUDGEMENT and i not in taken
+           and ws[i].lower() not in ("please", "pls", "plz")]
     for match in _CLAIM.finditer(question):
         verb = len(words(question[:match.start()]))
         if verb not in taken and verb < len(ws):
