@@ -9,7 +9,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..corpus.records import Layout
+from ..corpus.dates import has_month
+from ..corpus.records import Layout, Record
 from ..corpus.tally import (
     FieldFilter,
     TallyPlan,
@@ -20,6 +21,7 @@ from ..corpus.tally import (
     words,
 )
 from .count_dates import blank_fields, date_conditions, inside_fields, key_stems
+from .count_people import acts_by, people_words, person_condition
 from .count_scope import FRAME_WORDS as _STOP
 from .count_scope import (
     calls_a_file,
@@ -163,14 +165,16 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
         skip |= agg.words
     skip |= said
     within, docs = collection(question, layout)
-    if within & (inside_at | dated_at):
+    people_at = people_words(question, layout)
+    if within & (inside_at | dated_at | people_at):
         # "born in Ellerby": the place a field holds, not a document about Ellerby.
         within, docs = set(), []
     taken = {i for m in matches for i in range(m.start, m.stop)}
     # The collection as a whole ("did the library catalogue send back"): no filter.
     skip |= within | (owner_words(question) - taken) | particles(question)
     # "the support tickets" over a ticket export: the documents, not what their records say.
-    titled, named_docs = document_words(question, layout, content - skip - taken)
+    titled, named_docs = document_words(question, layout, content - skip - taken
+                                        - people_at)
     skip |= titled
     docs = docs or reserved_docs or named_docs
     head = head_unit(question, skip) if agg is None else _unit_after(question, agg, skip)
@@ -201,12 +205,27 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     judged = judged_words(question, taken)
     draft.unknown.extend(words(question)[i] for i in judged)
     skip |= set(judged)
+    acted: set[int | None] = set()
     for run, at in _content_runs(question, skip):
         phrase = " ".join(run)
         negative = bool(set(at) & negated_at)
         target = draft.plan.exclude_phrases if negative else draft.plan.phrases
-        code = None if negative else defined_code(phrase, scope)
-        if code is not None:
+        person = None if negative else person_condition(phrase, layout, scope)
+        code = None if negative or person is not None else defined_code(phrase, scope)
+        if person == "":
+            # "the apprentice" only in the staff note: who they are is not resolved.
+            draft.unknown.extend(run)
+        elif person is not None:
+            # "tests done by Ruth" over a tester column of initials: her initials there.
+            condition, declaring = person
+            if isinstance(condition, FieldFilter):
+                draft.plan.filters.append(condition)
+            else:
+                target.append(condition)
+            draft.plan.exclude_phrases.extend(declaring)
+            resolved |= set(at)
+            acted.add(acts_by(question, at))
+        elif code is not None:
             # "direct debits" over rows that say "DD": the code, not its key's line.
             target.append(code)
             draft.plan.exclude_phrases.append(phrase)
@@ -221,6 +240,10 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
                 resolved |= set(at)
             else:
                 draft.unknown.extend(w for w in run if w not in found)
+    for i in acted - {None}:
+        # "checked by Owen": the verb is what his handle on the record says he did.
+        draft.unknown = [w for w in draft.unknown if w != words(question)[i]]
+        draft.plan.phrases = [p for p in draft.plan.phrases if p != words(question)[i]]
     draft.plan.phrases = [p for p in draft.plan.phrases if not _everywhere(p, layout)]
     unit_at = noun_phrase(question, head)
     unit_words = {words(question)[i] for i in unit_at}
@@ -244,6 +267,7 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
         set(stems(k)) <= {q_stems[i] for i in scope} for k in absent) for scope in scopes
     ) or any(phrase_regex(said).search(corpus) for said, at in written_negations(question)
              if not at & taken)  # "no-shows" matched as a value is that value
+    draft.plan.months = _item_months(draft.plan, layout)
     draft.plan.occurrences = bool(_TIMES.search(question)) and not filters
     draft.plan.every = draft.plan.empty and not draft.unknown
     return draft
@@ -261,6 +285,23 @@ def _file_words_dropped(draft: CountDraft, layout: Layout) -> None:
     if not rest.empty and not any(True for _ in select(layout.records, draft.plan)) and any(
             True for _ in select(layout.records, rest)):
         draft.plan.phrases = rest.phrases
+
+
+def _item_months(plan: TallyPlan, layout: Layout) -> list[int]:
+    """The plan's months that date items: "hearings listed for 17 Nov" over a cause list
+    whose opening says the day names the list's date, not a date each hearing writes."""
+    rest = plan.model_copy(update={"months": []})
+    if not plan.months or rest.empty:
+        return plan.months
+    docs = {r.doc_id for r in select(layout.records, rest)}
+    return [m for m in plan.months if not docs or any(
+        has_month(r.text, m) and not _opening(r, layout)
+        for r in layout.records if r.doc_id in docs)]
+
+
+def _opening(record: Record, layout: Layout) -> bool:
+    first = record.text.split("\n", 1)[0].strip()[:200]
+    return bool(first) and first in layout.titles.get(record.doc_id, "")
 
 
 def _loose_scope(plan: TallyPlan, layout: Layout) -> list[str]:

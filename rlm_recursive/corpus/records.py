@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import csv
 import io
-import itertools
 import json
 import re
 from collections import Counter, defaultdict
@@ -36,6 +35,7 @@ from .events import event_fields, event_records
 from .gherkin import feature_records
 from .items import Item, line_spans, split_items
 from .levels import level_records
+from .list_entries import list_entries
 from .markup import element_records
 from .rows import pipe_rows, ruled_rows, table_rows
 from .segments import segment_records
@@ -259,31 +259,6 @@ def _line_format(text: str) -> Format:
     return "prose"
 
 
-_ENTRY = re.compile(r"^[ \t]*(?:[-*•+]|\d{1,3}[.)]|\d{1,3}(?:\.\d{1,3})+)[ \t]+(?=\S)",
-                    re.MULTILINE)
-"""A list entry's first line: a bullet, "3." or "2.1" (a report's numbered findings)."""
-
-
-def _entries(items: list[Item]) -> list[Item]:
-    """Paragraphs that hold a list cut into its entries (each with the lines indented under
-    it) and the lines before them (a heading): one record per entry, not per paragraph."""
-    out: list[Item] = []
-    for item in items:
-        starts = [m.start() for m in _ENTRY.finditer(item.text)]
-        if not starts or (len(starts) == 1 and starts[0] == 0):
-            out.append(item)
-            continue
-        cuts = ([0] if starts[0] > 0 else []) + starts + [len(item.text)]
-        for a, b in itertools.pairwise(cuts):
-            piece = item.text[a:b]
-            lead = len(piece) - len(piece.lstrip())
-            body = piece.strip()
-            if body:
-                out.append(Item(item.doc_id, item.start + a + lead,
-                                item.start + a + lead + len(body), body))
-    return out
-
-
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 """A Markdown heading: what the lines under it are about ("### Security" in a changelog)."""
 
@@ -317,7 +292,7 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
         out = list(rows)
         headings = [(m.start(), len(m.group(1)), m.group(2)) for m in _HEADING.finditer(text)]
         headings = headings if len(headings) >= 2 else []
-        for item in _entries(table_rows(split_items([(doc_id, text)]))):
+        for item in list_entries(table_rows(split_items([(doc_id, text)]))):
             if any(r.start < item.end and item.start < r.end for r in rows):
                 continue  # a table's rows are its records
             fields: dict[str, str] = {}
