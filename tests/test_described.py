@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from rlm_recursive.corpus.described import asked_phrase, described_field, table_units
+from rlm_recursive.corpus.described import asked_phrase, described_field
+from rlm_recursive.corpus.record_units import table_units
 
 _CHECKS = """\
 BOILER HOUSE - PRESSURE VESSEL CHECKS
