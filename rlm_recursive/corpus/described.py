@@ -33,7 +33,7 @@ from .record_units import Unit, record_units, table_units
 from .units import STOP, normalise, stems
 
 __all__ = ["Described", "asked_labels", "asked_phrase", "described_field", "one_answer",
-           "pick_record", "read_field"]
+           "pick_record", "question_codes", "read_field", "said_code"]
 
 _DECLARED = re.compile(r"((?:[A-Za-z][\w-]*\s+){1,6})\(([A-Z]{2,6})\)")
 """A short form the document declares: "a manual call point (MCP)"."""
@@ -131,6 +131,16 @@ _CODE = re.compile(r"(?<![\w/.:-])(?=[\w-]*[A-Za-z])(?=[\w-]*\d)[\w-]{2,}"
 """A code the question gives ("RV22", "KG-57003", "0441"): stems drop its digits."""
 
 
+def question_codes(question: str) -> list[str]:
+    """The codes the question gives ("RV22", "KG-57003")."""
+    return [m.group() for m in _CODE.finditer(question)]
+
+
+def said_code(code: str, text: str) -> bool:
+    """The text says the code, whole."""
+    return re.search(rf"(?<![\w-]){re.escape(code)}(?![\w-])", text, re.IGNORECASE) is not None
+
+
 def pick_record(group: list[Unit], words: set[str], must: set[str], dates: list, codes: list[str]
           ) -> tuple[Unit, list[str]] | None:
     """The one record of the group the description picks: the words and dates some of
@@ -143,8 +153,7 @@ def pick_record(group: list[Unit], words: set[str], must: set[str], dates: list,
         found = {w for w in words | must if _says(unit_stems, w)}
         found |= {f"date{n}" for n, asked in enumerate(dates)
                   if any(same_date(asked, d) for d in written)}
-        found |= {f"code:{code}" for code in codes if re.search(
-            rf"(?<![\w-]){re.escape(code)}(?![\w-])", unit.text, re.IGNORECASE)}
+        found |= {f"code:{code}" for code in codes if said_code(code, unit.text)}
         said_by.append(found)
     telling = set().union(*said_by) - set.intersection(*said_by)
     if not telling:
@@ -254,7 +263,7 @@ def described_field(question: str, docs: Iterable[tuple[str, str]]) -> Described
     asked = stems(question)
     must = _must(question)
     dates = [d for _, _, d in said_dates(question)]
-    codes = [m.group() for m in _CODE.finditer(question)]
+    codes = question_codes(question)
     found: list[tuple[set[str], Described]] = []
     for group, label, used in asked_labels(question, docs):
         words = set(asked) - used - STOP - _ASK_WORDS - must
