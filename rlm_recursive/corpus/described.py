@@ -33,10 +33,12 @@ from .record_units import Unit, record_units, table_units
 from .units import STOP, normalise, stems
 
 __all__ = ["Described", "asked_labels", "asked_phrase", "described_field", "one_answer",
-           "pick_record", "question_codes", "read_field", "said_code"]
+           "pick_record", "question_codes", "read_field", "said_code", "said_date"]
 
 _DECLARED = re.compile(r"((?:[A-Za-z][\w-]*\s+){1,6})\(([A-Z]{2,6})\)")
 """A short form the document declares: "a manual call point (MCP)"."""
+_SHORT_FORM = re.compile(r"\([A-Z]{2,6}\)")
+_LONG_FORM_CHARS = 80
 _NUMBER_SHORT = frozenset({"no", "nr", "num", "#"})
 _ASK_WORDS = frozenset(stems("which what who whom whose whoever where when how many much "
                              "name was were is are did does do get got"))
@@ -63,7 +65,12 @@ class Described:
 def _declared(text: str) -> dict[str, list[str]]:
     """Short forms the text declares, each with the stems of its long form."""
     out = {}
-    for match in _DECLARED.finditer(text):
+    # The short form in brackets first (quick over a long log), then the words before it.
+    for bracket in _SHORT_FORM.finditer(text):
+        match = _DECLARED.search(text, max(bracket.start() - _LONG_FORM_CHARS, 0),
+                                 bracket.end())
+        if match is None or match.end() != bracket.end():
+            continue
         short, words = match.group(2), match.group(1).split()
         long = words[-len(short):]
         if [w[0].upper() for w in long] == list(short):
@@ -114,9 +121,15 @@ def _says(unit_stems: frozenset[str], word: str) -> bool:
 
 
 @functools.lru_cache(maxsize=65536)
-def _said(text: str) -> tuple[frozenset[str], tuple]:
-    """A record's stems and dates, read once for all the labels and questions."""
-    return frozenset(stems(text)), tuple(d for _, _, d in said_dates(text))
+def _stems_of(text: str) -> frozenset[str]:
+    """A record's stems, read once for all the labels and questions."""
+    return frozenset(stems(text))
+
+
+@functools.lru_cache(maxsize=65536)
+def _dates_of(text: str) -> tuple:
+    """A record's dates, read once (and only for a question that gives a date)."""
+    return tuple(d for _, _, d in said_dates(text))
 
 
 def _must(question: str) -> set[str]:
@@ -136,6 +149,11 @@ def question_codes(question: str) -> list[str]:
     return [m.group() for m in _CODE.finditer(question)]
 
 
+def said_date(text: str, dates: list) -> bool:
+    """The text says one of the dates (in any form)."""
+    return bool(dates) and any(same_date(asked, d) for asked in dates for d in _dates_of(text))
+
+
 def said_code(code: str, text: str) -> bool:
     """The text says the code, whole."""
     return re.search(rf"(?<![\w-]){re.escape(code)}(?![\w-])", text, re.IGNORECASE) is not None
@@ -149,7 +167,8 @@ def pick_record(group: list[Unit], words: set[str], must: set[str], dates: list,
     record says."""
     said_by = []
     for unit in group:
-        unit_stems, written = _said(unit.text)
+        unit_stems = _stems_of(unit.text)
+        written = _dates_of(unit.text) if dates else ()
         found = {w for w in words | must if _says(unit_stems, w)}
         found |= {f"date{n}" for n, asked in enumerate(dates)
                   if any(same_date(asked, d) for d in written)}

@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .dates import said_dates, same_date
+from .dates import said_dates
 from .described import (
     Described,
     asked_labels,
@@ -32,6 +32,7 @@ from .described import (
     question_codes,
     read_field,
     said_code,
+    said_date,
 )
 from .record_units import Unit, record_units, table_units
 from .units import STOP, normalise, stems
@@ -73,9 +74,7 @@ def _shared_run(one: str, other: str) -> str:
 
 def _pins(unit: Unit, dates: list, codes: list[str]) -> bool:
     """The record says one of the question's dates or codes."""
-    written = [d for _, _, d in said_dates(unit.text)]
-    return any(same_date(asked, d) for asked in dates for d in written) or any(
-        said_code(code, unit.text) for code in codes)
+    return said_date(unit.text, dates) or any(said_code(code, unit.text) for code in codes)
 
 
 def _overlaps(unit: Unit, group: list[Unit]) -> bool:
