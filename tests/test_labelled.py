@@ -1,0 +1,47 @@
+"""A value labelled as another field's identifier is no answer (agent/labelled.py, kinds)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rlm_recursive.agent.kinds import fits_kind
+from rlm_recursive.agent.labelled import other_fields_only, without_times
+
+# A staff roster line, a container manifest and a parts ticket: several labelled identifiers each.
+ROSTER = "Staff no. 4471   OKONJO, Grace   Ward: Maple"
+MANIFEST = 'BASE_IMAGE_VERSION="3.19.1"   # pinned by ops'
+TICKET = "Part no 88-2210   Supplier ref QX/5521   (pump impeller)"
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("what pension scheme number is Grace Okonjo in", ROSTER),
+    ("which python version does the worker run", MANIFEST),
+    ("what's the warranty code for the pump", TICKET),
+])
+def test_a_value_labelled_as_another_field_is_refused(question: str, answer: str) -> None:
+    assert other_fields_only(question, answer)
+    assert not fits_kind(question, answer)
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("what is Grace Okonjo's staff number", ROSTER),  # the label is the asked field
+    ("which base image version is pinned", MANIFEST),
+    ("supplier reference for the pump part", TICKET),
+    ("part number of the impeller", TICKET),
+    # "stf" is short for staff: an abbreviated label still names the asked field.
+    ("staff number for Grace", "Stf no 4471 OKONJO, Grace"),
+    # A value outside every label may be the asked one.
+    ("what pension scheme number is Grace in", "PS-20931 Staff no. 4471 OKONJO, Grace"),
+    # No field word in the question: nothing to judge here.
+    ("when does Grace start", ROSTER),
+])
+def test_the_asked_field_or_an_unlabelled_value_passes(question: str, answer: str) -> None:
+    assert not other_fields_only(question, answer)
+
+
+def test_a_clock_time_is_no_number_of_a_thing() -> None:
+    question = "claim number for Osei v Northgate Haulage?"
+    assert not fits_kind(question, "09:45 Northgate Haulage Ltd (respondent)")
+    assert fits_kind(question, "09:45 3304117/2024 Mr K Osei v Northgate Haulage Ltd")
+    # A version's dotted digits are no clock time.
+    assert without_times("9:05 then 2024-03-01, v20.11").split() == ["then", ",", "v20.11"]
