@@ -32,6 +32,9 @@ def test_a_value_labelled_as_another_field_is_refused(question: str, answer: str
     ("staff number for Grace", "Stf no 4471 OKONJO, Grace"),
     # A value outside every label may be the asked one.
     ("what pension scheme number is Grace in", "PS-20931 Staff no. 4471 OKONJO, Grace"),
+    # "PID" is one word, not a "P" id; a segment's components are values of their own.
+    ("what is the health card number of Ines Duarte",
+     "PID|1||K2231^^^WARD^MR~HC77120^^^CARD^NH||DUARTE^INES"),
     # No field word in the question: nothing to judge here.
     ("when does Grace start", ROSTER),
 ])

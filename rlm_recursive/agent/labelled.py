@@ -20,10 +20,11 @@ __all__ = ["other_fields_only", "without_times"]
 
 _FIELD = r"(?:no|nr|num|number|code|ref|reference|id|version|ver)"
 _LABELLED = re.compile(
-    rf"(?<![A-Za-z\d.])([A-Za-z]+)\.?[ \t_.-]{{0,2}}{_FIELD}\.?(?![A-Za-z])[ \t]*[:=#]?[ \t]*"
-    rf"[\"'“]?(\S*\d[^\s\"'”,;]*)", re.IGNORECASE)
+    rf"(?<![A-Za-z\d.])([A-Za-z]+)(?:\.?[ \t_-]{{1,2}}|\.){_FIELD}\.?(?![A-Za-z])[ \t]*[:=#]?"
+    rf"[ \t]*[\"'“]?([^\s\"'”,;|^~]*\d[^\s\"'”,;|^~]*)", re.IGNORECASE)
 """A value after a label ending in a field word: "Emp. no 00301", "NODE_VERSION: "20.11"",
-"Job ref KG-55120" (the group before the field word is the label's qualifier)."""
+"Job ref KG-55120" (the group before the field word is the label's qualifier; "PID" is one
+word, and a value ends at a component mark, "^" or "|")."""
 _FIELD_ASKED = re.compile(rf"\b((?:[\w'’-]+\s+){{1,2}}){_FIELD}\b\.?", re.IGNORECASE)
 _VALUE = re.compile(r"(?<![\w.])[A-Za-z]*\d[\w./:-]*")
 _TIMES = re.compile(r"(?<![\d.:])(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?![\d.:])"
