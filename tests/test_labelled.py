@@ -48,3 +48,24 @@ def test_a_clock_time_is_no_number_of_a_thing() -> None:
     assert fits_kind(question, "09:45 3304117/2024 Mr K Osei v Northgate Haulage Ltd")
     # A version's dotted digits are no clock time.
     assert without_times("9:05 then 2024-03-01, v20.11").split() == ["then", ",", "v20.11"]
+
+
+@pytest.mark.parametrize(("question", "answer", "fits"), [
+    # The later state asked, the earlier one labelled: no answer.
+    ("what grade did the boiler get after the second inspection",
+     "Previous grade: C (inspected 3 March)", False),
+    ("what is the current overdraft limit", "Old limit = 500 (changed 4 June)", False),
+    ("what was the overdraft limit before June", "New limit: 750 from 4 June", False),
+    # Both sides labelled, or the asked side: the value may be there.
+    ("what is the current overdraft limit", "Old limit: 500; new limit: 750", True),
+    ("what is the current overdraft limit", "Current limit: 750", True),
+])
+def test_a_value_labelled_as_the_other_state_is_no_answer(question, answer, fits):
+    assert fits_kind(question, answer) is fits
+
+
+def test_a_name_alone_is_no_topic() -> None:
+    assert not fits_kind("the closing speaker chairs a panel too - what's the panel about",
+                         "Prof. Amara Whitlock")
+    assert fits_kind("what's the panel about", "Coastal flood forecasting with Prof. Whitlock")
+    assert fits_kind("who chairs the panel on coastal flooding", "Prof. Amara Whitlock")

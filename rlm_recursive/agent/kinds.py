@@ -18,7 +18,7 @@ import re
 
 from ..corpus.evidence import contains, entities, normalise, shared_words, stems, values
 from ..corpus.units import Unit
-from .labelled import other_fields_only, without_times
+from .labelled import only_a_person_for_a_topic, other_fields_only, other_side, without_times
 from .measures import QP_ESCAPE, measure_fits, names_place, states_count
 
 __all__ = ["asks_org", "asks_person", "asks_who", "change_side", "fits_kind", "fits_kind_in",
@@ -329,7 +329,9 @@ def fits_kind(question: str, answer: str) -> bool:
         return _phone_like(answer, question, bool(_EXTENSION_ASKED.search(question)))
     if asks_who(question):
         return names_person(question, answer)
-    if other_fields_only(question, answer):  # "Emp. no 00301" for "what tax code"
+    if (other_fields_only(question, answer)  # "Emp. no 00301" for "what tax code"
+            or other_side(question, answer)  # "Previous rating: 4" for the rating after
+            or only_a_person_for_a_topic(question, answer)):
         return False
     if _VERSION_ASKED.search(question):  # "which image version": "4.18.1", not the image
         return bool(_VERSION.search(answer))

@@ -7,7 +7,9 @@ under such a label and no label names what the question asks (its words before t
 word, "tax", "postgres"), the answer is another field's value, whatever its shape: a
 payslip's employee number for a tax code, a base image's Node version for a replica's
 PostgreSQL version. Clock times and dates are never the number of a thing ("10:00" for "the
-case number").
+case number"). A value labelled as the earlier state ("Previous rating: 4") answers nothing
+asked of the later one ("the rating after the re-rating visit"), and the reverse; a person's
+name alone is no topic ("what's that session about").
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import re
 
 from ..corpus.tally import stems
 
-__all__ = ["other_fields_only", "without_times"]
+__all__ = ["only_a_person_for_a_topic", "other_fields_only", "other_side", "without_times"]
 
 _FIELD = r"(?:no|nr|num|number|code|ref|reference|id|version|ver)"
 _LABELLED = re.compile(
@@ -78,3 +80,36 @@ def other_fields_only(question: str, answer: str) -> bool:
     covered = [m.span(2) for m in labelled]
     # A value outside every label ("6008832/2025 Ms Raman v ...") may be the asked one.
     return all(any(a <= v.start() < b for a, b in covered) for v in _VALUE.finditer(text))
+
+
+_LATER_ASKED = re.compile(r"\b(?:after|now|new|current|currently|latest|today['’]?s?)\b",
+                          re.IGNORECASE)
+_EARLIER_ASKED = re.compile(r"\b(?:before|previous|previously|prior|old|former|formerly|"
+                            r"original|originally|earlier|used\s+to)\b", re.IGNORECASE)
+_EARLIER_LABEL = re.compile(r"(?:^|[\s(;,|])(?:previous|prior|old|former|original|was)\b"
+                            r"[\w \t-]{0,24}[:=]", re.IGNORECASE)
+_LATER_LABEL = re.compile(r"(?:^|[\s(;,|])(?:new|current|now|latest|revised)\b[\w \t-]{0,24}[:=]",
+                          re.IGNORECASE)
+
+
+def other_side(question: str, answer: str) -> bool:
+    """The answer's value is labelled as the state the question does not ask: "Previous
+    rating: 4" for the rating after a visit, "New limit: 30" for the old limit."""
+    later, earlier = _LATER_ASKED.search(question), _EARLIER_ASKED.search(question)
+    if later and not earlier:
+        return bool(_EARLIER_LABEL.search(answer)) and not _LATER_LABEL.search(answer)
+    if earlier and not later:
+        return bool(_LATER_LABEL.search(answer)) and not _EARLIER_LABEL.search(answer)
+    return False
+
+
+_TOPIC_ASKED = re.compile(r"\bwhat(?:['’]s|\s+is|\s+was|\s+are|\s+were)\b[^?]*\babout\s*\??\s*$"
+                          r"|\b(?:topic|subject|theme)\b", re.IGNORECASE)
+_TITLED_NAME = re.compile(r"^\W*(?:Dr|Mr|Mrs|Ms|Miss|Mx|Prof|Professor|Sir|Dame|Rev|Revd|Cllr)"
+                          r"\.?\s+[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,3}\W*$")
+
+
+def only_a_person_for_a_topic(question: str, answer: str) -> bool:
+    """A topic is asked ("what's that session about", "the subject of ...") and the answer
+    is a person's titled name alone."""
+    return bool(_TOPIC_ASKED.search(question) and _TITLED_NAME.match(answer.strip()))
