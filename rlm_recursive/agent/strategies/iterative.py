@@ -29,6 +29,7 @@ from ..hops import hop_through, says_label
 from ..kinds import asks_who
 from ..legend import keyed_person
 from ..model_call import call_model
+from ..record_hops import record_hop
 from ..recursion import RecursionState, Tier
 from ..routing import session_layout
 from .search import ANSWER_TOKENS
@@ -129,8 +130,9 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         # The chain's answer does not say what is asked ("seats 140" for which floor): the
         # line's scope, or the line of a thing it names, may say it (`hops`).
         if chain is None or not says_label(question, chain.found.answer):
-            chain = await asyncio.to_thread(hop_through, rc.store, rc.session_id,
-                                            question) or chain
+            chain = (await asyncio.to_thread(hop_through, rc.store, rc.session_id, question)
+                     or await asyncio.to_thread(record_hop, rc.store, rc.session_id,
+                                                question) or chain)
         # "who", and the line names its person by a code or a role: the key says who.
         chain = await asyncio.to_thread(keyed_person, rc.store, rc.session_id, question,
                                         layout, chain) or chain

@@ -20,6 +20,7 @@ from ..grounding import not_found_answer, said_before
 from ..hops import hop_through, says_label
 from ..legend import keyed_person
 from ..model_call import call_model, window_chars
+from ..record_hops import record_hop
 from ..recursion import RecursionState
 from ..routing import session_layout
 
@@ -76,8 +77,10 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         if isinstance(found, str) and not await asyncio.to_thread(said_before, rc):
             # No passage names together what the question names: the line it describes
             # may still be there, written otherwise ("11 March" as "11.03.2026"), with what
-            # is asked on the line of a thing it names (`hops`).
-            hop = await asyncio.to_thread(hop_through, store, session_id, question)
+            # is asked on the line of a thing it names (`hops`), or in the record it
+            # describes (`record_hops`).
+            hop = (await asyncio.to_thread(hop_through, store, session_id, question)
+                   or await asyncio.to_thread(record_hop, store, session_id, question))
             if hop is None:
                 return not_found_answer(tier, found)
             found = None
@@ -89,7 +92,9 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         # on the line of a thing it names (`hops`).
         if block is None and not (isinstance(found, Extract)
                                   and says_label(question, found.answer)):
-            block = await asyncio.to_thread(hop_through, store, session_id, question)
+            block = (await asyncio.to_thread(hop_through, store, session_id, question)
+                     or await asyncio.to_thread(record_hop, store, session_id,
+                                                question))
         if block is not None and not bridges and (found is None or (
                 isinstance(found, Extract) and _overlap(found.ref, block.links[0]))):
             found, bridges = block.found, block.bridges

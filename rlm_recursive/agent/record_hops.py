@@ -1,0 +1,52 @@
+"""Hops through records, as chains (no model call): the record a question describes by what
+it says (`corpus.described`), and the person heading another item of a value the question's
+line names (`corpus.role_heads`)."""
+
+from __future__ import annotations
+
+from ..corpus.asked import asked_label
+from ..corpus.described import described_field
+from ..corpus.role_heads import role_head
+from ..store import Store
+from ..types import SpanRef
+from .chain import Chain
+from .extractive import Extract
+
+__all__ = ["described_record", "record_hop", "role_heading"]
+
+
+def _docs(store: Store, session_id: str) -> list[tuple[str, str]]:
+    return [(doc.id, store.text(doc)) for doc in store.documents(session_id)]
+
+
+def described_record(store: Store, session_id: str, question: str) -> Chain | None:
+    """The asked field of the one record the question describes by what it says ("the
+    call point of the week the beacon was not flashing"), citing the record; None when no
+    one record is picked or two readings differ."""
+    found = described_field(question, _docs(store, session_id))
+    if found is None:
+        return None
+    record = SpanRef(doc_id=found.doc_id, start=found.unit.start, end=found.unit.end)
+    # The field is named as the question names it ("employee number" for "Emp. no"): the
+    # label was matched to those words here, by abbreviation or a form the text declares.
+    return Chain(Extract(f"{found.label}: {found.value}", record,
+                         field=found.asked_as or found.label), [], [record])
+
+
+def role_heading(store: Store, session_id: str, question: str) -> Chain | None:
+    """The person under the asked role ("Judge A. Brennan") heading another item of a value
+    the question's line names; the record cited runs from that heading to the item, and the
+    value is the chain's bridge."""
+    found = role_head(question, asked_label(question), _docs(store, session_id))
+    if found is None:
+        return None
+    record = SpanRef(doc_id=found.doc_id, start=found.heading[0], end=found.item[1])
+    start, end, doc_id = found.bridge
+    return Chain(Extract(f"{found.role}: {found.name}", record, field=found.role),
+                 [found.value], [record, SpanRef(doc_id=doc_id, start=start, end=end)])
+
+
+def record_hop(store: Store, session_id: str, question: str) -> Chain | None:
+    """The record the question describes, else the role heading another of its items."""
+    return (described_record(store, session_id, question)
+            or role_heading(store, session_id, question))
