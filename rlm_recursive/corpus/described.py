@@ -161,36 +161,48 @@ def _line_fields(start: int, end: int, line: str) -> list[tuple[str, str, int, i
     cells = [c for _, c in _cells(line)]
     for at, cell in enumerate(cells):
         if (pair := _KEYED.match(cell) or _NUMBERED.match(cell)) is not None:
-            out.append((pair.group(1).strip(), pair.group(2).strip(), start, end))
+            out.append((pair.group(1).strip(), _bare(pair.group(2)), start, end))
         elif at + 1 < len(cells) and re.search(r"\d", cells[at + 1]) and not re.search(
                 r"\d", cell):
             out.append((cell.rstrip(":"), cells[at + 1], start, end))
     return out
 
 
+def _bare(value: str) -> str:
+    """A value without the syntax around it (`doi = {10.1016/x},` → 10.1016/x)."""
+    value = re.sub(r"^[=:]\s*", "", value.strip()).strip(" ,;")
+    if len(value) > 2 and (value[0], value[-1]) in (("{", "}"), ('"', '"'), ("'", "'")):
+        value = value[1:-1].strip()
+    return value
+
+
 @functools.lru_cache(maxsize=16)
 def record_units(doc_id: str, text: str) -> list[list[Unit]]:
     """The records between rules, one group for each kind of rule (`=====` slips, the
-    `-----` parts of each): each record with the labelled parts of its lines."""
+    `-----` parts of each), and the records between blank lines (a job card export's
+    cards): each record with the labelled parts of its lines."""
     lines = lines_of(text)
     kinds: dict[str, list[int]] = {}
     for i, (_, _, line) in enumerate(lines):
         if _RULE.fullmatch(line):
             kinds.setdefault(line.strip()[0], []).append(i)
+        elif not line.strip():
+            kinds.setdefault("", []).append(i)
     groups = []
     for rules in kinds.values():
-        bounds = [-1, *rules, len(lines)]
         group = []
-        for a, b in itertools.pairwise(bounds):
+        for a, b in itertools.pairwise([-1, *rules, len(lines)]):
             body = [lines[k] for k in range(a + 1, b) if lines[k][2].strip()]
-            if not body:
-                continue
-            fields = tuple(f for s, e, line in body for f in _line_fields(s, e, line))
-            group.append(Unit(doc_id, body[0][0], body[-1][1], fields,
-                              text[body[0][0]:body[-1][1]]))
+            if body:
+                group.append(_record(doc_id, text, body))
         if len(group) >= 2:
             groups.append(group)
     return groups
+
+
+def _record(doc_id: str, text: str, body: list[tuple[int, int, str]]) -> Unit:
+    fields = tuple(f for s, e, line in body for f in _line_fields(s, e, line))
+    return Unit(doc_id, body[0][0], body[-1][1], fields, text[body[0][0]:body[-1][1]])
 
 
 @functools.lru_cache(maxsize=16)
