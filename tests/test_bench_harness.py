@@ -12,6 +12,7 @@ from rlm_recursive.agent.query import QueryOptions
 from rlm_recursive.bench import oolong
 from rlm_recursive.bench.harness import run_bench
 from rlm_recursive.cli.app import app
+from rlm_recursive.errors import ProviderError
 from rlm_recursive.providers.base import ChatRequest, ChatResult
 from rlm_recursive.providers.fake import FakeProvider, reply, tool_reply
 
@@ -48,3 +49,19 @@ def test_cli_rejects_an_unknown_kind():
     result = CliRunner().invoke(app, ["bench", "oolong", "--kinds", "count,bogus"])
     assert result.exit_code == 2
     assert "bogus" in result.output
+
+
+async def test_a_provider_error_carries_its_cause(tmp_path, monkeypatch):
+    small_runtime(tmp_path, monkeypatch, num_ctx=2048).close()
+    tasks = oolong.make_tasks(1, ["count"], [20_000], 1)
+
+    def script(request: ChatRequest) -> ChatResult:
+        raise ProviderError("model returned invalid JSON for a tool call: bad control character")
+
+    report = await run_bench(
+        "oolong", tasks, seed=1, methods=("direct", "classify"),
+        options=QueryOptions(provider="fake", model="small"), data_dir=tmp_path / "bench",
+        providers=ProviderPool({"fake": FakeProvider(script=script)}))
+    for outcome in report["outcomes"]:
+        assert outcome["error"] == "provider_error"
+        assert "invalid JSON for a tool call" in outcome["error_detail"]

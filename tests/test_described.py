@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from rlm_recursive.corpus.described import asked_phrase, described_field, table_units
+from rlm_recursive.corpus.described import asked_phrase, described_field
+from rlm_recursive.corpus.record_units import table_units
 
 _CHECKS = """\
 BOILER HOUSE - PRESSURE VESSEL CHECKS
@@ -93,3 +94,39 @@ def test_rows_under_a_ruled_header_are_split_where_the_rule_divides() -> None:
     assert len(rows) == 5
     assert dict((label, value) for label, value, *_ in rows[1].fields)["Fitter"] == \
         "Lindqvist"
+
+
+_CARDS = """\
+HILLTOP KENNELS - boarding cards, week 12
+
+CARD 301 | in Mon 17/03 | out Fri 21/03
+  Dog: Biscuit (beagle, 6y)
+  Owner: R. Ambrose
+  Diet: dry food twice a day
+  Run: R4 | walker TESS
+
+CARD 302 | in Tue 18/03 | out Sun 23/03
+  Dog: Moss (collie cross, 3y)
+  Owner: J. Kettering
+  Diet: raw, no chicken - allergic
+  Run: R7 | walker DAN
+
+CARD 303 | in Wed 19/03 | out Thu 20/03
+  Dog: Pip (terrier, 11y)
+  Owner: S. Varga
+  Diet: soft food only, heart tablet with breakfast
+  Run: R2 | walker TESS
+"""
+
+
+def test_a_card_between_blank_lines_described_by_one_of_its_lines() -> None:
+    found = described_field("which run is the dog with the chicken allergy in",
+                            [("cards", _CARDS)])
+    assert found is not None and (found.label, found.value) == ("Run", "R7")
+    assert described_field("owner of the dog on heart tablets", [("cards", _CARDS)]
+                           ).value == "S. Varga"
+
+
+def test_a_card_no_line_describes_answers_nothing() -> None:
+    assert described_field("which run is the dog that needs eye drops in",
+                           [("cards", _CARDS)]) is None

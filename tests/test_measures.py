@@ -6,7 +6,12 @@ from __future__ import annotations
 import pytest
 
 from rlm_recursive.agent.kinds import fits_kind, fits_kind_in
-from rlm_recursive.agent.measures import asked_measures, asks_capacity, states_count
+from rlm_recursive.agent.measures import (
+    alternative_sums,
+    asked_measures,
+    asks_capacity,
+    states_count,
+)
 
 SPEC = ("Model ............ Breeze 300\n"
         "Mass ............. 11.2 kg (with stand 14 kg)\n"
@@ -135,3 +140,19 @@ def test_a_money_word_inside_a_name_asks_no_sum():
     assert asked_measures("refund reference for the customer charged twice") == []
     assert asked_measures("what is the payment status of the premium request") == []
     assert fits_kind("Which port does the price-feed service use?", "port: 9301")
+
+
+@pytest.mark.parametrize(("question", "answer", "alternatives"), [
+    # Which sum applies is the question's to say; the line gives both.
+    ("how much is the permit for a commercial van", "£40 for a private car, £95 otherwise", True),
+    ("how much is the garden shredder", "£84.99 (was £119.99)", True),
+    ("what's the fare to the airport", "Single £4.20 or £7.00 return", True),
+    # The parts of one bill, or one sum, are no alternatives.
+    ("how much was the invoice for the boiler repair",
+     "Amount due: £312.00 (parts £190.00, labour £122.00)", False),
+    ("what's the fee for a replacement card", "Replacement card fee £10", False),
+    # No sum asked: two weights are not judged here.
+    ("how much does the crate weigh", "12 kg or 14 kg", False),
+])
+def test_two_sums_given_as_alternatives_answer_nothing(question, answer, alternatives):
+    assert alternative_sums(question, answer) is alternatives

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from pathlib import Path
 
@@ -244,3 +245,15 @@ async def test_needle_copy(provider: EmbeddedProvider, position: str) -> None:
     question = "What is the special magic number for ledger-7?"
     result = await provider.chat(request(user(f"Context: {context}\n\nQuestion: {question}")))
     assert "48213" in result.text
+
+
+def test_grammar_keeps_raw_control_characters_out_of_strings() -> None:
+    # llama-cpp-python's converter lets a raw newline into a JSON string; JSON forbids it, and a
+    # model copying a multi-line excerpt into an argument wrote a reply json.loads refused.
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    gbnf = embedded._strict_strings(json_schema_to_gbnf(json.dumps(WEATHER.parameters)))
+    [char_rule] = [line for line in gbnf.splitlines() if line.startswith("char ::=")]
+    assert char_rule.startswith(r'char ::= [^"\\\x7F\x00-\x1F]')
+    assert embedded._LOOSE_STRING_CHAR not in gbnf
+

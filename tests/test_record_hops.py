@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from strategy_support import ask, first_excerpt_line, load, over_layout, small_runtime
 
-from rlm_recursive.agent.record_hops import described_record, role_heading
+from rlm_recursive.agent.record_hops import described_record, linked_record, role_heading
 from rlm_recursive.corpus.role_heads import role_head
 
 _ROTA = """\
@@ -87,3 +87,36 @@ async def test_a_described_row_is_answered_and_grounded_by_search(tmp_path, monk
     finally:
         runtime.close()
     assert result.grounded is not False and "S2" in result.answer, result.answer
+
+
+_PLANT_LOG = """\
+PLANT ROOM LOG
+
+Date        Unit   Checked by  Notes
+----------  -----  ----------  ------------------------------------------
+04/03/2026  AHU-1  Petrov      belt squeal on supply fan, east riser
+11/03/2026  AHU-2  Petrov      all normal
+18/03/2026  AHU-1  Okoro       condensate tray overflowing, west riser
+
+CONTRACTOR VISITS
+Ref     Contractor    Work
+------  ------------  -------------------------------------------------
+CV-01   Brightwater   AHU-1 supply fan east riser: belt replaced, tensioned
+CV-02   Coldline      west riser tray drain cleared, pump checked
+"""
+
+
+def test_the_record_a_date_pins_leads_to_the_one_holding_what_is_asked(tmp_path, monkeypatch):
+    chain = over_layout(tmp_path, monkeypatch, _PLANT_LOG,
+                        "which contractor fixed the fan noise first logged on 4 March",
+                        lambda store, sid, q, _: linked_record(store, sid, q))
+    assert chain is not None and chain.found.answer == "Contractor: Brightwater"
+    assert chain.bridges and chain.bridges[0] in _PLANT_LOG.lower()
+    pinned = chain.links[1]
+    assert _PLANT_LOG[pinned.start:pinned.end].startswith("04/03/2026")
+
+
+def test_a_date_no_record_says_pins_nothing(tmp_path, monkeypatch):
+    assert over_layout(tmp_path, monkeypatch, _PLANT_LOG,
+                       "which contractor fixed the fan noise first logged on 5 March",
+                       lambda store, sid, q, _: linked_record(store, sid, q)) is None

@@ -53,6 +53,7 @@ from .kinds import (
     names_asked_role,
     says_act,
 )
+from .measures import alternative_sums
 from .reask import quoted_reply, reask
 from .routing import session_layout
 
@@ -235,6 +236,8 @@ def _of_asked_kind(question: str, answer: str, unit: Unit | None,
     number for "number for the secretary"), and for "who" its line says something of what is
     asked beyond the entities named (a line naming both teams is no referee's). A chain's
     line is about the entity it reached, so only the kind is judged there."""
+    if alternative_sums(question, answer):  # "£145 for a householder, £298 otherwise"
+        return False
     if not (fits_kind(question, answer) if unit is None
             else fits_kind_in(question, answer, unit.text, unit.scope)):
         return False

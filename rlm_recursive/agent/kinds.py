@@ -18,6 +18,7 @@ import re
 
 from ..corpus.evidence import contains, entities, normalise, shared_words, stems, values
 from ..corpus.units import Unit
+from .labelled import only_a_person_for_a_topic, other_fields_only, other_side, without_times
 from .measures import QP_ESCAPE, measure_fits, names_place, states_count
 
 __all__ = ["asks_org", "asks_person", "asks_who", "change_side", "fits_kind", "fits_kind_in",
@@ -328,6 +329,10 @@ def fits_kind(question: str, answer: str) -> bool:
         return _phone_like(answer, question, bool(_EXTENSION_ASKED.search(question)))
     if asks_who(question):
         return names_person(question, answer)
+    if (other_fields_only(question, answer)  # "Emp. no 00301" for "what tax code"
+            or other_side(question, answer)  # "Previous rating: 4" for the rating after
+            or only_a_person_for_a_topic(question, answer)):
+        return False
     if _VERSION_ASKED.search(question):  # "which image version": "4.18.1", not the image
         return bool(_VERSION.search(answer))
     if _PERCENT_ASKED.search(question):  # "what % off": 15%, not the scenario's tag
@@ -343,7 +348,8 @@ def fits_kind(question: str, answer: str) -> bool:
         return bool(_AMOUNT.search(QP_ESCAPE.sub(" ", answer)))
     if _NUMBERED_ASKED.search(question):  # "flight no.": KL1697, not "the KLM flight"
         # A measure ("bags over 8 kg", "keeping 30 days") is no number of a thing.
-        return any(c.isdigit() for c in _MEASURED.sub(" ", answer))
+        # A clock time or a date ("10:00" for "the case number") says when, not which.
+        return any(c.isdigit() for c in _MEASURED.sub(" ", without_times(answer)))
     if _DAY_ASKED.search(question):  # a weekday or a date, not any digit (a URL's, a time)
         return bool(_CALENDAR & set(stems(answer)) or _DATE.search(answer))
     return True

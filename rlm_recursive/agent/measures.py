@@ -17,8 +17,8 @@ from ..corpus.evidence import entities
 from ..corpus.tally import stems, words
 from .count_scope import content_positions, head_unit, noun_phrase
 
-__all__ = ["QP_ESCAPE", "asked_measures", "asks_capacity", "measure_fits", "names_place",
-           "states_count"]
+__all__ = ["QP_ESCAPE", "alternative_sums", "asked_measures", "asks_capacity", "measure_fits",
+           "names_place", "states_count"]
 
 QP_ESCAPE = re.compile(r"=(?:[0-9A-F]{2}|\n)")
 """A quoted-printable escape: a mail body writes "£18.50" as "=C2=A318.50"."""
@@ -150,6 +150,33 @@ def measure_fits(question: str, answer: str, context: str | None = None) -> bool
         return False
     lines = [line for line in context.split("\n") if numbers & _answer_numbers(line)]
     return any(numbers & m.numbers(line) for line in lines for m in kinds)
+
+
+_MONEY = next(m for m in _MEASURES if m.name == "money")
+_HOW_MUCH = re.compile(r"\bhow\s+much\b(?!\s+(?:time|longer|of)\b)", re.IGNORECASE)
+_ALTERNATIVE = re.compile(r"\b(?:or|otherwise|else|was|were|previously|formerly|instead|"
+                          r"rather|unless|except)\b|\bfor\s+(?:an?\s+|the\s+)?\w+", re.IGNORECASE)
+"""Words setting two sums side by side as alternatives: "£145 for a householder, £298
+otherwise", "£179.99 (was £229.99)"; not the parts of one bill ("parts £120, labour £66")."""
+
+
+def alternative_sums(question: str, answer: str) -> bool:
+    """The answer gives two different sums of money as alternatives when one is asked: which
+    applies is the question's to say, and the line does not say it."""
+    asked = asked_measures(question)
+    if not ([m for m in asked if m.name == "money"] or (not asked and _HOW_MUCH.search(question))):
+        return False
+    answer = QP_ESCAPE.sub(" ", answer)
+    sums = _MONEY.numbers(answer) - _answer_numbers(question)
+    if len(sums) < 2:
+        return False
+    places = [m.start() for n in sums for m in re.finditer(rf"(?<![\d.]){re.escape(n)}"
+                                                            r"(?![\d]|\.\d)",
+                                                            answer.replace(",", ""))]
+    if not places:
+        return False
+    plain = answer.replace(",", "")
+    return bool(_ALTERNATIVE.search(plain[min(places):max(places) + 40]))
 
 
 _COUNTED = re.compile(r"^(?:\d[\d,]*|no|none|zero|one|two|three|four|five|six|seven|eight|"

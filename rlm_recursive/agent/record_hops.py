@@ -1,18 +1,20 @@
 """Hops through records, as chains (no model call): the record a question describes by what
-it says (`corpus.described`), and the person heading another item of a value the question's
+it says (`corpus.described`), the record linked to the one it pins by a date or code
+(`corpus.linked_records`), and the person heading another item of a value the question's
 line names (`corpus.role_heads`)."""
 
 from __future__ import annotations
 
 from ..corpus.asked import asked_label
 from ..corpus.described import described_field
+from ..corpus.linked_records import linked_field
 from ..corpus.role_heads import role_head
 from ..store import Store
 from ..types import SpanRef
 from .chain import Chain
 from .extractive import Extract
 
-__all__ = ["described_record", "record_hop", "role_heading"]
+__all__ = ["described_record", "linked_record", "record_hop", "role_heading"]
 
 
 def _docs(store: Store, session_id: str) -> list[tuple[str, str]]:
@@ -33,6 +35,20 @@ def described_record(store: Store, session_id: str, question: str) -> Chain | No
                          field=found.asked_as or found.label), [], [record])
 
 
+def linked_record(store: Store, session_id: str, question: str) -> Chain | None:
+    """The asked field of the record linked, by the words they share, to the one record the
+    question pins by a date or code ("the engineer who repaired the fault logged on 23
+    June"); the shared words are the chain's bridge (the answer's record says them)."""
+    linked = linked_field(question, _docs(store, session_id))
+    if linked is None:
+        return None
+    found, pinned = linked.found, linked.pinned
+    record = SpanRef(doc_id=found.doc_id, start=found.unit.start, end=found.unit.end)
+    return Chain(Extract(f"{found.label}: {found.value}", record,
+                         field=found.asked_as or found.label), [linked.bridge],
+                 [record, SpanRef(doc_id=pinned.doc_id, start=pinned.start, end=pinned.end)])
+
+
 def role_heading(store: Store, session_id: str, question: str) -> Chain | None:
     """The person under the asked role ("Judge A. Brennan") heading another item of a value
     the question's line names; the record cited runs from that heading to the item, and the
@@ -47,6 +63,8 @@ def role_heading(store: Store, session_id: str, question: str) -> Chain | None:
 
 
 def record_hop(store: Store, session_id: str, question: str) -> Chain | None:
-    """The record the question describes, else the role heading another of its items."""
-    return (described_record(store, session_id, question)
+    """The record linked to the one the question pins by a date or code, else the record
+    the question describes, else the role heading another of its items."""
+    return (linked_record(store, session_id, question)
+            or described_record(store, session_id, question)
             or role_heading(store, session_id, question))

@@ -57,11 +57,20 @@ _SETTING = re.compile(
     r"|\bhow\s+many\s+(?!of\b)(?:[\w-]+\s+){1,4}?(?:can|may|could|must|should)\s+"
     r"(?!(?:not|never|no|n['’]t)\b)(?:[\w'’-]+\s+){0,6}?(?:before|until|without|at\s+(?:once|a\s+time)|"
     r"in\s+(?:one|a|each|any)\s+\w+)\b"
-    r"|\bhow\s+many\s+(?!of\b)(?:[\w-]+\s+){1,4}?(?:can|may)\s+(?:I|we|you|one|it|they)\s+",
+    r"|\bhow\s+many\s+(?!of\b)(?:[\w-]+\s+){1,4}?(?:can|may)\s+(?:I|we|you|one|it|they)\s+"
+    # An allowance of one thing: "how many requests a minute is a production key allowed",
+    # "how many users does the plan permit", "how many retries does a failed call get".
+    r"|\bhow\s+many\s+(?!of\b)(?:[\w-]+\s+){1,4}?(?:is|are)\s+(?:a|an|each|every|one|any|"
+    r"the|your|my|our|their)\s+(?:[\w-]+\s+){0,3}?(?:allowed|permitted|entitled|granted)\b"
+    r"|\bhow\s+many\s+(?!of\b)(?:[\w-]+\s+){1,4}?(?:does|do)\s+"
+    r"(?:(?!not\b)[\w-]+\s+){1,4}?(?:allow|permit)\b"
+    r"|\bhow\s+many\s+(?!of\b)(?:[\w-]+\s+){1,4}?(?:does|do|will)\s+(?:a|an|each|every|one|any|"
+    r"a\s+single)\s+(?:[\w-]+\s+){1,3}?(?:get|receive|have|keep|retain)\b",
     re.IGNORECASE)
 """A setting or a limit the text states, asked as "how many": "how many snapshots does it
 keep by default", "how many days can the house stand empty before cover stops", "how many
-seats is the limit", "how many bags may I take": one stated number, not items to count
+seats is the limit", "how many bags may I take", "how many retries does a failed delivery
+get": one stated number, not items to count
 ("how many requests hit the limit", "how many of the rooms can be booked" still count)."""
 _SUMMARY = re.compile(
     r"\bsummari[sz](e|ing)\b|\b(give|write|provide|produce|need|want)\b[^?.]{0,20}"

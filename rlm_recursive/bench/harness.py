@@ -66,6 +66,8 @@ class Outcome:
     gold: str = ""
     strategy: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    error_detail: str = ""
+    """The error's own message (its cause): a bare code says nothing of why a run failed."""
 
 
 def _joined(task: BenchTask) -> str:
@@ -95,11 +97,12 @@ async def _direct(tier: Tier, provider: Provider, task: BenchTask, egress: Egres
                           options=ChatOptions(num_ctx=tier.num_ctx, max_tokens=64))
     try:
         result = await provider.chat(request)
-        answer, tokens, error = result.text, result.usage.input_tokens, None
+        answer, tokens, error, detail = result.text, result.usage.input_tokens, None, ""
     except RlmError as exc:
-        answer, tokens, error = "", 0, exc.code
+        answer, tokens, error, detail = "", 0, exc.code, str(exc)[:300]
     return Outcome(task.group, DIRECT, task.score(answer), time.monotonic() - started, 1,
-                   tokens, error, answer[:200], task.gold, extra={"seen_chars": len(text)})
+                   tokens, error, answer[:200], task.gold, extra={"seen_chars": len(text)},
+                   error_detail=detail)
 
 
 async def _runner(runtime: Runtime, task: BenchTask, options: QueryOptions,
@@ -109,7 +112,7 @@ async def _runner(runtime: Runtime, task: BenchTask, options: QueryOptions,
     for source, text in task.documents:
         runtime.store.add_document(sid, text.encode(), length_chars=len(text),
                                    source=source, source_type="inline")
-    strategy, extra = options.strategy, {}
+    strategy, extra, detail = options.strategy, {}, ""
     try:
         result = await run_query(runtime, sid, task.question, options, providers=pool)
         answer, calls = result.answer, result.usage["model_calls"]
@@ -126,11 +129,12 @@ async def _runner(runtime: Runtime, task: BenchTask, options: QueryOptions,
         raise  # the configuration forbids the run: not a task outcome
     except RlmError as exc:
         answer, calls, tokens, error = "", 0, 0, exc.code
+        detail = str(exc)[:300]
     finally:
         runtime.store.close_session(sid)
     return Outcome(task.group, f"runner:{options.strategy}", task.score(answer),
                    time.monotonic() - started, calls, tokens, error, answer[:200], task.gold,
-                   strategy, extra)
+                   strategy, extra, detail)
 
 
 def summarise(outcomes: list[Outcome]) -> list[dict[str, Any]]:

@@ -1,6 +1,7 @@
-"""Described units: the one row of a table, or the one record between rules, that a question
-describes by what it says rather than by a name ("the week the accessible WC beacon wasn't
-flashing", "whoever is repaying a student loan"), and the field of it the question asks for.
+"""Described records: the one row of a table, or the one record between rules or blank lines
+(`record_units`), that a question describes by what it says rather than by a name ("the
+week the accessible WC beacon wasn't flashing", "whoever is repaying a student loan"), and
+the field of it the question asks for.
 
 A log book's weekly grid, a visits table, a batch of payslips: each row or slip is a record
 with labelled fields (a column header over its cells; "Emp. no 00188", "Dept: Quality" in a
@@ -8,12 +9,14 @@ slip's banner). A question asks one field ("which call point", "employee number"
 record whose other words match what it says ("accessible WC beacon ... not flashing" is in
 one row's remarks; "Student loan (plan 2)" is on one slip). So, with no model call:
 
-1. each field label the question says (its words, an abbreviation of them: "Emp. no" is
-   "employee number", or a short form the document declares: "manual call point (MCP)");
-2. the rest of the question describes the record: its words (and any date, in any form)
-   that some of the group's records say (a table's rows, the records between one kind of
-   rule) and others do not pick the record; the one record saying most of them, at least
-   two and at least half, and strictly more than any other record, is the one described;
+1. each field label, shared by half the group's records at least, that says all of what the
+   question asks (`asked_phrase`): its words, an abbreviation of them ("Emp. no" is
+   "employee number"), or a short form the document declares ("manual call point (MCP)");
+2. the rest of the question describes the record: its words (and any date, in any form, or
+   code) that some of the group's records say and others do not pick the record; a name,
+   date or code of the question that any record says, the picked one must say; the record
+   saying most of them, two at least and half at least, and strictly more than any other
+   record, is the one described;
 3. that record's field under the label answers, when the question does not already say it.
 Two labels, tables or records that lead to different values say nothing (None).
 """
@@ -21,41 +24,25 @@ Two labels, tables or records that lead to different values say nothing (None).
 from __future__ import annotations
 
 import functools
-import itertools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from .blocks import lines_of
 from .dates import said_dates, same_date
+from .record_units import Unit, record_units, table_units
 from .units import STOP, normalise, stems
 
-__all__ = ["Described", "Unit", "asked_phrase", "described_field", "record_units", "table_units"]
+__all__ = ["Described", "asked_labels", "asked_phrase", "described_field", "one_answer",
+           "pick_record", "question_codes", "read_field", "said_code", "said_date"]
 
-_CELL = re.compile(r"[^\s|]+(?: [^\s|]+)*")
-"""A cell: words set apart from the next cell by two or more spaces, or a bar."""
-_RULE = re.compile(r"\s*([=\-*_~#+])\1{15,}\s*")
-_SHORT_RULES = re.compile(r"^[\s\-=+|]+$")
 _DECLARED = re.compile(r"((?:[A-Za-z][\w-]*\s+){1,6})\(([A-Z]{2,6})\)")
 """A short form the document declares: "a manual call point (MCP)"."""
+_SHORT_FORM = re.compile(r"\([A-Z]{2,6}\)")
+_LONG_FORM_CHARS = 80
 _NUMBER_SHORT = frozenset({"no", "nr", "num", "#"})
 _ASK_WORDS = frozenset(stems("which what who whom whose whoever where when how many much "
                              "name was were is are did does do get got"))
 _MIN_SAID = 2
-_MIN_HEADS = 3
-
-
-@dataclass(frozen=True)
-class Unit:
-    """A record: where it is, its fields (label → value, each with its line), and all its
-    text (what the question's description is matched against)."""
-
-    doc_id: str
-    start: int
-    end: int
-    fields: tuple[tuple[str, str, int, int], ...]
-    """(label, value, line start, line end) of each field."""
-    text: str
 
 
 @dataclass(frozen=True)
@@ -74,130 +61,16 @@ class Described:
     """The question's words that say the label ("employee number" for "Emp. no")."""
 
 
-def _cells(line: str) -> list[tuple[int, str]]:
-    return [(m.start(), m.group()) for m in _CELL.finditer(line)]
-
-
-def _is_header(line: str) -> bool:
-    """Column headers: three or more cells of words, none a value (a number, money, time)."""
-    cells = _cells(line)
-    # Tab-separated tables are read by their own reader: a tab's width is no column.
-    return "\t" not in line and len(cells) >= _MIN_HEADS and all(
-        re.search(r"[A-Za-z]", c) and not re.search(r"\d|[£$€]|:\s|[.!]\s", c)
-        and len(c.split()) <= 4 for _, c in cells)
-
-
-def _column(heads: list[tuple[int, str]], col: int) -> int:
-    """The header a cell at `col` is under: the last that starts at or before it (a
-    right-aligned number may start a little before its header)."""
-    at = 0
-    for k, (start, _) in enumerate(heads):
-        if start <= col + 2:
-            at = k
-    return at
-
-
-def _ruled_heads(header: str, rule: str) -> list[tuple[int, str]]:
-    """The headers as the rule under them divides them, one run of dashes a column
-    ("Zone MCP" over "----  -----" is two columns)."""
-    runs = [m.start() for m in re.finditer(r"[-=]+", rule)]
-    heads = [(a, header[a:b].strip()) for a, b in zip(runs, [*runs[1:], len(header)],
-                                                       strict=True)]
-    return heads if all(text for _, text in heads) else []
-
-
-@functools.lru_cache(maxsize=16)
-def table_units(doc_id: str, text: str) -> list[list[Unit]]:
-    """The tables of a text, each a list of its rows: a header line of three or more word
-    cells, then (past a rule of dashes) rows whose cells sit under the headers; a line
-    whose first column is empty continues the row above. A table ends at a blank line or a
-    line of one cell."""
-    lines = lines_of(text)
-    tables: list[list[Unit]] = []
-    i = 0
-    while i < len(lines):
-        if not _is_header(lines[i][2]):
-            i += 1
-            continue
-        heads = _cells(lines[i][2])
-        rows: list[tuple[int, int, dict[int, list[str]]]] = []
-        j = i + 1
-        if j < len(lines) and _SHORT_RULES.match(lines[j][2]) and lines[j][2].strip():
-            heads = _ruled_heads(lines[i][2], lines[j][2]) or heads
-            j += 1
-        while j < len(lines):
-            start, end, line = lines[j]
-            cells = _cells(line)
-            one_cell = len(cells) == 1 and (not rows or _column(heads, cells[0][0]) == 0)
-            if not cells or "\t" in line or one_cell:
-                break
-            by_column: dict[int, list[str]] = {}
-            for col, cell in cells:
-                by_column.setdefault(_column(heads, col), []).append(cell)
-            if 0 not in by_column and rows:  # a continuation of the row above
-                for k, more in by_column.items():
-                    rows[-1][2].setdefault(k, []).extend(more)
-                rows[-1] = (rows[-1][0], end, rows[-1][2])
-            else:
-                rows.append((start, end, by_column))
-            j += 1
-        if len(rows) >= 2:
-            tables.append([Unit(doc_id, start, end, tuple(
-                (heads[k][1], " ".join(cells), start, end) for k, cells in sorted(
-                    by_column.items())), text[start:end]) for start, end, by_column in rows])
-        i = max(j, i + 1)
-    return tables
-
-
-_KEYED = re.compile(r"^([A-Za-z][^:]{0,40}?)\s*:\s*(\S.*)$")
-_NUMBERED = re.compile(r"^([A-Za-z][^\d:]{0,40}?)\s+(\S*\d.*)$")
-"""A label in words, then a value opening with a token that has a digit ("Emp. no 00188")."""
-
-
-def _line_fields(start: int, end: int, line: str) -> list[tuple[str, str, int, int]]:
-    """A line's labelled parts: "Dept: Quality", "Emp. no 00188", and a label cell with
-    the value cell beside it ("Student loan (plan 2)     67.73")."""
-    out = []
-    cells = [c for _, c in _cells(line)]
-    for at, cell in enumerate(cells):
-        if (pair := _KEYED.match(cell) or _NUMBERED.match(cell)) is not None:
-            out.append((pair.group(1).strip(), pair.group(2).strip(), start, end))
-        elif at + 1 < len(cells) and re.search(r"\d", cells[at + 1]) and not re.search(
-                r"\d", cell):
-            out.append((cell.rstrip(":"), cells[at + 1], start, end))
-    return out
-
-
-@functools.lru_cache(maxsize=16)
-def record_units(doc_id: str, text: str) -> list[list[Unit]]:
-    """The records between rules, one group for each kind of rule (`=====` slips, the
-    `-----` parts of each): each record with the labelled parts of its lines."""
-    lines = lines_of(text)
-    kinds: dict[str, list[int]] = {}
-    for i, (_, _, line) in enumerate(lines):
-        if _RULE.fullmatch(line):
-            kinds.setdefault(line.strip()[0], []).append(i)
-    groups = []
-    for rules in kinds.values():
-        bounds = [-1, *rules, len(lines)]
-        group = []
-        for a, b in itertools.pairwise(bounds):
-            body = [lines[k] for k in range(a + 1, b) if lines[k][2].strip()]
-            if not body:
-                continue
-            fields = tuple(f for s, e, line in body for f in _line_fields(s, e, line))
-            group.append(Unit(doc_id, body[0][0], body[-1][1], fields,
-                              text[body[0][0]:body[-1][1]]))
-        if len(group) >= 2:
-            groups.append(group)
-    return groups
-
-
 @functools.lru_cache(maxsize=16)
 def _declared(text: str) -> dict[str, list[str]]:
     """Short forms the text declares, each with the stems of its long form."""
     out = {}
-    for match in _DECLARED.finditer(text):
+    # The short form in brackets first (quick over a long log), then the words before it.
+    for bracket in _SHORT_FORM.finditer(text):
+        match = _DECLARED.search(text, max(bracket.start() - _LONG_FORM_CHARS, 0),
+                                 bracket.end())
+        if match is None or match.end() != bracket.end():
+            continue
         short, words = match.group(2), match.group(1).split()
         long = words[-len(short):]
         if [w[0].upper() for w in long] == list(short):
@@ -248,9 +121,15 @@ def _says(unit_stems: frozenset[str], word: str) -> bool:
 
 
 @functools.lru_cache(maxsize=65536)
-def _said(text: str) -> tuple[frozenset[str], tuple]:
-    """A record's stems and dates, read once for all the labels and questions."""
-    return frozenset(stems(text)), tuple(d for _, _, d in said_dates(text))
+def _stems_of(text: str) -> frozenset[str]:
+    """A record's stems, read once for all the labels and questions."""
+    return frozenset(stems(text))
+
+
+@functools.lru_cache(maxsize=65536)
+def _dates_of(text: str) -> tuple:
+    """A record's dates, read once (and only for a question that gives a date)."""
+    return tuple(d for _, _, d in said_dates(text))
 
 
 def _must(question: str) -> set[str]:
@@ -265,7 +144,22 @@ _CODE = re.compile(r"(?<![\w/.:-])(?=[\w-]*[A-Za-z])(?=[\w-]*\d)[\w-]{2,}"
 """A code the question gives ("RV22", "KG-57003", "0441"): stems drop its digits."""
 
 
-def _pick(group: list[Unit], words: set[str], must: set[str], dates: list, codes: list[str]
+def question_codes(question: str) -> list[str]:
+    """The codes the question gives ("RV22", "KG-57003")."""
+    return [m.group() for m in _CODE.finditer(question)]
+
+
+def said_date(text: str, dates: list) -> bool:
+    """The text says one of the dates (in any form)."""
+    return bool(dates) and any(same_date(asked, d) for asked in dates for d in _dates_of(text))
+
+
+def said_code(code: str, text: str) -> bool:
+    """The text says the code, whole."""
+    return re.search(rf"(?<![\w-]){re.escape(code)}(?![\w-])", text, re.IGNORECASE) is not None
+
+
+def pick_record(group: list[Unit], words: set[str], must: set[str], dates: list, codes: list[str]
           ) -> tuple[Unit, list[str]] | None:
     """The one record of the group the description picks: the words and dates some of
     the records say and others do not, said most by it (two at least, half at least,
@@ -273,12 +167,12 @@ def _pick(group: list[Unit], words: set[str], must: set[str], dates: list, codes
     record says."""
     said_by = []
     for unit in group:
-        unit_stems, written = _said(unit.text)
+        unit_stems = _stems_of(unit.text)
+        written = _dates_of(unit.text) if dates else ()
         found = {w for w in words | must if _says(unit_stems, w)}
         found |= {f"date{n}" for n, asked in enumerate(dates)
                   if any(same_date(asked, d) for d in written)}
-        found |= {f"code:{code}" for code in codes if re.search(
-            rf"(?<![\w-]){re.escape(code)}(?![\w-])", unit.text, re.IGNORECASE)}
+        found |= {f"code:{code}" for code in codes if said_code(code, unit.text)}
         said_by.append(found)
     telling = set().union(*said_by) - set.intersection(*said_by)
     if not telling:
@@ -341,18 +235,14 @@ def _shared(group: list[Unit]) -> set[str]:
     return {label for label, n in counts.items() if n >= 2 and 2 * n >= len(group)}
 
 
-def described_field(question: str, docs: Iterable[tuple[str, str]]) -> Described | None:
-    """The field the question asks of the record it describes (see the module), or None
-    when no record is picked or two answers differ."""
-    asked = stems(question)
+def asked_labels(question: str, docs: Iterable[tuple[str, str]]
+                 ) -> Iterator[tuple[list[Unit], str, set[str]]]:
+    """Each group of records (a table's rows, the records between one kind of rule) with a
+    shared label that says all of what the question asks (`asked_phrase`), and the
+    question's stems that say it."""
     phrase = asked_phrase(question)
     if not phrase:
-        return None
-    must = _must(question)
-    dates = [d for _, _, d in said_dates(question)]
-    codes = [m.group() for m in _CODE.finditer(question)]
-    said_in_question = normalise(question)
-    found: list[tuple[set[str], Described]] = []
+        return
     for doc_id, text in docs:
         declared = _declared(text)
         for group in (*table_units(doc_id, text), *record_units(doc_id, text)):
@@ -360,25 +250,44 @@ def described_field(question: str, docs: Iterable[tuple[str, str]]) -> Described
                 # The label is what is asked, and all of it: "pension" is not the
                 # employer's pension contribution.
                 used = _label_said(label, phrase, declared)
-                if used is None or _given(label, question) or set(phrase) - used:
-                    continue
-                words = set(asked) - used - STOP - _ASK_WORDS - must
-                picked = _pick(group, words, must - used, dates, codes)
-                if picked is None:
-                    continue
-                unit, said = picked
-                values = {(v, s, e) for lab, v, s, e in unit.fields if lab == label}
-                if len(values) != 1:
-                    continue
-                value, start, end = values.pop()
-                if not value.strip("-– ") or normalise(value) in said_in_question:
-                    continue
-                asked_as = " ".join(w for w in re.findall(r"[A-Za-z][\w'’-]*", question)
-                                    if set(stems(w)) & used)
-                found.append((used, Described(value, doc_id, start, end, unit, label, said,
-                                              asked_as)))
-    # A label that says less of the question than another read ("Emp." beside "Emp. no")
-    # is a part of that one.
+                if used is not None and not _given(label, question) and not set(phrase) - used:
+                    yield group, label, used
+
+
+def read_field(question: str, unit: Unit, label: str, used: set[str], said: list[str]
+               ) -> Described | None:
+    """The record's one value under the label, unless the question says it."""
+    values = {(v, s, e) for lab, v, s, e in unit.fields if lab == label}
+    if len(values) != 1:
+        return None
+    value, start, end = values.pop()
+    if not value.strip("-– ") or normalise(value) in normalise(question):
+        return None
+    asked_as = " ".join(w for w in re.findall(r"[A-Za-z][\w'’-]*", question)
+                        if set(stems(w)) & used)
+    return Described(value, unit.doc_id, start, end, unit, label, said, asked_as)
+
+
+def one_answer(found: list[tuple[set[str], Described]]) -> Described | None:
+    """The one value read, or None when two differ. A label that says less of the
+    question than another read ("Emp." beside "Emp. no") is a part of that one."""
     kept = {normalise(d.value): d for used, d in found
             if not any(used < other for other, _ in found)}
     return next(iter(kept.values())) if len(kept) == 1 else None
+
+
+def described_field(question: str, docs: Iterable[tuple[str, str]]) -> Described | None:
+    """The field the question asks of the record it describes (see the module), or None
+    when no record is picked or two answers differ."""
+    asked = stems(question)
+    must = _must(question)
+    dates = [d for _, _, d in said_dates(question)]
+    codes = question_codes(question)
+    found: list[tuple[set[str], Described]] = []
+    for group, label, used in asked_labels(question, docs):
+        words = set(asked) - used - STOP - _ASK_WORDS - must
+        picked = pick_record(group, words, must - used, dates, codes)
+        if picked is not None and (read := read_field(question, picked[0], label, used,
+                                                      picked[1])) is not None:
+            found.append((used, read))
+    return one_answer(found)

@@ -143,12 +143,26 @@ def _formatter(llama_cpp: ModuleType, llm: Any) -> Any | None:
     )
 
 
+# llama-cpp-python's converter lets any character but a quote or backslash into a JSON string,
+# raw newlines and tabs included, which JSON forbids: a small model copying a multi-line excerpt
+# into an argument then wrote a reply `json.loads` refused (a provider_error under 200K padding).
+# Control characters must be escaped, as in llama.cpp's own converter.
+_LOOSE_STRING_CHAR = r'char ::= [^"\\]'
+_STRICT_STRING_CHAR = r'char ::= [^"\\\x7F\x00-\x1F]'
+
+
+def _strict_strings(gbnf: str) -> str:
+    """The grammar with raw control characters kept out of JSON strings."""
+    return gbnf.replace(_LOOSE_STRING_CHAR, _STRICT_STRING_CHAR)
+
+
 @functools.lru_cache(maxsize=32)
 def _grammar(schema_json: str) -> Any:
     """A llama.cpp grammar for a JSON schema; the tool set rarely changes between turns."""
     llama_cpp = _import_llama()
     try:
-        return llama_cpp.LlamaGrammar.from_json_schema(schema_json, verbose=False)
+        gbnf = llama_cpp.llama_grammar.json_schema_to_gbnf(schema_json)
+        return llama_cpp.LlamaGrammar.from_string(_strict_strings(gbnf), verbose=False)
     except Exception as exc:  # the converter raises bare Exceptions on unsupported schemas
         # Not `response_format`: on a schema it cannot convert, llama-cpp-python silently falls
         # back to "any JSON", and the model would be free to invent tool names.
