@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from strategy_support import answers, ask, load, small_runtime
 
-from rlm_recursive.agent.answer_form import as_answer, row_fields
+from rlm_recursive.agent.answers.answer_form import as_answer, row_fields
 from rlm_recursive.corpus.reading import plain
 
 

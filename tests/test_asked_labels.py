@@ -11,7 +11,7 @@ import re
 import pytest
 from strategy_support import ask, load
 
-from rlm_recursive.agent.clauses import labelled_as_asked
+from rlm_recursive.agent.answers.clauses import labelled_as_asked
 from rlm_recursive.agent.grounding import NOT_FOUND
 from rlm_recursive.corpus.asked import asked_label, label_says
 from rlm_recursive.providers.fake import reply

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fact_support import knows_nothing
 from strategy_support import ask, load, over_layout, small_runtime
 
-from rlm_recursive.agent.blocks import block_around, follow_block
+from rlm_recursive.agent.lookups.blocks import block_around, follow_block
 
 _PATCHES = """\
 patch 4f1e20c

@@ -18,7 +18,7 @@ import pytest
 from fact_support import FILLER, email, knows_nothing
 from strategy_support import ask, load, small_runtime
 
-from rlm_recursive.agent.bridges import bridge_span, bridge_spans, role_spans
+from rlm_recursive.agent.lookups.bridges import bridge_span, bridge_spans, role_spans
 from rlm_recursive.agent.routing import has_bridge
 
 MINUTES = (
@@ -147,7 +147,7 @@ async def test_the_heading_of_the_bridges_line_is_the_link(rt):
 
 
 def test_i_will_is_no_name():
-    from rlm_recursive.agent.chain import _names
+    from rlm_recursive.agent.lookups.chain import _names
     line = "I'll send those up with the porter; I'm out after 3 but Rhian Pugh can sign."
     assert _names(line, "Who is sending the porter?") == ["Rhian Pugh"]
 

@@ -11,7 +11,7 @@ import random
 import pytest
 from strategy_support import assert_counted_by_code, csv_text
 
-from rlm_recursive.agent.count_codes import code_count
+from rlm_recursive.agent.counting.codes import code_count
 from rlm_recursive.agent.routing import count_draft, route
 from rlm_recursive.corpus.records import read_layout
 from rlm_recursive.corpus.tally import tally

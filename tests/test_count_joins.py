@@ -11,7 +11,7 @@ import random
 
 from strategy_support import ask, csv_text, load_named, no_model, small_runtime
 
-from rlm_recursive.agent.count_join import joined
+from rlm_recursive.agent.counting.join import joined
 from rlm_recursive.agent.routing import count_draft
 from rlm_recursive.corpus.records import read_layout
 from rlm_recursive.corpus.tally import tally

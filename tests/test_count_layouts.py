@@ -10,7 +10,7 @@ import random
 import pytest
 from strategy_support import ask, load_named, no_model, small_runtime
 
-from rlm_recursive.agent.count_draft import count_draft
+from rlm_recursive.agent.counting.draft import count_draft
 from rlm_recursive.agent.routing import route
 from rlm_recursive.corpus.contentlines import component_records, content_fields
 from rlm_recursive.corpus.crontab import crontab_records

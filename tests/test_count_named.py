@@ -138,7 +138,7 @@ async def test_counted_end_to_end_over_named_files(tmp_path, monkeypatch):
 
 
 def test_a_title_word_the_records_say_narrows_a_judgement_but_stays_a_phrase():
-    from rlm_recursive.agent.count_scope import titled_documents
+    from rlm_recursive.agent.counting.scope import titled_documents
 
     rng = random.Random(5)
     shift = "".join(f"0{6 + i % 3}:00 kiln {rng.choice(['loaded', 'fired', 'cooled'])}\n"

@@ -10,7 +10,7 @@ import random
 import pytest
 from strategy_support import assert_counted_by_code
 
-from rlm_recursive.agent.count_people import declared_people
+from rlm_recursive.agent.counting.people import declared_people
 from rlm_recursive.agent.routing import count_draft
 from rlm_recursive.corpus.records import read_layout
 from rlm_recursive.corpus.tally import stems, tally

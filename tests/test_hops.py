@@ -6,8 +6,8 @@ from __future__ import annotations
 from fact_support import knows_nothing
 from strategy_support import ask, load, over_layout, small_runtime
 
-from rlm_recursive.agent.clauses import says_asked
-from rlm_recursive.agent.hops import described, hop_label, hop_through
+from rlm_recursive.agent.answers.clauses import says_asked
+from rlm_recursive.agent.lookups.hops import described, hop_label, hop_through
 from rlm_recursive.corpus.units import Unit, stems
 
 _DOOR_LOG = """\

@@ -52,3 +52,24 @@ def test_only_surfaces_import_the_composition_root() -> None:
 def test_the_agent_imports_no_surface() -> None:
     wrong = [(a, b) for a, b in _imports() if _top(a) == "agent" and _top(b) in SURFACES]
     assert wrong == []
+
+
+def _agent_part(module: str) -> str:
+    """The agent's sub-package a module is in ('answers', 'counting' …), or 'core'."""
+    parts = module.split(".")
+    if len(parts) < 3 or parts[1] != "agent":
+        return ""
+    return parts[2] if (PACKAGE / "agent" / parts[2]).is_dir() else "core"
+
+
+# The runtime's look-ups build on the answer checks, which build on counting plans; none of
+# them reaches up into a run (the core, the strategies, the REPL), which calls them.
+READERS = ["lookups", "answers", "counting"]
+
+
+def test_the_agents_readers_import_downwards() -> None:
+    rank = {name: i for i, name in enumerate(READERS)}
+    wrong = [(a, b) for a, b in _imports()
+             if _agent_part(a) in rank and _agent_part(b)
+             and rank.get(_agent_part(b), -1) < rank[_agent_part(a)]]
+    assert wrong == []

@@ -9,7 +9,7 @@ import json
 from fact_support import knows_nothing
 from strategy_support import ask, load_named, small_runtime
 
-from rlm_recursive.agent.joins import follow_join
+from rlm_recursive.agent.lookups.joins import follow_join
 from rlm_recursive.corpus.records import read_layout
 
 _COSTUMES = """code,description,rail,value

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rlm_recursive.agent.kinds import asks_org, asks_person, fits_kind, fits_kind_in
+from rlm_recursive.agent.answers.kinds import asks_org, asks_person, fits_kind, fits_kind_in
 
 
 @pytest.mark.parametrize("question, org", [

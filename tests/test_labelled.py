@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rlm_recursive.agent.kinds import fits_kind
-from rlm_recursive.agent.labelled import other_fields_only, without_times
+from rlm_recursive.agent.answers.kinds import fits_kind
+from rlm_recursive.agent.answers.labelled import other_fields_only, without_times
 
 # A staff roster line, a container manifest and a parts ticket: several labelled identifiers each.
 ROSTER = "Staff no. 4471   OKONJO, Grace   Ward: Maple"

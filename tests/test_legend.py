@@ -6,9 +6,9 @@ from __future__ import annotations
 from fact_support import knows_nothing
 from strategy_support import ask, load, small_runtime, tool_name
 
-from rlm_recursive.agent.chain import Chain
-from rlm_recursive.agent.extractive import Extract
-from rlm_recursive.agent.legend import asks_who, resolve_person
+from rlm_recursive.agent.answers.extractive import Extract
+from rlm_recursive.agent.lookups.chain import Chain
+from rlm_recursive.agent.lookups.legend import asks_who, resolve_person
 from rlm_recursive.providers.base import ChatRequest, ChatResult
 from rlm_recursive.providers.fake import reply, tool_reply
 from rlm_recursive.types import SpanRef

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from rlm_recursive.agent.kinds import fits_kind, fits_kind_in
-from rlm_recursive.agent.measures import (
+from rlm_recursive.agent.answers.kinds import fits_kind, fits_kind_in
+from rlm_recursive.agent.answers.measures import (
     alternative_sums,
     asked_measures,
     asks_capacity,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from strategy_support import answers, ask, load, small_runtime
 
-from rlm_recursive.agent.extractive import Extract, extract
+from rlm_recursive.agent.answers.extractive import Extract, extract
 from rlm_recursive.corpus.evidence import check_support
 from rlm_recursive.corpus.narrow import narrowed, narrowed_in_line
 from rlm_recursive.corpus.siblings import outscoped

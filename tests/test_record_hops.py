@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from strategy_support import ask, first_excerpt_line, load, over_layout, small_runtime
 
-from rlm_recursive.agent.record_hops import described_record, linked_record, role_heading
+from rlm_recursive.agent.lookups.record_hops import described_record, linked_record, role_heading
 from rlm_recursive.corpus.role_heads import role_head
 
 _ROTA = """\

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from strategy_support import over_layout
 
-from rlm_recursive.agent.references import follow_reference
+from rlm_recursive.agent.lookups.references import follow_reference
 
 _HIRE = """\
 RIVERSIDE BOAT HIRE - SEASON AGREEMENT 2027

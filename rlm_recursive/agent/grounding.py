@@ -39,11 +39,10 @@ from ..corpus.sections import Scope, scopes_for, title
 from ..errors import InvalidArgs
 from ..tools.search import search_session
 from ..types import SpanRef
-from .answer_form import as_answer
-from .clauses import answers_kind, labelled_as_asked
-from .context import AgentAnswer, RunContext
-from .extractive import disagree, record_at, verify_extract
-from .kinds import (
+from .answers.answer_form import as_answer
+from .answers.clauses import answers_kind, labelled_as_asked
+from .answers.extractive import disagree, record_at, verify_extract
+from .answers.kinds import (
     asks_person,
     asks_who,
     change_side,
@@ -53,7 +52,8 @@ from .kinds import (
     names_asked_role,
     says_act,
 )
-from .measures import alternative_sums
+from .answers.measures import alternative_sums
+from .context import AgentAnswer, RunContext
 from .reask import quoted_reply, reask
 from .routing import session_layout
 

@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Literal
 
 from ..corpus.records import Layout, read_layout
 from ..corpus.tally import select, stems, words
-from .count_draft import MIN_ITEMS, OFTEN, RANK, CountDraft, count_draft, rank_key
-from .count_scope import FRAME_WORDS as _STOP
-from .count_scope import content_positions, head_unit
-from .measures import asks_capacity
-from .plan_words import BRIDGE_VERB, aggregation
+from .answers.measures import asks_capacity
+from .counting.draft import MIN_ITEMS, OFTEN, RANK, CountDraft, count_draft, rank_key
+from .counting.plan_words import BRIDGE_VERB, aggregation
+from .counting.scope import FRAME_WORDS as _STOP
+from .counting.scope import content_positions, head_unit
 
 if TYPE_CHECKING:
     from .context import RunContext

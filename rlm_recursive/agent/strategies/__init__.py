@@ -12,8 +12,8 @@ from typing import Literal, Protocol
 
 from ...errors import InvalidArgs
 from ..context import AgentAnswer, RunContext
-from ..count_codes import coded_question
-from ..count_sections import listed_question
+from ..counting.codes import coded_question
+from ..counting.sections import listed_question
 from ..recursion import RecursionState, Tier
 from ..routing import asks_to_aggregate, asks_to_count, route, session_layout
 

@@ -31,9 +31,9 @@ from ...errors import Timeout
 from ...types import SpanRef
 from ..batching import batch_ranges, calls_in_flight
 from ..context import AgentAnswer, RunContext
-from ..count_draft import MIN_ITEMS
-from ..count_scope import content_positions, titled_documents
-from ..count_terms import addressees
+from ..counting.draft import MIN_ITEMS
+from ..counting.scope import content_positions, titled_documents
+from ..counting.terms import addressees
 from ..grounding import not_found_answer
 from ..model_call import CHARS_PER_TOKEN, window_chars
 from ..recursion import RecursionState, Tier

@@ -21,9 +21,9 @@ from ...corpus.records import Layout
 from ...corpus.tally import FieldFilter, TallyPlan, group_counts, select, tally
 from ...types import SpanRef
 from ..context import AgentAnswer, RunContext
-from ..count_codes import CodeCount, code_count
-from ..count_join import Join, joined
-from ..count_sections import ListedCount, listed_count, lists_apply
+from ..counting.codes import CodeCount, code_count
+from ..counting.join import Join, joined
+from ..counting.sections import ListedCount, listed_count, lists_apply
 from ..recursion import RecursionState
 from ..routing import CountDraft, count_draft, session_layout
 

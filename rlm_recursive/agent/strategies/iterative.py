@@ -20,16 +20,16 @@ from ...corpus.units import normalise
 from ...providers.base import Message
 from ...tools.search import search_session
 from ...types import SpanRef
-from ..blocks import follow_block
-from ..chain import bridge_names, follow, linked_hops
+from ..answers.extractive import cited, copied
+from ..answers.kinds import asks_who
 from ..context import AgentAnswer, RunContext
-from ..extractive import cited, copied
 from ..grounding import not_found_answer
-from ..hops import hop_through, says_label
-from ..kinds import asks_who
-from ..legend import keyed_person
+from ..lookups.blocks import follow_block
+from ..lookups.chain import bridge_names, follow, linked_hops
+from ..lookups.hops import hop_through, says_label
+from ..lookups.legend import keyed_person
+from ..lookups.record_hops import record_hop
 from ..model_call import call_model
-from ..record_hops import record_hop
 from ..recursion import RecursionState, Tier
 from ..routing import session_layout
 from .search import ANSWER_TOKENS

@@ -12,15 +12,15 @@ from ...providers.base import Message
 from ...store import Document, Store
 from ...tools.search import search_session
 from ...types import SpanRef
-from ..blocks import follow_block
-from ..chain import follow_role
+from ..answers.extractive import Extract, cited, copied, extract
 from ..context import AgentAnswer, RunContext
-from ..extractive import Extract, cited, copied, extract
 from ..grounding import not_found_answer, said_before
-from ..hops import hop_through, says_label
-from ..legend import keyed_person
+from ..lookups.blocks import follow_block
+from ..lookups.chain import follow_role
+from ..lookups.hops import hop_through, says_label
+from ..lookups.legend import keyed_person
+from ..lookups.record_hops import record_hop
 from ..model_call import call_model, window_chars
-from ..record_hops import record_hop
 from ..recursion import RecursionState
 from ..routing import session_layout
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..corpus.records import Layout, Record
-from ..corpus.tally import TallyPlan, select, stems, words
-from .count_dates import key_stems
-from .count_scope import head_unit, noun_phrase
+from ...corpus.records import Layout, Record
+from ...corpus.tally import TallyPlan, select, stems, words
+from .dates import key_stems
+from .scope import head_unit, noun_phrase
 
 __all__ = ["Join", "joined"]
 

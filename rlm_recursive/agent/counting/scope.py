@@ -17,8 +17,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
-from ..corpus.records import Layout, Record
-from ..corpus.tally import MAX_DISTINCT, FieldFilter, TallyPlan, phrase_regex, select, stems, words
+from ...corpus.records import Layout, Record
+from ...corpus.tally import MAX_DISTINCT, FieldFilter, TallyPlan, phrase_regex, select, stems, words
 
 __all__ = [
     "FRAME_WORDS",

@@ -13,8 +13,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..corpus.records import Layout, Record
-from ..corpus.tally import FieldFilter, phrase_regex, stems, words
+from ...corpus.records import Layout, Record
+from ...corpus.tally import FieldFilter, phrase_regex, stems, words
 
 __all__ = ["Person", "acts_by", "declared_people", "people_words", "person_condition"]
 

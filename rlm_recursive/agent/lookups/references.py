@@ -30,15 +30,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..corpus.evidence import best_units, entities, normalise, stems, values
-from ..corpus.records import Layout
-from ..corpus.units import split_units
-from ..store import Store
-from ..types import SpanRef
+from ...corpus.evidence import best_units, entities, normalise, stems, values
+from ...corpus.records import Layout
+from ...corpus.units import split_units
+from ...store import Store
+from ...types import SpanRef
+from ..answers.clauses import answer_clause
+from ..answers.extractive import Extract, extract
 from .bridges import GENERIC_HEAD, bridge_span
 from .chain import Chain
-from .clauses import answer_clause
-from .extractive import Extract, extract
 
 __all__ = ["follow_reference", "references"]
 

@@ -20,8 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ..corpus.asked import asked_head, asked_label, asked_phrase, label_says
-from ..corpus.evidence import (
+from ...corpus.asked import asked_head, asked_label, asked_phrase, label_says
+from ...corpus.evidence import (
     Unit,
     best_units,
     contains,
@@ -34,18 +34,18 @@ from ..corpus.evidence import (
     stems,
     values,
 )
-from ..corpus.lookup import lookup, says_rest
-from ..corpus.naming import says
-from ..corpus.narrow import narrowed_in_line
-from ..corpus.records import Layout, Record
-from ..corpus.scopes import scoped_value, written_forms
-from ..corpus.search import Hit
-from ..corpus.sections import Scope, author, headings, scopes_for, title
-from ..corpus.siblings import outscoped
-from ..errors import InvalidArgs
-from ..store import Store
-from ..tools.search import search_session
-from ..types import SpanRef
+from ...corpus.lookup import lookup, says_rest
+from ...corpus.naming import says
+from ...corpus.narrow import narrowed_in_line
+from ...corpus.records import Layout, Record
+from ...corpus.scopes import scoped_value, written_forms
+from ...corpus.search import Hit
+from ...corpus.sections import Scope, author, headings, scopes_for, title
+from ...corpus.siblings import outscoped
+from ...errors import InvalidArgs
+from ...store import Store
+from ...tools.search import search_session
+from ...types import SpanRef
 from .clauses import WHO, answer_clause, keyed_line, labelled_as_asked, of_kind, says_asked
 from .kinds import names_asked_role
 

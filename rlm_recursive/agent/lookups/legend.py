@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import re
 
-from ..corpus.evidence import best_units, contains, normalise, shared_words, stems, values
-from ..corpus.records import Layout
-from ..store import Store
-from ..tools.search import search_session
-from ..types import SpanRef
+from ...corpus.evidence import best_units, contains, normalise, shared_words, stems, values
+from ...corpus.records import Layout
+from ...store import Store
+from ...tools.search import search_session
+from ...types import SpanRef
+from ..answers.extractive import Extract, cited, extract, window_units, windows
+from ..answers.kinds import asks_who
 from .chain import Chain, unit_ref
-from .extractive import Extract, cited, extract, window_units, windows
-from .kinds import asks_who
 
 __all__ = ["asks_who", "keyed_person", "resolve_person"]
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..corpus.evidence import entities
-from ..corpus.tally import stems, words
-from .count_scope import content_positions, head_unit, noun_phrase
+from ...corpus.evidence import entities
+from ...corpus.tally import stems, words
+from ..counting.scope import content_positions, head_unit, noun_phrase
 
 __all__ = ["QP_ESCAPE", "alternative_sums", "asked_measures", "asks_capacity", "measure_fits",
            "names_place", "states_count"]

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 
-from ..corpus.evidence import contains, entities, normalise, shared_words, stems, values
-from ..corpus.units import Unit
+from ...corpus.evidence import contains, entities, normalise, shared_words, stems, values
+from ...corpus.units import Unit
 from .labelled import only_a_person_for_a_topic, other_fields_only, other_side, without_times
 from .measures import QP_ESCAPE, measure_fits, names_place, states_count
 

@@ -31,16 +31,16 @@ import functools
 import re
 from collections.abc import Callable
 
-from ..corpus.asked import asked_label, label_words
-from ..corpus.blocks import lines_of
-from ..corpus.dates import MONTHS
-from ..corpus.units import STOP, has_word, normalise, stems
-from ..store import Store
-from ..types import SpanRef
+from ...corpus.asked import asked_label, label_words
+from ...corpus.blocks import lines_of
+from ...corpus.dates import MONTHS
+from ...corpus.units import STOP, has_word, normalise, stems
+from ...store import Store
+from ...types import SpanRef
+from ..answers.extractive import Extract
 from .blocks import bridge_units
 from .bridges import role_spans
 from .chain import Chain
-from .extractive import Extract
 
 __all__ = ["described", "follow_hop", "hop_label", "hop_through", "labelled_part",
            "says_label", "subject_parts"]

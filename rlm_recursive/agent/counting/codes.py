@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..corpus.records import Layout, Record
-from ..corpus.tally import TallyPlan, select, stems, words
-from .count_draft import count_draft
-from .count_scope import FRAME_WORDS, head_unit
+from ...corpus.records import Layout, Record
+from ...corpus.tally import TallyPlan, select, stems, words
+from .draft import count_draft
+from .scope import FRAME_WORDS, head_unit
 
 __all__ = ["CodeCount", "code_count", "coded_question"]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from ..corpus.asked import asked_label, label_says
-from ..corpus.evidence import (
+from ...corpus.asked import asked_label, label_says
+from ...corpus.evidence import (
     Unit,
     contains,
     entities,
@@ -22,7 +22,7 @@ from ..corpus.evidence import (
     stems,
     values,
 )
-from ..corpus.speakers import strip_speaker
+from ...corpus.speakers import strip_speaker
 from .kinds import fits_kind
 
 __all__ = ["WHO", "answer_clause", "answers_kind", "keyed_line", "labelled_as_asked", "of_kind",

@@ -18,10 +18,10 @@ from __future__ import annotations
 import csv
 import re
 
-from ..corpus.asked import asked_label, label_says
-from ..corpus.evidence import stems
-from ..corpus.narrow import narrowed
-from ..corpus.reading import plain
+from ...corpus.asked import asked_label, label_says
+from ...corpus.evidence import stems
+from ...corpus.narrow import narrowed
+from ...corpus.reading import plain
 
 __all__ = ["as_answer", "row_fields"]
 

@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import re
 
-from ..corpus.asked import asked_label, asked_phrase, label_says, label_words
-from ..corpus.evidence import entities, normalise, shared_words, stems
-from ..corpus.records import Layout, Record
-from ..types import SpanRef
+from ...corpus.asked import asked_label, asked_phrase, label_says, label_words
+from ...corpus.evidence import entities, normalise, shared_words, stems
+from ...corpus.records import Layout, Record
+from ...types import SpanRef
+from ..answers.extractive import Extract
+from ..counting.plan_words import negated_scopes, word_offsets
 from .chain import Chain
-from .extractive import Extract
-from .plan_words import negated_scopes, word_offsets
 
 __all__ = ["follow_join"]
 

@@ -19,7 +19,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from ..corpus.evidence import (
+from ...corpus.evidence import (
     Unit,
     best_units,
     entities,
@@ -29,14 +29,14 @@ from ..corpus.evidence import (
     stems,
     values,
 )
-from ..corpus.records import Layout
-from ..corpus.sections import FIRST_PERSON
-from ..errors import InvalidArgs
-from ..store import Store
-from ..tools.search import search_session
-from ..types import SpanRef
+from ...corpus.records import Layout
+from ...corpus.sections import FIRST_PERSON
+from ...errors import InvalidArgs
+from ...store import Store
+from ...tools.search import search_session
+from ...types import SpanRef
+from ..answers.extractive import Extract, Window, extract, record_at, window_units, windows
 from .bridges import GENERIC_HEAD, bridge_span, bridge_spans, role_spans, tightest
-from .extractive import Extract, Window, extract, record_at, window_units, windows
 
 __all__ = ["Chain", "bridge_match", "bridge_names", "follow", "follow_role", "linked_hops",
            "unit_ref"]

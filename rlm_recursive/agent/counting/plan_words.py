@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..corpus.aggregate import Operation, numeric_fields
-from ..corpus.records import Layout
-from ..corpus.tally import Comparison, names_key, stems, words
-from ..corpus.units import STOP
+from ...corpus.aggregate import Operation, numeric_fields
+from ...corpus.records import Layout
+from ...corpus.tally import Comparison, names_key, stems, words
+from ...corpus.units import STOP
 
 __all__ = ["BRIDGE_VERB", "Aggregation", "aggregation", "collection", "comparisons",
            "key_positions", "negated_scopes", "owner_words", "particles", "word_offsets",

@@ -26,15 +26,15 @@ from __future__ import annotations
 
 import re
 
-from ..corpus.blocks import block_at, blocks
-from ..corpus.evidence import best_units, has_word, values
-from ..corpus.records import Layout
-from ..corpus.units import Unit, normalise, stems
-from ..store import Store
-from ..types import SpanRef
+from ...corpus.blocks import block_at, blocks
+from ...corpus.evidence import best_units, has_word, values
+from ...corpus.records import Layout
+from ...corpus.units import Unit, normalise, stems
+from ...store import Store
+from ...types import SpanRef
+from ..answers.extractive import Extract, window_units, windows
 from .bridges import GENERIC_HEAD, bridge_spans, tightest
 from .chain import Chain, unit_ref
-from .extractive import Extract, window_units, windows
 from .joins import follow_join
 from .references import follow_reference
 

@@ -9,9 +9,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..corpus.dates import has_month
-from ..corpus.records import Layout, Record
-from ..corpus.tally import (
+from ...corpus.dates import has_month
+from ...corpus.records import Layout, Record
+from ...corpus.tally import (
     FieldFilter,
     TallyPlan,
     match_values,
@@ -20,10 +20,21 @@ from ..corpus.tally import (
     stems,
     words,
 )
-from .count_dates import blank_fields, date_conditions, inside_fields, key_stems
-from .count_people import acts_by, people_words, person_condition
-from .count_scope import FRAME_WORDS as _STOP
-from .count_scope import (
+from .dates import blank_fields, date_conditions, inside_fields, key_stems
+from .people import acts_by, people_words, person_condition
+from .plan_words import (
+    Aggregation,
+    aggregation,
+    collection,
+    comparisons,
+    negated_scopes,
+    negation_words,
+    owner_words,
+    particles,
+    written_negations,
+)
+from .scope import FRAME_WORDS as _STOP
+from .scope import (
     calls_a_file,
     collection_run,
     content_positions,
@@ -35,24 +46,13 @@ from .count_scope import (
     unit_phrases_dropped,
     unit_values,
 )
-from .count_terms import (
+from .terms import (
     acronym_values,
     addressees,
     defined_code,
     judged_words,
     month_words,
     time_frames,
-)
-from .plan_words import (
-    Aggregation,
-    aggregation,
-    collection,
-    comparisons,
-    negated_scopes,
-    negation_words,
-    owner_words,
-    particles,
-    written_negations,
 )
 
 __all__ = ["MIN_ITEMS", "OFTEN", "RANK", "CountDraft", "count_draft", "rank_key"]

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ..corpus.dates import MONTHS, has_month
-from ..corpus.records import Layout, Record
-from ..corpus.tally import FieldFilter, phrase_regex, stems, words
+from ...corpus.dates import MONTHS, has_month
+from ...corpus.records import Layout, Record
+from ...corpus.tally import FieldFilter, phrase_regex, stems, words
 
 __all__ = ["acronym_values", "addressees", "defined_code", "judged_words", "month_words",
            "time_frames"]

@@ -5,14 +5,14 @@ line names (`corpus.role_heads`)."""
 
 from __future__ import annotations
 
-from ..corpus.asked import asked_label
-from ..corpus.described import described_field
-from ..corpus.linked_records import linked_field
-from ..corpus.role_heads import role_head
-from ..store import Store
-from ..types import SpanRef
+from ...corpus.asked import asked_label
+from ...corpus.described import described_field
+from ...corpus.linked_records import linked_field
+from ...corpus.role_heads import role_head
+from ...store import Store
+from ...types import SpanRef
+from ..answers.extractive import Extract
 from .chain import Chain
-from .extractive import Extract
 
 __all__ = ["described_record", "linked_record", "record_hop", "role_heading"]
 

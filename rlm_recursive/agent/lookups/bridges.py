@@ -10,8 +10,8 @@ import re
 from collections.abc import Callable
 from typing import TypeVar
 
-from ..corpus.evidence import Unit, entities, has_word, stems
-from .plan_words import BRIDGE_VERB
+from ...corpus.evidence import Unit, entities, has_word, stems
+from ..counting.plan_words import BRIDGE_VERB
 
 __all__ = ["GENERIC_HEAD", "bridge_span", "bridge_spans", "role_spans", "tightest"]
 

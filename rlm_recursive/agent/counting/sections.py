@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..corpus.records import Layout
-from ..corpus.tally import TallyPlan, stems, words
-from .count_draft import CountDraft, count_draft
-from .count_scope import head_unit, noun_phrase
+from ...corpus.records import Layout
+from ...corpus.tally import TallyPlan, stems, words
+from .draft import CountDraft, count_draft
+from .scope import head_unit, noun_phrase
 
 __all__ = ["ListedCount", "listed_count", "listed_question", "lists_apply"]
 

@@ -1,0 +1,1 @@
+"""Answers and their grounding: the asked kind, the answering line, the re-ask, the checks."""

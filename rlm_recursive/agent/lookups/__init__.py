@@ -1,0 +1,1 @@
+"""Look-ups the runtime does without a model: hops through values, bridges, records and legends."""
