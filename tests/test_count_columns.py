@@ -19,7 +19,7 @@ from strategy_support import ask, load, small_runtime
 
 from rlm_recursive.agent.routing import count_draft, route
 from rlm_recursive.corpus.records import read_layout
-from rlm_recursive.corpus.tally import names_key
+from rlm_recursive.corpus.word_stems import names_key
 
 CROPS = ("barley", "oats", "rye")
 

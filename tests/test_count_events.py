@@ -87,7 +87,8 @@ def test_one_word_is_no_synonym_of_a_value() -> None:
     """"doses were refused" names no loan "declined": synonyms only in two-word forms."""
     from collections import Counter
 
-    from rlm_recursive.corpus.tally import match_values, stems
+    from rlm_recursive.corpus.value_match import match_values
+    from rlm_recursive.corpus.word_stems import stems
     fields = {"status": Counter({"declined": 2, "agreed": 5}),
               "event": Counter({"ACCESS DENIED": 3, "ACCESS GRANTED": 9})}
     assert match_values(stems("how many doses were refused"), fields) == []

@@ -15,7 +15,9 @@ from strategy_support import ask, load_named, no_model, small_runtime
 
 from rlm_recursive.agent.routing import count_draft, route
 from rlm_recursive.corpus.records import read_layout
-from rlm_recursive.corpus.tally import match_values, stems, tally
+from rlm_recursive.corpus.tally import tally
+from rlm_recursive.corpus.value_match import match_values
+from rlm_recursive.corpus.word_stems import stems
 
 _SPECIES = ("Feline / Siamese", "Feline / Domestic longhair", "Canine / Whippet",
             "Canine / Boxer", "Lagomorph / Rex")

@@ -13,7 +13,8 @@ from strategy_support import assert_counted_by_code
 from rlm_recursive.agent.counting.people import declared_people
 from rlm_recursive.agent.routing import count_draft
 from rlm_recursive.corpus.records import read_layout
-from rlm_recursive.corpus.tally import stems, tally
+from rlm_recursive.corpus.tally import tally
+from rlm_recursive.corpus.word_stems import stems
 
 
 def _sample_register(seed: int) -> tuple[str, list[str]]:

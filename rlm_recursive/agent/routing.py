@@ -17,7 +17,8 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Literal
 
 from ..corpus.records import Layout, read_layout
-from ..corpus.tally import select, stems, words
+from ..corpus.tally import select
+from ..corpus.word_stems import stems, words
 from .answers.measures import asks_capacity
 from .counting.draft import MIN_ITEMS, OFTEN, RANK, CountDraft, count_draft, rank_key
 from .counting.plan_words import BRIDGE_VERB, aggregation

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from ...corpus.tally import stems
+from ...corpus.word_stems import stems
 
 __all__ = ["only_a_person_for_a_topic", "other_fields_only", "other_side", "without_times"]
 

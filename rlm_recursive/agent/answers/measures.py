@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from ...corpus.evidence import entities
-from ...corpus.tally import stems, words
+from ...corpus.word_stems import stems, words
 from ..counting.scope import content_positions, head_unit, noun_phrase
 
 __all__ = ["QP_ESCAPE", "alternative_sums", "asked_measures", "asks_capacity", "measure_fits",

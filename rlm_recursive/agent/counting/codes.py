@@ -16,7 +16,8 @@ import re
 from dataclasses import dataclass
 
 from ...corpus.records import Layout, Record
-from ...corpus.tally import TallyPlan, select, stems, words
+from ...corpus.tally import TallyPlan, select
+from ...corpus.word_stems import stems, words
 from .draft import count_draft
 from .scope import FRAME_WORDS, head_unit
 

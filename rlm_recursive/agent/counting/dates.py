@@ -15,7 +15,8 @@ from datetime import date
 
 from ...corpus.dates import MONTHS, DateCondition, date_of
 from ...corpus.records import Layout, Record
-from ...corpus.tally import FieldFilter, blank_tables, left_blank, phrase_regex, stems
+from ...corpus.tally import FieldFilter, blank_tables, left_blank
+from ...corpus.word_stems import phrase_regex, stems
 from .scope import titled_documents
 
 __all__ = ["blank_fields", "date_conditions", "date_fields", "inside_fields", "key_stems"]

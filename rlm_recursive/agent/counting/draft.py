@@ -11,15 +11,9 @@ from dataclasses import dataclass, field
 
 from ...corpus.dates import has_month
 from ...corpus.records import Layout, Record
-from ...corpus.tally import (
-    FieldFilter,
-    TallyPlan,
-    match_values,
-    phrase_regex,
-    select,
-    stems,
-    words,
-)
+from ...corpus.tally import FieldFilter, TallyPlan, select
+from ...corpus.value_match import match_values
+from ...corpus.word_stems import phrase_regex, stems, words
 from .dates import blank_fields, date_conditions, inside_fields, key_stems
 from .people import acts_by, people_words, person_condition
 from .plan_words import (

@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...corpus.records import Layout, Record
-from ...corpus.tally import TallyPlan, select, stems, words
+from ...corpus.tally import TallyPlan, select
+from ...corpus.word_stems import stems, words
 from .dates import key_stems
 from .scope import head_unit, noun_phrase
 

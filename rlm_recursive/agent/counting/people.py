@@ -14,7 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ...corpus.records import Layout, Record
-from ...corpus.tally import FieldFilter, phrase_regex, stems, words
+from ...corpus.tally import FieldFilter
+from ...corpus.word_stems import phrase_regex, stems, words
 
 __all__ = ["Person", "acts_by", "declared_people", "people_words", "person_condition"]
 

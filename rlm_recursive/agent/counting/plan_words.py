@@ -16,8 +16,9 @@ from dataclasses import dataclass
 
 from ...corpus.aggregate import Operation, numeric_fields
 from ...corpus.records import Layout
-from ...corpus.tally import Comparison, names_key, stems, words
+from ...corpus.tally import Comparison
 from ...corpus.units import STOP
+from ...corpus.word_stems import names_key, stems, words
 
 __all__ = ["BRIDGE_VERB", "Aggregation", "aggregation", "collection", "comparisons",
            "key_positions", "negated_scopes", "owner_words", "particles", "word_offsets",

@@ -18,7 +18,9 @@ from collections import Counter
 from collections.abc import Iterable
 
 from ...corpus.records import Layout, Record
-from ...corpus.tally import MAX_DISTINCT, FieldFilter, TallyPlan, phrase_regex, select, stems, words
+from ...corpus.tally import FieldFilter, TallyPlan, select
+from ...corpus.value_match import MAX_DISTINCT
+from ...corpus.word_stems import phrase_regex, stems, words
 
 __all__ = [
     "FRAME_WORDS",

@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass
 
 from ...corpus.records import Layout
-from ...corpus.tally import TallyPlan, stems, words
+from ...corpus.tally import TallyPlan
+from ...corpus.word_stems import stems, words
 from .draft import CountDraft, count_draft
 from .scope import head_unit, noun_phrase
 

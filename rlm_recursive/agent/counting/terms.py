@@ -11,7 +11,8 @@ from collections.abc import Iterable
 
 from ...corpus.dates import MONTHS, has_month
 from ...corpus.records import Layout, Record
-from ...corpus.tally import FieldFilter, phrase_regex, stems, words
+from ...corpus.tally import FieldFilter
+from ...corpus.word_stems import phrase_regex, stems, words
 
 __all__ = ["acronym_values", "addressees", "defined_code", "judged_words", "month_words",
            "time_frames"]

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...corpus.records import Layout, Record
-from ...corpus.tally import TallyPlan, stems, tally, words
+from ...corpus.tally import TallyPlan, tally
+from ...corpus.word_stems import stems, words
 from ...errors import Timeout
 from ...types import SpanRef
 from ..batching import batch_ranges, calls_in_flight
