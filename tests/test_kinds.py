@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from rlm_recursive.agent.answers.kinds import asks_org, asks_person, fits_kind, fits_kind_in
+from rlm_recursive.agent.answers.kinds import fits_kind, fits_kind_in
+from rlm_recursive.agent.answers.persons import asks_org, asks_person
 
 
 @pytest.mark.parametrize("question, org", [

@@ -42,17 +42,9 @@ from ..types import SpanRef
 from .answers.answer_form import as_answer
 from .answers.clauses import answers_kind, labelled_as_asked
 from .answers.extractive import disagree, record_at, verify_extract
-from .answers.kinds import (
-    asks_person,
-    asks_who,
-    change_side,
-    fits_kind,
-    fits_kind_in,
-    named_as_reference,
-    names_asked_role,
-    says_act,
-)
+from .answers.kinds import change_side, fits_kind, fits_kind_in, named_as_reference
 from .answers.measures import alternative_sums
+from .answers.persons import asks_person, asks_who, names_asked_role, says_act
 from .context import AgentAnswer, RunContext
 from .reask import quoted_reply, reask
 from .routing import session_layout

@@ -47,7 +47,7 @@ from ...store import Store
 from ...tools.search import search_session
 from ...types import SpanRef
 from .clauses import WHO, answer_clause, keyed_line, labelled_as_asked, of_kind, says_asked
-from .kinds import names_asked_role
+from .persons import names_asked_role
 
 __all__ = ["Extract", "Window", "cited", "copied", "disagree", "extract", "record_at",
            "verify_extract", "window_units", "windows"]

@@ -19,7 +19,7 @@ from ...store import Store
 from ...tools.search import search_session
 from ...types import SpanRef
 from ..answers.extractive import Extract, cited, extract, window_units, windows
-from ..answers.kinds import asks_who
+from ..answers.persons import asks_who
 from .chain import Chain, unit_ref
 
 __all__ = ["asks_who", "keyed_person", "resolve_person"]

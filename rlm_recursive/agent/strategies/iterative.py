@@ -21,7 +21,7 @@ from ...providers.base import Message
 from ...tools.search import search_session
 from ...types import SpanRef
 from ..answers.extractive import cited, copied
-from ..answers.kinds import asks_who
+from ..answers.persons import asks_who
 from ..context import AgentAnswer, RunContext
 from ..grounding import not_found_answer
 from ..lookups.blocks import follow_block
