@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import NamedTuple
 
 from ...corpus.asked import asked_head, asked_label, asked_phrase, label_says
 from ...corpus.evidence import (
@@ -30,7 +29,6 @@ from ...corpus.evidence import (
     leans_on_scope,
     names,
     normalise,
-    split_units,
     stems,
     values,
 )
@@ -39,24 +37,19 @@ from ...corpus.naming import says
 from ...corpus.narrow import narrowed_in_line
 from ...corpus.records import Layout, Record
 from ...corpus.scopes import scoped_value, written_forms
-from ...corpus.search import Hit
-from ...corpus.sections import Scope, author, headings, scopes_for, title
+from ...corpus.sections import author, headings
 from ...corpus.siblings import outscoped
-from ...errors import InvalidArgs
 from ...store import Store
-from ...tools.search import search_session
 from ...types import SpanRef
 from .clauses import WHO, answer_clause, keyed_line, labelled_as_asked, of_kind, says_asked
 from .persons import names_asked_role
+from .windows import Window, holds_heading, window_units, windows
 
-__all__ = ["Extract", "Window", "cited", "copied", "disagree", "extract", "record_at",
-           "verify_extract", "window_units", "windows"]
+__all__ = ["Extract", "cited", "copied", "disagree", "extract", "record_at", "verify_extract"]
 
 _BRACKETED = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
 _LINES_CITED = 800
 """Characters: the longest run of whole lines cited around an extracted unit."""
-_WINDOW = 500
-"""Characters either side of a hit that are read (then cut to whole lines)."""
 
 
 @dataclass(frozen=True)
@@ -69,18 +62,6 @@ class Extract:
     heading: SpanRef | None = None
     """The heading the unit is under, when it names what the question asks about and the
     unit does not (cited with the answer)."""
-
-
-class Window(NamedTuple):
-    """Whole lines of a document around a hit, and the headings over them."""
-
-    doc_id: str
-    start: int
-    text: str
-    scopes: list[Scope]
-    """(offset in `text`, heading, author) in force (`sections.scopes_for`)."""
-    title: str = ""
-    """The document's title (`sections.title`)."""
 
 
 def copied(found: Extract, bridges: list[str] | None = None) -> dict[str, object]:
@@ -108,50 +89,6 @@ def disagree(model_answer: str, runtime_answer: str, question: str) -> bool:
     aside = set(values(_BRACKETED.sub(" ", runtime_answer))) - asked or ours
     core = {v for v in aside if any(c.isdigit() for c in v)} or aside
     return bool(ours) and (not core <= theirs or bool(theirs - ours))
-
-
-def windows(store: Store, session_id: str, question: str) -> list[Window]:
-    """Windows of whole lines around the question's hits."""
-    try:
-        hits, _, _, docs = search_session(store, session_id, question, "bm25", limit=10)
-    except InvalidArgs:  # no searchable word: the literal look-ups below still run
-        hits, docs = [], {d.id: d for d in store.documents(session_id)}
-    found: list[Hit] = list(hits)
-    for name in entities(question):
-        literal, _, _, _ = search_session(store, session_id, name, "literal", limit=8)
-        found = literal + found
-    spans: dict[str, list[tuple[int, int]]] = {}
-    texts: dict[str, str] = {}
-    for hit in found:
-        text = texts.setdefault(hit.doc_id, store.text(docs[hit.doc_id]))
-        start = text.rfind("\n", 0, max(hit.highlight_start - _WINDOW, 0)) + 1
-        end = text.find("\n", min(hit.highlight_end + _WINDOW, len(text)))
-        spans.setdefault(hit.doc_id, []).append((start, len(text) if end < 0 else end))
-    out = []
-    for doc_id, ranges in spans.items():
-        merged: list[list[int]] = []
-        for a, b in sorted(ranges):
-            if merged and a <= merged[-1][1]:
-                merged[-1][1] = max(merged[-1][1], b)
-            else:
-                merged.append([a, b])
-        out += [Window(doc_id, a, texts[doc_id][a:b], scopes_for(texts[doc_id], a, b),
-                       title(texts[doc_id])) for a, b in merged]
-    return out
-
-
-def window_units(found: list[Window]) -> list[Unit]:
-    """The units of the windows, each with the heading it is under."""
-    return split_units([w.text for w in found], [w.scopes for w in found],
-                       [w.title for w in found])
-
-
-def _holds_heading(found: list[Window], unit: Unit) -> bool:
-    """The unit holds a heading (an e-mail's header block, a title), so it names a subject
-    rather than answering; a block of fields under its own section line ("[kiln.north]"
-    over `key = value` lines) answers."""
-    return any(h and unit.start <= at < unit.end and not (unit.record and at == unit.start)
-               for at, h, _ in found[unit.source].scopes)
 
 
 def _heading_ref(store: Store, session_id: str, doc_id: str, start: int, unit: Unit,
@@ -304,7 +241,7 @@ def _from_passages(store: Store, session_id: str, question: str, layout: Layout 
     # A heading (or an email's header) names the subject, and a line ending in a colon
     # introduces a list: the lines under them answer.
     best = sorted(((score, unit) for score, unit in best_units(question, units, 5)
-                   if not _holds_heading(found, unit) and not unit.text.rstrip().endswith(":")),
+                   if not holds_heading(found, unit) and not unit.text.rstrip().endswith(":")),
                   key=lambda pair: (not says_asked(question, pair[1]),
                                     not of_kind(question, pair[1].text), -pair[0]))[:1]
     if not best:

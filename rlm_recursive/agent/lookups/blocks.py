@@ -32,7 +32,8 @@ from ...corpus.records import Layout
 from ...corpus.units import Unit, normalise, stems
 from ...store import Store
 from ...types import SpanRef
-from ..answers.extractive import Extract, window_units, windows
+from ..answers.extractive import Extract
+from ..answers.windows import window_units, windows
 from .bridges import GENERIC_HEAD, bridge_spans, tightest
 from .chain import Chain, unit_ref
 from .joins import follow_join

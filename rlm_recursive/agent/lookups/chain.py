@@ -35,7 +35,8 @@ from ...errors import InvalidArgs
 from ...store import Store
 from ...tools.search import search_session
 from ...types import SpanRef
-from ..answers.extractive import Extract, Window, extract, record_at, window_units, windows
+from ..answers.extractive import Extract, extract, record_at
+from ..answers.windows import Window, window_units, windows
 from .bridges import GENERIC_HEAD, bridge_span, bridge_spans, role_spans, tightest
 
 __all__ = ["Chain", "bridge_match", "bridge_names", "follow", "follow_role", "linked_hops",

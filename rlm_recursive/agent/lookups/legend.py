@@ -18,8 +18,9 @@ from ...corpus.records import Layout
 from ...store import Store
 from ...tools.search import search_session
 from ...types import SpanRef
-from ..answers.extractive import Extract, cited, extract, window_units, windows
+from ..answers.extractive import Extract, cited, extract
 from ..answers.persons import asks_who
+from ..answers.windows import window_units, windows
 from .chain import Chain, unit_ref
 
 __all__ = ["asks_who", "keyed_person", "resolve_person"]
