@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from .blocks import lines_of
+from .rows import rule_columns
 
 __all__ = ["Unit", "record_units", "table_units"]
 
@@ -33,7 +34,6 @@ class Unit:
     fields: tuple[tuple[str, str, int, int], ...]
     """(label, value, line start, line end) of each field."""
     text: str
-
 
 
 def _cells(line: str) -> list[tuple[int, str]]:
@@ -62,9 +62,7 @@ def _column(heads: list[tuple[int, str]], col: int) -> int:
 def _ruled_heads(header: str, rule: str) -> list[tuple[int, str]]:
     """The headers as the rule under them divides them, one run of dashes a column
     ("Zone MCP" over "----  -----" is two columns)."""
-    runs = [m.start() for m in re.finditer(r"[-=]+", rule)]
-    heads = [(a, header[a:b].strip()) for a, b in zip(runs, [*runs[1:], len(header)],
-                                                       strict=True)]
+    heads = [(a, header[a:b].strip()) for a, b in rule_columns(rule)]
     return heads if all(text for _, text in heads) else []
 
 

@@ -16,7 +16,7 @@ import re
 
 from .items import Item, line_spans
 
-__all__ = ["pipe_rows", "ruled_rows", "table_rows"]
+__all__ = ["pipe_rows", "rule_columns", "ruled_rows", "table_rows"]
 
 _GUTTER = re.compile(r"(?<![.!?:;,\s])[ \t]{2,}(?=\S)")
 _RULE = re.compile(r"^[ \t]*[-=_~*+|]{3,}[ \t]*$")
@@ -93,7 +93,7 @@ _FOOTER = re.compile(r"^\s*\(\d+ rows?\)\s*$")
 _EDGES = " \t|+"
 
 
-def _columns(rule: str) -> list[tuple[int, int]]:
+def rule_columns(rule: str) -> list[tuple[int, int]]:
     """Each column's (start, end) in the line: from its dashes to the next column's."""
     runs = [m.start() for m in re.finditer(r"[-=]+", rule)]
     return [(a, b) for a, b in zip(runs, [*runs[1:], 10**6], strict=True)]
@@ -122,7 +122,7 @@ def ruled_rows(text: str) -> list[tuple[int, int, dict[str, str]]]:
     for i, line in enumerate(lines):
         if i == 0 or not _RULED.match(line) or _RULED.match(lines[i - 1]):
             continue
-        columns = _columns(line)
+        columns = rule_columns(line)
         if len(columns) < 2 or not _fits(lines[i - 1], columns):
             continue
         header = _cells(lines[i - 1], columns)

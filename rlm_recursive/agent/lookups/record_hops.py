@@ -21,11 +21,12 @@ def _docs(store: Store, session_id: str) -> list[tuple[str, str]]:
     return [(doc.id, store.text(doc)) for doc in store.documents(session_id)]
 
 
-def described_record(store: Store, session_id: str, question: str) -> Chain | None:
+def described_record(store: Store, session_id: str, question: str,
+                     docs: list[tuple[str, str]] | None = None) -> Chain | None:
     """The asked field of the one record the question describes by what it says ("the
     call point of the week the beacon was not flashing"), citing the record; None when no
     one record is picked or two readings differ."""
-    found = described_field(question, _docs(store, session_id))
+    found = described_field(question, docs if docs is not None else _docs(store, session_id))
     if found is None:
         return None
     record = SpanRef(doc_id=found.doc_id, start=found.unit.start, end=found.unit.end)
@@ -35,11 +36,12 @@ def described_record(store: Store, session_id: str, question: str) -> Chain | No
                          field=found.asked_as or found.label), [], [record])
 
 
-def linked_record(store: Store, session_id: str, question: str) -> Chain | None:
+def linked_record(store: Store, session_id: str, question: str,
+                  docs: list[tuple[str, str]] | None = None) -> Chain | None:
     """The asked field of the record linked, by the words they share, to the one record the
     question pins by a date or code ("the engineer who repaired the fault logged on 23
     June"); the shared words are the chain's bridge (the answer's record says them)."""
-    linked = linked_field(question, _docs(store, session_id))
+    linked = linked_field(question, docs if docs is not None else _docs(store, session_id))
     if linked is None:
         return None
     found, pinned = linked.found, linked.pinned
@@ -49,11 +51,13 @@ def linked_record(store: Store, session_id: str, question: str) -> Chain | None:
                  [record, SpanRef(doc_id=pinned.doc_id, start=pinned.start, end=pinned.end)])
 
 
-def role_heading(store: Store, session_id: str, question: str) -> Chain | None:
+def role_heading(store: Store, session_id: str, question: str,
+                 docs: list[tuple[str, str]] | None = None) -> Chain | None:
     """The person under the asked role ("Judge A. Brennan") heading another item of a value
     the question's line names; the record cited runs from that heading to the item, and the
     value is the chain's bridge."""
-    found = role_head(question, asked_label(question), _docs(store, session_id))
+    found = role_head(question, asked_label(question),
+                      docs if docs is not None else _docs(store, session_id))
     if found is None:
         return None
     record = SpanRef(doc_id=found.doc_id, start=found.heading[0], end=found.item[1])
@@ -65,6 +69,7 @@ def role_heading(store: Store, session_id: str, question: str) -> Chain | None:
 def record_hop(store: Store, session_id: str, question: str) -> Chain | None:
     """The record linked to the one the question pins by a date or code, else the record
     the question describes, else the role heading another of its items."""
-    return (linked_record(store, session_id, question)
-            or described_record(store, session_id, question)
-            or role_heading(store, session_id, question))
+    docs = _docs(store, session_id)  # read once for the three look-ups
+    return (linked_record(store, session_id, question, docs)
+            or described_record(store, session_id, question, docs)
+            or role_heading(store, session_id, question, docs))
