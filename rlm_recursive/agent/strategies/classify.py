@@ -31,7 +31,7 @@ from itertools import compress
 from typing import Any
 
 from ...corpus.records import Layout, Record
-from ...corpus.word_stems import words
+from ...corpus.word_stems import stems, words
 from ...errors import Timeout
 from ...types import SpanRef
 from ..batching import batch_ranges, calls_in_flight
@@ -226,11 +226,13 @@ async def judge_items(
 def _shown(item: Record, stress: set[str]) -> str:
     """An item as the model sees it, cut to `_ITEM_CHARS`. A block its fields spell out (a
     JSON object, a YAML mapping) shows its prose fields first, as `key: value`: the body of
-    a ticket, not its id, timestamps, indents and braces, fits the cut."""
+    a ticket, not its id, timestamps, indents and braces, fits the cut. Lines and fields that
+    say the condition's words (`stress`) come first of all."""
     fields = getattr(item, "fields", None) or {}
     block = "\n" in item.text.strip() or item.text.lstrip().startswith("{")
     if block and fields and _spelled_out(item.text, fields):
-        ordered = sorted(fields.items(), key=lambda kv: -len(kv[1].split()))
+        ordered = sorted(fields.items(), key=lambda kv: (
+            not stress & set(stems(f"{kv[0]} {kv[1]}")), -len(kv[1].split())))
         text = "; ".join(f"{k}: {v}" for k, v in ordered)
     else:
         text = gist(item.text, stress, _ITEM_CHARS)
