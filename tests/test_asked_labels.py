@@ -120,6 +120,23 @@ def test_the_cell_holding_the_value_must_be_the_asked_column():
     assert labelled_as_asked("Who has Wolf Hall?", "Member: Bea Lomax", "Member: Bea Lomax")
 
 
+
+def test_words_after_a_value_do_not_label_it():
+    # "(kennel only)" qualifies the rate; it does not make 31.50 the kennel asked for.
+    line = "Rate    : EUR 31.50 per day (kennel only)"
+    assert not labelled_as_asked("which kennel was rex in", "EUR 31.50", line)
+    assert labelled_as_asked("what daily rate is charged for rex", "EUR 31.50", line)
+    # The word right after a count is its noun ("12 cars").
+    assert labelled_as_asked("how many cars fit on the boat", "Capacity: 12 cars",
+                             "Capacity: 12 cars on deck")
+
+
+def test_a_cell_holding_columns_of_its_own_is_labelled_by_its_inner_label():
+    # "Card No : 5520   Kennel : K7" read as one field: K7's label is Kennel, not Card No.
+    fields = {"Card No": "5520          Kennel : K7", "Dog": "REX (collie)"}
+    assert labelled_as_asked("which kennel was rex in", "Kennel: K7", "", fields)
+    assert not labelled_as_asked("which kennel was rex in", "5520", "", fields)
+
 async def test_a_quote_the_reask_brings_back_is_held_to_the_asked_label_too(small_rt):
     sid = load(small_rt, FILLER, WORKERS)
     result, fake = await ask(small_rt, sid, "max retries for the orchard-sync worker",

@@ -156,3 +156,35 @@ def test_a_money_word_inside_a_name_asks_no_sum():
 ])
 def test_two_sums_given_as_alternatives_answer_nothing(question, answer, alternatives):
     assert alternative_sums(question, answer) is alternatives
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("how much is the council requesting from the lottery fund", "requested 14 March"),
+    ("how much was the travel bursary awarded for", "[2025-06-02 Mon 10:40]"),
+    ("how much did the insurer pay out", "settled 09:30 on 3 May"),
+])
+def test_a_date_or_a_clock_time_is_never_a_sum(question, answer):
+    assert not fits_kind(question, answer)
+    assert fits_kind(question, answer.split()[0] + " £12,500")
+
+
+def test_a_bare_two_decimal_number_is_no_sum_where_the_text_marks_its_sums():
+    card = ("Done: new tyres, pads (wear 0.45)\n"
+            "Parts £61.20 | Labour £30.00 | TOTAL £91.20\n")
+    question = "how much was the bill for the tyre job"
+    assert not fits_kind_in(question, "pads (wear 0.45)", card)
+    assert fits_kind_in(question, "TOTAL £91.20", card)
+    # A till roll that marks no sum: its bare "4.35" is one.
+    assert fits_kind_in(question, "4.35", "Oat milk 1.20\nBread 3.15\nTOTAL 4.35\n")
+
+
+@pytest.mark.parametrize(("question", "money"), [
+    ("What did the tenant pay for the boiler repair?", True),
+    ("how much are we asking the trust for", True),
+    ("when is the rent due", False),
+    ("what is the pay date for November", False),
+    ("who is in charge of the night shift", False),
+    ("how much memory for the build runner", False),
+])
+def test_money_is_asked_by_its_words_not_by_a_date_or_a_name_they_form(question, money):
+    assert ("money" in {m.name for m in asked_measures(question)}) is money

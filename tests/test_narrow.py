@@ -149,3 +149,11 @@ async def test_the_extract_is_the_named_bikes_own_line(tmp_path, monkeypatch):
 def test_a_labelled_aside_is_not_taken_when_the_line_says_its_label_itself():
     line = "Extension 4410. Her deputy is Rhys Pugh (extension 4417)."
     assert narrowed("what is the extension of the estates manager", line) == line
+
+
+def test_what_time_takes_the_clock_time_of_a_listing_line():
+    line = "09:45   7712/2025   Ms Ada Quist  v  Harbour Stores Ltd   Room 2"
+    assert narrowed("what time is Ada Quist's hearing", line) == "09:45"
+    # Two times nothing tells apart stay as they are, for grounding to judge.
+    assert narrowed("what time is the talk", "Talk 10:00 to 11:30, room 4") == (
+        "Talk 10:00 to 11:30, room 4")

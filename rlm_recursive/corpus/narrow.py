@@ -25,7 +25,7 @@ from .asked import asked_phrase, label_says
 from .naming import entities, values
 from .units import normalise, stems
 
-__all__ = ["narrowed", "narrowed_in_line"]
+__all__ = ["MONEY_ASKED", "narrowed", "narrowed_in_line"]
 
 _LABEL = re.compile(
     r"(?:^|(?<=\s)|(?<=[;|•·]))"
@@ -44,8 +44,24 @@ _PREPOSITION = re.compile(r"\b(until|till|since|from|before|after|by)\s+(?:what|
                           re.IGNORECASE)
 _ASKS_YEAR = re.compile(r"\b(?:what|which)\s+year\b|\b(?:until|since)\s+when\b", re.IGNORECASE)
 _YEAR = re.compile(r"(?<![\d/.,])(?:1[5-9]\d\d|20\d\d)(?![\d/]|[.,]\d)")
-_ASKS_MONEY = re.compile(r"\b(?:price|priced|cost|costs|fee|fees|charge|charged|paid|pay|"
-                         r"compensation|refund(?:ed)?|payout|paid out)\b", re.IGNORECASE)
+_NOT_A_SUM = (r"centre|center|code|band|grade|type|category|ref|reference|id|no|number|list|"
+              r"slip|status|date|day|form|request|method|policy|terms|scale|period|run|award|"
+              r"rise|review|point|structure")
+MONEY_ASKED = re.compile(
+    # A "when" question asks a date, whatever sum it names ("when is the rent due"); "how
+    # many" counts ("how many orders were refunded").
+    r"^(?!\s*(?:when|what\s+(?:date|day|time)|which\s+(?:date|day)|how\s+many)\b).*?(?:"
+    r"\bhow\s+much\b[^?]*\b(?:paid|pay|pays|payout|spent|spend|owe[ds]?|owing|charged?|"
+    r"charges|costs?|refund\w*|reimburs\w*|earn\w*|compensat\w*|worth|bill|invoice[ds]?|"
+    r"quoted?|ask(?:s|ed|ing)?|grant(?:s|ed)?|award(?:s|ed)?|request(?:s|ed|ing)?)\b|"
+    r"\bwhat\s+(?:did|does|do|will|would)\b[^?]*\b(?:pay|charge|cost)\b|"
+    r"\b(?:what(?:['’]s|\s+is|\s+was)\s+the\s+quote\s+for)\b|"
+    # A word of a name ("the fare-sync worker") asks no sum, nor does "in charge".
+    r"(?<![\w-])(?<!in\s)(?:price[ds]?|cost(?:s|ing)?|fees?|fares?|premiums?|payout|"
+    r"compensation|refund|rent|salary|wages?|charges?)(?![\w-])"
+    rf"(?!\s+(?:{_NOT_A_SUM})\b))", re.IGNORECASE | re.DOTALL)
+"""A sum of money is asked: "how much ... paid / for", "the price", "what did she pay" (not
+the "cost centre" or "pay date" a money word names, nor "when is the rent due")."""
 _MONEY = re.compile(r"[£$€¥]\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*(?:\.\d+)?\s?(?:GBP|USD|EUR)\b")
 _CHANGE = re.compile(r"\bfrom\s+\S*\d\S*\s+(?:to|until)\s+\S*\d|\d\S*\s*(?:→|->)\s*\S*\d")
 _PLACE_WORDS = frozenset(stems("mode setting level speed tier class size option"))
@@ -70,6 +86,8 @@ def narrowed(question: str, text: str) -> str | None:
         after = re.search(rf"\b{match.group(1)}\s+(\S+)", part, re.IGNORECASE)
         if after is not None and any(c.isdigit() for c in after.group(1)):
             part = after.group(0)
+    if not label and _CLOCK_ASKED.search(question):
+        part = _clock_time(question, part) or part
     if _undecided(question, part):
         return None
     if part == line:
@@ -211,6 +229,20 @@ def _names_place(words: list[str], name: str) -> bool:
             or (at > 0 and words[at - 1] in ("on", "in", "at", "under")))
 
 
+_CLOCK_ASKED = re.compile(r"\bwhat\s+time\b|\bat\s+what\s+hour\b", re.IGNORECASE)
+_CLOCK = re.compile(r"(?<![\d:.])(?:[01]?\d|2[0-3]):[0-5]\d(?:\s?[ap]\.?m\b\.?)?(?![\d:])"
+                    r"|(?<![\d:.])(?:1[0-2]|0?[1-9])(?:\.[0-5]\d)?\s?[ap]\.?m\b\.?", re.IGNORECASE)
+
+
+def _clock_time(question: str, part: str) -> str | None:
+    """The one clock time of a line, for "what time ...": a listing's "14:00 6011218/2026 Mr
+    Daniel Corr v ..." says the time and the case it is for. None when it has none, or
+    several the question does not name."""
+    said = set(_CLOCK.findall(question))
+    clocks = list(dict.fromkeys(c for c in _CLOCK.findall(part) if c not in said))
+    return clocks[0] if len(clocks) == 1 else None
+
+
 def _undecided(question: str, part: str) -> bool:
     """Several values of the kind asked are left: years for "what year", amounts of money
     for a price. Asides aside: the main text is what the line says of its subject."""
@@ -219,7 +251,7 @@ def _undecided(question: str, part: str) -> bool:
         return False  # "from £26 to £28": grounding picks the side asked (`change_side`)
     if _ASKS_YEAR.search(question):
         return len(set(_YEAR.findall(main)) - set(_YEAR.findall(question))) > 1
-    if _ASKS_MONEY.search(question) and not re.search(r"\bweigh", question, re.IGNORECASE):
+    if MONEY_ASKED.search(question) and not re.search(r"\bweigh", question, re.IGNORECASE):
         return len({m.replace(" ", "") for m in _MONEY.findall(main)}) > 1
     return False
 

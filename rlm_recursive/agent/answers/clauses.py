@@ -234,14 +234,49 @@ def labelled_as_asked(question: str, answer: str, text: str,
     cells = [(key, value) for key, value in (fields or {}).items()
              if _holds(value, anchors) and not _POSITIONAL.fullmatch(key)]
     if cells:
-        # A column says what its cells are; a cell of prose ("Replacing disk 2 under Dell
-        # case 184220731") may say it itself, a short one ("Card check") only repeats.
-        return any(label_says(question, key) or (len(value.split()) >= _PROSE_WORDS
-                                                 and label_says(question, value))
+        # A column says what its cells are, unless the cell holds columns of its own ("40901
+        # Room : 216": a line of several `key : value` pairs read as one); a cell of prose
+        # ("Replacing disk 2 under Dell case 184220731") may say it itself, a short one
+        # ("Card check") only repeats.
+        return any((label_says(question, key) if (inner := _inner_label(value, anchors))
+                    is None else label_says(question, inner))
+                   or (len(value.split()) >= _PROSE_WORDS
+                       and label_says(question, _labelling(value, anchors)))
                    for key, value in cells)
     lines = [line for line in text.split("\n")
              if _FIELD_LINE.match(line) and _holds(line, anchors)]
-    return not lines or any(label_says(question, line) for line in lines)
+    return not lines or any(label_says(question, _labelling(line, anchors)) for line in lines)
+
+
+_INNER_LABEL = re.compile(r"(?:^|\s)([A-Za-z][\w.#/-]*(?:\s[A-Za-z][\w.#/-]*){0,2})\s*:\s")
+"""A label inside a line or cell, before its value: "Room   : 216", "Departure : 26/10/26"."""
+_NEXT_WORD = re.compile(r"\s*\(?([^\W\d_][\w-]*)(?!\s*:)")
+
+
+def _inner_label(piece: str, anchors: list[str]) -> str | None:
+    """The last `Label :` written before the value in a piece of text, with the value."""
+    cut = _through_value(piece, anchors)
+    labels = list(_INNER_LABEL.finditer(cut))
+    return cut[labels[-1].start():] if labels else None
+
+
+def _labelling(piece: str, anchors: list[str]) -> str:
+    """The words that label the value in a `key: value` line or a prose cell: from its last
+    label (`Label :`) up to the value and the word just after it ("12 cars", "48 hours").
+    Words further on qualify something else: "Rate : GBP 118.00 per night (room only)"
+    is no room."""
+    return _inner_label(piece, anchors) or _through_value(piece, anchors)
+
+
+def _through_value(piece: str, anchors: list[str]) -> str:
+    """`piece` up to the end of the last value of the answer it holds, and the word after."""
+    norm_ends = [m.end() for v in anchors for m in re.finditer(
+        r"(?<![^\W_])" + re.escape(v) + r"(?![^\W_])", piece, re.IGNORECASE)]
+    if not norm_ends:
+        return piece
+    end = max(norm_ends)
+    after = _NEXT_WORD.match(piece, end)
+    return piece[:after.end() if after else end]
 
 
 _POSITIONAL = re.compile(r"[A-Z][A-Z0-9]{2}-\d+")

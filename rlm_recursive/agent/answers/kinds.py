@@ -17,7 +17,13 @@ from __future__ import annotations
 import re
 
 from ...corpus.evidence import contains, entities, normalise, stems, values
-from .labelled import only_a_person_for_a_topic, other_fields_only, other_side, without_times
+from .labelled import (
+    only_a_person_for_a_topic,
+    other_fields_only,
+    other_side,
+    undated,
+    without_times,
+)
 from .measures import QP_ESCAPE, measure_fits, names_place, states_count
 from .persons import CALENDAR_WORDS, asks_who, names_person
 
@@ -116,8 +122,9 @@ def fits_kind(question: str, answer: str) -> bool:
     if _HOW_MANY.match(question):
         return bool(re.search(r"\d", answer) or _COUNT_WORDS.search(answer))
     if _AMOUNT_ASKED.search(question):  # "the total yearly premium": 1,834.28, not a ref
-        # A quoted-printable mail body writes "£18.50" as "=C2=A318.50": its escapes are no code.
-        return bool(_AMOUNT.search(QP_ESCAPE.sub(" ", answer)))
+        # A quoted-printable mail body writes "£18.50" as "=C2=A318.50": its escapes are no
+        # code. A date or a clock time ("asked 2 Nov", "[2026-09-30 Wed 09:12]") is no sum.
+        return bool(_AMOUNT.search(undated(QP_ESCAPE.sub(" ", answer))))
     if _NUMBERED_ASKED.search(question):  # "flight no.": KL1697, not "the KLM flight"
         # A measure ("bags over 8 kg", "keeping 30 days") is no number of a thing.
         # A clock time or a date ("10:00" for "the case number") says when, not which.

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import re
 
+from ...corpus.dates import said_dates
 from ...corpus.word_stems import stems
 
-__all__ = ["only_a_person_for_a_topic", "other_fields_only", "other_side", "without_times"]
+__all__ = ["only_a_person_for_a_topic", "other_fields_only", "other_side", "undated",
+           "without_times"]
 
 _FIELD = r"(?:no|nr|num|number|code|ref|reference|id|version|ver)"
 _LABELLED = re.compile(
@@ -40,6 +42,14 @@ _GENERIC = frozenset(stems("the a an what which whats is are of for on in my you
 def without_times(text: str) -> str:
     """The text with its clock times and digit dates taken out."""
     return _TIMES.sub(" ", text)
+
+
+def undated(text: str) -> str:
+    """The text with every date it writes ("2 Nov", "30 September 2026", "2026-09-30") and
+    its clock times taken out: what is left of it says no "when"."""
+    for start, end, _ in reversed(said_dates(text)):
+        text = text[:start] + " " + text[end:]
+    return without_times(text)
 
 
 def _asked_qualifiers(question: str) -> set[str]:

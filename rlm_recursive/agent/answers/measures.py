@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from ...corpus.evidence import entities
+from ...corpus.narrow import MONEY_ASKED
 from ...corpus.word_stems import stems, words
 from ..counting.scope import content_positions, head_unit, noun_phrase
 
@@ -41,14 +42,23 @@ class Measure:
     """Labels a bare number may stand under ("weight", "delay")."""
     before: str = ""
     """A mark standing before the number ("£", "USD")."""
+    bare: str = ""
+    """A shape the number may have with no mark at all (a sum's "186.40"): a text that marks
+    some of its numbers ("£96.40") marks them all, and there a bare one is of another kind
+    ("worn 0.75")."""
 
-    def numbers(self, text: str) -> set[str]:
-        """The numbers of this kind in `text`, thousands separators dropped."""
+    def numbers(self, text: str, marked: str | None = None) -> set[str]:
+        """The numbers of this kind in `text`, thousands separators dropped (`marked`: the
+        text around it, which says whether a bare shape counts)."""
         found: list[str] = []
         # "45 min", "2.4kg", "a 99-year lease"
         found += re.findall(rf"{_NUM}[\s-]?(?:{self.unit})(?![A-Za-z])", text, re.IGNORECASE)
-        if self.before:
-            found += re.findall(rf"(?:{self.before})\s?(\d[\d,]*(?:\.\d+)?)", text,
+        before = self.before
+        if self.bare and not (self.before and re.search(
+                self.before, marked if marked is not None else text, re.IGNORECASE)):
+            before = rf"{before}|{self.bare}" if before else self.bare
+        if before:
+            found += re.findall(rf"(?:{before})\s?(\d[\d,]*(?:\.\d+)?)", text,
                                 re.IGNORECASE)
         found += re.findall(rf"\b(?:{self.labels}){_TO_LABEL}{_NUM}(?![\d:/-]|\.\d)", text,
                             re.IGNORECASE)
@@ -88,20 +98,12 @@ _MEASURES = (
     Measure("duration", _asked(r"\bhow\s+(?:late|long)\b|\b(?:length|duration)\b|"
                                r"\brun\s*-?\s*time\b|\bdelay(?:ed)?\s+by\b"),
             _TIME_UNITS, r"delay|delayed|late|duration|run\s*-?\s*time|lasts?|length|took"),
-    Measure("money", _asked(
-        r"\bhow\s+much\b[^?]*\b(?:paid|pay|pays|payout|spent|spend|owe[ds]?|owing|charged?|"
-        r"charges|costs?|refund\w*|reimburs\w*|earn\w*|compensat\w*|worth|bill|invoice[ds]?|"
-        r"quoted?)\b|\b(?:what(?:['’]s|\s+is|\s+was)\s+the\s+quote\s+for)\b|"
-        # A word of a name ("the fare-sync worker") asks no sum.
-        r"(?<![\w-])(?:price[ds]?|cost(?:s|ing)?|fees?|fares?|premiums?|payout|compensation|"
-        r"refund|rent|salary|wages?)(?![\w-])(?!\s+(?:centre|center|code|band|grade|type|"
-        r"category|ref|reference|id|no|number|list|slip|status|date|form|request|method|"
-        r"policy|terms)\b)"),
+    Measure("money", MONEY_ASKED,
             r"p|pence|gbp|usd|eur|chf|aud|cad|nzd|jpy|inr|dollars?|euros?|pounds|cents?|quid",
             r"price|cost|costs|fee|charge|paid|payment|amount|total|premium|refund|"
             r"compensation|fare|rent|subtotal|balance|due|owed|value|sum",
-            before=r"[£$€¥₹]|\b(?:gbp|usd|eur|chf|aud|cad|nzd|rs\.?|inr)\b|"
-            r"(?<![\w.,/:-])(?=\d[\d,]*\.\d\d(?![\d.:/-]))"),
+            before=r"[£$€¥₹]|\b(?:gbp|usd|eur|chf|aud|cad|nzd|rs\.?|inr)\b",
+            bare=r"(?<![\w.,/:-])(?=\d[\d,]*\.\d\d(?![\d.:/-]))"),
     Measure("capacity", _CAPACITY_ASKED,
             r"people|persons|guests|seats|seated|standing|places|covers|pax",
             r"seats|seating|capacity|holds?|sleeps|accommodates|occupancy|max(?:imum)?"),
@@ -143,13 +145,14 @@ def measure_fits(question: str, answer: str, context: str | None = None) -> bool
     answer = QP_ESCAPE.sub(" ", answer)
     context = QP_ESCAPE.sub(" ", context) if context is not None else None
     asked_numbers = _answer_numbers(question)
-    if any(m.numbers(answer) - asked_numbers for m in kinds):
+    marked = f"{answer}\n{context or ''}"
+    if any(m.numbers(answer, marked) - asked_numbers for m in kinds):
         return True
     numbers = _answer_numbers(answer) - asked_numbers
     if not numbers or context is None:
         return False
     lines = [line for line in context.split("\n") if numbers & _answer_numbers(line)]
-    return any(numbers & m.numbers(line) for line in lines for m in kinds)
+    return any(numbers & m.numbers(line, marked) for line in lines for m in kinds)
 
 
 _MONEY = next(m for m in _MEASURES if m.name == "money")

@@ -1,7 +1,11 @@
 """The classify strategy: a typed judgement per item by the model, summed in code.
 
-1. The session is split into items (the records its format marks: lines, rows, blocks,
-   paragraphs), narrowed by the field values the question names.
+1. The items are those of the kind the question names in the corpus's structure (a label's
+   lines, the lines under a recurring heading, a group of records, a table's rows: see
+   `counting.item_kinds`); else the session's records (lines, rows, blocks, paragraphs),
+   narrowed by the field values the question names. When each alternative of the condition
+   names a word some items say ("late or missing"), an item that says none of them is a "no"
+   without asking.
 2. Items are packed into batches that fill the window without overflowing it (at least
    `MIN_BATCH` per call); each batch gets one constrained JSON reply: one label per numbered
    item (`yes`/`no`, or the labels the question offers).
@@ -23,22 +27,27 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass
+from itertools import compress
 from typing import Any
 
 from ...corpus.records import Layout, Record
-from ...corpus.tally import TallyPlan, tally
 from ...corpus.word_stems import stems, words
 from ...errors import Timeout
 from ...types import SpanRef
 from ..batching import batch_ranges, calls_in_flight
 from ..context import AgentAnswer, RunContext
 from ..counting.draft import MIN_ITEMS
-from ..counting.scope import content_positions, titled_documents
-from ..counting.terms import addressees
+from ..counting.item_kinds import (
+    criterion_stems,
+    gist,
+    items_to_ask,
+    narrowed_records,
+    question_kind,
+)
 from ..grounding import not_found_answer
 from ..model_call import CHARS_PER_TOKEN, window_chars
 from ..recursion import RecursionState, Tier
-from ..routing import asks_to_count, count_draft, session_layout
+from ..routing import asks_to_count, session_layout
 from .count import computed
 from .structured import ask_json
 
@@ -134,11 +143,13 @@ def _minutes(seconds: float) -> str:
 
 async def judge_items(
     rc: RunContext, tier: Tier, question: str, items: list[Record], labels: list[str],
+    stress: set[str] | None = None,
 ) -> Judging:
-    """One label per item (None: the model gave none, or the time budget ran out first)."""
+    """One label per item (None: the model gave none, or the time budget ran out first).
+    `stress`: stems of the condition; an item's lines that say them are shown first."""
     criterion = _criterion(question, labels)
     budget = window_chars(tier, min(1024, tier.num_ctx // 4)) - len(criterion) - len(_SYSTEM)
-    shown = [_shown(it) for it in items]
+    shown = [_shown(it, stress or set()) for it in items]
     # Each item costs its text, its number, and the schema entry that forces its label.
     overhead = 12 + sum(len(x) + 3 for x in labels) + 40
     ranges = batch_ranges([len(s) for s in shown], budget, overhead, MAX_BATCH)
@@ -212,17 +223,19 @@ async def judge_items(
     return judging
 
 
-def _shown(item: Record) -> str:
+def _shown(item: Record, stress: set[str]) -> str:
     """An item as the model sees it, cut to `_ITEM_CHARS`. A block its fields spell out (a
     JSON object, a YAML mapping) shows its prose fields first, as `key: value`: the body of
-    a ticket, not its id, timestamps, indents and braces, fits the cut."""
+    a ticket, not its id, timestamps, indents and braces, fits the cut. Lines and fields that
+    say the condition's words (`stress`) come first of all."""
     fields = getattr(item, "fields", None) or {}
     block = "\n" in item.text.strip() or item.text.lstrip().startswith("{")
     if block and fields and _spelled_out(item.text, fields):
-        ordered = sorted(fields.items(), key=lambda kv: -len(kv[1].split()))
+        ordered = sorted(fields.items(), key=lambda kv: (
+            not stress & set(stems(f"{kv[0]} {kv[1]}")), -len(kv[1].split())))
         text = "; ".join(f"{k}: {v}" for k, v in ordered)
     else:
-        text = item.text
+        text = gist(item.text, stress, _ITEM_CHARS)
     return text[:_ITEM_CHARS].replace("\n", " ")
 
 
@@ -246,77 +259,37 @@ def _tell(rc: RunContext, line: str | None, event: dict[str, Any]) -> None:
         rc.progress({"event": "progress", "task": "classify", **event})
 
 
-async def _items(rc: RunContext, question: str, layout: Layout
-                 ) -> tuple[list[Record], str, str]:
-    """The items to judge: the session's records, narrowed by the field values the question
-    names ("How many ERROR lines mention a network problem?": ERROR lines only)."""
-    draft = count_draft(question, layout)
-    records, narrowed = layout.records, []
-    # "how many tickets ...", "did the engine room crew ...": the records of the documents
-    # the question names by title only.
-    docs = draft.plan.docs or titled_documents(question, layout)
-    # A value inside the relative clause is part of the judgement, not a narrowing: "people
-    # who couldn't log in to their account" are not the records tagged "account".
-    head = _RELATIVE.split(question, maxsplit=1)[0]
-    filters = draft.plan.filters if head == question else count_draft(head, layout).plan.filters
-    # "in October": only the records dated then are judged.
-    if not draft.negated and (filters or draft.plan.months):
-        prefilter = TallyPlan(filters=filters, months=draft.plan.months, docs=docs)
-        records, _ = tally(layout, prefilter, sample=len(layout.records))
-        narrowed.append(prefilter.describe())
-    elif docs:
-        records = [r for r in records if r.doc_id in docs]
-        narrowed.append(f"a place in {len(docs)} named document(s)")
-    # "accessions that have notes that report a fungal problem": a record with no notes
-    # reports nothing, so only those with the field are judged.
-    for key in [] if draft.negated else _optional_fields_named(question, layout):
-        kept = [r for r in records if r.fields.get(key, "").strip()]
-        if not kept:
-            # The field's records lie outside the documents a title word named: they are
-            # the ones asked about when they say what the question is about ("visitor
-            # comments ... the cafe"); else the field is another thing of the same name.
-            kept = [r for r in layout.records if r.fields.get(key, "").strip()]
-            about = set(stems(" ".join(words(question)[i] for i in content_positions(
-                question)))) - set(stems(key))
-            if not any(about & set(stems(r.text)) for r in kept):
-                continue
-            narrowed = []
-        records = kept
-        narrowed.append(f"a value in {key}")
-    return records, layout.unit, " and ".join(narrowed)
-
-
-_RELATIVE = re.compile(r"\b(?:who|that|which|whose|where)\b", re.IGNORECASE)
-
-
-def _optional_fields_named(question: str, layout: Layout) -> list[str]:
-    """Fields the question names by their whole name ("notes", "remarks") that some records
-    of their documents leave empty; not whom a claim is told to ("tell residents that")."""
-    told = addressees(question)
-    asked = {s for i, s in enumerate(stems(question)) if i not in told}
-    out = []
-    for key in layout.fields:
-        words = set(stems(key))
-        if not words or not words <= asked:
-            continue
-        docs = {r.doc_id for r in layout.records if key in r.fields}
-        if any(key not in r.fields for r in layout.records if r.doc_id in docs):
-            out.append(key)
-    return out
-
-
 async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnswer:
     tier = rc.tier(state.depth + 1 if state.can_recurse() else state.depth)
-    layout, _ = await session_layout(rc)
-    items, unit, narrowed = await _items(rc, question, layout)
-    mismatch = not_units(items, layout) if asks_to_count(question) else None
-    if mismatch is not None:
-        # A yes/no per chunk of text is no count of what the question counts: a table
-        # pasted whole is one item, however many rows it holds.
-        return not_found_answer(tier, f"no count: {mismatch}")
+    layout, texts = await session_layout(rc)
     labels = labels_for(question)
-    judging = await judge_items(rc, tier, question, items, labels)
-    verdicts, calls = judging.verdicts, judging.calls
+    kind = question_kind(question, layout, texts)
+    asked: list[bool] | None = None
+    stress: set[str] = set()
+    if kind is not None:
+        # Items of the kind the question names are units by construction (one comment, one
+        # block, one row each).
+        title = layout.titles.get(kind.doc_id, "")
+        items, unit = list(kind.items), "item"
+        scope = f" among the {kind.describe(title.split(chr(10), 1)[0])}"
+        stress = criterion_stems(question, kind, title)
+        if labels == ["yes", "no"]:
+            asked = items_to_ask(question, kind, title)
+    else:
+        items, unit, narrowed = narrowed_records(question, layout)
+        scope = f" among the {unit}s with {narrowed}" if narrowed else ""
+        mismatch = not_units(items, layout) if asks_to_count(question) else None
+        if mismatch is not None:
+            # A yes/no per chunk of text is no count of what the question counts: a table
+            # pasted whole is one item, however many rows it holds.
+            return not_found_answer(tier, f"no count: {mismatch}")
+    asked = asked or [True] * len(items)
+    judging = await judge_items(rc, tier, question, list(compress(items, asked)), labels,
+                                stress)
+    # An item that says none of the condition's words is a "no" without asking the model.
+    answered = iter(judging.verdicts)
+    verdicts = [next(answered) if ask else "no" for ask in asked]
+    calls, skipped = judging.calls, asked.count(False)
     counts = Counter(v for v in verdicts if v is not None)
     seen = sum(counts.values())
     if labels == ["yes", "no"]:
@@ -330,17 +303,19 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
     for item in cited:
         rc.citations.add(SpanRef(doc_id=item.doc_id, start=item.start, end=item.end))
     sample = "\n".join(f"- {it.text[:160]}" for it in cited[:5])
-    scope = f" among the {unit}s with {narrowed}" if narrowed else ""
     cut = (f" PARTIAL: the {rc.settings.classify_budget_s:.0f} s time budget ran out after "
            f"{seen} of {len(items)} items; the estimate scales the share judged '{chosen}' "
            f"({counts[chosen]}) to all items." if judging.partial else "")
     text = (f"{head} — judged by the model, not an exact count: {len(cited)} of {len(items)} "
             f"items{scope} judged '{chosen}', one label per item (items seen {seen} / items "
             f"total {len(items)}, {calls} model calls, {judging.seconds:.0f} s).{cut}"
+            + (f" {skipped} item(s) say none of the condition's words: 'no' without asking."
+               if skipped else "")
             + (f"\nExamples:\n{sample}" if sample else ""))
     plan = f"model judged each {unit}{scope}: {question.strip()}"
     return AgentAnswer(text, tier, calls, extra={
         "items_total": len(items), "items_seen": seen, "counts": dict(counts),
+        "items_asked": len(items) - skipped,
         "model_calls": calls, "partial": judging.partial,
         "computed": computed("classify", plan, counts[chosen], counts[chosen] > 0,
                              judging.partial, exact=False)})
