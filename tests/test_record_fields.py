@@ -199,3 +199,36 @@ async def test_search_answers_a_keyed_field_named_above_its_record_and_grounds_i
     # No gas part: neither meter's serial is the gas meter's.
     assert other.grounded is False or not any(
         s in other.answer for s in ("HN-3390127", "W7Q-118204")), other.answer
+
+
+CARDS = """\
+Thornfield Primary - Spring progress cards (Year 5)
+
+----------------------------------------------------------
+CHILD: Ulrika Ross        Class: 5W (Miss T. Wren)     UPN Q551203
+Attendance 96.2%   Reading age: 11y 2m
+Maths       working towards
+Writing     expected
+----------------------------------------------------------
+CHILD: Ulysses Rossi      Class: 5M (Mr D. Moyo)       UPN Q551219
+Attendance 91.0%   Reading age: 9y 8m
+Maths       expected
+Writing     working towards
+"""
+
+
+@pytest.mark.asyncio
+async def test_search_reads_the_asked_label_on_the_line_that_names_the_record(
+        tmp_path, monkeypatch):
+    """The line naming the child also holds other fields: the asked one is read by its
+    label, not the first words after the name."""
+    runtime = small_runtime(tmp_path, monkeypatch)
+    try:
+        sid = load(runtime, CARDS)
+        upn, _ = await ask(runtime, sid, "ulysses rossi UPN", "search", first_excerpt_line)
+        reading, _ = await ask(runtime, sid, "what is Ulrika Ross's reading age", "search",
+                               first_excerpt_line)
+    finally:
+        runtime.close()
+    assert upn.grounded is not False and "Q551219" in upn.answer, upn.answer
+    assert reading.grounded is not False and "11y 2m" in reading.answer, reading.answer

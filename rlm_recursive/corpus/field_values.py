@@ -139,8 +139,11 @@ class Candidate:
 def _value_at(question: str, line: str, at: int) -> str:
     """The value starting at `at`: the figure or code; for "who", its whole cell (the
     person is in it: "8RH (Mr R. Hadfield)")."""
-    if re.match(r"\s*who(?:se|m)?\b", question, re.IGNORECASE):
-        return _CELL.match(line, at).group().strip()
+    cell = _CELL.match(line, at).group().strip()
+    # A figure in parts ("11y 2m", "3 h 20 min") is the whole cell.
+    if re.match(r"\s*who(?:se|m)?\b", question, re.IGNORECASE) or re.fullmatch(
+            r"\d[\d.,:/]*[a-zA-Z%]{0,3}(?: \d[\d.,:/]*[a-zA-Z%]{0,3})+", cell):
+        return cell
     return _VALUE.match(line, at).group().strip().rstrip(".,")
 
 

@@ -89,7 +89,9 @@ def _lead(lines: list[tuple[int, int, str]], keys: list[int]) -> int | None:
         lead += 1
     for key in keys:
         before = key - lead - 1
-        if before >= 0 and lines[before][2].strip() and not _RULE.fullmatch(lines[before][2]):
+        # A record starts after a blank line or a rule, or with a rule of its own.
+        if before >= 0 and lines[before][2].strip() and not _RULE.fullmatch(
+                lines[before][2]) and not _RULE.fullmatch(lines[key - lead][2]):
             return None
     return lead
 

@@ -8,6 +8,7 @@ import re
 
 from ...corpus.reading import shown
 from ...corpus.search import Hit
+from ...corpus.units import normalise
 from ...providers.base import Message
 from ...store import Document, Store
 from ...tools.search import search_session
@@ -19,7 +20,7 @@ from ..lookups.blocks import follow_block
 from ..lookups.chain import follow_role
 from ..lookups.hops import hop_through, says_label
 from ..lookups.legend import keyed_person
-from ..lookups.record_hops import record_hop
+from ..lookups.record_hops import keyed_field, record_hop
 from ..model_call import call_model, window_chars
 from ..recursion import RecursionState
 from ..routing import session_layout
@@ -95,6 +96,13 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
             block = (await asyncio.to_thread(hop_through, store, session_id, question)
                      or await asyncio.to_thread(record_hop, store, session_id,
                                                 question))
+        # The line found is in a keyed record that gives the asked field under its label
+        # ("PUPIL: Freddie Lindsay  Form: 8RH  UPN A82…" for the UPN): the field answers.
+        if block is None and isinstance(found, Extract) and not bridges:
+            keyed = await asyncio.to_thread(keyed_field, store, session_id, question)
+            if keyed is not None and _overlap(found.ref, keyed.links[0]) and normalise(
+                    keyed.found.answer.rpartition(": ")[2]) not in normalise(found.answer):
+                block = keyed
         if block is not None and not bridges and (found is None or (
                 isinstance(found, Extract) and _overlap(found.ref, block.links[0]))):
             found, bridges = block.found, block.bridges
