@@ -200,6 +200,8 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     draft.unknown.extend(words(question)[i] for i in judged)
     skip |= set(judged)
     acted: set[int | None] = set()
+    said_beside: dict[int, list[str]] = {}
+    """For each word no record says, the words of its run the records do say."""
     for run, at in _content_runs(question, skip):
         phrase = " ".join(run)
         negative = bool(set(at) & negated_at)
@@ -234,13 +236,15 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
                 resolved |= set(at)
             else:
                 draft.unknown.extend(w for w in run if w not in found)
+                said_beside.update({i: found for i, w in zip(at, run, strict=True)
+                                    if w not in found})
     for i in acted - {None}:
         # "checked by Owen": the verb is what his handle on the record says he did.
         draft.unknown = [w for w in draft.unknown if w != words(question)[i]]
         draft.plan.phrases = [p for p in draft.plan.phrases if p != words(question)[i]]
     draft.plan.phrases = [p for p in draft.plan.phrases if not _everywhere(p, layout)]
     unit_at = noun_phrase(question, head)
-    unit_words = {words(question)[i] for i in unit_at}
+    unit_words = [words(question)[i] for i in sorted(unit_at)]
     draft.plan.phrases = unit_phrases_dropped(draft.plan, unit_words, layout.records)
     _file_words_dropped(draft, layout)
     noun = words(question)[max(unit_at)] if unit_at else None
@@ -249,6 +253,8 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
         # "how many appointments are in the Gym" over events that never say "appointment":
         # the noun names what is counted; its modifiers ("urgent tickets") stay conditions.
         draft.unknown.remove(noun)
+        # Its modifiers the records say ("the billing chores") stay conditions.
+        draft.plan.phrases += said_beside.get(max(unit_at), [])
     if docs is named_docs and docs and not draft.plan.empty:
         # Words that merely occur in a title ("result" in "Results & Tables") are a loose
         # scope: when the records they name hold nothing the rest of the question asks for

@@ -290,16 +290,39 @@ def glossed(question: str, matched: list, fields: dict[str, Counter[str]]
     return filters, gloss
 
 
-def unit_phrases_dropped(plan: TallyPlan, unit_words: set[str], records: list[Record]
+def unit_phrases_dropped(plan: TallyPlan, unit: list[str], records: list[Record]
                          ) -> list[str]:
-    """The plan's phrases without those that only repeat the counted noun ("how many
-    bookings are for the Garden Room": the events never say "booking"), when the records
-    the rest selects never say them; else the phrases as they are."""
-    unit = [p for p in plan.phrases if set(p.split()) <= unit_words]
-    rest = [p for p in plan.phrases if p not in unit]
-    if not unit or not (rest or plan.filters or plan.compare):
+    """The plan's phrases without those that only repeat the counted noun phrase `unit`
+    (its words in order): "how many bookings are for the Garden Room" when the events never
+    say "booking". The noun itself goes first; its modifiers ("grant tasks", "spoilt
+    papers") say which of them are counted and stay, unless a heading above the records the
+    rest selects says them ("weekly alarm tests" under "PART A - WEEKLY USER TESTS"):
+    dropping a condition counted every record of the place the question names."""
+    if not unit:
         return plan.phrases
     if any(True for _ in select(records, plan)):
         return plan.phrases
-    without = plan.model_copy(update={"phrases": rest})
-    return rest if any(True for _ in select(records, without)) else plan.phrases
+    head = next((w for w in reversed(unit) if w.endswith("s") and not w.endswith("ss")),
+                unit[-1])
+    for dropped in ({head}, set(unit)):
+        gone = [p for p in plan.phrases if set(p.split()) <= dropped]
+        rest = [p for p in plan.phrases if p not in gone]
+        if not gone or not (rest or plan.filters or plan.compare):
+            continue
+        without = plan.model_copy(update={"phrases": rest})
+        chosen = list(select(records, without))
+        modifiers = [w for p in gone for w in p.split() if w != head]
+        if chosen and all(_heading_says(w, chosen, records) for w in modifiers):
+            return rest
+    return plan.phrases
+
+
+def _heading_says(word: str, chosen: list[Record], records: list[Record]) -> bool:
+    """Does a record of a document the `chosen` records are in, before the first of them
+    there, say `word` (the heading or preamble the chosen records sit under)?"""
+    pattern = phrase_regex(word)
+    first: dict[str, int] = {}
+    for record in chosen:
+        first[record.doc_id] = min(first.get(record.doc_id, record.start), record.start)
+    return any(r.doc_id in first and r.start < first[r.doc_id] and pattern.search(r.text)
+               for r in records)
