@@ -270,7 +270,10 @@ def _extract_holds(rc: RunContext, question: str, answer: AgentAnswer) -> bool:
         return False
     # The field is not what is asked ("Room" for a phone extension), unless its text names
     # someone under the role asked ("notes: Quizmaster: Odile Fontaine").
+    # A field named in the question's own words was matched to them by the runtime.
+    field_words = re.findall(r"\w+", normalise(str(copied["field"])))
     if not (label_says(question, str(copied["field"]))
+            or (field_words and set(field_words) <= set(re.findall(r"\w+", normalise(question))))
             or (asks_who(question) and names_asked_role(question, answer.text))):
         return False
     doc = next((d for d in rc.store.documents(rc.session_id) if d.id == copied["doc_id"]), None)
@@ -279,8 +282,13 @@ def _extract_holds(rc: RunContext, question: str, answer: AgentAnswer) -> bool:
     text = rc.store.text(doc)
     # A chain's answer is about the last entity it reached, not the question's own.
     links = copied.get("bridges") or []
-    return verify_extract(question, answer.text, text[copied["start"]:copied["end"]],
-                          text[:copied["start"]], str(links[-1]) if links else None)
+    # The heading cited with the record names what the record does not (the bill's address).
+    above = copied.get("heading")
+    record = text[copied["start"]:copied["end"]]
+    if above:
+        record = text[above[0]:above[1]] + "\n" + record
+    return verify_extract(question, answer.text, record, text[:copied["start"]],
+                          str(links[-1]) if links else None)
 
 
 def _record(grounding: Grounding) -> Grounding:

@@ -32,8 +32,9 @@ from .dates import said_dates, same_date
 from .record_units import Unit, record_units, table_units
 from .units import STOP, normalise, stems
 
-__all__ = ["Described", "asked_labels", "asked_phrase", "described_field", "one_answer",
-           "pick_record", "question_codes", "read_field", "said_code", "said_date"]
+__all__ = ["Described", "abbreviates", "asked_labels", "asked_phrase", "described_field",
+           "named_words", "one_answer", "pick_record", "question_codes", "read_field",
+           "said_code", "said_date", "says_stem", "stems_of"]
 
 _DECLARED = re.compile(r"((?:[A-Za-z][\w-]*\s+){1,6})\(([A-Z]{2,6})\)")
 """A short form the document declares: "a manual call point (MCP)"."""
@@ -78,7 +79,7 @@ def _declared(text: str) -> dict[str, list[str]]:
     return out
 
 
-def _abbreviates(short: str, word: str) -> bool:
+def abbreviates(short: str, word: str) -> bool:
     """`short` is `word` cut down ("emp" for "employee"): shorter, its first two letters,
     the rest of its letters in the word's order."""
     if len(short) < 3 or len(short) >= len(word) or short[:2] != word[:2]:
@@ -106,14 +107,14 @@ def _label_said(label: str, asked: list[str], declared: dict[str, list[str]]) ->
             used.add("number")
         else:
             stem = (stems(word) or [word])[0]
-            hit = next((w for w in asked if w == stem or _abbreviates(word, w)), None)
+            hit = next((w for w in asked if w == stem or abbreviates(word, w)), None)
             if hit is None:
                 return None
             used.add(hit)
     return used
 
 
-def _says(unit_stems: frozenset[str], word: str) -> bool:
+def says_stem(unit_stems: frozenset[str], word: str) -> bool:
     """The record says the word, or a longer form of it ("faulty" for "fault")."""
     return word in unit_stems or (len(word) >= 4 and any(
         s.startswith(word) or (len(s) >= 4 and word.startswith(s) and len(word) - len(s) <= 2)
@@ -121,7 +122,7 @@ def _says(unit_stems: frozenset[str], word: str) -> bool:
 
 
 @functools.lru_cache(maxsize=65536)
-def _stems_of(text: str) -> frozenset[str]:
+def stems_of(text: str) -> frozenset[str]:
     """A record's stems, read once for all the labels and questions."""
     return frozenset(stems(text))
 
@@ -132,7 +133,7 @@ def _dates_of(text: str) -> tuple:
     return tuple(d for _, _, d in said_dates(text))
 
 
-def _must(question: str) -> set[str]:
+def named_words(question: str) -> set[str]:
     """The stems of the names the question gives (capitalised words past its first): a
     record that does not say one, when another record does, is not the one described."""
     words = re.findall(r"(?<=\s)[A-Z][\w'’-]*", question)
@@ -167,9 +168,9 @@ def pick_record(group: list[Unit], words: set[str], must: set[str], dates: list,
     record says."""
     said_by = []
     for unit in group:
-        unit_stems = _stems_of(unit.text)
+        unit_stems = stems_of(unit.text)
         written = _dates_of(unit.text) if dates else ()
-        found = {w for w in words | must if _says(unit_stems, w)}
+        found = {w for w in words | must if says_stem(unit_stems, w)}
         found |= {f"date{n}" for n, asked in enumerate(dates)
                   if any(same_date(asked, d) for d in written)}
         found |= {f"code:{code}" for code in codes if said_code(code, unit.text)}
@@ -280,7 +281,7 @@ def described_field(question: str, docs: Iterable[tuple[str, str]]) -> Described
     """The field the question asks of the record it describes (see the module), or None
     when no record is picked or two answers differ."""
     asked = stems(question)
-    must = _must(question)
+    must = named_words(question)
     dates = [d for _, _, d in said_dates(question)]
     codes = question_codes(question)
     found: list[tuple[set[str], Described]] = []

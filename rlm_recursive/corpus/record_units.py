@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from .blocks import lines_of
 from .rows import rule_columns
 
-__all__ = ["Unit", "record_units", "table_units"]
+__all__ = ["Unit", "line_fields", "record_units", "table_units"]
 
 _CELL = re.compile(r"[^\s|]+(?: [^\s|]+)*")
 """A cell: words set apart from the next cell by two or more spaces, or a bar."""
@@ -114,7 +114,7 @@ _NUMBERED = re.compile(r"^([A-Za-z][^\d:]{0,40}?)\s+(\S*\d.*)$")
 """A label in words, then a value opening with a token that has a digit ("Emp. no 00188")."""
 
 
-def _line_fields(start: int, end: int, line: str) -> list[tuple[str, str, int, int]]:
+def line_fields(start: int, end: int, line: str) -> list[tuple[str, str, int, int]]:
     """A line's labelled parts: "Dept: Quality", "Emp. no 00188", and a label cell with
     the value cell beside it ("Student loan (plan 2)     67.73")."""
     out = []
@@ -161,6 +161,6 @@ def record_units(doc_id: str, text: str) -> list[list[Unit]]:
 
 
 def _record(doc_id: str, text: str, body: list[tuple[int, int, str]]) -> Unit:
-    fields = tuple(f for s, e, line in body for f in _line_fields(s, e, line))
+    fields = tuple(f for s, e, line in body for f in line_fields(s, e, line))
     return Unit(doc_id, body[0][0], body[-1][1], fields, text[body[0][0]:body[-1][1]])
 

@@ -67,8 +67,10 @@ class Extract:
 def copied(found: Extract, bridges: list[str] | None = None) -> dict[str, object]:
     """The runtime's copy of the answer, as a strategy hands it to grounding (with the
     bridges of the chain that led to it, for multi-hop questions)."""
+    heading = found.heading if found.heading and found.heading.doc_id == found.ref.doc_id else None
     return {"answer": found.answer, "doc_id": found.ref.doc_id, "start": found.ref.start,
-            "end": found.ref.end, "field": found.field, "bridges": bridges or []}
+            "end": found.ref.end, "field": found.field, "bridges": bridges or [],
+            "heading": [heading.start, heading.end] if heading else None}
 
 
 def cited(found: Extract) -> list[SpanRef]:

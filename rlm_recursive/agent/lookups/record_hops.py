@@ -8,13 +8,14 @@ from __future__ import annotations
 from ...corpus.asked import asked_label
 from ...corpus.described import described_field
 from ...corpus.linked_records import linked_field
+from ...corpus.record_fields import record_field
 from ...corpus.role_heads import role_head
 from ...store import Store
 from ...types import SpanRef
 from ..answers.extractive import Extract
 from .chain import Chain
 
-__all__ = ["described_record", "linked_record", "record_hop", "role_heading"]
+__all__ = ["described_record", "keyed_field", "linked_record", "record_hop", "role_heading"]
 
 
 def _docs(store: Store, session_id: str) -> list[tuple[str, str]]:
@@ -66,10 +67,29 @@ def role_heading(store: Store, session_id: str, question: str,
                  [found.value], [record, SpanRef(doc_id=doc_id, start=start, end=end)])
 
 
+def keyed_field(store: Store, session_id: str, question: str,
+                docs: list[tuple[str, str]] | None = None) -> Chain | None:
+    """The asked field of the keyed record the question names ("freddie lindsay UPN",
+    "turnout egton bridge"), wherever in the record it is written, citing the record."""
+    found = record_field(question, docs if docs is not None else _docs(store, session_id))
+    if found is None:
+        return None
+    record = SpanRef(doc_id=found.doc_id, start=found.unit.start, end=found.unit.end)
+    # The field is named as the question names it ("confirmation number" for "Conf."),
+    # for grounding to check against what is asked.
+    above = (SpanRef(doc_id=found.doc_id, start=found.context[0], end=found.context[1])
+             if found.context else None)
+    return Chain(Extract(f"{found.label}: {found.value}", record,
+                         field=found.asked_as or found.label, heading=above), [],
+                 [record, *([above] if above else [])])
+
+
 def record_hop(store: Store, session_id: str, question: str) -> Chain | None:
     """The record linked to the one the question pins by a date or code, else the record
-    the question describes, else the role heading another of its items."""
-    docs = _docs(store, session_id)  # read once for the three look-ups
+    the question describes, else the role heading another of its items, else the keyed
+    record the question names."""
+    docs = _docs(store, session_id)  # read once for the four look-ups
     return (linked_record(store, session_id, question, docs)
             or described_record(store, session_id, question, docs)
-            or role_heading(store, session_id, question, docs))
+            or role_heading(store, session_id, question, docs)
+            or keyed_field(store, session_id, question, docs))
