@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from strategy_support import ask, load_named, small_runtime, tool_name
 
 from rlm_recursive.agent.counting.item_kinds import gist, items_to_ask, named_kind
@@ -123,29 +124,23 @@ def test_a_label_that_only_repeats_the_counted_noun_is_not_what_is_judged():
     assert kind is not None and kind.name == "Safety"
 
 
-def test_records_opening_with_one_word_are_the_items_of_the_document_named():
-    docs = {"nginx-sites.conf": SERVERS, "notes.txt": "Nothing here.\n"}
-    question = "how many servers are limited to some addresses or ask for a password"
+@pytest.mark.parametrize(("docs", "question", "name", "size"), [
+    # Records opening with one word are the items of the document named; "a password" is
+    # said by no block literally, so every block is judged.
+    ({"nginx-sites.conf": SERVERS, "notes.txt": "Nothing here.\n"},
+     "how many servers are limited to some addresses or ask for a password", "server", 4),
+    # A table is named by its title; "staff" is said by one row only: no sign the rows name
+    # the cause that way, so all are asked.
+    ({"site_log.txt": INCIDENTS},
+     "how many pool closures were caused by the weather or by staffing", "POOL CLOSURES", 4),
+    # A negated condition: the line that says nothing may be the one that counts.
+    ({"appraisals.txt": APPRAISALS},
+     "how many manager comments raise no concern about lateness", "Manager", 4),
+])
+def test_kinds_whose_every_item_is_asked(docs, question, name, size):
     kind = named_kind(question, _layout(docs), list(docs.items()))
-    assert kind is not None and kind.name == "server" and len(kind.items) == 4
-    # "a password" is said by no block literally: every block is judged.
+    assert kind is not None and kind.name == name and len(kind.items) == size
     assert items_to_ask(question, kind) is None
-
-
-def test_a_titled_table_is_named_by_its_title_and_one_word_said_once_filters_nothing():
-    docs = {"site_log.txt": INCIDENTS}
-    question = "how many pool closures were caused by the weather or by staffing"
-    kind = named_kind(question, _layout(docs), list(docs.items()))
-    assert kind is not None and kind.name == "POOL CLOSURES" and len(kind.items) == 4
-    # "staff" is said once: no sign the rows name the cause that way, so all are asked.
-    assert items_to_ask(question, kind) is None
-
-
-def test_a_negated_condition_asks_about_every_item():
-    docs = {"appraisals.txt": APPRAISALS}
-    question = "how many manager comments raise no concern about lateness"
-    kind = named_kind(question, _layout(docs), list(docs.items()))
-    assert kind is not None and items_to_ask(question, kind) is None
 
 
 def test_a_question_naming_no_kind_leaves_the_records():
@@ -160,48 +155,42 @@ def test_the_gist_of_a_long_block_shows_the_lines_of_the_condition_first():
     assert shown.splitlines()[:2] == ["server {", "allow 10.0.0.0/8;"]
 
 
-def _judge_manager(request: ChatRequest):
-    assert tool_name(request) == "rlm_item_labels"
-    listing = request.messages[-1].content.split("Items:\n", 1)[1]
-    return tool_reply("rlm_item_labels", {
-        line.split(". ", 1)[0]: "no" if re.search(r"needs|late", line) else "yes"
-        for line in listing.splitlines()})
+def _judge_by(pattern: str):
+    """A 'model' labelling 'yes' each item it is shown that `pattern` finds."""
+    def judge(request: ChatRequest):
+        assert tool_name(request) == "rlm_item_labels"
+        listing = request.messages[-1].content.split("Items:\n", 1)[1]
+        return tool_reply("rlm_item_labels", {
+            line.split(". ", 1)[0]: "yes" if re.search(pattern, line) else "no"
+            for line in listing.splitlines()})
+    return judge
 
 
-async def test_classify_judges_the_named_lines_only(tmp_path, monkeypatch):
+async def _classify(tmp_path, monkeypatch, question: str, pattern: str):
+    """The answer, and every item line the model was shown."""
     runtime = small_runtime(tmp_path, monkeypatch)
     try:
         sid = load_named(runtime, {"appraisals.txt": APPRAISALS})
-        result, fake = await ask(
-            runtime, sid, "how many staff got a manager remark that is entirely favourable",
-            "classify", _judge_manager)
+        result, fake = await ask(runtime, sid, question, "classify", _judge_by(pattern))
     finally:
         runtime.close()
+    return result, [line for r in fake.requests
+                    for line in r.messages[-1].content.split("Items:\n", 1)[1].splitlines()]
+
+
+async def test_classify_judges_the_named_lines_only(tmp_path, monkeypatch):
+    result, shown = await _classify(
+        tmp_path, monkeypatch, "how many staff got a manager remark that is entirely favourable",
+        r"^\d+\. Manager: (?!.*(needs|late))")
     assert result.answer.split()[0] == "3"
-    shown = [line for r in fake.requests
-             for line in r.messages[-1].content.split("Items:\n", 1)[1].splitlines()]
     assert len(shown) == 4 and all("Manager:" in line for line in shown)
-
-
-def _judge_late(request: ChatRequest):
-    listing = request.messages[-1].content.split("Items:\n", 1)[1]
-    return tool_reply("rlm_item_labels", {
-        line.split(". ", 1)[0]: "yes" if re.search(r"after her shift|late", line) else "no"
-        for line in listing.splitlines()})
 
 
 async def test_classify_says_no_without_asking_for_lines_without_the_words(tmp_path,
                                                                          monkeypatch):
-    runtime = small_runtime(tmp_path, monkeypatch)
-    try:
-        sid = load_named(runtime, {"appraisals.txt": APPRAISALS})
-        result, fake = await ask(
-            runtime, sid, "how many of the reviews complain about being late for a shift",
-            "classify", _judge_late)
-    finally:
-        runtime.close()
-    shown = [line for r in fake.requests
-             for line in r.messages[-1].content.split("Items:\n", 1)[1].splitlines()]
+    result, shown = await _classify(
+        tmp_path, monkeypatch, "how many of the reviews complain about being late for a shift",
+        r"after her shift|late")
     assert 0 < len(shown) < 10
     assert result.answer.split()[0] == "2"
     assert "'no' without asking" in result.answer

@@ -59,3 +59,29 @@ def test_a_modifier_a_heading_says_may_go():
     layout = read_layout([("p", "\n".join(lines) + "\n")], {"p": "pumps.txt"})
     draft = count_draft("how many monthly checks were marked FAIL", layout)
     assert tally(layout, draft.plan)[1] == results.count("FAIL"), draft.plan.describe()
+
+
+def _slips() -> str:
+    slips = []
+    for name, extra in (("ADA", "Late check-out"), ("BEN", "Parking"), ("CY", "Late check-out"),
+                        ("DEV", "Parking"), ("EVE", "Breakfast"), ("FIN", "Late check-out")):
+        slips.append(f"RIVERSIDE INN  ·  Company No. 0918 77\n             GUEST SLIP\n"
+                     f"Guest: {name}\nRoom charge 80.00\n{extra} charge 15.00\n")
+    return "\n".join(slips)
+
+
+def test_a_number_ending_one_line_states_no_count_of_the_next():
+    # "... No. 0918 77" over "GUEST SLIP": no text states how many guests there are.
+    layout = read_layout([("s", _slips())], {"s": "slips.txt"})
+    question = "how many guests were charged for a late check-out"
+    assert route(question, layout)[0] == "count"
+    assert tally(layout, count_draft(question, layout).plan)[1] == 3
+
+
+def test_a_comparison_with_no_number_is_judged_not_found_as_a_word():
+    lines = ["Pupil: Ola   Note: reading is below the class average this term"]
+    lines += [f"Pupil: Ola   Subject: S{k}   Target: {5 + k % 2}   Now: {4 + k % 3}"
+              for k in range(8)]
+    layout = read_layout([("r", "\n".join(lines) + "\n")], {"r": "report.txt"})
+    draft = count_draft("in how many subjects is Ola working below her target", layout)
+    assert "below" in draft.unknown, draft.plan.describe()

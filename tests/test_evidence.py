@@ -255,3 +255,14 @@ def test_a_temperature_answers_temperature_whether_or_not_the_line_says_so():
     assert temperature in words("Prove the dough at 30 degrees C overnight.")
     assert temperature in words("Roast at gas mark 6 until golden.")
     assert temperature not in words("Bake for 160 minutes in a 23 cm tin.")
+
+
+def test_a_host_name_in_lower_case_is_an_entity_the_answer_must_sit_with():
+    assert "api.staging.example.com" in entities("what is the DocumentRoot for "
+                                                 "api.staging.example.com")
+    assert entities("e.g. what port is it") == []
+    # Another virtual host's DocumentRoot is no answer about this one.
+    config = ("ServerName status.example.com\n\nDocumentRoot /srv/www/status\n\n"
+              "ServerName api.staging.example.com\n\nProxyPass / http://10.0.0.7:8080/\n")
+    question = "what is the DocumentRoot for api.staging.example.com"
+    assert not check_support("DocumentRoot /srv/www/status", question, [config]).supported

@@ -157,8 +157,10 @@ def _states_number(question: str, layout: Layout) -> bool:
              if i in content_positions(question) and w not in run}
     for noun in nouns:
         stem = re.escape(stems(noun)[0])
-        stated = re.compile(rf"(?<![\w.,:;]){_NUMBER}\s+(?!per\b)(?:[\w-]+\s+){{0,2}}?"
-                            rf"{stem}\w{{0,3}}\b", re.IGNORECASE)
+        # On one line: a number ending one line ("VAT Reg ... 96") states nothing of the
+        # heading under it ("GUEST FOLIO"); "more than one candidate" is a threshold.
+        stated = re.compile(rf"(?<![\w.,:;])(?<!than ){_NUMBER}[ \t]+(?!per\b)"
+                            rf"(?:[\w-]+[ \t]+){{0,2}}?{stem}\w{{0,3}}\b", re.IGNORECASE)
         if any(stated.search(r.text) and (not about or about & set(stems(r.text)))
                for r in layout.records):
             return True

@@ -28,6 +28,8 @@ _VALUE = re.compile(r"[^\W_](?:[\w.:/+-]*[^\W_])?")
 _CAPS_WORD = re.compile(r"\b[A-Z][\w'-]*")
 _QUOTED = re.compile(r"\"([^\"]{2,80})\"|“([^”]{2,80})”|(?<!\w)'([^']{2,80})'(?!\w)")
 """Quoted phrases; an apostrophe inside a word is none ("What's Kerry Doughty's ...")."""
+_HOST = re.compile(r"[a-z][\w-]*(?:\.[a-z][\w-]*){2,}", re.IGNORECASE)
+"""A host name: "shop.northfell.org.uk", "api.staging.example.com"."""
 _NOUN_NUMBER = re.compile(r"\b([A-Za-z][a-z]{2,})\s+(#?\d[\w-]*\b|(?!I\b)[A-Z](?![\w'’-]))")
 """A noun and its number or letter: "ward 7", "bed 4A", "bay C", "groups C and D"."""
 
@@ -80,8 +82,9 @@ def entities(question: str) -> list[str]:
         named.append(word)
     for match in _VALUE.finditer(question):
         token = match.group()
-        if any(c.isdigit() for c in token) and normalise(token) not in normalise(
-                " ".join(named)):
+        # A code has a digit; a host name ("shop.example.org.uk") is a name in lower case.
+        if ((any(c.isdigit() for c in token) or _HOST.fullmatch(token))
+                and normalise(token) not in normalise(" ".join(named))):
             named.append(token)
     return list(dict.fromkeys(normalise(n) for n in named if n.strip()))
 

@@ -43,6 +43,7 @@ from .scope import (
 from .terms import (
     acronym_values,
     addressees,
+    compared_values,
     defined_code,
     judged_words,
     month_words,
@@ -197,6 +198,8 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     skip |= dated
     # "comments that complain about the cafe": whether each one complains is judged.
     judged = judged_words(question, taken)
+    # "below his target grade": two values of a record weighed, not a word to find.
+    judged = sorted(set(judged) | set(compared_values(question, said)))
     draft.unknown.extend(words(question)[i] for i in judged)
     skip |= set(judged)
     acted: set[int | None] = set()

@@ -14,8 +14,8 @@ from ...corpus.records import Layout, Record
 from ...corpus.tally import FieldFilter
 from ...corpus.word_stems import phrase_regex, stems, words
 
-__all__ = ["acronym_values", "addressees", "defined_code", "judged_words", "month_words",
-           "time_frames"]
+__all__ = ["acronym_values", "addressees", "compared_values", "defined_code", "judged_words",
+           "month_words", "time_frames"]
 
 _CODE = re.compile(r"\b[A-Z]{2,5}\b")
 
@@ -50,6 +50,23 @@ def judged_words(question: str, taken: set[int]) -> list[int]:
         if verb not in taken and verb < len(ws):
             out.append(verb)
     return sorted(set(out))
+
+
+_COMPARED = re.compile(r"\b(?:below|above|(?:lower|higher|less|more|fewer|greater|worse|better)"
+                       r"\s+than)\b(?![\s\w]{0,12}?\d)", re.IGNORECASE)
+
+
+def compared_values(question: str, said: set[int]) -> list[int]:
+    """Positions of a comparison with no number ("working below his target grade", "scored
+    higher than last term"): one value of each record weighed against another, which no
+    word of the text says; not one `comparisons` read ("below 60%", in `said`)."""
+    out = []
+    for match in _COMPARED.finditer(question):
+        first = len(words(question[:match.start()]))
+        at = range(first, first + len(words(match.group())))
+        if not said & set(at):
+            out.extend(at)
+    return out
 
 
 _NOW = re.compile(r"\b(?:right\s+now|at\s+(?:the|this)\s+(?:moment|time)|at\s+present|"

@@ -77,8 +77,9 @@ def labels_for(question: str) -> list[str]:
 
 def _criterion(question: str, labels: list[str]) -> str:
     if labels == ["yes", "no"]:
-        core = re.sub(r"^\s*(how many|count|what number)\s+(of\s+)?(the\s+)?", "", question,
-                      flags=re.IGNORECASE).rstrip("?")
+        # "going by the job cards, how many jobs involved ...": the words after "how many".
+        core = re.sub(r"^.*?\b(how many|count|what number|number of)\s+(of\s+)?(the\s+)?", "",
+                      question, count=1, flags=re.IGNORECASE).rstrip("?")
         return (f"Counting question: {question}\nFor each item answer yes if it should be "
                 f"counted (it matches: {core}), otherwise no.")
     return f"Question: {question}\nLabel each item with one of: {', '.join(labels)}."
