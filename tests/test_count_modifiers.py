@@ -6,8 +6,10 @@ the question names, "counted exactly" and wrong. Texts are written here; no mode
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
-from rlm_recursive.agent.routing import count_draft, route
+from rlm_recursive.agent.routing import _states_number, count_draft, route
+from rlm_recursive.bench import written
 from rlm_recursive.corpus.records import read_layout
 from rlm_recursive.corpus.tally import tally
 
@@ -76,6 +78,19 @@ def test_a_number_ending_one_line_states_no_count_of_the_next():
     question = "how many guests were charged for a late check-out"
     assert route(question, layout)[0] == "count"
     assert tally(layout, count_draft(question, layout).plan)[1] == 3
+
+
+def test_a_number_a_sentence_wraps_onto_the_next_line_still_states_the_count():
+    # The dev part's minutes: "... reported 1,284\nvisiting yachts in April." is one
+    # sentence, so the question is a look-up, not a count.
+    minutes = (Path(written.__file__).parent / "data" / "written" / "dev"
+               / "board_minutes.txt").read_text()
+    layout = read_layout([("m", minutes)], {"m": "board_minutes.txt"})
+    assert _states_number("How many visiting yachts did the harbour master report for April?",
+                          layout)
+    # A heading under a number that ends a line is no count of it.
+    slips = read_layout([("s", _slips())], {"s": "slips.txt"})
+    assert not _states_number("how many guests were charged for a late check-out", slips)
 
 
 def test_a_comparison_with_no_number_is_judged_not_found_as_a_word():

@@ -157,10 +157,12 @@ def _states_number(question: str, layout: Layout) -> bool:
              if i in content_positions(question) and w not in run}
     for noun in nouns:
         stem = re.escape(stems(noun)[0])
-        # On one line: a number ending one line ("VAT Reg ... 96") states nothing of the
+        # On one line, or a sentence wrapped onto the next ("reported 1,284\nvisiting
+        # yachts"): a number ending one line ("VAT Reg ... 96") states nothing of the
         # heading under it ("GUEST FOLIO"); "more than one candidate" is a threshold.
-        stated = re.compile(rf"(?<![\w.,:;])(?<!than ){_NUMBER}[ \t]+(?!per\b)"
-                            rf"(?:[\w-]+[ \t]+){{0,2}}?{stem}\w{{0,3}}\b", re.IGNORECASE)
+        stated = re.compile(rf"(?<![\w.,:;])(?<!than ){_NUMBER}(?:[ \t]+|[ \t]*\n[ \t]*"
+                            rf"(?=(?-i:[a-z])))(?!per\b)(?:[\w-]+[ \t]+){{0,2}}?{stem}\w{{0,3}}\b",
+                            re.IGNORECASE)
         if any(stated.search(r.text) and (not about or about & set(stems(r.text)))
                for r in layout.records):
             return True
