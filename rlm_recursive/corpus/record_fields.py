@@ -32,7 +32,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .blocks import lines_of
-from .described import abbreviates, named_words, question_codes, says_stem, stems_of
+from .described import Described, abbreviates, named_words, question_codes, says_stem, stems_of
 from .field_values import ASKED_UNIT, asked_kind, asked_kind_words, candidates
 from .keyed_records import keyed_records, preamble
 from .record_units import Unit
@@ -53,20 +53,11 @@ down is one of the things it lists."""
 
 
 @dataclass(frozen=True)
-class FieldRead:
-    """The value read, the line it is on, the record it is from, its label as written."""
+class FieldRead(Described):
+    """A field read from a keyed record (`Described`: the value, its line, the record, the
+    label as written, the words that picked the record, the question's words for the
+    label), and what above the record names what the question names."""
 
-    value: str
-    doc_id: str
-    start: int
-    end: int
-    unit: Unit
-    label: str
-    said: tuple[str, ...]
-    """The question's words that picked the record."""
-    asked_as: str = ""
-    """The question's words the label says ("confirmation number" for "Conf."), or those
-    that ask the kind read ("backend IP")."""
     context: tuple[int, int] | None = None
     """What the document says above the record (its preamble, a heading over it), when it
     names what the question names and the record does not (cited with it)."""
@@ -227,7 +218,7 @@ def _read(question: str, text: str, groups: list[list[Unit]], group: list[Unit],
     asked_as = " ".join(w for w in words if set(stems(w)) & read.used) if read.used else (
         asked_kind_words(question))
     return FieldRead(read.value, unit.doc_id, read.start, read.end, unit, read.label,
-                     tuple(sorted(said)), asked_as, _context(question, text, groups, group, unit))
+                     sorted(said), asked_as, _context(question, text, groups, group, unit))
 
 
 def record_field(question: str, docs: Iterable[tuple[str, str]]) -> FieldRead | None:
