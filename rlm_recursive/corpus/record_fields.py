@@ -11,17 +11,18 @@ block, the one figure in p/kWh). With no model call:
 1. the record: of a group, the one saying most of the question's telling words (those some
    records say and others do not), strictly more than any other, and every name or code of
    the question that any record says;
-2. the question's other words that the document says must be said by that record, by what
-   the document says before its records, or by a record that holds it (a heading above):
-   "the standing charge if I go onto the standard variable tariff" is not the current
-   fuel's standing charge;
-3. the value: after a label made of the question's other words (or their abbreviations:
-   "Att." for attendance, "Conf." for confirmation), or in a label cell with the value
-   beside it; else, when the question asks a kind (an IP address, a port, an amount, a
-   percentage, a figure in a unit it names), the record's one value of that kind, or the
-   one on the line saying most of the question's words;
-4. asked directly of a thing the record lists on one line of its body (a candidate's row),
-   the value must be on that line.
+2. most of what the question says of the record must be said by it, by what the document
+   says before its records, or by a record that holds it (a heading above): one word in
+   common ("meter") is another document's record; and every code it gives;
+3. the value: after a label made of the question's words outside a relative clause (or
+   their abbreviations: "Att." for attendance, "Conf." for confirmation), or in a label cell
+   with the value beside it; the label says what is asked (the question's asked phrase),
+   and not only its head when the record never says the rest ("Tax code" is no "bank sort
+   code"); else, when the question asks a kind (an IP address, a port, an amount, a
+   duration, a figure in a unit it names), the record's one value of that kind, or the one
+   on the line saying most of the question's words;
+4. asked directly of a thing the record lists in its body (a candidate's row), the value
+   must be on a line naming that thing.
 Two records, labels or groups that give different values give nothing (None).
 """
 
