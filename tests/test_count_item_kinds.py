@@ -68,7 +68,7 @@ server {
 server {
     listen 8443 ssl;
     server_name metrics.example.test;
-    allow 10.0.0.0/8;
+    allow 192.0.2.0/24;
     deny all;
 }
 """
@@ -150,9 +150,9 @@ def test_a_question_naming_no_kind_leaves_the_records():
 
 def test_the_gist_of_a_long_block_shows_the_lines_of_the_condition_first():
     block = "\n".join(["server {", *[f"    directive_{i} value;" for i in range(20)],
-                       "    allow 10.0.0.0/8;", "}"])
+                       "    allow 192.0.2.0/24;", "}"])
     shown = gist(block, {"allow"}, 120)
-    assert shown.splitlines()[:2] == ["server {", "allow 10.0.0.0/8;"]
+    assert shown.splitlines()[:2] == ["server {", "allow 192.0.2.0/24;"]
 
 
 def _judge_by(pattern: str):

@@ -263,6 +263,6 @@ def test_a_host_name_in_lower_case_is_an_entity_the_answer_must_sit_with():
     assert entities("e.g. what port is it") == []
     # Another virtual host's DocumentRoot is no answer about this one.
     config = ("ServerName status.example.com\n\nDocumentRoot /srv/www/status\n\n"
-              "ServerName api.staging.example.com\n\nProxyPass / http://10.0.0.7:8080/\n")
+              "ServerName api.staging.example.com\n\nProxyPass / http://192.0.2.7:8080/\n")
     question = "what is the DocumentRoot for api.staging.example.com"
     assert not check_support("DocumentRoot /srv/www/status", question, [config]).supported

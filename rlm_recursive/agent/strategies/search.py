@@ -91,14 +91,15 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
                                                layout)
         # The line found does not say what is asked: it may be in the line's scope, or
         # on the line of a thing it names (`hops`).
-        if block is None and not (isinstance(found, Extract)
-                                  and says_label(question, found.answer)):
+        labelled = isinstance(found, Extract) and says_label(question, found.answer)
+        if block is None and not labelled:
             block = (await asyncio.to_thread(hop_through, store, session_id, question)
                      or await asyncio.to_thread(record_hop, store, session_id,
                                                 question))
-        # The line found is in a keyed record that gives the asked field under its label
-        # ("PUPIL: Freddie Lindsay  Form: 8RH  UPN A82…" for the UPN): the field answers.
-        if block is None and isinstance(found, Extract) and not bridges:
+        # The line found says the asked label yet sits in a keyed record that gives the
+        # field another value ("PUPIL: Freddie Lindsay  Form: 8RH  UPN A82…" for the UPN):
+        # the field answers. (Otherwise `record_hop` above already asked the keyed reader.)
+        elif block is None and not bridges:
             keyed = await asyncio.to_thread(keyed_field, store, session_id, question)
             if keyed is not None and _overlap(found.ref, keyed.links[0]) and normalise(
                     keyed.found.answer.rpartition(": ")[2]) not in normalise(found.answer):
