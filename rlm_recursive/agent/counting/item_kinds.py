@@ -33,6 +33,7 @@ from ...corpus.record_units import Unit, record_units, table_units
 from ...corpus.records import Layout, Record
 from ...corpus.tally import TallyPlan, tally
 from ...corpus.word_stems import NOT_VALUES, stems, words
+from .block_kinds import LETTER_LABELS, continued, paired, section_blocks
 from .draft import count_draft
 from .scope import FRAME_WORDS, content_positions, head_unit, noun_phrase, titled_documents
 from .terms import addressees
@@ -66,6 +67,10 @@ class ItemKind:
     single_label: bool = False
     columns: str = ""
     """A table's header cells: what its rows hold, which names them less than its title."""
+    section: bool = False
+    """The blocks under a heading: items only when the heading names the counted noun."""
+    answered: bool = False
+    """Questions, each with its answer ("Q:" lines with the "A:" lines after them)."""
 
     @property
     def prose(self) -> float:
@@ -104,15 +109,26 @@ def _line_kinds(doc_id: str, text: str, labels: frozenset[str]) -> list[ItemKind
             in_run = False
             continue
         label, value = found
-        record = Record(doc_id, start, end, line.strip(), {label: value})
+        end = continued(text, start, end)
+        record = Record(doc_id, start, end, text[start:end].strip(), {label: value})
         by_label.setdefault(label.lower(), []).append(record)
         names.setdefault(label.lower(), label)
         if heading is not None:
             runs[heading] += not in_run
             by_heading.setdefault(heading, []).append(record)
         in_run = True
-    kinds = [ItemKind(doc_id, names[key], tuple(own), labels, single_label=True)
-             for key, own in by_label.items() if len(own) >= _MIN_RECUR]
+    recurring = {key: own for key, own in by_label.items() if len(own) >= _MIN_RECUR}
+    for key, own in list(recurring.items()):
+        # "Q:" lines each answered by an "A:" line: a question is judged with its answer.
+        for other, answers in recurring.items():
+            if other != key and own[0].start < answers[0].start and (
+                    pairs := paired(own, answers, text)):
+                recurring[key] = pairs
+                del recurring[other]  # its lines are the pairs' second halves
+                break
+    kinds = [ItemKind(doc_id, names[key], tuple(own), labels, single_label=True,
+                      answered=own is not by_label[key])
+             for key, own in recurring.items()]
     for name, own in by_heading.items():
         if runs[name] >= _MIN_RECUR and len({next(iter(r.fields)).lower() for r in own}) > 1:
             kinds.append(ItemKind(doc_id, name, tuple(own), labels))
@@ -192,7 +208,10 @@ def document_kinds(doc_id: str, text: str) -> tuple[ItemKind, ...]:
     """Every kind of item a document offers (see the module's docstring)."""
     found = [r for group in record_units(doc_id, text) for r in group]
     labels = frozenset(s for u in found for label, _, _, _ in u.fields for s in stems(label))
-    return tuple(_line_kinds(doc_id, text, labels) + _group_kinds(doc_id, text, labels))
+    sections = [ItemKind(doc_id, heading, tuple(blocks), labels, section=True)
+                for heading, blocks in section_blocks(doc_id, text)]
+    return tuple(_line_kinds(doc_id, text, labels) + _group_kinds(doc_id, text, labels)
+                 + sections)
 
 
 def _asked_stems(question: str, joined: bool = False) -> set[str]:
@@ -205,7 +224,8 @@ def _asked_stems(question: str, joined: bool = False) -> set[str]:
 
 
 def _name_stems(kind: ItemKind) -> set[str]:
-    return {s for s in stems(kind.name) if s not in NOT_VALUES and s not in FRAME_WORDS}
+    name = LETTER_LABELS.get(kind.name.lower(), kind.name) if kind.single_label else kind.name
+    return {s for s in stems(name) if s not in NOT_VALUES and s not in FRAME_WORDS}
 
 
 def _column_stems(kind: ItemKind) -> set[str]:
@@ -239,8 +259,10 @@ def named_kind(question: str, layout: Layout, texts: list[tuple[str, str]],
             if len(kind.items) < 2:
                 continue
             named = _name_stems(kind)
-            if kind.single_label and named and named <= head:
+            if kind.single_label and named and named <= head and not kind.answered:
                 continue  # "Customer: D. Okafor": who is counted, not what is judged
+            if kind.section and not named & counted:
+                continue  # a heading over a document's parts is its title, not its items
             score = len(named & asked) + _HEADER_WEIGHT * len(_column_stems(kind) & asked)
             # "how many staff got a manager remark ...": the "Manager" lines, one a record,
             # are judged before the STAFF records the counted noun names.
@@ -249,9 +271,10 @@ def named_kind(question: str, layout: Layout, texts: list[tuple[str, str]],
                 best = (rank, kind)
             # In the one document the question names, the records most of which open with
             # one word are its items ("<VirtualHost" blocks of the sites' config).
-            if docs and len(docs) == 1 and kind.name and not kind.columns and not \
-                    _is_lines(kind) and (fallback is None or len(kind.items) > len(
-                        fallback.items)):
+            # A table is its document's items too ("choir rehearsals": the schedule's rows).
+            if docs and len(docs) == 1 and (kind.name or kind.columns) and not (
+                    kind.single_label or kind.section or _is_lines(kind)) and (
+                        fallback is None or len(kind.items) > len(fallback.items)):
                 fallback = kind
     del layout
     return best[1] if best else fallback
