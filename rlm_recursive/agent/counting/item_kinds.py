@@ -317,7 +317,10 @@ def question_kind(question: str, layout: Layout, texts: list[tuple[str, str]]
     """The kind the question names, in the documents it names (by a field value's place or
     by title); None leaves the session's records narrowed by field values."""
     docs = count_draft(question, layout).plan.docs or titled_documents(question, layout)
-    return named_kind(question, layout, texts, docs)
+    # A word a document's opening happens to say ("questioned") is a loose scope: a kind
+    # the question names elsewhere is still the one meant.
+    return named_kind(question, layout, texts, docs) or (
+        named_kind(question, layout, texts) if docs else None)
 
 
 def gist(text: str, stress: set[str], limit: int) -> str:
