@@ -16,6 +16,7 @@ import re
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Literal
 
+from ..corpus.described import named_words
 from ..corpus.records import Layout, read_layout
 from ..corpus.tally import select
 from ..corpus.word_stems import stems, words
@@ -133,6 +134,13 @@ def _ranks_a_field(question: str, layout: Layout) -> bool:
     return rank_key(question, layout, []) is not None
 
 
+_YEAR = r"(?:1[89]|2[01])\d\d\b"
+_MONTH_AFTER = (r"[ \t]+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)"
+                r"(?:[a-z]*)\b")
+_MONTHS = set(stems("january february march april may june july august september october "
+                    "november december"))
+
+
 def _states_number(question: str, layout: Layout) -> bool:
     """The text states the count itself ("the Oak ward has 24 beds"): a look-up.
 
@@ -155,16 +163,22 @@ def _states_number(question: str, layout: Layout) -> bool:
              if not re.fullmatch(_NUMBER, w)]
     about = {stems(w)[0] for i, w in enumerate(ws)
              if i in content_positions(question) and w not in run}
+    # A name the question gives ("at Porthallow") is what the stating line must be about:
+    # another document's "within 56 days" shares a common word, not the place.
+    names = named_words(question) - _MONTHS
     for noun in nouns:
         stem = re.escape(stems(noun)[0])
         # On one line, or a sentence wrapped onto the next ("reported 1,284\nvisiting
         # yachts"): a number ending one line ("VAT Reg ... 96") states nothing of the
         # heading under it ("GUEST FOLIO"); "more than one candidate" is a threshold.
-        stated = re.compile(rf"(?<![\w.,:;])(?<!than ){_NUMBER}(?:[ \t]+|[ \t]*\n[ \t]*"
+        # A year or a day of a month is no count ("SPRING TERM 2027 REHEARSAL SCHEDULE",
+        # "Mon 4 Jan  Band room").
+        stated = re.compile(rf"(?<![\w.,:;])(?<!than )(?!{_YEAR}){_NUMBER}(?!{_MONTH_AFTER})"
+                            rf"(?:[ \t]+|[ \t]*\n[ \t]*"
                             rf"(?=(?-i:[a-z])))(?!per\b)(?:[\w-]+[ \t]+){{0,2}}?{stem}\w{{0,3}}\b",
                             re.IGNORECASE)
-        if any(stated.search(r.text) and (not about or about & set(stems(r.text)))
-               for r in layout.records):
+        if any(stated.search(r.text) and (not about or about & set(stems(r.text))) and (
+                not names or names & set(stems(r.text))) for r in layout.records):
             return True
     return False
 
