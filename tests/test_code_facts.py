@@ -121,6 +121,11 @@ def test_a_command_option_answers_for_the_file_the_question_names() -> None:
 def test_an_element_field_answers_for_the_element_the_question_describes() -> None:
     assert _answer("What depth is the badger sett at Oakhurst copse?", _KML) == "2.4"
     assert _answer("depth of the fox earth on Millbrook bank", _KML) == "1.1"
+    # The question names the file's kind, which only its root element says: that is cited.
+    found = code_fact("What depth is the badger sett at Oakhurst copse in the KML?",
+                      [("doc0", _KML)])
+    assert found is not None and found.value == "2.4" and found.opening is not None
+    assert "<kml" in _KML[found.opening[0]:found.opening[1]]
     # Described through another element ("near the ... where ..."): a hop, refused.
     assert _answer("depth of the burrow in the copse where the fresh spoil heap is by the "
                    "rabbit warren", _KML) is None

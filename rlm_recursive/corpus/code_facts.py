@@ -23,14 +23,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .asked import asked_label, label_words
 from .assignments import name_words, settings
 from .command_options import command_options
 from .described import abbreviates, named_words, pick_record, question_codes, stems_of
 from .markup import element_records
+from .naming import entities, says
 from .record_units import Unit
+from .scopes import written_forms
 from .units import STOP, normalise, stems
 
 __all__ = ["CodeFact", "code_fact"]
@@ -45,6 +47,8 @@ _ASKING = frozenset(stems(
 _FILE = re.compile(r"(?<![\w.-])[\w-]+(?:\.[A-Za-z][\w-]*)+(?![\w-])")
 _RELATIVE = re.compile(r"(?<=\w)\s+(?:where|which|that|who|whom|whose)\s+(.*)$", re.IGNORECASE)
 """A clause describing the thing by another ("in the village where the lunch stop is")."""
+_OPENING_LINES = 2
+_OPENING_CHARS = 400
 _MIN_SAID_SHARE = 0.5
 """Share of the question's other words the document must say."""
 
@@ -60,6 +64,26 @@ class CodeFact:
     doc_id: str
     start: int
     end: int
+    opening: tuple[int, int] | None = None
+    """The document's opening lines, cited too when they name what the question names and
+    the cited span does not (the `<gpx>` root of a waypoint, a build file's title)."""
+
+
+def _opening(question: str, text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The document's first lines, when the span does not name every entity the question
+    names and they do."""
+    span = normalise(text[start:end])
+    missing = [e for e in entities(question)
+               if not any(says(span, form) for form in written_forms(e))]
+    if not missing:
+        return None
+    lines = [m for m in re.finditer(r"[^\n]*\S[^\n]*", text[:_OPENING_CHARS])][:_OPENING_LINES]
+    if not lines or lines[-1].end() > start:
+        return None
+    head = normalise(text[:lines[-1].end()])
+    if all(any(says(head, form) for form in written_forms(e)) for e in missing):
+        return (lines[0].start(), lines[-1].end())
+    return None
 
 
 def _name_said(name: str, question: str) -> set[str] | None:
@@ -222,5 +246,6 @@ def code_fact(question: str, docs: Iterable[tuple[str, str]]) -> CodeFact | None
                 if normalise(fact.value) in normalise(question):
                     continue
                 if _about(question, text, set(stems(fact.asked_as))):
-                    found.append((score, fact))
+                    opening = _opening(question, text, fact.start, fact.end)
+                    found.append((score, replace(fact, opening=opening)))
     return _one(found)

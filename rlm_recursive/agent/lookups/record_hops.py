@@ -94,8 +94,11 @@ def code_value(store: Store, session_id: str, question: str,
     if found is None:
         return None
     ref = SpanRef(doc_id=found.doc_id, start=found.start, end=found.end)
+    opening = (SpanRef(doc_id=found.doc_id, start=found.opening[0], end=found.opening[1])
+               if found.opening else None)
     return Chain(Extract(f"{found.label}: {found.value}", ref,
-                         field=found.asked_as or found.label), [], [ref])
+                         field=found.asked_as or found.label, heading=opening), [],
+                 [ref, *([opening] if opening else [])])
 
 
 def record_hop(store: Store, session_id: str, question: str) -> Chain | None:
