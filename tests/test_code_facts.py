@@ -108,6 +108,29 @@ def test_a_setting_answers_the_question_that_says_its_name_in_other_words() -> N
                    _SYSTEMD) == "12"
 
 
+_OPENAPI = """\
+openapi: 3.0.3
+info:
+  title: Seed library loans
+  version: 2.1.0
+components:
+  schemas:
+    Loan:
+      properties:
+        renewal_days: { type: integer, minimum: 7, maximum: 42, default: 21 }
+        packets: { type: integer, maximum: 12 }
+"""
+
+
+def test_a_one_line_mapping_gives_each_entry_under_its_key() -> None:
+    made = {s.name: s.value for s in settings(_OPENAPI)}
+    assert made["renewal_days.default"] == "21" and made["renewal_days.maximum"] == "42"
+    assert _answer("by default how many renewal days does a seed library loan get?",
+                   _OPENAPI) == "21"
+    # `maximum` alone says no "how many days": both entries named so differ.
+    assert _answer("what is the maximum for a seed library loan?", _OPENAPI) is None
+
+
 def test_a_command_option_answers_for_the_file_the_question_names() -> None:
     options = {(o.command, o.flag, o.targets) for o in command_options(_JUSTFILE_ENV)}
     assert ("install", "m", ("hivenet.key", "hivenet.key")) in options

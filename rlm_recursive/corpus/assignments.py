@@ -72,6 +72,24 @@ def _clean(value: str) -> str:
     return value
 
 
+_FLOW = re.compile(r"^\{(?P<body>[^{}\[\]]*)\}\s*(?:#.*)?$")
+_FLOW_PAIR = re.compile(r"^\s*(?P<key>[A-Za-z_][\w.-]*)\s*:\s*(?P<value>.+?)\s*$")
+
+
+def _flow_mapping(name: str, value: str, start: int, end: int, parents: tuple[str, ...]
+                  ) -> list[Setting]:
+    """A one-line mapping's entries, each a setting under the key (`hold_days: { type:
+    integer, default: 7 }` gives `hold_days.default` 7); none for another value."""
+    match = _FLOW.match(value.strip())
+    if match is None:
+        return []
+    pairs = [_FLOW_PAIR.match(part) for part in match.group("body").split(",")]
+    if not pairs or any(pair is None for pair in pairs):
+        return []
+    return [Setting(f"{name}.{pair.group('key')}", cleaned, start, end, parents)
+            for pair in pairs if pair is not None and (cleaned := _clean(pair.group("value")))]
+
+
 def _lines(text: str) -> list[tuple[int, int, str]]:
     out, pos = [], 0
     for line in text.splitlines(keepends=True):
@@ -117,8 +135,9 @@ def _raw(text: str) -> list[Setting]:
             if value is None or not value.strip() or value.strip() in ("|", ">", "|-", ">-"):
                 keys.append((indent, name))
                 continue
-            found.append(Setting(name, _clean(value), start, end,
-                                 section + tuple(k for _, k in keys)))
+            parents = section + tuple(k for _, k in keys)
+            found += _flow_mapping(name, value, start, end, parents) or [
+                Setting(name, _clean(value), start, end, parents)]
     return found
 
 
