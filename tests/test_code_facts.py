@@ -154,6 +154,27 @@ def test_an_element_field_answers_for_the_element_the_question_describes() -> No
                    "rabbit warren", _KML) is None
 
 
+_INI = """\
+; orchard cider press controller
+[press.primary]
+port = 7711
+pressure_limit_bar = 6
+
+[press.backup]
+port = 7712
+pressure_limit_bar = 5
+"""
+
+
+def test_the_section_a_setting_sits_under_says_which_one_is_meant() -> None:
+    assert _answer("which port does the backup press listen on?", _INI) == "7712"
+    assert _answer("pressure limit of the primary press, in bar", _INI) == "6"
+    # Nothing says which press: the two ports differ.
+    assert _answer("which port does the cider press controller use?", _INI) is None
+    # "press" is every section's: it tells none apart, and no press is the east one.
+    assert _answer("which port does the east press listen on?", _INI) is None
+
+
 def test_refusals() -> None:
     # A name's words not all said: `MAX_RETRY_COUNT` is no "retry delay".
     assert _answer("What is the retry delay of the relay?", _JUSTFILE_ENV) is None

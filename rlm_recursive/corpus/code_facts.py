@@ -145,21 +145,41 @@ def _one(found: list[tuple[tuple[int, ...], CodeFact]]) -> CodeFact | None:
     return next(iter(top.values())) if len(top) == 1 else None
 
 
+_BREAK = re.compile(r"\n[ \t]*\n|^[ \t]*\[[^\]\n]+\][ \t]*$", re.MULTILINE)
+"""Where a block of settings starts or ends: a blank line or a `[section]` header."""
+
+
+def _block(text: str, start: int) -> str:
+    """The lines around the one at `start` up to a blank line or a section header on
+    either side (the section header itself is the setting's parent)."""
+    begin = max((m.end() for m in _BREAK.finditer(text, 0, start)), default=0)
+    after = _BREAK.search(text, start)
+    return text[begin:after.start() if after else len(text)]
+
+
 def _setting_facts(question: str, doc_id: str, text: str
                    ) -> list[tuple[tuple[int, ...], CodeFact]]:
     q_stems = set(stems(question))
-    out = []
+    matched = []
     for setting in settings(text):
         used = _name_said(setting.name, question)
         if used is None or not _says_asked(used, question):
             continue
-        # The keys and section above it, and the comments just above its line, say which.
-        above = text[max(0, text.rfind("\n\n", 0, setting.start)):setting.start]
-        context = stems_of(" ".join(setting.parents) + " " + above)
-        score = (len(used), len((context & q_stems) - used))
-        out.append((score, CodeFact(setting.value, setting.name, _asked_as(question, used),
-                                    doc_id, setting.start, setting.end)))
-    return out
+        # The keys and section above it say which; else the block of lines it is in (its
+        # comments, a sibling `label = ...`); a file's title comment tells none apart.
+        parents = stems_of(" ".join(setting.parents)) & q_stems - used
+        block = stems_of(_block(text, setting.start)) & q_stems - used
+        matched.append((setting, used, parents, parents | block))
+    if not matched:
+        return []
+    # Only the question's words that some of the settings' places say and others do not
+    # tell them apart ("kiln" over every kiln's section says none).
+    contexts = [set(context) for *_, context in matched]
+    telling = set().union(*contexts) - set.intersection(*contexts)
+    return [((len(used), len(parents & telling), len(context & telling)),
+             CodeFact(setting.value, setting.name, _asked_as(question, used), doc_id,
+                      setting.start, setting.end))
+            for setting, used, parents, context in matched]
 
 
 def _option_facts(question: str, doc_id: str, text: str
