@@ -6,6 +6,7 @@ line names (`corpus.role_heads`)."""
 from __future__ import annotations
 
 from ...corpus.asked import asked_label
+from ...corpus.code_facts import code_fact
 from ...corpus.described import described_field
 from ...corpus.linked_records import linked_field
 from ...corpus.record_fields import record_field
@@ -15,7 +16,8 @@ from ...types import SpanRef
 from ..answers.extractive import Extract
 from .chain import Chain
 
-__all__ = ["described_record", "keyed_field", "linked_record", "record_hop", "role_heading"]
+__all__ = ["code_value", "described_record", "keyed_field", "linked_record", "record_hop",
+           "role_heading"]
 
 
 def _docs(store: Store, session_id: str) -> list[tuple[str, str]]:
@@ -84,12 +86,28 @@ def keyed_field(store: Store, session_id: str, question: str,
                  [record, *([above] if above else [])])
 
 
+def code_value(store: Store, session_id: str, question: str,
+               docs: list[tuple[str, str]] | None = None) -> Chain | None:
+    """The value a setting, a markup element's field or a command line's option gives for
+    what the question asks (`corpus.code_facts`), citing its line or element."""
+    found = code_fact(question, docs if docs is not None else _docs(store, session_id))
+    if found is None:
+        return None
+    ref = SpanRef(doc_id=found.doc_id, start=found.start, end=found.end)
+    opening = (SpanRef(doc_id=found.doc_id, start=found.opening[0], end=found.opening[1])
+               if found.opening else None)
+    return Chain(Extract(f"{found.label}: {found.value}", ref,
+                         field=found.asked_as or found.label, heading=opening), [],
+                 [ref, *([opening] if opening else [])])
+
+
 def record_hop(store: Store, session_id: str, question: str) -> Chain | None:
     """The record linked to the one the question pins by a date or code, else the record
     the question describes, else the role heading another of its items, else the keyed
-    record the question names."""
-    docs = _docs(store, session_id)  # read once for the four look-ups
+    record the question names, else the setting, element or option in code that says it."""
+    docs = _docs(store, session_id)  # read once for the five look-ups
     return (linked_record(store, session_id, question, docs)
             or described_record(store, session_id, question, docs)
             or role_heading(store, session_id, question, docs)
-            or keyed_field(store, session_id, question, docs))
+            or keyed_field(store, session_id, question, docs)
+            or code_value(store, session_id, question, docs))

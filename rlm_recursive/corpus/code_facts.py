@@ -1,0 +1,271 @@
+"""Single facts written in code, configuration and markup, found by the name they are
+written under (no model call).
+
+Three shapes state one value under a name a question says in its own words:
+
+- a setting (`assignments`): `DEFAULT_POLL_SECONDS := 360` answers "the default polling
+  interval, in seconds"; the name's words (cut at `_`, case changes and dots) must all be
+  said by the question, as stems, abbreviations (`max` for maximum) or the words a short
+  name stands for (`desc`); a unit word in the name (seconds) need not be said;
+- an element's field (`markup`): `<ele>112</ele>` of the `<wpt>` whose `<name>` says
+  "Summit - Goonhilly Downs gate" answers "the elevation of the Goonhilly summit
+  waypoint"; the element is picked by what the question says of it (`described`);
+- a command line's option (`command_options`): `install -m 0640 ... app.conf` answers
+  "the mode app.conf is installed with"; the question must name the line's file or
+  command, and a one-letter flag must be the first letter of the word asked.
+
+In each, the name must say what the question asks (its head noun, `asked_label`), the
+question's other words must be mostly in the document, the question must not already say
+the value, and two readings that differ give nothing (None).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from .asked import asked_label, label_words
+from .assignments import name_words, settings
+from .command_options import command_options
+from .described import abbreviates, named_words, pick_record, question_codes, stems_of
+from .markup import element_records
+from .naming import entities, says
+from .record_units import Unit
+from .scopes import written_forms
+from .units import STOP, normalise, stems
+
+__all__ = ["CodeFact", "code_fact"]
+
+_UNIT_WORDS = frozenset(stems(
+    "seconds secs sec ms millis milliseconds minutes mins hours hrs days weeks bytes kb mb "
+    "gb kib mib gib percent pct"))
+"""A name's unit word (`TIMEOUT_SECONDS`) says how its value is counted, not what it is."""
+_ASKING = frozenset(stems(
+    "which what who whom whose when where how many much value set given default say said "
+    "file"))
+_FILE = re.compile(r"(?<![\w.-])[\w-]+(?:\.[A-Za-z][\w-]*)+(?![\w-])")
+_RELATIVE = re.compile(r"(?<=\w)\s+(?:where|which|that|who|whom|whose)\s+(.*)$", re.IGNORECASE)
+"""A clause describing the thing by another ("in the village where the lunch stop is")."""
+_OPENING_LINES = 2
+_OPENING_CHARS = 400
+_MIN_SAID_SHARE = 0.5
+"""Share of the question's other words the document must say."""
+
+
+@dataclass(frozen=True)
+class CodeFact:
+    """The value read, the name it is under, the question's words that say that name, and
+    the span cited (its line, or its element)."""
+
+    value: str
+    label: str
+    asked_as: str
+    doc_id: str
+    start: int
+    end: int
+    opening: tuple[int, int] | None = None
+    """The document's opening lines, cited too when they name what the question names and
+    the cited span does not (the `<gpx>` root of a waypoint, a build file's title)."""
+
+
+def _opening(question: str, text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The document's first lines, when the span does not name every entity the question
+    names and they do."""
+    span = normalise(text[start:end])
+    missing = [e for e in entities(question)
+               if not any(says(span, form) for form in written_forms(e))]
+    if not missing:
+        return None
+    lines = [m for m in re.finditer(r"[^\n]*\S[^\n]*", text[:_OPENING_CHARS])][:_OPENING_LINES]
+    if not lines or lines[-1].end() > start:
+        return None
+    head = normalise(text[:lines[-1].end()])
+    if all(any(says(head, form) for form in written_forms(e)) for e in missing):
+        return (lines[0].start(), lines[-1].end())
+    return None
+
+
+def _name_said(name: str, question: str) -> set[str] | None:
+    """The question's stems that say each word of the name (a unit word aside), or None
+    when one is not said; a name of only unit words says nothing."""
+    q_stems = set(stems(question))
+    q_words = [w.lower() for w in re.findall(r"[A-Za-z]+", question)]
+    used: set[str] = set()
+    for word in name_words(name):
+        if word in STOP:
+            continue
+        if word.isdigit():
+            if not re.search(rf"(?<!\d){word}(?!\d)", question):
+                return None
+            continue
+        forms = label_words(word)
+        hit = (forms & q_stems) or {stems(w)[0] for w in q_words
+                                    if abbreviates(word, w) and stems(w)}
+        if hit:
+            used |= hit
+        elif not forms & _UNIT_WORDS:
+            return None
+    return used or None
+
+
+def _says_asked(used: set[str], question: str) -> bool:
+    """The name says what the question asks for (its head or the word before it)."""
+    wanted = asked_label(question)
+    return not wanted or any(w in used for w in wanted)
+
+
+def _about(question: str, text: str, used: set[str]) -> bool:
+    """The document is about what the question names: its names, codes and file names
+    all said, and half of its other words at least."""
+    text_stems = stems_of(text)
+    lowered = text.lower()
+    if any(w not in text_stems for w in named_words(question)):
+        return False
+    if any(code.lower() not in lowered for code in question_codes(question)):
+        return False
+    if any(name.lower() not in lowered for name in _FILE.findall(question)):
+        return False
+    rest = set(stems(question)) - used - STOP - _ASKING
+    said = sum(1 for w in rest if w in text_stems)
+    return said >= _MIN_SAID_SHARE * len(rest)
+
+
+def _asked_as(question: str, used: set[str]) -> str:
+    return " ".join(w for w in re.findall(r"[A-Za-z][\w'’-]*", question)
+                    if set(stems(w)) & used)
+
+
+def _one(found: list[tuple[tuple[int, ...], CodeFact]]) -> CodeFact | None:
+    """The best-scored reading, when every reading scored as well gives its value."""
+    if not found:
+        return None
+    best = max(score for score, _ in found)
+    top = {normalise(fact.value): fact for score, fact in found if score == best}
+    return next(iter(top.values())) if len(top) == 1 else None
+
+
+_BREAK = re.compile(r"\n[ \t]*\n|^[ \t]*\[[^\]\n]+\][ \t]*$", re.MULTILINE)
+"""Where a block of settings starts or ends: a blank line or a `[section]` header."""
+
+
+def _block(text: str, start: int) -> str:
+    """The lines around the one at `start` up to a blank line or a section header on
+    either side (the section header itself is the setting's parent)."""
+    begin = max((m.end() for m in _BREAK.finditer(text, 0, start)), default=0)
+    after = _BREAK.search(text, start)
+    return text[begin:after.start() if after else len(text)]
+
+
+def _setting_facts(question: str, doc_id: str, text: str
+                   ) -> list[tuple[tuple[int, ...], CodeFact]]:
+    q_stems = set(stems(question))
+    matched = []
+    for setting in settings(text):
+        used = _name_said(setting.name, question)
+        if used is None or not _says_asked(used, question):
+            continue
+        # The keys and section above it say which; else the block of lines it is in (its
+        # comments, a sibling `label = ...`); a file's title comment tells none apart.
+        parents = stems_of(" ".join(setting.parents)) & q_stems - used
+        block = stems_of(_block(text, setting.start)) & q_stems - used
+        matched.append((setting, used, parents, parents | block))
+    if not matched:
+        return []
+    # Only the question's words that some of the settings' places say and others do not
+    # tell them apart ("kiln" over every kiln's section says none).
+    contexts = [set(context) for *_, context in matched]
+    telling = set().union(*contexts) - set.intersection(*contexts)
+    return [((len(used), len(parents & telling), len(context & telling)),
+             CodeFact(setting.value, setting.name, _asked_as(question, used), doc_id,
+                      setting.start, setting.end))
+            for setting, used, parents, context in matched]
+
+
+def _option_facts(question: str, doc_id: str, text: str
+                  ) -> list[tuple[tuple[int, ...], CodeFact]]:
+    wanted = asked_label(question)
+    lowered = question.lower()
+    out = []
+    for option in command_options(text):
+        named = [t for t in (*option.targets, option.command)
+                 if re.search(rf"(?<![\w.-]){re.escape(t.lower())}(?![\w-])", lowered)]
+        if not named or not wanted:
+            continue
+        if len(option.flag) == 1:  # `-m`: the first letter of the word asked
+            head = next((w for w in re.findall(r"[a-z]+", lowered)
+                         if stems(w)[:1] == [wanted[0]]), "")
+            if not head.startswith(option.flag.lower()):
+                continue
+            used = {wanted[0]}
+        elif (used := _name_said(option.flag, question)) is None or not _says_asked(
+                used, question):
+            continue
+        out.append(((len(used), len(named)),
+                    CodeFact(option.value, f"{option.command} -{option.flag}",
+                             _asked_as(question, used), doc_id, option.start, option.end)))
+    return out
+
+
+def _through_another(question: str, picked: Unit, units: list[Unit]) -> bool:
+    """The question describes the element through another one ("the water stop in the
+    village where the lunch pub is"): a word of its relative clause that the picked element
+    does not say, another does. That is a hop, not this element's own description."""
+    clause = _RELATIVE.search(question)
+    if clause is None:
+        return False
+    words = set(stems(clause.group(1))) - STOP - _ASKING
+    own = stems_of(picked.text)
+    return any(w not in own and w in stems_of(u.text) for u in units if u is not picked
+               for w in words)
+
+
+def _element_facts(question: str, doc_id: str, text: str
+                   ) -> list[tuple[tuple[int, ...], CodeFact]]:
+    records = element_records(text)
+    if records is None:
+        return []
+    units = [Unit(doc_id, start, end, tuple((path, value, start, end)
+                                            for path, value in fields.items()),
+                  text[start:end]) for start, end, fields in records]
+    counts: dict[str, int] = {}
+    for _, _, fields in records:
+        for path in fields:
+            counts[path] = counts.get(path, 0) + 1
+    must = named_words(question)
+    codes = question_codes(question)
+    out = []
+    for path, n in counts.items():
+        if 2 * n < len(records) or path == "element":
+            continue
+        used = _name_said(path.rsplit(".", 1)[-1], question)
+        if used is None or not _says_asked(used, question):
+            continue
+        words = set(stems(question)) - used - STOP - _ASKING - must
+        picked = pick_record(units, words, must - used, [], codes)
+        if picked is None:
+            continue
+        unit, said = picked
+        if _through_another(question, unit, units):
+            continue
+        value = next((v for label, v, _, _ in unit.fields if label == path), "")
+        if value:
+            out.append(((len(used), len(said)),
+                        CodeFact(value, path, _asked_as(question, used), doc_id,
+                                 unit.start, unit.end)))
+    return out
+
+
+def code_fact(question: str, docs: Iterable[tuple[str, str]]) -> CodeFact | None:
+    """The one value a setting, an element's field or a command's option gives for what
+    the question asks (see the module), or None."""
+    found = []
+    for doc_id, text in docs:
+        for read in (_setting_facts, _element_facts, _option_facts):
+            for score, fact in read(question, doc_id, text):
+                if normalise(fact.value) in normalise(question):
+                    continue
+                if _about(question, text, set(stems(fact.asked_as))):
+                    opening = _opening(question, text, fact.start, fact.end)
+                    found.append((score, replace(fact, opening=opening)))
+    return _one(found)
