@@ -14,6 +14,7 @@ from ...store import Store
 from ...types import SpanRef
 from ..answers.extractive import Extract
 from .chain import Chain
+from .two_hops import two_hop
 
 __all__ = ["described_record", "keyed_field", "linked_record", "record_hop", "role_heading"]
 
@@ -87,9 +88,10 @@ def keyed_field(store: Store, session_id: str, question: str,
 def record_hop(store: Store, session_id: str, question: str) -> Chain | None:
     """The record linked to the one the question pins by a date or code, else the record
     the question describes, else the role heading another of its items, else the keyed
-    record the question names."""
+    record the question names, else two hops through a name it gives (`two_hops`)."""
     docs = _docs(store, session_id)  # read once for the four look-ups
     return (linked_record(store, session_id, question, docs)
             or described_record(store, session_id, question, docs)
             or role_heading(store, session_id, question, docs)
-            or keyed_field(store, session_id, question, docs))
+            or keyed_field(store, session_id, question, docs)
+            or two_hop(store, session_id, question, docs))
