@@ -1,5 +1,5 @@
 """One fact about a named thing, read where the text states it, for a two-hop question's hops:
-who stands in a relation to a name ("the owner of Hendra-like Farm": "Ann Pryce owns ...",
+who stands in a relation to a name ("the owner of Tor Farm": "Ann Pryce owns ...",
 "... is owned by Ann Pryce"), what a name is in a relation to ("a duplicate of" in "[T-9]
 Duplicate of T-4"), a word-valued field of the keyed record a name opens ("Status: On
 hold" in T-4's record), and the role a document calls a person by ("the lender, Mr Ivo
@@ -24,9 +24,9 @@ __all__ = ["Said", "agent_stem", "aliases", "field_of", "related", "says_name"]
 
 NAME = (r"(?:(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.?\s+)?[A-Z][\w'’.-]*[\w'’]"
         r"(?:\s+(?:&\s+)?[A-Z][\w'’.-]*[\w'’]|\s+(?:an|de|la|le|van|von|of|y)\s+[A-Z][\w'’.-]*)*"
-        r"|[A-Za-z]*\d[\w/-]*")
-"""A name or code as a text writes it: a capitalised run ("Kitto & Bray Solicitors", "Chy
-an Gwel", "Ms Tremain"), or a token with a digit ("T-1142")."""
+        r"(?:\s+\d[\w-]*(?![\w.]\d))?|[A-Za-z]*\d[\w/-]*")
+"""A name or code as a text writes it: a capitalised run ("Brindle & Marsh Ltd", "Pen
+an Tor", "Ms Pryce", "Pier 4"), or a token with a digit ("T-1142")."""
 _NAME = re.compile(NAME)
 _NAME_BEFORE = re.compile(rf"({NAME})\s+(?:[a-z]+ly\s+)?$")
 """The name just before a verb ("Ann Pryce owns", "Ann Pryce jointly owns")."""

@@ -37,7 +37,7 @@ __all__ = ["InnerAsk", "inner_ask", "two_hop"]
 _ENTITY = rf"(?P<ent>{NAME})"
 _PREP = r"(?i:of|for|by|to|with|from|at|on|about)"
 _INNER = (
-    # "... counsel for the owner of Kittiwake": an agent noun of a name.
+    # "... the skipper for the owner of Kittiwake": an agent noun of a name.
     ("agent", re.compile(rf"\b{_PREP}\s+(?P<span>(?i:the\s+)?(?P<rel>[a-z][\w-]+)\s+of\s+"
                          rf"{_ENTITY})$")),
     # "... for Kittiwake's owner".

@@ -65,7 +65,7 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         # that holds the question's entities, shows it first, and keeps its own copy of the
         # answer for grounding to prefer when the model's disagrees or is not backed.
         layout, _ = await session_layout(rc)
-        # A thing named through another ("counsel for the owner of X"): both hops read by
+        # A thing named through another ("the agent for the owner of X"): both hops read by
         # code answer first, and their bridge keeps the one-hop look-ups below from
         # replacing the answer.
         two = await asyncio.to_thread(two_hop, store, session_id, question)
