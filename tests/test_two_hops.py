@@ -196,5 +196,9 @@ async def test_a_small_model_gets_the_two_hop_answer_grounded(tmp_path, monkeypa
         result, _ = await ask(runtime, sid, "What is the phone number of the owner of "
                               "Kittiwake?", "auto", _not_found)
         assert "01632 960 511" in result.answer and result.grounded
+        # The iterative strategy (a question with a bridge) takes the same chain.
+        result, _ = await ask(runtime, sid, "Which firm instructed counsel for whoever "
+                              "operates Pier 4?", "iterative", _not_found)
+        assert "Brindle Marsh" in result.answer and result.grounded
     finally:
         runtime.close()
