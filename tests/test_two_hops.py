@@ -202,3 +202,26 @@ async def test_a_small_model_gets_the_two_hop_answer_grounded(tmp_path, monkeypa
         assert "Brindle Marsh" in result.answer and result.grounded
     finally:
         runtime.close()
+
+
+_MOORINGS = """\
+MOORINGS 2027
+
+Boat          Class       Holder          Berth
+------------  ----------  --------------  -----
+Kittiwake     Wayfarer    Ann Pryce       B7
+Puffin        Laser       Idris Vane      A2
+"""
+
+
+def test_a_table_row_the_name_opens_gives_its_cell() -> None:
+    found = field_of([("moorings", _MOORINGS)], "Puffin", ("holder",))
+    assert found is not None and found.value == "Idris Vane"
+    assert field_of([("moorings", _MOORINGS)], "Idris Vane", ("berth",)) is None
+
+
+def test_a_table_row_then_a_record(tmp_path, monkeypatch) -> None:
+    chain, _ = _chain(tmp_path, monkeypatch, "What is the crew status of the holder of "
+                      "Kittiwake?", _MOORINGS, _CREW)
+    assert chain is not None and chain.found.answer.endswith(": Active")
+    assert chain.bridges == ["Ann Pryce"]

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .keyed_records import keyed_records
-from .record_units import line_fields
+from .record_units import line_fields, table_units
 from .units import STOP, normalise, split_units, stems
 
 __all__ = ["Said", "agent_stem", "aliases", "field_of", "related", "says_name"]
@@ -27,7 +27,6 @@ NAME = (r"(?:(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.?\s+)?[A-Z][\w'’.-]*[\w'’]"
         r"(?:\s+\d[\w-]*(?![\w.]\d))?|[A-Za-z]*\d[\w/-]*")
 """A name or code as a text writes it: a capitalised run ("Brindle & Marsh Ltd", "Pen
 an Tor", "Ms Pryce", "Pier 4"), or a token with a digit ("T-1142")."""
-_NAME = re.compile(NAME)
 _NAME_BEFORE = re.compile(rf"({NAME})\s+(?:[a-z]+ly\s+)?$")
 """The name just before a verb ("Ann Pryce owns", "Ann Pryce jointly owns")."""
 _CLAUSE_END = re.compile(r"[.!?;]\s|\n\s*\n")
@@ -156,25 +155,37 @@ def _related_in(text: str, name: str, relation: str, agent: bool, preposition: s
 def field_of(docs: Iterable[tuple[str, str]], name: str, label: tuple[str, ...]
              ) -> Said | None:
     """The value labelled with one of `label`'s stems ("Status: On hold") in the keyed
-    record whose first line says `name` (its key line: "[T-4] ...", "Boat: Kittiwake"),
-    citing the record; words as well as figures."""
+    record whose first line opens with `name` (its key line: "[T-4] ...", "Boat:
+    Kittiwake"), or under the column so headed in the table row whose first cell is
+    `name`; words as well as figures, citing the record or row."""
     if not label:
         return None
     found: list[Said] = []
     for doc_id, text in docs:
         if says_name(name, text) is None:
             continue
-        for group in keyed_records(doc_id, text):
-            for unit in group:
-                if not _opens_with(text[unit.start:unit.end], name):
-                    continue
-                for start, end, line in _lines(text, unit.start, unit.end):
-                    for key, value, _, _ in line_fields(start, end, line):
-                        said = {*stems(key), agent_stem(key)}
-                        if value and said & set(label) and \
-                                normalise(value) != normalise(name):
-                            found.append(Said(value, doc_id, unit.start, unit.end, key))
+        for start, end, fields in _records_of(doc_id, text, name):
+            for key, value in fields:
+                said = {*stems(key), agent_stem(key)}
+                if value and said & set(label) and normalise(value) != normalise(name):
+                    found.append(Said(value, doc_id, start, end, key))
     return _one(found)
+
+
+def _records_of(doc_id: str, text: str, name: str
+                ) -> Iterable[tuple[int, int, list[tuple[str, str]]]]:
+    """The keyed records and table rows `name` opens, each with its labelled fields."""
+    for group in keyed_records(doc_id, text):
+        for unit in group:
+            if _opens_with(text[unit.start:unit.end], name):
+                yield unit.start, unit.end, [
+                    (key, value) for start, end, line in _lines(text, unit.start, unit.end)
+                    for key, value, _, _ in line_fields(start, end, line)]
+    for table in table_units(doc_id, text):
+        for row in table:
+            if row.fields and says_name(name, row.fields[0][1]) is not None and normalise(
+                    row.fields[0][1]).startswith(normalise(name)):
+                yield row.start, row.end, [(key, value) for key, value, _, _ in row.fields]
 
 
 _KEY_LEAD = (re.compile(r"[\[(#*>\s-]*"), re.compile(r"\s*[A-Za-z][\w .-]{0,30}:[\[(#*>\s-]*"))
