@@ -15,6 +15,7 @@ from ...store import Store
 from ...types import SpanRef
 from ..answers.extractive import Extract
 from .chain import Chain
+from .two_hops import two_hop
 
 __all__ = ["code_value", "described_record", "keyed_field", "linked_record", "record_hop",
            "role_heading"]
@@ -104,10 +105,12 @@ def code_value(store: Store, session_id: str, question: str,
 def record_hop(store: Store, session_id: str, question: str) -> Chain | None:
     """The record linked to the one the question pins by a date or code, else the record
     the question describes, else the role heading another of its items, else the keyed
-    record the question names, else the setting, element or option in code that says it."""
-    docs = _docs(store, session_id)  # read once for the five look-ups
+    record the question names, else the setting, element or option in code that says it,
+    else two hops through a name it gives (`two_hops`)."""
+    docs = _docs(store, session_id)  # read once for the six look-ups
     return (linked_record(store, session_id, question, docs)
             or described_record(store, session_id, question, docs)
             or role_heading(store, session_id, question, docs)
             or keyed_field(store, session_id, question, docs)
-            or code_value(store, session_id, question, docs))
+            or code_value(store, session_id, question, docs)
+            or two_hop(store, session_id, question, docs))

@@ -29,6 +29,7 @@ from ..lookups.chain import bridge_names, follow, linked_hops
 from ..lookups.hops import hop_through, says_label
 from ..lookups.legend import keyed_person
 from ..lookups.record_hops import record_hop
+from ..lookups.two_hops import two_hop
 from ..model_call import call_model
 from ..recursion import RecursionState, Tier
 from ..routing import session_layout
@@ -122,14 +123,18 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         # copy of the answer goes to grounding, which prefers it when the model's answer is
         # not backed or names none of its values.
         layout, _ = await session_layout(rc)
-        chain = await asyncio.to_thread(follow, rc.store, rc.session_id, question, layout)
+        # A thing named through another, both hops read by code (`two_hops`), first; its
+        # answer was read as the question asks it, not replaced by a one-hop look-up below.
+        two = await asyncio.to_thread(two_hop, rc.store, rc.session_id, question)
+        chain = two or await asyncio.to_thread(follow, rc.store, rc.session_id, question,
+                                               layout)
         # No chain of names: the bridge's line and the answer may share only a record (a
         # commit's message and its Author line, a lab result and the patient segment).
         chain = chain or await asyncio.to_thread(follow_block, rc.store, rc.session_id,
                                                  question, layout)
         # The chain's answer does not say what is asked ("seats 140" for which floor): the
         # line's scope, or the line of a thing it names, may say it (`hops`).
-        if chain is None or not says_label(question, chain.found.answer):
+        if chain is None or (two is None and not says_label(question, chain.found.answer)):
             chain = (await asyncio.to_thread(hop_through, rc.store, rc.session_id, question)
                      or await asyncio.to_thread(record_hop, rc.store, rc.session_id,
                                                 question) or chain)

@@ -21,6 +21,7 @@ from ..lookups.chain import follow_role
 from ..lookups.hops import hop_through, says_label
 from ..lookups.legend import keyed_person
 from ..lookups.record_hops import keyed_field, record_hop
+from ..lookups.two_hops import two_hop
 from ..model_call import call_model, window_chars
 from ..recursion import RecursionState
 from ..routing import session_layout
@@ -64,7 +65,15 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         # that holds the question's entities, shows it first, and keeps its own copy of the
         # answer for grounding to prefer when the model's disagrees or is not backed.
         layout, _ = await session_layout(rc)
-        found = await asyncio.to_thread(extract, store, session_id, question, layout)
+        # A thing named through another ("the agent for the owner of X"): both hops read by
+        # code answer first, and their bridge keeps the one-hop look-ups below from
+        # replacing the answer.
+        two = await asyncio.to_thread(two_hop, store, session_id, question)
+        found = two.found if two is not None else await asyncio.to_thread(
+            extract, store, session_id, question, layout)
+        bridges = [*two.bridges] if two is not None else []
+        for ref in two.links if two is not None else []:
+            rc.citations.add(ref)
         # "who", and the line names its person by a code or a role: the key says who.
         keyed = await asyncio.to_thread(keyed_person, store, session_id, question, layout,
                                         None, found)
