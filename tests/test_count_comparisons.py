@@ -136,11 +136,13 @@ async def test_a_results_table_compared_with_a_suffix_and_a_range(rt):
 
 
 async def test_a_comparison_nothing_holds_is_never_left_out(rt):
-    sid = load(rt, "\n\n".join(f"Room {i}: a meeting room on floor {i % 3}, with a screen."
-                               for i in range(8)))
-    result, _ = await ask(rt, sid, "how many rooms on floor 1 hold more than 20 people",
+    # Prices in running text, no column: "under £90" cannot be counted by code, and the
+    # rooms on floor 1 are not the answer.
+    sid = load(rt, "\n\n".join(f"Room {i}: a double room on floor {i % 3}, £{60 + 10 * i} a "
+                               "night." for i in range(8)))
+    result, _ = await ask(rt, sid, "how many rooms on floor 1 are under £90 a night",
                           "count", _never)
-    assert "counted exactly" not in result.answer
+    assert result.answer.startswith("Not counted"), result.answer
 
 
 async def test_a_label_the_question_spells_matches_its_own_value(rt):
@@ -158,8 +160,8 @@ async def test_a_label_the_question_spells_matches_its_own_value(rt):
 
 NOTICE = """LANTERN SAFETY NOTICE
 
-The battery door of some Glowmoth camping lanterns may come loose. We have received 6
-complaints about loose battery doors in Norway.
+The battery door of some Glowmoth camping lanterns may come loose.
+We have received 6 reports of loose battery doors, all of them from Norway.
 
 About 4,200 affected lanterns were shipped to retailers in Denmark and 310 to retailers in
 Finland. Lanterns shipped after March are not affected.
@@ -184,7 +186,7 @@ def test_a_stated_figure_is_looked_up_not_counted():
 
 async def test_a_plan_naming_only_a_place_is_refused(rt):
     sid = load(rt, NOTICE)
-    result, _ = await ask(rt, sid, "how many of the lantern complaints came from finland",
+    result, _ = await ask(rt, sid, "how many of the lantern door reports came from finland",
                           "count", _never)
     assert "counted exactly" not in result.answer
     assert result.answer.startswith("Not counted")
