@@ -190,3 +190,16 @@ async def test_a_plan_naming_only_a_place_is_refused(rt):
                           "count", _never)
     assert "counted exactly" not in result.answer
     assert result.answer.startswith("Not counted")
+
+
+async def test_a_value_in_a_tables_first_rows_is_a_condition_not_its_title(rt):
+    rows = [{"lot": f"L{i}", "seller": ("trade", "private")[i % 3 == 0],
+             "hammer": str(100 + 37 * i)} for i in range(12)]
+    from strategy_support import load_named
+    sid = load_named(rt, {"auction_lots.csv": _csv(rows),
+                          "viewing_notes.txt": "Viewing days are Friday and Saturday.\n"})
+    result, _ = await ask(rt, sid, "What is the average hammer of the private lots?", "auto",
+                          _never)
+    private = [int(r["hammer"]) for r in rows if r["seller"] == "private"]
+    assert "seller=private" in result.answer, result.answer
+    assert float(result.answer.split(" — ")[0].replace(",", "")) == sum(private) / len(private)
