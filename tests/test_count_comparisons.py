@@ -203,3 +203,13 @@ async def test_a_value_in_a_tables_first_rows_is_a_condition_not_its_title(rt):
     private = [int(r["hammer"]) for r in rows if r["seller"] == "private"]
     assert "seller=private" in result.answer, result.answer
     assert float(result.answer.split(" — ")[0].replace(",", "")) == sum(private) / len(private)
+
+
+def test_a_place_inside_a_named_document_marks_its_items():
+    from rlm_recursive.agent.counting.scope_only import scope_only
+    from rlm_recursive.corpus.tally import TallyPlan
+    layout = read_layout([("d", NOTICE)])
+    question = "how many of the lantern door reports came from finland"
+    assert scope_only(question, TallyPlan(phrases=["finland"]), layout)
+    # "questions from the floor during the briefing": the named document's items counted.
+    assert not scope_only(question, TallyPlan(phrases=["finland"], docs=["d"]), layout)

@@ -6,7 +6,9 @@ The plan is scope-only when its only conditions are phrases, every phrase is sai
 prepositional phrase of place, origin or time ("in the Republic of Ireland", "from Leeds",
 "during March"), and the counted noun is not what the selected records are: it is neither
 the corpus unit ("lines", "entries", the layout's own unit) nor said by every record the
-plan selects. Then the count strategy refuses rather than count mentions of a place.
+plan selects, and the question names no document (in a named one, "questions from the floor
+during the briefing", its items are what is counted, the place their mark). Then the count
+strategy refuses rather than count mentions of a place.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def _positions(ws: list[str], phrase: str) -> list[int]:
 
 def scope_only(question: str, plan: TallyPlan, layout: Layout) -> bool:
     """Does the plan name only a place or time, and nothing of the thing counted?"""
-    if not plan.phrases or (plan.filters or plan.exclude or plan.absent or plan.compare
+    if not plan.phrases or plan.docs or (plan.filters or plan.exclude or plan.absent or plan.compare
                             or plan.months or plan.dated or plan.blank or plan.inside
                             or plan.labelled or plan.every):
         return False

@@ -81,8 +81,12 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
     if draft.aggregate is not None:
         return _aggregate(rc, tier, layout, draft)
     if scope_only(question, plan, layout):
-        return _refuse(tier, layout, draft, "the plan names only where, nothing of what is "
-                                            "counted")
+        # No field listing here: the values of unrelated fields are no help to a question
+        # whose counted thing the text does not mark.
+        text = (f"Not counted: the question names only where ({plan.describe()}), nothing "
+                f"of what is counted that the {layout.unit}s mark.")
+        return AgentAnswer(text, tier, 0, extra={"count": None, "computed": computed(
+            "count", plan.describe(), 0, False)})
     join = joined(question, layout, plan)
     if join is not None:
         return _joined(rc, tier, layout, plan, join)
@@ -156,11 +160,11 @@ def _aggregate(rc: RunContext, tier: object, layout: Layout, draft: CountDraft) 
         "computed": computed(agg.op, described, len(used), True)})
 
 
-def _refuse(tier: object, layout: Layout, draft: CountDraft, reason: str = "") -> AgentAnswer:
+def _refuse(tier: object, layout: Layout, draft: CountDraft) -> AgentAnswer:
     """No exact count: the question asks for something no field or phrase of the text says."""
     fields = ", ".join(f"{k} ({', '.join(sorted(v)[:4])})" for k, v in layout.fields.items()
                        if 1 < len(v) <= 40) or "none"
-    why = reason or (
+    why = (
         "a negated condition names nothing the text marks" if draft.negated else
         "no field or table column holds the number compared" if draft.uncompared else
         f"no {layout.unit} says {' '.join(draft.unknown)!r} literally" if draft.unknown else
