@@ -24,7 +24,8 @@ from .answers.measures import asks_capacity
 from .counting.draft import MIN_ITEMS, OFTEN, RANK, CountDraft, count_draft, rank_key
 from .counting.plan_words import BRIDGE_VERB, aggregation
 from .counting.scope import FRAME_WORDS as _STOP
-from .counting.scope import content_positions, head_unit
+from .counting.scope import content_positions, head_unit, noun_phrase
+from .counting.table_rows import compared_rows
 
 if TYPE_CHECKING:
     from .context import RunContext
@@ -183,8 +184,49 @@ def _states_number(question: str, layout: Layout) -> bool:
     return False
 
 
-def route(question: str, layout: Layout | None) -> tuple[Route, str]:
-    """The runtime strategy for a question, and why (layout None: from the wording alone)."""
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n[ \t]*\n")
+_FIGURE = re.compile(r"(?<![\w.,:;£$€#-])\d[\d,]*(?:\.\d+)?(?![\w.,:/-]*\w)(?!\s*[:)])")
+_NUMBERED = re.compile(r"(?-i:[A-Z])[\w.]*\s*$")
+"""Before a number, a name: the number names a thing ("Note 4", "Room 12"), counts none."""
+_RUNS_ON = re.compile(r"[ \t]+(?-i:[a-z])")
+"""After a figure in a sentence, its words run on, in lower case on its line ("1,150 in
+the ..."): not a table's cell ("45.00  Harbour Stores"), nor a line's last word."""
+_BESIDE = 6
+"""Words after a figure that say what it counts ("1,150 in the Republic of Ireland")."""
+
+
+def _states_figure(question: str, texts: list[str]) -> bool:
+    """A sentence states the figure asked: a number followed by some of the words the
+    question asks with (not the counted noun: "units" may stand for "kettles"), in a
+    sentence that says every one of them ("... were sold in the UK and 1,150 in the
+    Republic of Ireland" for "how many kettles were sold in the Republic of Ireland")."""
+    head = head_unit(question)
+    ws = words(question)
+    counted = noun_phrase(question, head)
+    asked = {stems(ws[i])[0] for i in content_positions(question) - counted
+             if ws[i] not in _STOP and not ws[i].isdigit() and stems(ws[i])}
+    if len(asked) < 2:
+        return False
+    for text in texts:
+        if not asked <= set(stems(text)):
+            continue
+        for sentence in _SENTENCE.split(text):
+            if not asked <= set(stems(sentence)):
+                continue
+            for figure in _FIGURE.finditer(sentence):
+                if _NUMBERED.search(sentence, 0, figure.start()) or not _RUNS_ON.match(
+                        sentence, figure.end()):
+                    continue
+                beside = set(stems(" ".join(sentence[figure.end():].split()[:_BESIDE])))
+                if asked & beside:
+                    return True
+    return False
+
+
+def route(question: str, layout: Layout | None, texts: list[str] | None = None
+          ) -> tuple[Route, str]:
+    """The runtime strategy for a question, and why (layout None: from the wording alone;
+    `texts`, the documents' whole texts: their sentences, beyond the records read)."""
     # A sum or average of a numeric field the records hold: computed by code, however few.
     if layout is not None and aggregation(question, layout):
         draft = count_draft(question, layout)
@@ -206,6 +248,21 @@ def route(question: str, layout: Layout | None) -> tuple[Route, str]:
         countable = len(layout.records) >= MIN_ITEMS
         if draft.negated and countable:
             return "classify", "a negated condition: each record is judged"
+        whole = texts if texts is not None else [r.text for r in layout.records]
+        if draft.uncompared:
+            # "under £40 a bottle" and no field holds prices: a table's column, or a
+            # judgement of each record (never a count that leaves the comparison out).
+            rows = compared_rows(question, [(str(i), t) for i, t in enumerate(whole)], [])
+            if rows is not None:
+                return "count", f"counted by code: {rows.describe()}"
+            return ("classify" if countable else "search",
+                    "a comparison no field or table column holds")
+        plan = draft.plan
+        only_words = not (plan.filters or plan.exclude or plan.absent or plan.compare
+                          or plan.months or plan.dated or plan.blank or plan.inside
+                          or plan.labelled or draft.rank_key)
+        if only_words and _states_figure(question, whole):
+            return "search", "a sentence states the figure beside the asked words: a look-up"
         if draft.unknown and countable and not (draft.rank_key or _states_number(question,
                                                                                  layout)):
             narrowed = f" among {draft.plan.describe()}" if draft.plan.filters else ""
@@ -213,7 +270,7 @@ def route(question: str, layout: Layout | None) -> tuple[Route, str]:
                                 f"each record{narrowed} is judged")
         if (draft.plan.filters or draft.plan.exclude or draft.plan.absent or draft.rank_key
                 or draft.plan.compare or draft.plan.dated or draft.plan.blank or draft.plan.months
-                or draft.plan.inside
+                or draft.plan.inside or draft.plan.labelled
                 or (draft.plan.exclude_phrases and not draft.unknown)):
             return "count", f"the question names field values ({draft.plan.describe()})"
         if _states_number(question, layout):

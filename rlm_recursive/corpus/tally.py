@@ -17,7 +17,7 @@ from .records import Layout, Record
 from .word_stems import phrase_regex, stems
 
 __all__ = ["NONE_VALUES", "Comparison", "FieldFilter", "TallyPlan", "blank_tables",
-           "group_counts", "left_blank", "select", "tally"]
+           "group_counts", "labelled_value", "left_blank", "select", "tally"]
 
 
 class FieldFilter(BaseModel):
@@ -77,12 +77,15 @@ class TallyPlan(BaseModel):
     """Fields left empty ("not returned yet"): blank in a record of a table that has them."""
     inside: list[FieldFilter] = Field(default_factory=list)
     """Words a field's value holds ("born in Ellerby": BIRT.PLAC "Ellerby, Yorkshire")."""
+    labelled: list[FieldFilter] = Field(default_factory=list)
+    """A value after its label in the text ("fix version 4.8.0" over `Fix Version/s: 4.8.0`,
+    among other labels on the line): that label's value, not the value's words anywhere."""
 
     @property
     def empty(self) -> bool:
         return not (self.filters or self.phrases or self.every or self.exclude
                     or self.exclude_phrases or self.absent or self.compare or self.months
-                    or self.dated or self.blank or self.inside)
+                    or self.dated or self.blank or self.inside or self.labelled)
 
     def describe(self) -> str:
         grouped: dict[str, list[str]] = {}
@@ -101,6 +104,7 @@ class TallyPlan(BaseModel):
         parts += [d.describe() for d in self.dated]
         parts += [f"{k} blank" for k in self.blank]
         parts += [f"{f.field}~{f.value!r}" for f in self.inside]
+        parts += [f"{f.field}: {f.value}" for f in self.labelled]
         where = f" in {len(self.docs)} named document(s)" if self.docs else ""
         if self.every and not parts:
             return "every record" + where
@@ -145,11 +149,20 @@ def _matches(record: Record, plan: TallyPlan, patterns: list[re.Pattern[str]],
             return False
     if not all(c.holds(record) for c in plan.compare):
         return False
+    if not all(labelled_value(f.field, f.value).search(record.text) for f in plan.labelled):
+        return False
     if plan.months and not any(has_month(record.text, m) for m in plan.months):
         return False
     if unwanted and any(p.search(record.text) for p in unwanted):
         return False
     return all(p.search(record.text) for p in patterns)
+
+
+def labelled_value(label: str, value: str) -> re.Pattern[str]:
+    """`label` then a colon and a list of values on its line, `value` among them (whole)."""
+    return re.compile(rf"(?<![\w/]){re.escape(label)}[ \t]*:[ \t]*"
+                      rf"(?:[\w.+-]+[ \t]*[,;][ \t]*)*{re.escape(value)}(?![\w.+-]*\w)",
+                      re.IGNORECASE)
 
 
 def left_blank(record: Record, key: str, tables: dict[tuple[str, str], set[str]]) -> bool:

@@ -15,9 +15,11 @@ from ...corpus.tally import FieldFilter, TallyPlan, select
 from ...corpus.value_match import match_values
 from ...corpus.word_stems import phrase_regex, stems, words
 from .dates import blank_fields, date_conditions, inside_fields, key_stems
+from .labels import labelled_terms
 from .people import acts_by, people_words, person_condition
 from .plan_words import (
     Aggregation,
+    Stated,
     aggregation,
     collection,
     comparisons,
@@ -25,6 +27,7 @@ from .plan_words import (
     negation_words,
     owner_words,
     particles,
+    uncompared_comparisons,
     written_negations,
 )
 from .scope import FRAME_WORDS as _STOP
@@ -82,6 +85,9 @@ class CountDraft:
     """A negation whose clause names nothing the plan can exclude (a judgement)."""
     aggregate: Aggregation | None = None
     """A sum/average over a numeric field instead of a count."""
+    uncompared: list[Stated] = field(default_factory=list)
+    """Comparisons the question states that no field of the records holds ("under £40 a
+    bottle" over a wine list's table): a table's column, or nothing to count by code."""
 
 
 def _content_runs(question: str, skip: set[int]) -> list[tuple[list[str], list[int]]]:
@@ -115,6 +121,12 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     compared = comparisons(question, layout)
     # "over 80%": the number is compared with, not a value of, its field.
     said = named_keys.union(*(at for _, at in compared))
+    # A comparison no field takes is still a condition: never a word to drop or match.
+    uncompared, stated_at = uncompared_comparisons(question, said)
+    said |= stated_at
+    # "fix version 4.8.0": the value of the label the words spell, not "fix" in "Fixed".
+    labelled, labelled_at = labelled_terms(question, layout)
+    said |= labelled_at
     # "posts that tell residents that ...": whom they tell is no field (RESIDENT) to match.
     said |= addressees(question) | time_frames(question)
     # "before 2012", "after the due date", "haven't come back yet": conditions on a date
@@ -174,15 +186,15 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     docs = docs or reserved_docs or named_docs
     head = head_unit(question, skip) if agg is None else _unit_after(question, agg, skip)
     if head is not None and (filters or exclude or absent or agg is not None or compared
-                             or dated or blank or inside):
+                             or dated or blank or inside or labelled):
         # "how many tickets are in billing", "how many hall bookings are tentative": the
         # noun phrase is the unit counted.
         skip |= {head} | (noun_phrase(question, head) - taken)
     absent = [k for k in absent if k not in blank]
     draft = CountDraft(TallyPlan(filters=filters, exclude=exclude, absent=absent, docs=docs,
                                  compare=[c for c, _ in compared], dated=dated, blank=blank,
-                                 inside=inside),
-                       aggregate=agg)
+                                 inside=inside, labelled=labelled),
+                       aggregate=agg, uncompared=uncompared)
     rank = OFTEN.search(question) or (RANK.search(question) and re.search(
         r"\b(which|what)\b", question, re.IGNORECASE))
     if rank and agg is None:

@@ -20,9 +20,9 @@ from ...corpus.tally import Comparison
 from ...corpus.units import STOP
 from ...corpus.word_stems import names_key, stems, words
 
-__all__ = ["BRIDGE_VERB", "Aggregation", "aggregation", "collection", "comparisons",
-           "key_positions", "negated_scopes", "owner_words", "particles", "word_offsets",
-           "written_negations"]
+__all__ = ["BRIDGE_VERB", "Aggregation", "Stated", "aggregation", "collection", "comparisons",
+           "key_positions", "negated_scopes", "owner_words", "particles", "stated_comparisons",
+           "uncompared_comparisons", "word_offsets", "written_negations"]
 
 BRIDGE_VERB = (
     r"(?:running|housing|managing|owning|leading|hosting|operating|supervising|overseeing|"
@@ -178,48 +178,109 @@ def key_positions(q_words: list[str], key: str) -> set[int]:
     return {i for i, w in enumerate(q_words) if any(names_key(k, w) for k in words(key))}
 
 
+_NUM = r"(?P<cur{k}>[£$€])?\s?(?P<n{k}>\d[\d,]*(?:\.\d+)?)"
+_UNIT = r"(?:\s*(?P<unit{k}>%|percent\b|[a-z]+\b))?"
 _COMPARE = re.compile(
     r"\b(?P<op>under|below|less\s+than|fewer\s+than|lower\s+than|over|above|more\s+than|"
-    r"greater\s+than|higher\s+than|at\s+least|at\s+most|up\s+to)\s+"
-    r"(?P<n>\d[\d,]*(?:\.\d+)?)(?:\s*(?P<unit>%|percent\b|[a-z]+\b))?", re.IGNORECASE)
+    r"greater\s+than|higher\s+than|at\s+least|at\s+most|up\s+to)\s+" + _NUM.format(k="")
+    + _UNIT.format(k="")
+    # "5.2 m or higher", "£40 or less": the comparison after its number.
+    + r"|(?<![\w.,])" + _NUM.format(k="2") + _UNIT.format(k="2")
+    + r"\s+or\s+(?P<after>more|higher|above|over|greater|less|lower|below|fewer|under)\b"
+    # "between 20 and 30 kg": both ends, inclusive.
+    + r"|\bbetween\s+" + _NUM.format(k="3") + r"(?:\s*(?P<unit3>%|[a-z]+\b))??\s+and\s+"
+    + _NUM.format(k="4") + _UNIT.format(k="4"), re.IGNORECASE)
 _OPS: dict[str, str] = {"under": "<", "below": "<", "less than": "<", "fewer than": "<",
                         "lower than": "<", "over": ">", "above": ">", "more than": ">",
                         "greater than": ">", "higher than": ">", "at least": ">=",
                         "at most": "<=", "up to": "<="}
+_OR_AFTER: dict[str, str] = {"more": ">=", "higher": ">=", "above": ">=", "over": ">=",
+                             "greater": ">=", "less": "<=", "lower": "<=", "below": "<=",
+                             "fewer": "<=", "under": "<="}
 _PERCENT = ("pct", "percent", "perc", "pc")
+
+
+@dataclass(frozen=True)
+class Stated:
+    """A comparison as the question writes it, before any field is found for it: the
+    operator, the number, its unit ("%", "m", "kg", "£" for a price) and where it is said."""
+
+    op: str
+    value: float
+    unit: str
+    start: int
+    end: int
+
+
+def stated_comparisons(question: str) -> list[Stated]:
+    """Every numeric comparison the question states: "under £40", "over 2 s", "5.2 m or
+    higher", "at least 60 percent", "between 20 and 30 kg" (two: >= 20 and <= 30)."""
+    out = []
+    for m in _COMPARE.finditer(question):
+        if m.group("op"):
+            ends = [(_OPS[" ".join(m.group("op").lower().split())], "", "")]
+        elif m.group("after"):
+            ends = [(_OR_AFTER[m.group("after").lower()], "2", "2")]
+        else:
+            ends = [(">=", "3", "4"), ("<=", "4", "4")]
+        for op, k, unit_k in ends:
+            unit = (m.group(f"cur{k}") or m.group(f"cur{unit_k}") or m.group(f"unit{k}")
+                    or m.group(f"unit{unit_k}") or "")
+            value = float(m.group(f"n{k}").replace(",", ""))
+            # "under $1,500 complete": a currency is the unit; the word after is no unit.
+            end = m.end(f"n{k}") if m.group("op") and m.group("cur") else m.end()
+            out.append(Stated(op, value, unit.lower(), m.start(), end))
+    return out
+
+
+def uncompared_comparisons(question: str, compared_at: set[int]
+                           ) -> tuple[list[Stated], set[int]]:
+    """The stated comparisons no field took (none of their words among `compared_at`), and
+    the positions of their words."""
+    out: list[Stated] = []
+    at: set[int] = set()
+    for said in stated_comparisons(question):
+        span = _positions(question, said.start, said.end)
+        if span and not span & compared_at:
+            out.append(said)
+            at |= span
+    return out, at
 
 
 def comparisons(question: str, layout: Layout) -> list[tuple[Comparison, set[int]]]:
     """"germinated at under 60%", "took over 2 s": a numeric field compared with a number,
     and the word positions that say it (the field's words, the comparison, the number and
     its unit). The field is the one the number's unit names ("500 ms": dur_ms), else the
-    numeric one the question names nearest before the comparison, else (a percentage) the
-    one field whose name says percent; none: nothing."""
+    numeric one the question names nearest before the comparison, else the one it names
+    right after it ("under £40 a bottle"), else (a percentage) the one field whose name
+    says percent; none: nothing."""
     q_words = [question[a:b].lower() for a, b in word_offsets(question)]
     numeric = numeric_fields(layout)
     named = {key: key_positions(q_words, key) for key in numeric}
     out = []
-    for match in _COMPARE.finditer(question):
-        at = _positions(question, match.start(), match.end())
-        first = min(at)
+    for said in stated_comparisons(question):
+        at = _positions(question, said.start, said.end)
+        first, last = min(at), max(at)
         before = [(max(p for p in ps if p < first), key) for key, ps in named.items()
                   if any(p < first for p in ps)]
-        unit = (match.group("unit") or "").lower()
+        after = [(min(p for p in ps if p > last), key) for key, ps in named.items()
+                 if any(last < p <= last + 3 for p in ps)]
+        unit = said.unit
         percent = [k for k in numeric if any(w in _PERCENT for w in words(k))]
-        measured = [k for k in numeric if unit and key_positions([unit], k)]
+        measured = [k for k in numeric if unit.isalpha() and key_positions([unit], k)]
         if len(measured) == 1:  # "took more than 500 ms": dur_ms
             key = measured[0]
         elif before:
             key = max(before)[1]
+        elif after:
+            key = min(after)[1]
         elif unit in ("%", "percent") and len(percent) == 1:
             key = percent[0]
         else:
             continue
-        op = _OPS[" ".join(match.group("op").lower().split())]
-        value = float(match.group("n").replace(",", ""))
-        if unit and unit not in ("%", "percent") and not key_positions([unit], key):
+        if unit.isalpha() and unit != "percent" and not key_positions([unit], key):
             at.discard(max(at))  # "under 60 and ...": the next word is not its unit
-        out.append((Comparison(field=key, op=op, value=value),  # type: ignore[arg-type]
+        out.append((Comparison(field=key, op=said.op, value=said.value),  # type: ignore[arg-type]
                     at | named[key]))
     return out
 

@@ -181,6 +181,8 @@ def _documents_naming(word: str, layout: Layout, rare: bool) -> set[str]:
         in_name, in_head = stem[0] in names[doc_id], stem[0] in heads[doc_id]
         if not (in_name or in_head):
             continue
+        if not in_name and _holds_value(layout, doc_id, stem[0]):
+            continue  # "direct" in a table's first rows: a value its records hold, no title
         if rare:
             own = [r for r in layout.records if r.doc_id == doc_id]
             saying = sum(bool(pattern.search(r.text)) for r in own)
@@ -189,6 +191,12 @@ def _documents_naming(word: str, layout: Layout, rare: bool) -> set[str]:
                 continue
         out.add(doc_id)
     return out
+
+
+def _holds_value(layout: Layout, doc_id: str, stem: str) -> bool:
+    """Does some record of the document hold a field value of that one word?"""
+    return any(stems(value) == (stem,) for r in layout.records if r.doc_id == doc_id
+               for value in r.fields.values())
 
 
 def _generic(word: str) -> bool:

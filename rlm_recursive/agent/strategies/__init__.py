@@ -65,7 +65,7 @@ async def pick_strategy(rc: RunContext, requested: str, tier: Tier, question: st
     if requested != "auto" or not tier.info.is_small:
         return choose_strategy(requested, tier, question)
     layout, texts = await session_layout(rc)
-    chosen, reason = route(question, layout)
+    chosen, reason = route(question, layout, [text for _, text in texts])
     counts = chosen != "count" and asks_to_count(question)
     # "how many doses were refused" over a chart writing refusals "R" (its key says so);
     # "how many exit statuses does the page list" over its EXIT STATUS section's items.

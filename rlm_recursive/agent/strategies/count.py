@@ -23,7 +23,9 @@ from ...types import SpanRef
 from ..context import AgentAnswer, RunContext
 from ..counting.codes import CodeCount, code_count
 from ..counting.join import Join, joined
+from ..counting.scope_only import scope_only
 from ..counting.sections import ListedCount, listed_count, lists_apply
+from ..counting.table_rows import RowCount, compared_rows
 from ..recursion import RecursionState
 from ..routing import CountDraft, count_draft, session_layout
 
@@ -64,6 +66,11 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
     if draft.rank_key is not None:
         return _rank(rc, state, question, layout, draft)
     plan = draft.plan
+    if draft.uncompared:
+        # "under £40 a bottle" and no field holds prices: a table's column, or no count.
+        rows = None if draft.negated else compared_rows(question, texts, plan.docs)
+        return _cells(rc, tier, plan, rows) if rows is not None else _refuse(tier, layout,
+                                                                              draft)
     found = (None if draft.unknown or draft.negated else code_count(question, layout, texts,
                                                                       plan)) or (
         listed_count(question, texts, plan) if lists_apply(draft) else None)
@@ -73,6 +80,13 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         return _refuse(tier, layout, draft)
     if draft.aggregate is not None:
         return _aggregate(rc, tier, layout, draft)
+    if scope_only(question, plan, layout):
+        # No field listing here: the values of unrelated fields are no help to a question
+        # whose counted thing the text does not mark.
+        text = (f"Not counted: the question names only where ({plan.describe()}), nothing "
+                f"of what is counted that the {layout.unit}s mark.")
+        return AgentAnswer(text, tier, 0, extra={"count": None, "computed": computed(
+            "count", plan.describe(), 0, False)})
     join = joined(question, layout, plan)
     if join is not None:
         return _joined(rc, tier, layout, plan, join)
@@ -94,11 +108,11 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         "computed": computed("count", plan.describe(), total, total > 0)})
 
 
-def _cells(rc: RunContext, tier: object, plan: TallyPlan, found: CodeCount | ListedCount
-           ) -> AgentAnswer:
+def _cells(rc: RunContext, tier: object, plan: TallyPlan,
+           found: CodeCount | ListedCount | RowCount) -> AgentAnswer:
     """A count of what the text writes without a record per thing: the cells holding a
     key's code, the items listed under a heading."""
-    spans = found.rows if isinstance(found, CodeCount) else [
+    spans = found.rows if isinstance(found, CodeCount | RowCount) else [
         (found.doc_id, found.start, found.end)]
     for doc_id, start, end in spans[:_CITED]:
         rc.citations.add(SpanRef(doc_id=doc_id, start=start, end=end))
@@ -150,9 +164,11 @@ def _refuse(tier: object, layout: Layout, draft: CountDraft) -> AgentAnswer:
     """No exact count: the question asks for something no field or phrase of the text says."""
     fields = ", ".join(f"{k} ({', '.join(sorted(v)[:4])})" for k, v in layout.fields.items()
                        if 1 < len(v) <= 40) or "none"
-    why = ("a negated condition names nothing the text marks" if draft.negated else
-           f"no {layout.unit} says {' '.join(draft.unknown)!r} literally" if draft.unknown else
-           "the question names nothing the text marks")
+    why = (
+        "a negated condition names nothing the text marks" if draft.negated else
+        "no field or table column holds the number compared" if draft.uncompared else
+        f"no {layout.unit} says {' '.join(draft.unknown)!r} literally" if draft.unknown else
+        "the question names nothing the text marks")
     text = (f"Not counted: {why}. Fields in the text: {fields}. Ask with the words the text "
             "uses, or use the classify strategy to have each item judged.")
     return AgentAnswer(text, tier, 0, extra={  # type: ignore[arg-type]
