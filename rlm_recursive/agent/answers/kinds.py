@@ -24,7 +24,7 @@ from .labelled import (
     undated,
     without_times,
 )
-from .measures import QP_ESCAPE, measure_fits, names_place, states_count
+from .measures import QP_ESCAPE, measure_fits, names_place, states_count, unmarked_among_sums
 from .persons import CALENDAR_WORDS, asks_who, names_person
 
 __all__ = ["change_side", "fits_kind", "fits_kind_in", "named_as_reference"]
@@ -76,7 +76,7 @@ def fits_kind_in(question: str, answer: str, unit_text: str, heading: str = "") 
     measured = None if _asks_other_kind(question) else measure_fits(question, answer, unit_text)
     if measured is not None:
         return measured
-    if not fits_kind(question, answer):
+    if not fits_kind(question, answer) or unmarked_among_sums(question, answer, unit_text):
         return False
     if _HOW_MANY.match(question) and not states_count(question, answer, unit_text, heading):
         return False  # "albumen print 1 item" is no count of the items closed to readers
