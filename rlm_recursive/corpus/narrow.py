@@ -258,8 +258,9 @@ def _names_place(words: list[str], name: str) -> bool:
 
 
 _WORD_VALUE = re.compile(r"(?<![\w.-])([A-Za-z][A-Za-z'’-]+)\s+(\d[\d,]*(?:\.\d+)?)"
-                         r"\s?([A-Za-z%°]{1,3})?(?![\w-]|\.\w)")
-"""A word and the measure after it: "Springs 4.6 m", "Neaps 2.1 m", "adults 12"."""
+                         r"\s?([A-Za-z%°]{1,3})(?![\w:-]|\.\w)")
+"""A word and the measure after it, with its unit: "Springs 4.6 m", "Neaps 2.1 m" (not "Run
+5", nor a time "Monday 10:30")."""
 
 
 def _word_picked(question: str, part: str) -> str | None:
@@ -270,7 +271,7 @@ def _word_picked(question: str, part: str) -> str | None:
     pairs = [m for m in _WORD_VALUE.finditer(part) if not set(stems(m.group(1))) & _STOPPED]
     by_unit: dict[str, list[re.Match[str]]] = {}
     for match in pairs:
-        by_unit.setdefault((match.group(3) or "").lower(), []).append(match)
+        by_unit.setdefault(match.group(3).lower(), []).append(match)
     runs = [run for run in by_unit.values()
             if len(run) > 1 and len({stems(m.group(1))[0] for m in run if stems(m.group(1))})
             == len(run) and len({m.group(2) for m in run}) == len(run)]
