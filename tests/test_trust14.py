@@ -113,3 +113,8 @@ async def test_an_aside_for_the_case_asked_is_the_answer(corpus):
     result = await _asked(corpus, "yearly membership for pensioners?", said)
     assert "40" not in result.answer
     assert result.grounded is False or "22" in result.answer
+
+
+def test_sibling_measures_beside_other_figures_leave_the_line_answerable():
+    line = "Kiln B: top 980 °C, base 940 °C. Door gap 4 mm; shimmed to 2 mm."
+    assert narrowed("what is the door gap on kiln B", line) is not None

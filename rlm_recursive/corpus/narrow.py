@@ -264,10 +264,10 @@ _WORD_VALUE = re.compile(r"(?<![\w.-])([A-Za-z][A-Za-z'’-]+)\s+(\d[\d,]*(?:\.\
 
 
 def _word_picked(question: str, part: str) -> str | None:
-    """In a run of measures of one unit each named by the word before it ("Springs 4.6 m
-    Neaps 2.1 m"), the one whose word the question says; None when the question says none
-    of them (or several): the line gives siblings and nothing tells which is asked. The
-    part as it is when it holds no such run."""
+    """In a line whose figures are a run of measures of one unit, each named by the word
+    before it ("Springs 4.6 m   Neaps 2.1 m"), the one whose word the question says; None
+    when the question says none of them (or several): the line gives siblings and nothing
+    tells which is asked. The part as it is when it is no such line."""
     pairs = [m for m in _WORD_VALUE.finditer(part) if not set(stems(m.group(1))) & _STOPPED]
     by_unit: dict[str, list[re.Match[str]]] = {}
     for match in pairs:
@@ -275,7 +275,10 @@ def _word_picked(question: str, part: str) -> str | None:
     runs = [run for run in by_unit.values()
             if len(run) > 1 and len({stems(m.group(1))[0] for m in run if stems(m.group(1))})
             == len(run) and len({m.group(2) for m in run}) == len(run)]
-    if len(runs) != 1:
+    # Only a line of nothing but the siblings: beside other figures ("Flow 74 °C, return
+    # 60 °C. Pressure 1.2 bar") the run is not what the line answers.
+    if len(runs) != 1 or not set(_figures(question, part)) <= {
+            normalise(m.group(2).replace(",", "")) for m in runs[0]}:
         return part
     asked = set(stems(question))
     said = [m for m in runs[0] if set(stems(m.group(1))) & asked]
