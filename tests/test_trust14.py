@@ -118,3 +118,9 @@ async def test_an_aside_for_the_case_asked_is_the_answer(corpus):
 def test_sibling_measures_beside_other_figures_leave_the_line_answerable():
     line = "Kiln B: top 980 °C, base 940 °C. Door gap 4 mm; shimmed to 2 mm."
     assert narrowed("what is the door gap on kiln B", line) is not None
+
+
+def test_a_number_the_question_says_is_no_sum():
+    question = "how much is a large (500ml) jug of the sea kale soup"
+    assert not fits_kind_in(question, "500ml.", " 21    Sea kale soup   4.50    6.75")
+    assert fits_kind_in(question, "6.75", " 21    Sea kale soup   4.50    6.75")

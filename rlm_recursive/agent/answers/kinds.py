@@ -124,7 +124,10 @@ def fits_kind(question: str, answer: str) -> bool:
     if _AMOUNT_ASKED.search(question):  # "the total yearly premium": 1,834.28, not a ref
         # A quoted-printable mail body writes "£18.50" as "=C2=A318.50": its escapes are no
         # code. A date or a clock time ("asked 2 Nov", "[2026-09-30 Wed 09:12]") is no sum.
-        return bool(_AMOUNT.search(undated(QP_ESCAPE.sub(" ", answer))))
+        # A number the question says is no sum it asks for ("175ml" of "a large (175ml) glass").
+        said = set(re.findall(r"\d[\d,.]*", question))
+        return any(m.group().rstrip(".") not in said
+                   for m in _AMOUNT.finditer(undated(QP_ESCAPE.sub(" ", answer))))
     if _NUMBERED_ASKED.search(question):  # "flight no.": KL1697, not "the KLM flight"
         # A measure ("bags over 8 kg", "keeping 30 days") is no number of a thing.
         # A clock time or a date ("10:00" for "the case number") says when, not which.
