@@ -29,9 +29,13 @@ __all__ = ["MONEY_ASKED", "narrowed", "narrowed_in_line"]
 
 _LABEL = re.compile(
     r"(?:^|(?<=\s)|(?<=[;|•·]))"
-    r"(?P<label>[A-Za-z][\w'’&/.-]*(?:[ ][A-Za-z][\w'’&/.-]*){0,3}(?:\s*\([^()]{1,60}\))?)"
+    r"(?P<label>[A-Za-z][\w'’&/.-]*(?:(?<!\.)[ ][A-Za-z][\w'’&/.-]*|(?<=\.)[ ][a-z][\w'’&/.-]*)"
+    r"{0,3}(?:\s*\([^()]{1,60}\))?)"
     r"(?:\s*:\s+|\s*\.{3,}\s*|\s*…+\s*)")
-"""A label opening a line or a stretch of it ("Price: ", "Weight .....", "Rating: ")."""
+"""A label opening a line or a stretch of it ("Price: ", "Weight .....", "Rating: "); a
+sentence's end is no word of it ("Ride leader: Tamsin Rowe. Sweep: ...")."""
+_SENTENCE_END = re.compile(r"(?<=[a-z]{3})\.\s+(?=[A-Z])")
+"""Where a labelled value's sentence ends: "Sweep: Gareth Penrose. Route card v2 ..."."""
 _ASIDE = re.compile(r"\(([^()]*)\)")
 _OLD = re.compile(r"^\s*(?:was|previously|formerly|originally|rrp|before|down from|"
                   r"reduced from|old)\b", re.IGNORECASE)
@@ -86,6 +90,8 @@ def narrowed(question: str, text: str) -> str | None:
         after = re.search(rf"\b{match.group(1)}\s+(\S+)", part, re.IGNORECASE)
         if after is not None and any(c.isdigit() for c in after.group(1)):
             part = after.group(0)
+    if (part := _word_picked(question, part)) is None:
+        return None
     if not label and _CLOCK_ASKED.search(question):
         part = _clock_time(question, part) or part
     if _undecided(question, part):
@@ -123,7 +129,7 @@ def _says_asked(question: str, label: str) -> int:
     """How well a label says what is asked: 2 when it says the asked phrase's head (its last
     word: "ID" of "MOT tester ID"), 1 another of its words, 0 none. Words are matched whole,
     by stem and run together ("runtime" is "Run time")."""
-    asked = asked_phrase(question)
+    asked = asked_phrase(question) or _role_asked(question)
     if not asked:
         return 0
     bare = re.sub(r"\([^()]*\)", " ", label)
@@ -133,6 +139,18 @@ def _says_asked(question: str, label: str) -> int:
     if asked[-1] in hits:
         return 2
     return 1 if hits and label_says(question, bare) else 0
+
+
+_WHO_ROLE = re.compile(r"^\s*who\s+(?:is|was|are|were|will\s+be)\s+(?:the\s+)?"
+                       r"((?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*)"
+                       r"(?=\s+(?:on|at|for|of|in|from|with|to)\b|\s*\??\s*$)", re.IGNORECASE)
+"""The role a "who" question asks ("who was sweep on the ride" → sweep): a label naming it
+says which name of the line is the one asked."""
+
+
+def _role_asked(question: str) -> list[str]:
+    match = _WHO_ROLE.match(question)
+    return stems(match.group(1)) if match else []
 
 
 def _asked_segment(question: str, line: str) -> tuple[str, str]:
@@ -155,7 +173,7 @@ def _asked_segment(question: str, line: str) -> tuple[str, str]:
     picked = [(label, value) for score, label, value in scored if score == best]
     if best == 0 or len({value.strip() for _, value in picked}) != 1:
         return "", line
-    return picked[0][0], picked[0][1].strip()
+    return picked[0][0], _SENTENCE_END.split(picked[0][1].strip(), maxsplit=1)[0]
 
 
 def _asides_dropped(question: str, part: str) -> str:
@@ -175,6 +193,8 @@ def _asides_dropped(question: str, part: str) -> str:
             continue
         sibling = _NAMED_ASIDE.match(inner)
         if sibling is None:
+            if _picked_aside(question, inner, part.replace(aside.group(0), " ")):
+                return inner
             continue
         owner = normalise(sibling.group("name"))
         another = _names_another(owner, question)
@@ -184,6 +204,14 @@ def _asides_dropped(question: str, part: str) -> str:
         if another:
             out = out.replace(aside.group(0), " ")
     return out
+
+
+def _picked_aside(question: str, inner: str, outside: str) -> bool:
+    """An aside giving a value for a case the question names and the rest of the line does
+    not ("£65 for the term (£35 for students)" for the students' rate): it is the answer."""
+    named = set(stems(" ".join(entities(question))))
+    picking = set(stems(inner)) - set(stems(outside)) - named
+    return bool(_figures(question, outside)) and bool(picking & set(stems(question)))
 
 
 def _names_another(owner: str, question: str) -> bool:
@@ -229,6 +257,39 @@ def _names_place(words: list[str], name: str) -> bool:
             or (at > 0 and words[at - 1] in ("on", "in", "at", "under")))
 
 
+_WORD_VALUE = re.compile(r"(?<![\w.-])([A-Za-z][A-Za-z'’-]+)\s+(\d[\d,]*(?:\.\d+)?)"
+                         r"\s?([A-Za-z%°]{1,3})(?![\w:-]|\.\w)")
+"""A word and the measure after it, with its unit: "Springs 4.6 m", "Neaps 2.1 m" (not "Run
+5", nor a time "Monday 10:30")."""
+
+
+def _word_picked(question: str, part: str) -> str | None:
+    """In a line whose figures are a run of measures of one unit, each named by the word
+    before it ("Springs 4.6 m   Neaps 2.1 m"), the one whose word the question says; None
+    when the question says none of them (or several): the line gives siblings and nothing
+    tells which is asked. The part as it is when it is no such line."""
+    pairs = [m for m in _WORD_VALUE.finditer(part) if not set(stems(m.group(1))) & _STOPPED]
+    by_unit: dict[str, list[re.Match[str]]] = {}
+    for match in pairs:
+        by_unit.setdefault(match.group(3).lower(), []).append(match)
+    runs = [run for run in by_unit.values()
+            if len(run) > 1 and len({stems(m.group(1))[0] for m in run if stems(m.group(1))})
+            == len(run) and len({m.group(2) for m in run}) == len(run)]
+    # Only a line of nothing but the siblings: beside other figures ("Flow 74 °C, return
+    # 60 °C. Pressure 1.2 bar") the run is not what the line answers.
+    if len(runs) != 1 or not set(_figures(question, part)) <= {
+            normalise(m.group(2).replace(",", "")) for m in runs[0]}:
+        return part
+    asked = set(stems(question))
+    said = [m for m in runs[0] if set(stems(m.group(1))) & asked]
+    return said[0].group(0) if len(said) == 1 else None
+
+
+_STOPPED = frozenset(stems("and or to from the a an of at by on in for was is are were than "
+                           "about around over under up down only just"))
+"""Words before a number that name nothing of it ("from 3 to 4 m", "about 12")."""
+
+
 _CLOCK_ASKED = re.compile(r"\bwhat\s+time\b|\bat\s+what\s+hour\b", re.IGNORECASE)
 _CLOCK = re.compile(r"(?<![\d:.])(?:[01]?\d|2[0-3]):[0-5]\d(?:\s?[ap]\.?m\b\.?)?(?![\d:])"
                     r"|(?<![\d:.])(?:1[0-2]|0?[1-9])(?:\.[0-5]\d)?\s?[ap]\.?m\b\.?", re.IGNORECASE)
@@ -256,17 +317,20 @@ def _undecided(question: str, part: str) -> bool:
     return False
 
 
-def narrowed_in_line(question: str, clause: str, unit_text: str) -> str:
+def narrowed_in_line(question: str, clause: str, unit_text: str) -> str | None:
     """A clause cut from a unit, narrowed by the whole line it was cut from: the line's
     label says which of its values is which ("Run time (eco / standard / boost) ..." over
     "up to 45 / 28 / 7 min"), and a cut may stop short of the asked value ("... tester"
     before "tester: S. Whitlock (ID 7750)"). The clause as it is when the line says no
-    more."""
+    more; None when the line names sibling values the question picks none of ("Summer 3.8
+    m and Winter 5.2 m": a clause cut at "and" holds one of them by chance)."""
     words = clause.split()
     if not words:
         return clause
     for line in unit_text.split("\n"):
         if " ".join(words[:3]) in " ".join(line.split()):
+            if _word_picked(question, line) is None:
+                return None
             whole = narrowed(question, line)
             if whole is not None and whole != line:
                 return whole

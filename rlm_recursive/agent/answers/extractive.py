@@ -286,6 +286,8 @@ def _from_passages(store: Store, session_id: str, question: str, layout: Layout 
     start, end = offset + first, offset + last
     answer = narrowed_in_line(question, " ".join((keyed_line(question, unit) or answer_clause(
         question, unit)).split()), unit.text)
+    if answer is None:
+        return None  # siblings on the line, and the question picks none of them
     if not labelled_as_asked(question, answer, unit.text):
         return None  # "Food business operator: ..." holds the entity, not the deadline
     return Extract(answer, SpanRef(doc_id=doc_id, start=start, end=end),

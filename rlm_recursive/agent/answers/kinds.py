@@ -24,7 +24,7 @@ from .labelled import (
     undated,
     without_times,
 )
-from .measures import QP_ESCAPE, measure_fits, names_place, states_count
+from .measures import QP_ESCAPE, measure_fits, names_place, states_count, unmarked_among_sums
 from .persons import CALENDAR_WORDS, asks_who, names_person
 
 __all__ = ["change_side", "fits_kind", "fits_kind_in", "named_as_reference"]
@@ -76,7 +76,7 @@ def fits_kind_in(question: str, answer: str, unit_text: str, heading: str = "") 
     measured = None if _asks_other_kind(question) else measure_fits(question, answer, unit_text)
     if measured is not None:
         return measured
-    if not fits_kind(question, answer):
+    if not fits_kind(question, answer) or unmarked_among_sums(question, answer, unit_text):
         return False
     if _HOW_MANY.match(question) and not states_count(question, answer, unit_text, heading):
         return False  # "albumen print 1 item" is no count of the items closed to readers
@@ -124,7 +124,10 @@ def fits_kind(question: str, answer: str) -> bool:
     if _AMOUNT_ASKED.search(question):  # "the total yearly premium": 1,834.28, not a ref
         # A quoted-printable mail body writes "£18.50" as "=C2=A318.50": its escapes are no
         # code. A date or a clock time ("asked 2 Nov", "[2026-09-30 Wed 09:12]") is no sum.
-        return bool(_AMOUNT.search(undated(QP_ESCAPE.sub(" ", answer))))
+        # A number the question says is no sum it asks for ("175ml" of "a large (175ml) glass").
+        said = set(re.findall(r"\d[\d,.]*", question))
+        return any(m.group().rstrip(".") not in said
+                   for m in _AMOUNT.finditer(undated(QP_ESCAPE.sub(" ", answer))))
     if _NUMBERED_ASKED.search(question):  # "flight no.": KL1697, not "the KLM flight"
         # A measure ("bags over 8 kg", "keeping 30 days") is no number of a thing.
         # A clock time or a date ("10:00" for "the case number") says when, not which.

@@ -19,7 +19,7 @@ from ...corpus.word_stems import stems, words
 from ..counting.scope import content_positions, head_unit, noun_phrase
 
 __all__ = ["QP_ESCAPE", "alternative_sums", "asked_measures", "asks_capacity", "measure_fits",
-           "names_place", "states_count"]
+           "names_place", "states_count", "unmarked_among_sums"]
 
 QP_ESCAPE = re.compile(r"=(?:[0-9A-F]{2}|\n)")
 """A quoted-printable escape: a mail body writes "£18.50" as "=C2=A318.50"."""
@@ -77,6 +77,9 @@ _CAPACITY_ASKED = _asked(
     r"|\b(?:seating\s+)?capacity\s+of\b|\bseating\s+capacity\b|\bmaximum\s+occupancy\b")
 """A capacity is asked: "how many people can the hall hold", "how many seats are there in
 ...", "the capacity of ...": a number the text states, never a count of records."""
+_MONTHS = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+           r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+"""A month's name, written out or cut short: with a day number it is a date."""
 _TIME_UNITS = (r"s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|wks?|weeks?|months?|"
                r"yrs?|years?|nights?")
 _MEASURES = (
@@ -109,6 +112,11 @@ _MEASURES = (
             r"seats|seating|capacity|holds?|sleeps|accommodates|occupancy|max(?:imum)?"),
     Measure("year", _asked(r"\b(?:what|which)\s+year\b|\bsince\s+when\b|\buntil\s+when\b"),
             r"(?!)", r"(?!)", before=r"(?<![\w.,/:-])(?=(?:1[0-9]|20)\d\d\b)"),
+    Measure("date", _asked(r"\b(?:what|which)\s+date\b"),
+            # "12 May", "12th of May", "12-May-2026"; "May 12" by the month before it
+            rf"(?:st|nd|rd|th)?\s*(?:of\s+)?{_MONTHS}", r"(?!)",
+            before=rf"\b{_MONTHS}\.?|(?<![\w.,/:-])(?=\d{{4}}-\d\d-\d\d\b|"
+                   r"\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b)"),
     Measure("time of day", _asked(r"^\s*(?:at\s+)?what\s+time\b|\b(?:at|by|from|until)\s+what"
                                   r"\s+time\b"),
             r"am|pm|a\.m\.|p\.m\.|hrs|h", r"(?!)",
@@ -180,6 +188,29 @@ def alternative_sums(question: str, answer: str) -> bool:
         return False
     plain = answer.replace(",", "")
     return bool(_ALTERNATIVE.search(plain[min(places):max(places) + 40]))
+
+
+def unmarked_among_sums(question: str, answer: str, context: str) -> bool:
+    """For "how much", the answer's number stands in a line that writes its sums as sums
+    ("8.90  12.20  48.00", "£12") and is none of them, nor a measure of anything: a bin,
+    a row's number ("14 Albarino ... 8.90 12.20"), no sum."""
+    if not _HOW_MUCH.search(question) or any(m.name != "money" for m in asked_measures(question)):
+        return False
+    numbers = _answer_numbers(answer) - _answer_numbers(question)
+    lines = [line for line in context.split("\n") if numbers & _answer_numbers(line)]
+    if not numbers or not lines:
+        return False
+    asked = set(stems(question))
+    for line in lines:
+        sums = _MONEY.numbers(line, line)
+        if not sums or numbers & sums or any(numbers & m.numbers(line, line) for m in _MEASURES):
+            return False
+        # A label the question says stands right before it ("Fine: 500"): the sum asked.
+        if any(set(stems(label)) & asked for n in numbers for label in re.findall(
+                rf"([A-Za-z]+)\W{{0,3}}(?<![\d.]){re.escape(n)}(?![\d]|\.\d)",
+                line.replace(",", ""))):
+            return False
+    return True
 
 
 _COUNTED = re.compile(r"^(?:\d[\d,]*|no|none|zero|one|two|three|four|five|six|seven|eight|"

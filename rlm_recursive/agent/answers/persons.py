@@ -218,6 +218,9 @@ def names_person(question: str, answer: str) -> bool:
     or code, and not under a label of things (a SUMMARY or TITLE line); or a role."""
     said = normalise(question)
     org_ok = asks_org(question)
+    # The role asked, said in capitals, is no one's name ("Harbour Head", an address, for
+    # "who is the head chef").
+    role = frozenset(stems(" ".join(_asked_role(question)[0])))
     body = _LEAD.sub("", answer.strip())
     for value in _persons_text(body):
         named = False  # a name stands here (a role word beside it is its label, no answer)
@@ -225,6 +228,12 @@ def names_person(question: str, answer: str) -> bool:
             # "Mr Ravi Mistry" is the Ravi Mistry the question names, not someone new.
             run = re.sub(r"^(?:The|A|An|Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\.?\s+", "",
                          match.group().rstrip(".’'"))
+            # A role word ends no name ("Harbour Head"); before one it is a title ("Chef
+            # Ivo Kellow").
+            if run and set(stems(run.split()[-1])) & role:
+                continue
+            while run and len(run.split()) > 1 and set(stems(run.split()[0])) & role:
+                run = run.split(" ", 1)[1]
             if not run or run.lower() in ("the", "a", "an") or normalise(run) in said:
                 continue
             before = value[:match.start()].rstrip()
