@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ...corpus.asked import asked_label
 from ...corpus.described import described_field
+from ...corpus.grid_cells import grid_cell
 from ...corpus.linked_records import linked_field
 from ...corpus.record_fields import record_field
 from ...corpus.role_heads import role_head
@@ -15,7 +16,8 @@ from ...types import SpanRef
 from ..answers.extractive import Extract
 from .chain import Chain
 
-__all__ = ["described_record", "keyed_field", "linked_record", "record_hop", "role_heading"]
+__all__ = ["described_record", "grid_crossing", "keyed_field", "linked_record", "record_hop",
+           "role_heading"]
 
 
 def _docs(store: Store, session_id: str) -> list[tuple[str, str]]:
@@ -84,6 +86,22 @@ def keyed_field(store: Store, session_id: str, question: str,
                  [record, *([above] if above else [])])
 
 
+def grid_crossing(store: Store, session_id: str, question: str,
+                  docs: list[tuple[str, str]] | None = None) -> Chain | None:
+    """The cell where the grid row the question names crosses the column it asks ("the
+    first 12B from Mill Lane on Sundays"), citing the row and the header and heading above
+    the grid."""
+    found = grid_cell(question, docs if docs is not None else _docs(store, session_id))
+    if found is None:
+        return None
+    row = SpanRef(doc_id=found.doc_id, start=found.row.start, end=found.row.end)
+    tops = [span for span in (found.grid.heading, found.grid.header) if span]
+    above = (SpanRef(doc_id=found.doc_id, start=min(a for a, _ in tops),
+                     end=max(b for _, b in tops)) if tops else None)
+    return Chain(Extract(f"{found.label}: {found.value}", row, field=found.asked_as,
+                         heading=above), [], [row, *([above] if above else [])])
+
+
 def record_hop(store: Store, session_id: str, question: str) -> Chain | None:
     """The record linked to the one the question pins by a date or code, else the record
     the question describes, else the role heading another of its items, else the keyed
@@ -92,4 +110,5 @@ def record_hop(store: Store, session_id: str, question: str) -> Chain | None:
     return (linked_record(store, session_id, question, docs)
             or described_record(store, session_id, question, docs)
             or role_heading(store, session_id, question, docs)
-            or keyed_field(store, session_id, question, docs))
+            or keyed_field(store, session_id, question, docs)
+            or grid_crossing(store, session_id, question, docs))
