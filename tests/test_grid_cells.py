@@ -151,3 +151,13 @@ def test_record_hop_cites_the_row_and_the_heading(tmp_path: Path, monkeypatch: A
         assert "SUNDAY" in text[chain.found.heading.start:chain.found.heading.end]
     finally:
         runtime.close()
+
+
+def test_a_header_typed_off_its_columns_names_them_in_order():
+    text = ("SLOT  START  LANE  START  LANE\n"
+            "-----------------------------\n"
+            "A1        0900   3     1300    5\n"
+            "A2        0930   4     1330    6\n")
+    (grid,) = grids("d", text)
+    assert grid.heads == ("SLOT", "START", "LANE", "START", "LANE")
+    assert [c.column for c in grid.rows[1].cells] == [0, 1, 2, 3, 4]

@@ -225,7 +225,8 @@ def grid_cell(question: str, docs: Iterable[tuple[str, str]]) -> GridCell | None
     if dates:  # a date's digits are the date, not a code
         codes = [c for c in codes if not any(str(d[0]) == c.lstrip("0") for d in dates)]
     names = named_words(question) - day_stems
-    scored: list[tuple[int, Grid, GridRow, set[str], str]] = []
+    described = words - set(asked_phrase(question)) - day_stems
+    scored: list[tuple[int, Grid, GridRow]] = []
     for doc_id, text in docs:
         for grid in grids(doc_id, text):
             heading = text[grid.heading[0]:grid.heading[1]] if grid.heading else ""
@@ -236,8 +237,7 @@ def grid_cell(question: str, docs: Iterable[tuple[str, str]]) -> GridCell | None
                 found = _row_said(question, words, codes, dates, row, grid, heading, context)
                 if found is None or not found[0]:
                     continue
-                own, above = found
-                said = own | above
+                said = found[0] | found[1]
                 everywhere = stems_of(" ".join((_row_text(row), context, header)))
                 # Every name, code and date of the question is the row's or its grid's.
                 if any(not says_stem(everywhere, n) for n in names) or any(
@@ -246,18 +246,17 @@ def grid_cell(question: str, docs: Iterable[tuple[str, str]]) -> GridCell | None
                     continue
                 # Most of what the question says is said here: one word in common is
                 # another document's table.
-                described = words - set(asked_phrase(question)) - day_stems
                 unsaid = {w for w in described if not says_stem(everywhere, w)}
                 if 2 * len(unsaid) > len(described) or any(
                         says_stem(stems_of(text), w) for w in unsaid):
                     continue  # (a word said elsewhere in the document: asked of that)
-                scored.append((len(said), grid, row, own, heading))
+                scored.append((len(said), grid, row))
     if not scored:
         return None
     scored.sort(key=lambda s: -s[0])
     if len(scored) > 1 and scored[1][0] == scored[0][0]:
         return None
-    _, grid, row, _, _ = scored[0]
+    _, grid, row = scored[0]
     read = _read(question, grid, row, qualities)
     if read is None:
         return None
