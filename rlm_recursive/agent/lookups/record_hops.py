@@ -1,13 +1,16 @@
 """Hops through records, as chains (no model call): the record a question describes by what
 it says (`corpus.described`), the record linked to the one it pins by a date or code
-(`corpus.linked_records`), and the person heading another item of a value the question's
-line names (`corpus.role_heads`)."""
+(`corpus.linked_records`), the person heading another item of a value the question's
+line names (`corpus.role_heads`), the keyed record it names (`corpus.record_fields`), a
+setting in code (`corpus.code_facts`), a grid's cell (`corpus.grid_cells`), and two hops
+through a name (`two_hops`)."""
 
 from __future__ import annotations
 
 from ...corpus.asked import asked_label
 from ...corpus.code_facts import code_fact
 from ...corpus.described import described_field
+from ...corpus.grid_cells import grid_cell
 from ...corpus.linked_records import linked_field
 from ...corpus.record_fields import record_field
 from ...corpus.role_heads import role_head
@@ -17,8 +20,8 @@ from ..answers.extractive import Extract
 from .chain import Chain
 from .two_hops import two_hop
 
-__all__ = ["code_value", "described_record", "keyed_field", "linked_record", "record_hop",
-           "role_heading"]
+__all__ = ["code_value", "described_record", "grid_crossing", "keyed_field", "linked_record",
+           "record_hop", "role_heading"]
 
 
 def _docs(store: Store, session_id: str) -> list[tuple[str, str]]:
@@ -102,15 +105,33 @@ def code_value(store: Store, session_id: str, question: str,
                  [ref, *([opening] if opening else [])])
 
 
+def grid_crossing(store: Store, session_id: str, question: str,
+                  docs: list[tuple[str, str]] | None = None) -> Chain | None:
+    """The cell where the grid row the question names crosses the column it asks ("the
+    first 12B from Mill Lane on Sundays"), citing the row and the header and heading above
+    the grid."""
+    found = grid_cell(question, docs if docs is not None else _docs(store, session_id))
+    if found is None:
+        return None
+    row = SpanRef(doc_id=found.doc_id, start=found.row.start, end=found.row.end)
+    tops = [span for span in (found.grid.heading, found.grid.header) if span]
+    above = (SpanRef(doc_id=found.doc_id, start=min(a for a, _ in tops),
+                     end=max(b for _, b in tops)) if tops else None)
+    return Chain(Extract(f"{found.label}: {found.value}", row, field=found.asked_as,
+                         heading=above), [], [row, *([above] if above else [])])
+
+
 def record_hop(store: Store, session_id: str, question: str) -> Chain | None:
     """The record linked to the one the question pins by a date or code, else the record
     the question describes, else the role heading another of its items, else the keyed
     record the question names, else the setting, element or option in code that says it,
-    else two hops through a name it gives (`two_hops`)."""
-    docs = _docs(store, session_id)  # read once for the six look-ups
+    else the cell where a grid row crosses the asked column, else two hops through a name it
+    gives (`two_hops`)."""
+    docs = _docs(store, session_id)  # read once for the seven look-ups
     return (linked_record(store, session_id, question, docs)
             or described_record(store, session_id, question, docs)
             or role_heading(store, session_id, question, docs)
             or keyed_field(store, session_id, question, docs)
             or code_value(store, session_id, question, docs)
+            or grid_crossing(store, session_id, question, docs)
             or two_hop(store, session_id, question, docs))
