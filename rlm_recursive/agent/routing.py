@@ -164,9 +164,10 @@ def _states_number(question: str, layout: Layout) -> bool:
              if not re.fullmatch(_NUMBER, w)]
     about = {stems(w)[0] for i, w in enumerate(ws)
              if i in content_positions(question) and w not in run}
-    # A name the question gives ("at Porthallow") is what the stating line must be about:
-    # another document's "within 56 days" shares a common word, not the place.
+    # A name the question gives ("at Porthallow") is what the stating document must be
+    # about: another document's "within 56 days" shares a common word, not the place.
     names = named_words(question) - _MONTHS
+    said: dict[str, set[str]] = {}
     for noun in nouns:
         stem = re.escape(stems(noun)[0])
         # On one line, or a sentence wrapped onto the next ("reported 1,284\nvisiting
@@ -179,9 +180,18 @@ def _states_number(question: str, layout: Layout) -> bool:
                             rf"(?=(?-i:[a-z])))(?!per\b)(?:[\w-]+[ \t]+){{0,2}}?{stem}\w{{0,3}}\b",
                             re.IGNORECASE)
         if any(stated.search(r.text) and (not about or about & set(stems(r.text))) and (
-                not names or names & set(stems(r.text))) for r in layout.records):
+                not names or names & _document_stems(layout, r.doc_id, said))
+               for r in layout.records):
             return True
     return False
+
+
+def _document_stems(layout: Layout, doc_id: str, said: dict[str, set[str]]) -> set[str]:
+    """Every stem a document's records say (kept in `said`): the e-mail about "the
+    Brackley depot visit" states "We expect 14 visitors" on a line without the name."""
+    if doc_id not in said:
+        said[doc_id] = {s for r in layout.records if r.doc_id == doc_id for s in stems(r.text)}
+    return said[doc_id]
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n[ \t]*\n")
