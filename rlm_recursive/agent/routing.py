@@ -16,7 +16,6 @@ import re
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Literal
 
-from ..corpus.described import named_words
 from ..corpus.records import Layout, read_layout
 from ..corpus.tally import select
 from ..corpus.word_stems import stems, words
@@ -166,7 +165,9 @@ def _states_number(question: str, layout: Layout) -> bool:
              if i in content_positions(question) and w not in run}
     # A name the question gives ("at Porthallow") is what the stating document must be
     # about: another document's "within 56 days" shares a common word, not the place.
-    names = named_words(question) - _MONTHS
+    # Names as the text writes them ("VN2209" whole): capitalised words past the first.
+    names = {s for w in re.findall(r"(?<=\s)[A-Z][\w'’-]*", question) for s in stems(w)
+             if s not in _STOP} - _MONTHS
     said: dict[str, set[str]] = {}
     for noun in nouns:
         stem = re.escape(stems(noun)[0])
