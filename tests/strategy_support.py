@@ -126,3 +126,8 @@ async def assert_counted_by_code(tmp_path: Path, monkeypatch: Any, files: dict[s
     assert result.strategy == "count", result.answer
     assert result.answer.split()[0] == str(expected), result.answer
     assert result.exact is True and result.grounded is True
+
+
+def never_asked(request: ChatRequest) -> None:
+    """A model for answers computed by code: any call to it fails the test."""
+    raise AssertionError("every answer here is computed: the model was called")

@@ -15,7 +15,7 @@ import random
 import statistics
 
 import pytest
-from strategy_support import ask, load, small_runtime
+from strategy_support import ask, load, never_asked, small_runtime
 
 from rlm_recursive.agent.routing import count_draft, route
 from rlm_recursive.corpus.records import read_layout
@@ -55,10 +55,6 @@ def rt(tmp_path, monkeypatch):
         yield runtime
 
 
-def _never(request):
-    raise AssertionError("every answer here is computed: the model was called")
-
-
 @pytest.mark.parametrize(("key_word", "word", "names"), [
     ("pct", "percentage", True), ("germ", "germinated", True), ("temp", "temperature", True),
     ("ms", "milliseconds", True), ("g", "grams", True), ("min", "minimum", False),
@@ -77,7 +73,7 @@ def test_a_columns_short_form_names_the_questions_word(key_word, word, names):
 async def test_a_numeric_column_compared_with_a_number(rt, question, select):
     rows = _trials()
     sid = load(rt, _tsv(rows))
-    result, fake = await ask(rt, sid, question, "auto", _never)
+    result, fake = await ask(rt, sid, question, "auto", never_asked)
     assert result.strategy == "count" and not fake.requests
     assert result.answer.startswith(f"{sum(map(select, rows))} — counted exactly by code")
 
@@ -86,7 +82,7 @@ async def test_an_average_of_a_column_named_by_its_short_form(rt):
     rows = _trials()
     sid = load(rt, _tsv(rows))
     result, _ = await ask(rt, sid, "What's the mean soil temperature of the oats plots?",
-                          "auto", _never)
+                          "auto", never_asked)
     want = statistics.fmean(float(r["soil_temp"]) for r in rows if r["crop"] == "oats")
     assert result.strategy == "count"
     assert result.answer.split(" — ")[0] == f"{want:.4g}" or abs(
@@ -98,11 +94,11 @@ async def test_the_collection_named_as_subject_or_owner_is_no_filter(rt):
     sid = load(rt, "".join(json.dumps(line) + "\n" for line in lines))
     for question in ("How many 404s did the booking server send back?",
                      "How many of the booking server's requests got a 404?"):
-        result, _ = await ask(rt, sid, question, "auto", _never)
+        result, _ = await ask(rt, sid, question, "auto", never_asked)
         assert result.answer.startswith(
             f"{sum(line['status'] == 404 for line in lines)} — counted exactly by code")
     result, _ = await ask(rt, sid, "How many requests to /search took more than 500 ms?",
-                          "auto", _never)
+                          "auto", never_asked)
     want = sum(line["route"] == "/search" and line["dur_ms"] > 500 for line in lines)
     assert result.answer.startswith(f"{want} — counted exactly by code")
 

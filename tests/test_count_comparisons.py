@@ -8,12 +8,10 @@ numbers come from the rows written. No model call."""
 from __future__ import annotations
 
 import contextlib
-import csv
-import io
 import random
 
 import pytest
-from strategy_support import ask, load, small_runtime
+from strategy_support import ask, csv_text, load, never_asked, small_runtime
 
 from rlm_recursive.agent.counting.plan_words import stated_comparisons
 from rlm_recursive.agent.counting.table_rows import compared_rows
@@ -50,12 +48,6 @@ def _results(seed: int = 7, n: int = 60) -> list[dict[str, str]]:
              "points": str(rng.randint(30, 99))} for i in range(n)]
 
 
-def _csv(rows: list[dict[str, str]]) -> str:
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(rows[0]))
-    writer.writeheader()
-    writer.writerows(rows)
-    return out.getvalue()
 
 
 PARTS = [("Brass hinge, 40 mm", "Shipped", "14", "12"), ("Oak dowel pack", "Held", "15", "14"),
@@ -79,10 +71,6 @@ def rt(tmp_path, monkeypatch):
         yield runtime
 
 
-def _never(request):
-    raise AssertionError("every answer here is computed: the model was called")
-
-
 @pytest.mark.parametrize(("question", "op", "value", "unit"), [
     ("how many gravel bikes cost under $1,500 complete", "<", 1500, "$"),
     ("entrants with 70 points or more", ">=", 70, "points"),
@@ -101,12 +89,12 @@ def test_between_is_two_inclusive_ends():
 async def test_a_price_lists_rows_counted_by_the_named_column(rt):
     sid = load(rt, _price_list())
     result, fake = await ask(rt, sid, "How many gravel bikes are under $1,500 complete?",
-                             "auto", _never)
+                             "auto", never_asked)
     want = sum(1 for _, _, c in BIKES["GRAVEL"] if c is not None and c < 1500)
     assert result.strategy == "count" and not fake.requests
     assert result.answer.startswith(f"{want} — counted exactly by code")
     result, _ = await ask(rt, sid, "how many road bikes have a frame price of 700 or more",
-                          "auto", _never)
+                          "auto", never_asked)
     assert result.answer.startswith(
         f"{sum(1 for _, f, _ in BIKES['ROAD'] if f >= 700)} — counted exactly by code")
 
@@ -121,13 +109,13 @@ def test_a_table_refuses_what_it_cannot_say():
 
 async def test_a_results_table_compared_with_a_suffix_and_a_range(rt):
     rows = _results()
-    sid = load(rt, _csv(rows))
+    sid = load(rt, csv_text(rows))
     for question, keep in [
         ("How many entrants scored 70 points or more?", lambda p: p >= 70),
         ("how many Vale entrants got between 50 and 60 points",
          None),
     ]:
-        result, _ = await ask(rt, sid, question, "auto", _never)
+        result, _ = await ask(rt, sid, question, "auto", never_asked)
         if keep is None:
             want = sum(r["club"] == "Vale" and 50 <= int(r["points"]) <= 60 for r in rows)
         else:
@@ -141,14 +129,14 @@ async def test_a_comparison_nothing_holds_is_never_left_out(rt):
     sid = load(rt, "\n\n".join(f"Room {i}: a double room on floor {i % 3}, £{60 + 10 * i} a "
                                "night." for i in range(8)))
     result, _ = await ask(rt, sid, "how many rooms on floor 1 are under £90 a night",
-                          "count", _never)
+                          "count", never_asked)
     assert result.answer.startswith("Not counted"), result.answer
 
 
 async def test_a_label_the_question_spells_matches_its_own_value(rt):
     sid = load(rt, _inventory())
     result, _ = await ask(rt, sid, "number of parts scheduled for ship week 14", "auto",
-                          _never)
+                          never_asked)
     want = sum(ship == "14" for _, _, ship, _ in PARTS)
     assert result.strategy == "count"
     assert result.answer.startswith(f"{want} — counted exactly by code"), result.answer
@@ -187,7 +175,7 @@ def test_a_stated_figure_is_looked_up_not_counted():
 async def test_a_plan_naming_only_a_place_is_refused(rt):
     sid = load(rt, NOTICE)
     result, _ = await ask(rt, sid, "how many of the lantern door reports came from finland",
-                          "count", _never)
+                          "count", never_asked)
     assert "counted exactly" not in result.answer
     assert result.answer.startswith("Not counted")
 
@@ -196,10 +184,10 @@ async def test_a_value_in_a_tables_first_rows_is_a_condition_not_its_title(rt):
     rows = [{"lot": f"L{i}", "seller": ("trade", "private")[i % 3 == 0],
              "hammer": str(100 + 37 * i)} for i in range(12)]
     from strategy_support import load_named
-    sid = load_named(rt, {"auction_lots.csv": _csv(rows),
+    sid = load_named(rt, {"auction_lots.csv": csv_text(rows),
                           "viewing_notes.txt": "Viewing days are Friday and Saturday.\n"})
     result, _ = await ask(rt, sid, "What is the average hammer of the private lots?", "auto",
-                          _never)
+                          never_asked)
     private = [int(r["hammer"]) for r in rows if r["seller"] == "private"]
     assert "seller=private" in result.answer, result.answer
     assert float(result.answer.split(" — ")[0].replace(",", "")) == sum(private) / len(private)
