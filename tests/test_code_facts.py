@@ -201,3 +201,29 @@ async def test_the_search_strategy_answers_a_setting_with_no_model_knowledge(
         assert result.citations
     finally:
         runtime.close()
+
+
+HCL = """# queue workers for the ticketing service
+variable "worker_machine_size" {
+  type    = string
+  default = "c7g.large"
+}
+
+resource "aws_instance" "ticket_worker" {
+  ami           = "ami-0abc1234"
+  machine_size  = var.worker_machine_size
+  monitoring    = true
+}
+
+resource "aws_instance" "bastion" {
+  ami           = "ami-0def5678"
+  machine_size  = "t4g.nano"
+}
+"""
+
+
+def test_a_reference_to_another_setting_is_no_value() -> None:
+    # `var.worker_machine_size` says where the size is written, not the size: no answer,
+    # and never the other resource's size.
+    assert code_fact("what machine size does the ticket worker run on",
+                     [("main.tf", HCL)]) is None

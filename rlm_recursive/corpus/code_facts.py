@@ -142,7 +142,14 @@ def _one(found: list[tuple[tuple[int, ...], CodeFact]]) -> CodeFact | None:
         return None
     best = max(score for score, _ in found)
     top = {normalise(fact.value): fact for score, fact in found if score == best}
-    return next(iter(top.values())) if len(top) == 1 else None
+    if len(top) != 1:
+        return None
+    fact = next(iter(top.values()))
+    # `instance_type = var.reporting_instance_type` says where the value is, not what it is.
+    return None if _REFERENCE.match(fact.value) else fact
+
+
+_REFERENCE = re.compile(r"^(?:var|local|locals|module|data|self|each)\.[A-Za-z_][\w.]*$")
 
 
 _BREAK = re.compile(r"\n[ \t]*\n|^[ \t]*\[[^\]\n]+\][ \t]*$", re.MULTILINE)
