@@ -2,8 +2,7 @@
 it says (`corpus.described`), the record linked to the one it pins by a date or code
 (`corpus.linked_records`), the person heading another item of a value the question's
 line names (`corpus.role_heads`), the keyed record it names (`corpus.record_fields`), a
-setting in code (`corpus.code_facts`), a grid's cell (`corpus.grid_cells`), and two hops
-through a name (`two_hops`)."""
+setting in code (`corpus.code_facts`), and a grid's cell (`corpus.grid_cells`)."""
 
 from __future__ import annotations
 
@@ -18,7 +17,6 @@ from ...store import Store
 from ...types import SpanRef
 from ..answers.extractive import Extract
 from .chain import Chain
-from .two_hops import two_hop
 
 __all__ = ["code_value", "described_record", "grid_crossing", "keyed_field", "linked_record",
            "record_hop", "role_heading"]
@@ -125,13 +123,12 @@ def record_hop(store: Store, session_id: str, question: str) -> Chain | None:
     """The record linked to the one the question pins by a date or code, else the record
     the question describes, else the role heading another of its items, else the keyed
     record the question names, else the setting, element or option in code that says it,
-    else the cell where a grid row crosses the asked column, else two hops through a name it
-    gives (`two_hops`)."""
-    docs = _docs(store, session_id)  # read once for the seven look-ups
+    else the cell where a grid row crosses the asked column. (Two hops through a name,
+    `two_hops.two_hop`, are tried by search and iterative before this is called.)"""
+    docs = _docs(store, session_id)  # read once for the six look-ups
     return (linked_record(store, session_id, question, docs)
             or described_record(store, session_id, question, docs)
             or role_heading(store, session_id, question, docs)
             or keyed_field(store, session_id, question, docs)
             or code_value(store, session_id, question, docs)
-            or grid_crossing(store, session_id, question, docs)
-            or two_hop(store, session_id, question, docs))
+            or grid_crossing(store, session_id, question, docs))
