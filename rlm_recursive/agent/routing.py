@@ -16,6 +16,7 @@ import re
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Literal
 
+from ..corpus.dates import MONTHS
 from ..corpus.records import Layout, read_layout
 from ..corpus.tally import select
 from ..corpus.word_stems import stems, words
@@ -135,10 +136,8 @@ def _ranks_a_field(question: str, layout: Layout) -> bool:
 
 
 _YEAR = r"(?:1[89]|2[01])\d\d\b"
-_MONTH_AFTER = (r"[ \t]+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)"
-                r"(?:[a-z]*)\b")
-_MONTHS = set(stems("january february march april may june july august september october "
-                    "november december"))
+_MONTH_AFTER = rf"[ \t]+(?:{'|'.join(sorted(MONTHS, key=len, reverse=True))})\b"
+_MONTHS = {s for name in MONTHS for s in stems(name)}
 
 
 def _states_number(question: str, layout: Layout) -> bool:
