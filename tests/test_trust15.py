@@ -46,6 +46,48 @@ Mill Square              0848  1048  1248
 Dale End                 0901  1101  1301
 """
 
+COACH = """\
+HALDANE VALLEY MOTOR SERVICES
+=====================================================================
+ROUTE 31 / 31C   Haldane - Infirmary - Wrenby - Oxley Green
+Timetable valid from Monday 4 January 2027 until further notice
+=====================================================================
+
+Times shown are departure times. | = bus does not serve this stop.
+
+ROUTE 31  ---  MONDAY TO FRIDAY
+                                X                             S
+Haldane Interchange (Bay 2)     0610  0710  0810  0910  1010  1510  1710
+Corn Street                     0614  0714  0814  0914  1014  1514  1714
+Wrenby Park & Ride                |   0726  0826  0926  1026  1526    |
+Oxley Green                     0640  0740  0840  0940  1040  1540  1740
+
+ROUTE 31  ---  SUNDAYS
+
+Haldane Interchange (Bay 2)     0730  0930  1130  1330  1530  1750
+Corn Street                     0734  0934  1134  1334  1534  1754
+Wrenby Park & Ride                |   0946  1146  1346  1546    |
+Oxley Green                     0800  1000  1200  1400  1600  1822
+
+ROUTE 31C  ---  SUNDAYS
+
+Haldane Interchange (Bay 4)     0900  1100  1300
+Corn Street                     0904  1104  1304
+Oxley Green                     0931  1131  1331
+
+SATURDAYS
+  No route 31 or 31C. A dial-a-ride service covers the valley.
+
+FARES
+  Adult single ......................... £2.00
+  Day ticket, 31/31C ................... £4.20
+
+NOTES
+  1. Corn Street stop is outside the library.
+  2. Wrenby Park & Ride is open 0700-1730 daily. Journeys after 1730 (and the
+     first Sunday journey) pass the P&R entrance without calling.
+"""
+
 
 def _run(tmp_path: Path, monkeypatch: Any, text: str, question: str) -> Any:
     runtime = small_runtime(tmp_path, monkeypatch)
@@ -69,6 +111,14 @@ def test_a_route_named_by_its_heading_grounds_the_cell(tmp_path: Path, monkeypat
                   "what time does the first 12B leave Quarry Road on sundays")
     assert result.grounded is True, result.answer
     assert "0910" in result.answer
+
+
+def test_the_grid_cell_wins_over_a_note_naming_the_route_only_by_its_scope(
+        tmp_path: Path, monkeypatch: Any):
+    result = _run(tmp_path, monkeypatch, COACH,
+                  "When does the last Sunday number 31 get into Oxley Green?")
+    assert result.grounded is True, result.answer
+    assert "1822" in result.answer and "1730" not in result.answer
 
 
 def test_another_route_or_weekday_is_not_found(tmp_path: Path, monkeypatch: Any):
