@@ -285,12 +285,14 @@ def _extract_holds(rc: RunContext, question: str, answer: AgentAnswer) -> bool:
     # A chain's answer is about the last entity it reached, not the question's own.
     links = copied.get("bridges") or []
     # The heading cited with the record names what the record does not (the bill's address),
-    # as the document's title does for all of it (as for any cited unit); the line naming
-    # a grid's month says the date its row gives by day number alone.
+    # as the document's title does for all of it (as for any cited unit; a chain's record
+    # must name its bridge itself); the line naming a grid's month says the date its row
+    # gives by day number alone.
     above, dated = copied.get("heading"), copied.get("dated")
+    named_above = [title(text) if not links else "", text[above[0]:above[1]] if above else ""]
     return verify_extract(question, answer.text, text[copied["start"]:copied["end"]],
                           text[:copied["start"]], str(links[-1]) if links else None,
-                          above="\n".join((title(text), text[above[0]:above[1]] if above else "")),
+                          above="\n".join(part for part in named_above if part),
                           dated=text[dated[0]:dated[1]] if dated else "")
 
 
