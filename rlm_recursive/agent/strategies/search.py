@@ -21,6 +21,7 @@ from ..lookups.blocks import follow_block
 from ..lookups.chain import follow_role
 from ..lookups.hops import hop_through, says_label
 from ..lookups.legend import keyed_person
+from ..lookups.legend_values import keyed_value
 from ..lookups.record_hops import keyed_field, record_hop
 from ..lookups.two_hops import two_hop
 from ..model_call import call_model, window_chars
@@ -131,6 +132,13 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
             found, bridges = block.found, block.bridges
             for ref in block.links:
                 rc.citations.add(ref)
+        # "which surgery": the line found says a code ("RB") a key line gives it for.
+        if isinstance(found, Extract) and not bridges:
+            keyed = await asyncio.to_thread(keyed_value, store, session_id, question, found)
+            if keyed is not None:
+                found, bridges = keyed.found, keyed.bridges
+                for ref in keyed.links:
+                    rc.citations.add(ref)
         if found is None:  # "the deputy safeguarding lead": a role, one look-up away
             chain = await asyncio.to_thread(follow_role, store, session_id, question, layout)
             if chain is not None:
