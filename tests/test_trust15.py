@@ -13,6 +13,7 @@ from rlm_recursive.agent.answers.answer_form import as_answer
 from rlm_recursive.agent.answers.extractive import verify_extract
 from rlm_recursive.agent.answers.kinds import other_end
 from rlm_recursive.corpus.dates import day_row_date, month_heading, weekday_named
+from rlm_recursive.corpus.evidence import best_units, split_units
 from rlm_recursive.corpus.naming import entities, says
 from rlm_recursive.corpus.units import normalise
 from tests.strategy_support import answers, ask, load, small_runtime
@@ -183,3 +184,42 @@ def test_a_word_and_its_bracketed_name_give_the_asked_field():
     both = ("11:20 KP Mr Idris Vance 02/03/1961 40 Booked kiln (Hollybank Works) "
             "then kiln (Ashgrove Works) Fri")
     assert as_answer("which kiln is firing Mr Vance's bridge", both) == both
+
+
+DAY_SHEET = """\
+THERAPISTS
+  KP  Dr Kim Park - Room 4
+  JO  Jo Okafor - Room 6
+TYPE KEY: Rev = review; Asmt = assessment
+
+==============================================================================
+BRAMBLE PHYSIO CLINIC          DAY SHEET            Tue 12/01/2027
+==============================================================================
+TIME   THR PATIENT                TYPE          MIN  STATUS    NOTES
+------------------------------------------------------------------------------
+09:00  JO  Mr Idris Vance         Assessment     45  Arrived   knee, post-op week 6
+10:20  KP  Mrs Lena Ortiz         Rev            30  Arrived   shoulder
+11:00  KP  Mr Idris Vance         Hydro          30  Booked    after assess. pool slot
+"""
+
+
+def test_a_key_line_gives_the_asked_thing_for_the_rows_code(tmp_path: Path, monkeypatch: Any):
+    result = _run(tmp_path, monkeypatch, DAY_SHEET,
+                  "Which room was Mr Idris Vance's assessment held in?")
+    assert result.grounded is True, result.answer
+    assert "Room 6" in result.answer and "Room 4" not in result.answer
+
+
+def test_a_key_giving_another_thing_is_not_read(tmp_path: Path, monkeypatch: Any):
+    # The key gives rooms, not wards: no room is offered as the ward.
+    result = _run(tmp_path, monkeypatch, DAY_SHEET,
+                  "Which ward was Mr Idris Vance's assessment held in?")
+    assert "Room" not in result.answer
+
+
+def test_a_unit_saying_the_word_whole_beats_a_shorter_one_abbreviating_it():
+    question = "Which room was Mrs Ines Grey's assessment held in?"
+    units = split_units([
+        "09:00  JO  Mrs Ines Grey   Assessment   45  Arrived   knee, post-op week 6, painful",
+        "11:00  KP  Mrs Ines Grey   Hydro   30  Booked   after assessm. pool slot"])
+    assert best_units(question, units, 1)[0][1].text.startswith("09:00")
