@@ -42,7 +42,7 @@ from ..types import SpanRef
 from .answers.answer_form import as_answer
 from .answers.clauses import answers_kind, labelled_as_asked
 from .answers.extractive import disagree, record_at, verify_extract
-from .answers.kinds import change_side, fits_kind, fits_kind_in, named_as_reference
+from .answers.kinds import change_side, fits_kind, fits_kind_in, named_as_reference, other_end
 from .answers.measures import alternative_sums
 from .answers.persons import asks_person, asks_who, names_asked_role, says_act
 from .context import AgentAnswer, RunContext
@@ -235,6 +235,8 @@ def _of_asked_kind(question: str, answer: str, unit: Unit | None,
         return False
     if unit is not None and not chain_end and named_as_reference(question, unit.text):
         return False  # "Rise of 23 from 0h sample" gives no value of the 0h sample
+    if unit is not None and other_end(question, unit.text):
+        return False  # "the first Saturday journey" says nothing of the last one
     if unit is None or chain_end or not asks_person(question):
         return True
     return says_act(question, unit, entities(question))
@@ -282,13 +284,16 @@ def _extract_holds(rc: RunContext, question: str, answer: AgentAnswer) -> bool:
     text = rc.store.text(doc)
     # A chain's answer is about the last entity it reached, not the question's own.
     links = copied.get("bridges") or []
-    # The heading cited with the record names what the record does not (the bill's address).
-    above = copied.get("heading")
-    record = text[copied["start"]:copied["end"]]
-    if above:
-        record = text[above[0]:above[1]] + "\n" + record
-    return verify_extract(question, answer.text, record, text[:copied["start"]],
-                          str(links[-1]) if links else None)
+    # The heading cited with the record names what the record does not (the bill's address),
+    # as the document's title does for all of it (as for any cited unit; a chain's record
+    # must name its bridge itself); the line naming a grid's month says the date its row
+    # gives by day number alone.
+    above, dated = copied.get("heading"), copied.get("dated")
+    named_above = [title(text) if not links else "", text[above[0]:above[1]] if above else ""]
+    return verify_extract(question, answer.text, text[copied["start"]:copied["end"]],
+                          text[:copied["start"]], str(links[-1]) if links else None,
+                          above="\n".join(part for part in named_above if part),
+                          dated=text[dated[0]:dated[1]] if dated else "")
 
 
 def _record(grounding: Grounding) -> Grounding:

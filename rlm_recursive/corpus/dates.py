@@ -12,7 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["MONTHS", "DateCondition", "SaidDate", "date_of", "has_month", "said_dates", "same_date"]
+__all__ = ["MONTHS", "WEEKDAYS", "DateCondition", "SaidDate", "date_of", "day_row_date",
+           "has_month", "month_heading", "said_dates", "same_date", "weekday_named"]
 
 MONTHS = {name: i for i, names in enumerate(
     ("january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul",
@@ -152,3 +153,72 @@ def same_date(asked: SaidDate, written: SaidDate) -> bool:
     day, month, year = asked
     return (month == written[1] and (day is None or day == written[0])
             and (year is None or year == written[2]))
+
+
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+def weekday_named(word: str) -> int | None:
+    """The weekday (0 = Monday) a word names, in full, in the plural or cut to two letters
+    or more ("Fri", "FR", "Saturdays"); None for any other word, or one two days share."""
+    word = word.lower().rstrip(".")
+    word = word[:-1] if word.endswith("s") and len(word) > 3 else word
+    if len(word) < 2 or not word.isalpha():
+        return None
+    hits = {k for k, day in enumerate(WEEKDAYS) if day.startswith(word)}
+    return hits.pop() if len(hits) == 1 else None
+
+
+_LINE_MONTH = re.compile(rf"^\W*({_MONTH_WORD})\W*$", re.IGNORECASE)
+_MONTH_YEAR = re.compile(rf"(?<![\w/.-])({_MONTH_WORD})\.?,?\s+{_YEAR4}(?![\d.:/-]?\d)",
+                         re.IGNORECASE)
+_DAY_BEFORE = re.compile(r"\d(?:st|nd|rd|th)?(?:\s+of)?[\s-]*$", re.IGNORECASE)
+
+
+def month_heading(text: str) -> tuple[int, int, int, int | None] | None:
+    """The one month a heading names for what is under it, as (start, end) of its line,
+    month and year: a month of a year ("READINGS FOR NOVEMBER 2026") or a line that is a
+    month's name alone ("November"). A full date ("valid from 1 November 2026") names a
+    day, not the month of a table. None when no month is named, or several."""
+    found: set[tuple[int, int | None]] = set()
+    where: tuple[int, int] | None = None
+    pos = 0
+    for line in text.split("\n"):
+        months: list[tuple[int, int | None]] = [
+            (MONTHS[m.group(1).lower()], int(m.group(2))) for m in _MONTH_YEAR.finditer(line)
+            if not _DAY_BEFORE.search(line[:m.start()]) and m.group(1) != "may"]
+        if (alone := _LINE_MONTH.match(line)) is not None and len(alone.group(1)) > 3:
+            months.append((MONTHS[alone.group(1).lower()], None))
+        if months and where is None:
+            where = (pos, pos + len(line))
+        found.update(months)
+        pos += len(line) + 1
+    if len({m for m, _ in found}) != 1 or len({y for _, y in found if y}) > 1 or where is None:
+        return None
+    years = {y for _, y in found if y}
+    return where[0], where[1], found.pop()[0], years.pop() if years else None
+
+
+_DAY_FIRST = re.compile(r"^\s*(?:([A-Za-z]{2,9})\.?,?\s+)?(\d{1,2})(?![\d:./-])"
+                        r"(?:\s+([A-Za-z]{2,9})\b\.?)?")
+
+
+def day_row_date(row: str, above: str) -> SaidDate | None:
+    """The date of a row that gives its day by number alone, first on the row ("13 FR",
+    "Fri 13"), under a heading naming its month (`month_heading`): a tide table's or a
+    calendar's day. A weekday written beside the number must be that date's when the year
+    is known. None when the row opens with no day number, the heading names no one month,
+    or the weekday is another's."""
+    match = _DAY_FIRST.match(row)
+    heading = month_heading(above)
+    if match is None or heading is None:
+        return None
+    day, (_, _, month, year) = int(match.group(2)), heading
+    days = {w for w in (match.group(1), match.group(3)) if w and weekday_named(w) is not None}
+    if match.group(1) and not days:
+        return None  # "Room 13": a word before the number that is no weekday
+    if year is not None and days:
+        when = _safe(year, month, day)
+        if when is None or any(weekday_named(w) != when.weekday() for w in days):
+            return None
+    return (day, month, year) if 1 <= day <= 31 else None

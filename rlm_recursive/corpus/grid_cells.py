@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .dates import MONTHS, said_dates
+from .dates import MONTHS, day_row_date, month_heading, said_dates, same_date, weekday_named
 from .described import abbreviates, asked_phrase, named_words, question_codes, says_stem, stems_of
 from .grid_tables import Cell, Grid, GridRow, grids, preamble_end
 from .units import STOP, stems
@@ -41,7 +41,6 @@ _LAST = frozenset({"last", "latest", "final"})
 _HIGH = frozenset({"high", "higher"})
 _LOW = frozenset({"low", "lower"})
 _QUALITIES = frozenset(_PARTS_OF_DAY) | _FIRST | _LAST | _HIGH | _LOW
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _TIME = re.compile(r"^(\d{1,2})[:.h]?(\d{2})(?:\s*([ap])\.?m\.?)?(?:\s+[a-z*†‡]{1,2})?$",
                    re.IGNORECASE)
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
@@ -60,6 +59,8 @@ class GridCell:
     label: str
     asked_as: str
     """The question's words that ask the column ("price", "what time", "when")."""
+    dated: tuple[int, int] | None = None
+    """The line naming the month, when the row says the question's date by its day alone."""
 
 
 def _minutes(text: str) -> int | None:
@@ -72,15 +73,6 @@ def _minutes(text: str) -> int | None:
     return hours * 60 + minutes if hours < 24 and minutes < 60 else None
 
 
-def _weekday(word: str) -> int | None:
-    """The weekday a word names, in full or cut to two letters or more ("Fri", "FR")."""
-    word = word.lower().rstrip("s")
-    if len(word) < 2:
-        return None
-    hits = {k for k, day in enumerate(_WEEKDAYS) if day.startswith(word)}
-    return hits.pop() if len(hits) == 1 else None
-
-
 def _key_words(row: GridRow) -> str:
     """What the row says by its own words: its cells that are not values."""
     return " ".join(c.text for c in row.cells if not _NUMBER.match(c.text)
@@ -88,19 +80,27 @@ def _key_words(row: GridRow) -> str:
 
 
 def _says_date(row: GridRow, context: str, asked: tuple[int, int, int | None]) -> bool:
-    """The row says the date: its first cell a bare day number (with a weekday that is the
-    date's, when the row gives one) in a grid whose context names the month."""
+    """The row says the date: its first cell a date, or a bare day number (with a weekday
+    that is the date's, when the row gives one) in a grid whose context names the month
+    (`dates.day_row_date`)."""
     day, month, _ = asked
     first = row.cells[0] if row.cells and row.cells[0].column == 0 else None
     if first is None:
         return False
     if any(d[:2] == (day, month) for _, _, d in said_dates(first.text)):
         return True
-    match = re.match(r"^(\d{1,2})\b(.*)$", first.text)
-    if match is None or int(match.group(1)) != day:
-        return False
-    names = [n for n, m in MONTHS.items() if m == month]
-    return re.search(rf"\b(?:{'|'.join(names)})\b", context, re.IGNORECASE) is not None
+    found = day_row_date(first.text, context)
+    return found is not None and same_date(asked, found)
+
+
+def _month_line(text: str, grid: Grid) -> tuple[int, int] | None:
+    """The line naming the month of a grid whose rows give their day by number alone: in
+    its heading, else in the document's opening (cited with the cell: the row alone does
+    not say the date)."""
+    if grid.heading and (named := month_heading(text[grid.heading[0]:grid.heading[1]])):
+        return grid.heading[0] + named[0], grid.heading[0] + named[1]
+    named = month_heading(text[:preamble_end(text, grid)])
+    return (named[0], named[1]) if named else None
 
 
 def _row_said(question: str, words: set[str], codes: list[str], dates: list, row: GridRow,
@@ -109,9 +109,9 @@ def _row_said(question: str, words: set[str], codes: list[str], dates: list, row
     None when the row says a weekday other than the question's."""
     own = _key_words(row)
     own_stems = stems_of(own)
-    asked_days = {d for w in re.findall(r"[A-Za-z]+", question) if (d := _weekday(w)) is not None
-                  and len(w) >= 3}
-    row_days = {d for w in re.findall(r"[A-Za-z]+", own) if (d := _weekday(w)) is not None}
+    asked_days = {d for w in re.findall(r"[A-Za-z]+", question)
+                  if (d := weekday_named(w)) is not None and len(w) >= 3}
+    row_days = {d for w in re.findall(r"[A-Za-z]+", own) if (d := weekday_named(w)) is not None}
     if asked_days and row_days and not asked_days & row_days:
         return None
     said = {w for w in words if says_stem(own_stems, w)}
@@ -136,11 +136,11 @@ def _columns(grid: Grid, phrase: list[str]) -> set[int]:
     """The columns whose header the words say (every header word is one of them, cut down
     from one, or the same weekday)."""
     out = set()
-    days = {d for p in phrase if (d := _weekday(p)) is not None and len(p) >= 3}
+    days = {d for p in phrase if (d := weekday_named(p)) is not None and len(p) >= 3}
     for k, head in enumerate(grid.heads):
         words = [w for w in re.findall(r"[A-Za-z]+", head.lower()) if w not in STOP]
         if words and all(any(w in stems(p) or stems(w)[:1] == [p] or abbreviates(w, p)
-                             for p in phrase) or _weekday(w) in days for w in words):
+                             for p in phrase) or weekday_named(w) in days for w in words):
             out.add(k)
     return out
 
@@ -217,7 +217,7 @@ def grid_cell(question: str, docs: Iterable[tuple[str, str]]) -> GridCell | None
     codes = question_codes(question) + re.findall(r"(?<![\w.])\d{2}(?![\w.])", question)
     dates = [d for _, _, d in said_dates(question)]
     day_words = {w for w in re.findall(r"[A-Za-z]+", question) if len(w) >= 3 and (
-        _weekday(w) is not None or w.lower() in MONTHS)}
+        weekday_named(w) is not None or w.lower() in MONTHS)}
     asked = set(stems(question))
     qualities = asked & _QUALITIES
     words = asked - STOP - _ASK - qualities
@@ -226,13 +226,13 @@ def grid_cell(question: str, docs: Iterable[tuple[str, str]]) -> GridCell | None
         codes = [c for c in codes if not any(str(d[0]) == c.lstrip("0") for d in dates)]
     names = named_words(question) - day_stems
     described = words - set(asked_phrase(question)) - day_stems
-    scored: list[tuple[int, Grid, GridRow]] = []
+    scored: list[tuple[int, Grid, GridRow, str]] = []
     for doc_id, text in docs:
         for grid in grids(doc_id, text):
             heading = text[grid.heading[0]:grid.heading[1]] if grid.heading else ""
             header = text[grid.header[0]:grid.header[1]] if grid.header else ""
             opening = text[:preamble_end(text, grid)]
-            context = " ".join((heading, opening))
+            context = "\n".join((heading, opening))
             for row in grid.rows:
                 found = _row_said(question, words, codes, dates, row, grid, heading, context)
                 if found is None or not found[0]:
@@ -250,13 +250,13 @@ def grid_cell(question: str, docs: Iterable[tuple[str, str]]) -> GridCell | None
                 if 2 * len(unsaid) > len(described) or any(
                         says_stem(stems_of(text), w) for w in unsaid):
                     continue  # (a word said elsewhere in the document: asked of that)
-                scored.append((len(said), grid, row))
+                scored.append((len(said), grid, row, text))
     if not scored:
         return None
     scored.sort(key=lambda s: -s[0])
     if len(scored) > 1 and scored[1][0] == scored[0][0]:
         return None
-    _, grid, row = scored[0]
+    _, grid, row, text = scored[0]
     read = _read(question, grid, row, qualities)
     if read is None:
         return None
@@ -265,4 +265,7 @@ def grid_cell(question: str, docs: Iterable[tuple[str, str]]) -> GridCell | None
                         if label != "time" and set(stems(w)) & set(stems(label)))
     if not asked_as:
         asked_as = "time" if re.search(r"\btime\b", question, re.I) else "when"
-    return GridCell(cell.text, grid.doc_id, row, grid, label, asked_as)
+    first = row.cells[0].text if row.cells else ""
+    dated = (_month_line(text, grid) if dates and not any(
+        same_date(d, s) for d in dates for _, _, s in said_dates(first)) else None)
+    return GridCell(cell.text, grid.doc_id, row, grid, label, asked_as, dated)

@@ -12,7 +12,7 @@ import re
 import unicodedata
 
 from .asked import asked_phrase
-from .dates import said_dates, same_date
+from .dates import WEEKDAYS, said_dates, same_date, weekday_named
 from .units import SENTENCE_END, STOP, THOUSANDS, Unit, normalise, stems
 
 __all__ = ["contains", "entities", "names", "says", "values"]
@@ -32,6 +32,10 @@ _HOST = re.compile(r"[a-z][\w-]*(?:\.[a-z][\w-]*){2,}", re.IGNORECASE)
 """A host name: "shop.northfell.org.uk", "api.staging.example.com"."""
 _NOUN_NUMBER = re.compile(r"\b([A-Za-z][a-z]{2,})\s+(#?\d[\w-]*\b|(?!I\b)[A-Z](?![\w'’-]))")
 """A noun and its number or letter: "ward 7", "bed 4A", "bay C", "groups C and D"."""
+_NO_NOUNS = frozenset(("number", "first", "last", "next", "previous", "earliest", "latest",
+                       "final"))
+"""Words before a number that name no kind of thing: "the first 47A", "number 47" name the
+47A and the 47 (a timetable writes "SERVICE 47A"), so the number alone is the entity."""
 
 
 def _is_value(token: str) -> bool:
@@ -64,7 +68,7 @@ def entities(question: str) -> list[str]:
         named.append(question[start:end])
         question = question[:start] + " " * (end - start) + question[end:]
     named += [f"{noun} {num}" for noun, num in _NOUN_NUMBER.findall(question)
-              if noun.lower() not in STOP]
+              if noun.lower() not in STOP and noun.lower() not in _NO_NOUNS]
     taken = normalise(" ".join(named))
     asked = set(asked_phrase(question))
     for match in _CAPS_WORD.finditer(question):
@@ -119,6 +123,8 @@ def says(norm: str, entity: str) -> bool:
     date in any of its written forms ("01 Dec 2025", "01/12/2025" for "1 December 2025")."""
     if _contains(norm, entity):
         return True
+    if (day := weekday_named(entity)) is not None and len(entity) >= 3:
+        return _says_weekday(norm, day)
     asked = said_dates(entity)
     if len(asked) == 1 and asked[0][:2] == (0, len(entity)):
         return any(same_date(asked[0][2], written) for _, _, written in said_dates(norm))
@@ -126,6 +132,24 @@ def says(norm: str, entity: str) -> bool:
         return False
     noun, _, number = entity.rpartition(" ")
     return any(_contains(norm, f"{noun}{gap}{number}") for gap in ("", " #", " no. ", " no "))
+
+
+_WORD = re.compile(r"(?<![a-z])[a-z]{2,9}(?![a-z])")
+
+
+def _says_weekday(norm: str, day: int) -> bool:
+    """The (normalised) text says the weekday: its name, or its plural ("saturdays"); a
+    short form ("fri", "fr") only beside a day number ("13 fr", "fri 13"), since "sat",
+    "wed" and "sun" are words too."""
+    for match in _WORD.finditer(norm):
+        word = match.group()
+        if weekday_named(word) != day:
+            continue
+        if word in (WEEKDAYS[day], f"{WEEKDAYS[day]}s") or re.search(
+                r"(?<![\d.:/])\d{1,2}\s+$", norm[:match.start()]) or re.match(
+                r"\.?,?\s+\d{1,2}(?![\d:./])", norm[match.end():]):
+            return True
+    return False
 
 
 _NAME_WORD = re.compile(r"\b[A-Z][a-z][\w'-]+")

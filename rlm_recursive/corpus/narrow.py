@@ -43,6 +43,8 @@ _ASKS_OLD = re.compile(r"\b(?:was|previous(?:ly)?|old|original(?:ly)?|before|use
                        r"formerly|rrp)\b", re.IGNORECASE)
 _NAMED_ASIDE = re.compile(r"^\s*(?P<name>[^:]{1,40}?)\s*:\s+(?P<rest>.+)$")
 _LABELLED_ASIDE = re.compile(r"^\s*(?P<label>[A-Za-z][\w.-]{0,15})\s+(?P<value>\S*\d\S*)\s*$")
+_NAMING_ASIDE = re.compile(r"^[A-Z0-9][^()]{0,60}$")
+"""An aside that names something: it opens as a name or a code does ("Kestrel Dental Lab")."""
 _SLASHED = re.compile(r"[^\s/]+(?:\s*/\s*[^\s/]+)+")
 _PREPOSITION = re.compile(r"\b(until|till|since|from|before|after|by)\s+(?:what|which|when)\b",
                           re.IGNORECASE)
@@ -168,6 +170,11 @@ def _asked_segment(question: str, line: str) -> tuple[str, str]:
         if (labelled := _LABELLED_ASIDE.match(aside.group(1))) is not None and not set(
                 stems(labelled.group("label"))) & outside:
             segments.append((labelled.group("label"), labelled.group("value")))
+    # "lab (Kestrel Dental Lab)": a word, and the name the brackets after it give it.
+    for aside in _ASIDE.finditer(line):
+        word = re.search(r"([A-Za-z][\w'’-]*)\s*$", line[:aside.start()])
+        if word is not None and _NAMING_ASIDE.match(aside.group(1)):
+            segments.append((word.group(1), aside.group(1)))
     scored = [(_says_asked(question, label), label, value) for label, value in segments]
     best = max((score for score, _, _ in scored), default=0)
     picked = [(label, value) for score, label, value in scored if score == best]

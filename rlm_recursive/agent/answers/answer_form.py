@@ -11,6 +11,8 @@ them, yet answer nothing, whatever the document's format:
   in it is the value; a passage of several lines of it is a dump, no answer;
 - a prompt echoed back: "The answer is:", "Answer:", "Quote:", "[Excerpt 1]" before the
   answer are cut off; with nothing after them there is no answer.
+A date asked ("on what date was it published") is answered by the date: a clock time and
+zone written after it ("Thu, 02 Jul 2026 06:00:00 +0000") are not what was asked.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import csv
 import re
 
 from ...corpus.asked import asked_label, label_says
+from ...corpus.dates import said_dates
 from ...corpus.evidence import stems
 from ...corpus.narrow import narrowed
 from ...corpus.reading import plain
@@ -120,4 +123,23 @@ def as_answer(question: str, text: str) -> str | None:
         if marked >= _DUMP_LINES or not clean:
             return None
         return as_answer(question, clean)
-    return narrowed(question, body.strip() if body != text else text)
+    found = narrowed(question, body.strip() if body != text else text)
+    return _date_only(question, found) if found is not None else None
+
+
+_ASKS_DATE = re.compile(r"\b(?:date|dated)\b", re.IGNORECASE)
+_ASKS_CLOCK = re.compile(r"\b(?:time|times|hour|o'?clock|timestamp)\b", re.IGNORECASE)
+_CLOCK_AFTER = re.compile(
+    r"(?:T|,?\s+(?:at\s+)?)\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:\s?[ap]\.?m\.?)?"
+    r"(?:\s?(?:Z|[+-]\d{2}:?\d{2}|UTC|GMT|[A-Z]{3,4}\b))?(?![\w:])", re.IGNORECASE)
+
+
+def _date_only(question: str, text: str) -> str:
+    """The answer without the clock time written after its one date, when the question
+    asks a date and no time ("On what date ..."); the text as it is otherwise."""
+    if not _ASKS_DATE.search(question) or _ASKS_CLOCK.search(question):
+        return text
+    dates = [(start, end) for start, end, (day, _, _) in said_dates(text) if day is not None]
+    if len(dates) != 1 or (clock := _CLOCK_AFTER.match(text, dates[0][1])) is None:
+        return text
+    return (text[:dates[0][1]] + text[clock.end():]).strip()

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 
 from ...corpus.asked import asked_head, asked_label, asked_phrase, label_says
+from ...corpus.dates import day_row_date, said_dates, same_date
 from ...corpus.evidence import (
     Unit,
     best_units,
@@ -62,20 +63,26 @@ class Extract:
     heading: SpanRef | None = None
     """The heading the unit is under, when it names what the question asks about and the
     unit does not (cited with the answer)."""
+    dated: SpanRef | None = None
+    """The line naming the month of a row that gives its day by number alone ("13 FR"
+    under "NOVEMBER 2026"), cited with the answer when the question names the date."""
 
 
 def copied(found: Extract, bridges: list[str] | None = None) -> dict[str, object]:
     """The runtime's copy of the answer, as a strategy hands it to grounding (with the
     bridges of the chain that led to it, for multi-hop questions)."""
     heading = found.heading if found.heading and found.heading.doc_id == found.ref.doc_id else None
+    dated = found.dated if found.dated and found.dated.doc_id == found.ref.doc_id else None
     return {"answer": found.answer, "doc_id": found.ref.doc_id, "start": found.ref.start,
             "end": found.ref.end, "field": found.field, "bridges": bridges or [],
-            "heading": [heading.start, heading.end] if heading else None}
+            "heading": [heading.start, heading.end] if heading else None,
+            "dated": [dated.start, dated.end] if dated else None}
 
 
 def cited(found: Extract) -> list[SpanRef]:
-    """What an extracted answer cites: its unit, and the heading that names its entity."""
-    return [found.ref, *([found.heading] if found.heading else [])]
+    """What an extracted answer cites: its unit, the heading that names its entity, and the
+    line naming its row's month."""
+    return [found.ref, *(ref for ref in (found.heading, found.dated) if ref)]
 
 
 def disagree(model_answer: str, runtime_answer: str, question: str) -> bool:
@@ -327,22 +334,40 @@ def _sibling_says_more(question: str, unit: Unit, units: list[Unit], named: list
 
 
 def verify_extract(question: str, answer: str, record_text: str, header: str,
-                   chain_end: str | None = None) -> bool:
+                   chain_end: str | None = None, above: str = "", dated: str = "") -> bool:
     """A field copied from a record is grounded when its value is in the record, with every
-    entity the question names (for a multi-hop answer: the last entity its chain reached),
-    and the field's name is in the record or in the text before it (a CSV or markdown
-    table's header)."""
+    entity the question names (for a multi-hop answer: the last entity its chain reached)
+    in it or in the heading above it, and the field's name is in the record or in the text
+    before it (a CSV or markdown table's header). A date the record gives by its day number
+    alone ("13 FR") is said with the line naming its month (`dated`: "NOVEMBER 2026")."""
     key, _, value = answer.partition(": ")
-    norm = normalise(record_text)
+    norm = normalise(f"{above}\n{record_text}" if above else record_text)
     # A value folded over lines in the text (iCalendar, vCard, mail headers: "Fee £25.\n
     # 00.") is read back unfolded.
     if not value or not (contains(norm, normalise(value))
                          or re.sub(r"\s", "", normalise(value)) in re.sub(r"\s", "", norm)):
         return False
     named = [normalise(chain_end)] if chain_end else entities(question)
-    if any(not any(says(norm, form) for form in written_forms(e)) for e in named):
+    if any(not any(says(norm, form) for form in written_forms(e))
+           and not _day_row_says(record_text, dated, e) for e in named):
         return False
     # A nested record's field is named by its path ("data.MAX_BATCH_SIZE"): its last step
     # is the key written in the text.
     key = normalise(key.rsplit(".", 1)[-1])
-    return key in norm or key in normalise(header)
+    return key in norm or key in normalise(header) or (
+        key in ("time", "when") and _CLOCK.fullmatch(value.strip()) is not None)
+
+
+_CLOCK = re.compile(r"(?:[01]?\d|2[0-3])[:.h]?[0-5]\d(?:\s?[ap]\.?m\.?)?", re.IGNORECASE)
+"""A clock time: what a grid's cell gives for "what time" with no column named (the field
+is the kind of value asked, not a name the text writes)."""
+
+
+def _day_row_says(row: str, dated: str, entity: str) -> bool:
+    """The row opens with the entity's day number (and the date's weekday, if it writes
+    one) and the line naming its month says the entity's month (`dates.day_row_date`)."""
+    asked = said_dates(entity)
+    if not dated or len(asked) != 1 or asked[0][:2] != (0, len(entity)) or asked[0][2][0] is None:
+        return False
+    found = day_row_date(row, dated)
+    return found is not None and same_date(asked[0][2], found)

@@ -27,7 +27,7 @@ from .labelled import (
 from .measures import QP_ESCAPE, measure_fits, names_place, states_count, unmarked_among_sums
 from .persons import CALENDAR_WORDS, asks_who, names_person
 
-__all__ = ["change_side", "fits_kind", "fits_kind_in", "named_as_reference"]
+__all__ = ["change_side", "fits_kind", "fits_kind_in", "named_as_reference", "other_end"]
 
 _EXTENSION_ASKED = re.compile(r"\b(?:extension|ext|extn|bleep|pager)\b", re.IGNORECASE)
 _PHONE_ASKED = re.compile(
@@ -204,3 +204,15 @@ def named_as_reference(question: str, unit_text: str) -> bool:
         if not all(_REFERENCE.search(norm[max(0, at - 12):at]) for at in spots):
             return False
     return True
+
+
+_ENDS = (frozenset(("first", "earliest")), frozenset(("last", "final")))
+
+
+def other_end(question: str, unit_text: str) -> bool:
+    """The question asks one end of a run ("the last bus on Saturday") and the unit says
+    only the other ("the first Saturday journey"): it is about another item of the run."""
+    asked = set(re.findall(r"[a-z]+", question.lower()))
+    said = set(re.findall(r"[a-z]+", unit_text.lower()))
+    return any(asked & one and not asked & other and said & other and not said & one
+               for one, other in (_ENDS, _ENDS[::-1]))

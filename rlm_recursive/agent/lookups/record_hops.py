@@ -115,8 +115,11 @@ def grid_crossing(store: Store, session_id: str, question: str,
     tops = [span for span in (found.grid.heading, found.grid.header) if span]
     above = (SpanRef(doc_id=found.doc_id, start=min(a for a, _ in tops),
                      end=max(b for _, b in tops)) if tops else None)
+    dated = (SpanRef(doc_id=found.doc_id, start=found.dated[0], end=found.dated[1])
+             if found.dated else None)
     return Chain(Extract(f"{found.label}: {found.value}", row, field=found.asked_as,
-                         heading=above), [], [row, *([above] if above else [])])
+                         heading=above, dated=dated), [],
+                 [row, *(ref for ref in (above, dated) if ref)])
 
 
 def record_hop(store: Store, session_id: str, question: str) -> Chain | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import re
 
+from ...corpus.naming import entities, says
 from ...corpus.reading import shown
 from ...corpus.search import Hit
 from ...corpus.units import normalise
@@ -20,6 +21,7 @@ from ..lookups.blocks import follow_block
 from ..lookups.chain import follow_role
 from ..lookups.hops import hop_through, says_label
 from ..lookups.legend import keyed_person
+from ..lookups.legend_values import keyed_value
 from ..lookups.record_hops import keyed_field, record_hop
 from ..lookups.two_hops import two_hop
 from ..model_call import call_model, window_chars
@@ -53,6 +55,14 @@ def _find(store: Store, session_id: str, question: str) -> tuple[list[Hit], dict
 
 def _overlap(a: SpanRef, b: SpanRef) -> bool:
     return a.doc_id == b.doc_id and a.start < b.end and b.start < a.end
+
+
+def _names_all(store: Store, session_id: str, question: str, refs: list[SpanRef]) -> bool:
+    """The spans, together, say every entity the question names (`naming.says`)."""
+    named = entities(question)
+    texts = {i: store.text(store.document(session_id, i)) for i in {r.doc_id for r in refs}}
+    said = normalise("\n".join(texts[r.doc_id][r.start:r.end] for r in refs))
+    return bool(named) and all(says(said, e) for e in named)
 
 
 async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnswer:
@@ -113,11 +123,22 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
             if keyed is not None and _overlap(found.ref, keyed.links[0]) and normalise(
                     keyed.found.answer.rpartition(": ")[2]) not in normalise(found.answer):
                 block = keyed
+        # A look-up whose cited record names every entity of the question replaces a line
+        # that names them only through its document's title (a note under a timetable).
         if block is not None and not bridges and (found is None or (
-                isinstance(found, Extract) and _overlap(found.ref, block.links[0]))):
+                isinstance(found, Extract) and (_overlap(found.ref, block.links[0]) or (
+                    _names_all(store, session_id, question, block.links)
+                    and not _names_all(store, session_id, question, cited(found)))))):
             found, bridges = block.found, block.bridges
             for ref in block.links:
                 rc.citations.add(ref)
+        # "which surgery": the line found says a code ("RB") a key line gives it for.
+        if isinstance(found, Extract) and not bridges:
+            keyed = await asyncio.to_thread(keyed_value, store, session_id, question, found)
+            if keyed is not None:
+                found, bridges = keyed.found, keyed.bridges
+                for ref in keyed.links:
+                    rc.citations.add(ref)
         if found is None:  # "the deputy safeguarding lead": a role, one look-up away
             chain = await asyncio.to_thread(follow_role, store, session_id, question, layout)
             if chain is not None:
