@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from ...corpus.aggregate import number_of
 from ...corpus.word_stems import phrase_regex, stems, words
+from .glosses import glossed_codes
 from .plan_words import Stated, stated_comparisons, word_offsets
 from .scope import FRAME_WORDS, content_positions, head_unit, noun_phrase
 
@@ -60,6 +61,9 @@ class _Table:
     column: str
     rows: list[tuple[int, int, str, str]]
     """(start, end, cell, text with its continuation lines) of each row."""
+    caption: str = ""
+    """The lines right above the header, back to a blank line: a report's page banner
+    ("OVERDUE ITEMS BY BRANCH") says what every row is."""
 
 
 def _lines(text: str) -> list[tuple[int, str]]:
@@ -73,10 +77,13 @@ def _lines(text: str) -> list[tuple[int, str]]:
 def _cell(line: str, span: tuple[int, int]) -> str | None:
     """The token under a header word (overlapping its span, with slack), if one; never
     the row's first token (its number in the list, "25 Merlot": no column's cell)."""
-    for n, m in enumerate(_TOKEN.finditer(line)):
-        if n and m.start() <= span[1] + _SLACK and m.end() >= span[0] - _SLACK:
-            return m.group()
-    return None
+    near = [m for n, m in enumerate(_TOKEN.finditer(line))
+            if n and m.start() <= span[1] + _SLACK and m.end() >= span[0] - _SLACK]
+    if not near:
+        return None
+    # Columns set close together ("20/08/2026    95" under "DUE   DAYS"): the token most
+    # under the header word, not a neighbour's cell within the slack.
+    return max(near, key=lambda m: min(m.end(), span[1]) - max(m.start(), span[0])).group()
 
 
 def _rows(lines: list[tuple[int, str]], span: tuple[int, int], column_stems: set[str]
@@ -92,8 +99,9 @@ def _rows(lines: list[tuple[int, str]], span: tuple[int, int], column_stems: set
         if set(line.strip()) <= set("-=_+|: "):
             continue  # a rule under the header
         if any(stems(m.group()) and stems(m.group())[0] in column_stems
+               and m.start() <= span[1] + _SLACK and m.end() >= span[0] - _SLACK
                for m in _TOKEN.finditer(line)):
-            break  # the next table's header
+            break  # the next table's header (a title's "30 Days" elsewhere is no header)
         cell = _cell(line, span)
         if cell is not None and (number_of(cell) is not None or _NONE_CELL.match(cell)):
             rows.append((start, start + len(line), cell, line))
@@ -103,6 +111,17 @@ def _rows(lines: list[tuple[int, str]], span: tuple[int, int], column_stems: set
         else:
             break  # text in the column that is no cell: no table, or its end
     return rows
+
+
+def _caption(lines: list[tuple[int, str]], header: int) -> str:
+    """The non-blank lines right above line `header` (rules left out)."""
+    above: list[str] = []
+    for _, line in reversed(lines[:header]):
+        if not line.strip():
+            break
+        if not set(line.strip()) <= set("-=_+|: "):
+            above.append(line)
+    return "\n".join(reversed(above))
 
 
 def _tables(doc_id: str, text: str, column_stems: set[str]) -> list[_Table]:
@@ -118,7 +137,8 @@ def _tables(doc_id: str, text: str, column_stems: set[str]) -> list[_Table]:
             if stems(m.group()) and stems(m.group())[0] in column_stems:
                 rows = _rows(lines[i + 1:], m.span(), column_stems)
                 if len(rows) >= 2:
-                    found.append(_Table(doc_id, header[:m.start()], m.group(), rows))
+                    found.append(_Table(doc_id, header[:m.start()], m.group(), rows,
+                                        _caption(lines, i)))
         if len(found) == 1:
             out.append(found[0])
     return out
@@ -149,14 +169,18 @@ def compared_rows(question: str, texts: list[tuple[str, str]], docs: list[str]
     # The column is named with the words beside its own ("a frame price of"): its name.
     named = {i for i in free if stems(ws[i])[0] in heads}
     named |= {j for i in named for j in _run(free, i)}
-    conditions = [phrase_regex(ws[i]) for i in free if i not in named]
+    codes, glossed = glossed_codes(question)
+    conditions = [phrase_regex(ws[i]) for i in free if i not in named | glossed]
+    conditions += [re.compile(rf"(?<![\w-]){re.escape(code)}(?![\w-])") for code in codes]
     if sum(len(t.rows) for t in tables) < MIN_ROWS or any(
-            not any(c.search(t.heading) or any(c.search(r[3]) for r in t.rows) for t in tables)
+            not any(c.search(t.heading) or c.search(t.caption)
+                    or any(c.search(r[3]) for r in t.rows) for t in tables)
             for c in conditions):
         return None
     found = RowCount(column=tables[0].column, stated=stated)
     for table in tables:
-        said_by_heading = [c for c in conditions if c.search(table.heading)]
+        said_by_heading = [c for c in conditions
+                           if c.search(table.heading) or c.search(table.caption)]
         counted = False
         for start, end, cell, text in table.rows:
             number = number_of(cell)
