@@ -10,7 +10,9 @@ from __future__ import annotations
 import random
 
 from rlm_recursive.agent.counting.glosses import glossed_codes
-from rlm_recursive.agent.counting.table_rows import compared_rows
+from rlm_recursive.agent.counting.table_rows import compared_rows, summed_rows
+from rlm_recursive.agent.routing import route
+from rlm_recursive.corpus.records import read_layout
 from rlm_recursive.corpus.word_stems import words
 
 DEPOTS = ("HTB", "LMC", "SWN")
@@ -69,3 +71,25 @@ def test_a_code_no_row_writes_counts_nothing() -> None:
     text = _report(_vehicles())
     assert compared_rows("How many vehicles at Dunmere (depot DNM) have 40 or more miles?",
                          [("fleet.txt", text)], []) is None
+
+
+def test_a_column_summed_over_the_rows_a_glossed_code_chooses() -> None:
+    rows = _vehicles()
+    text = _report(rows)
+    found = summed_rows("What is the combined total of the miles run by the unserviced vehicles "
+                        "at the Lowmoor yard (LMC), in miles?", [("fleet.txt", text)], [])
+    assert found is not None
+    assert found.value == sum(m for _, _, depot, m in rows if depot == "LMC")
+    assert len(found.rows) == sum(depot == "LMC" for _, _, depot, _ in rows)
+    # A count, or a number no column is named for, is no sum.
+    assert summed_rows("How many miles in total at the Lowmoor yard (LMC)?",
+                       [("fleet.txt", text)], []) is None
+    assert summed_rows("What is the total of the miles for vehicles serviced on 12/03/2031?",
+                       [("fleet.txt", text)], []) is None
+
+
+def test_a_column_sum_is_routed_to_the_count_strategy() -> None:
+    text = _report(_vehicles())
+    layout = read_layout([("fleet.txt", text)], {"fleet.txt": "fleet.txt"})
+    question = "What is the total of the miles run by the vehicles at Swanby (depot SWN)?"
+    assert route(question, layout, [text])[0] == "count"

@@ -22,7 +22,8 @@ _LEADS = frozenset("at in on from by for of to within under".split())
 def glossed_codes(question: str) -> tuple[list[str], set[int]]:
     """The codes the question glosses in parentheses, and the word positions they stand
     for: the parenthesis's words, the capitalised name right before it, and (past a
-    preposition) the word that leads to the name. One code a parenthesis, else none."""
+    preposition) the word that leads to the name; a label word may follow the name
+    ("the Riverside branch (RIV)"). One code a parenthesis, else none."""
     offsets = word_offsets(question)
     codes: list[str] = []
     said: set[int] = set()
@@ -35,6 +36,9 @@ def glossed_codes(question: str) -> tuple[list[str], set[int]]:
                   if a >= match.start() and b <= match.end()}
         before = [i for i, (_, b) in enumerate(offsets) if b <= match.start()]
         name: set[int] = set()
+        if len(before) >= 2 and _NAME.fullmatch(question[slice(*offsets[before[-2]])]) and \
+                question[slice(*offsets[before[-1]])].islower():
+            name.add(before.pop())  # "the Riverside branch (RIV)": the name's label
         while before and _NAME.fullmatch(question[slice(*offsets[before[-1]])]):
             name.add(before.pop())
         if name and len(before) >= 2 and question[slice(*offsets[before[-1]])].lower() in _LEADS:
