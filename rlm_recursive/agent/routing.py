@@ -25,7 +25,7 @@ from .counting.draft import MIN_ITEMS, OFTEN, RANK, CountDraft, count_draft, ran
 from .counting.plan_words import BRIDGE_VERB, aggregation
 from .counting.scope import FRAME_WORDS as _STOP
 from .counting.scope import content_positions, head_unit, noun_phrase
-from .counting.table_rows import compared_rows
+from .counting.table_rows import compared_rows, summed_rows
 
 if TYPE_CHECKING:
     from .context import RunContext
@@ -243,6 +243,11 @@ def route(question: str, layout: Layout | None, texts: list[str] | None = None
         if draft.aggregate and not (draft.unknown or draft.negated):
             return "count", (f"the {draft.aggregate.op} of {draft.aggregate.key} over "
                              f"{draft.plan.describe()}: computed by code")
+    if layout is not None:
+        whole = texts if texts is not None else [r.text for r in layout.records]
+        summed = summed_rows(question, [(str(i), t) for i, t in enumerate(whole)], [])
+        if summed is not None:
+            return "count", f"computed by code: {summed.describe()}"
     if asks_to_count(question):
         if _MEASURE.search(question):
             return "search", "a quantity in units of measure is stated, not counted: a look-up"

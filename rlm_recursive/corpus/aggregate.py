@@ -10,7 +10,8 @@ from typing import Literal
 
 from .records import Layout, Record
 
-__all__ = ["Operation", "aggregate", "format_number", "number_of", "numeric_fields"]
+__all__ = ["Operation", "aggregate", "clock_fields", "format_number", "number_of",
+           "numeric_fields", "seconds_of"]
 
 Operation = Literal["sum", "mean", "median", "min", "max"]
 _NUMBER = re.compile(r"^(?:[£$€¥]\s?|[A-Z]{3}\s)?"
@@ -18,6 +19,11 @@ _NUMBER = re.compile(r"^(?:[£$€¥]\s?|[A-Z]{3}\s)?"
                      r"\s*[A-Za-z%/]{0,8}\.?$")
 _NUMERIC_SHARE = 0.8
 """Share of a field's values that must read as numbers for it to be summed."""
+_CLOCK = re.compile(r"^(?P<h>\d{1,3}):(?P<m>[0-5]\d):(?P<s>[0-5]\d)$")
+"""A running time as hours, minutes and seconds ("00:47:05", "1:02:10"). Two parts alone
+("47:05") are no duration: minutes and seconds, or hours and minutes, cannot be told."""
+_DURATION_NAMES = frozenset(("duration", "length", "runtime", "running", "elapsed", "dur"))
+"""Words of a field's name that say it holds a length of time, not a time of day."""
 
 
 def number_of(value: str) -> float | None:
@@ -26,6 +32,27 @@ def number_of(value: str) -> float | None:
     if match is None:
         return None
     return float(re.sub(r"[,\u00a0\u202f ]", "", match.group("n")))
+
+
+def seconds_of(value: str) -> float | None:
+    """The seconds a running time states ("00:47:05" → 2825.0), or None."""
+    match = _CLOCK.match(value.strip())
+    if match is None:
+        return None
+    return float(int(match["h"]) * 3600 + int(match["m"]) * 60 + int(match["s"]))
+
+
+def clock_fields(layout: Layout) -> list[str]:
+    """Fields named as a length of time whose values are (almost all) running times
+    ("duration": "00:47:05"): what "longer than 45 minutes" compares, in seconds."""
+    out = []
+    for key, values in layout.fields.items():
+        named = {w.lower() for w in re.findall(r"[A-Za-z]+", key)}
+        total = sum(values.values())
+        clocks = sum(n for v, n in values.items() if seconds_of(v) is not None)
+        if named & _DURATION_NAMES and total >= 2 and clocks >= _NUMERIC_SHARE * total:
+            out.append(key)
+    return out
 
 
 def numeric_fields(layout: Layout) -> list[str]:

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .aggregate import number_of
+from .aggregate import number_of, seconds_of
 from .dates import DateCondition, has_month
 from .records import Layout, Record
 from .word_stems import phrase_regex, stems
@@ -35,16 +35,21 @@ class Comparison(BaseModel):
     field: str = Field(min_length=1)
     op: Literal["<", "<=", ">", ">="]
     value: float
+    clock: bool = False
+    """The field holds running times ("00:47:05") and `value` is in seconds."""
 
     def holds(self, record: Record) -> bool:
         raw = record.fields.get(self.field)
-        number = number_of(raw) if raw is not None else None
+        read = seconds_of if self.clock else number_of
+        number = read(raw) if raw is not None else None
         if number is None:
             return False
         return {"<": number < self.value, "<=": number <= self.value,
                 ">": number > self.value, ">=": number >= self.value}[self.op]
 
     def describe(self) -> str:
+        if self.clock:
+            return f"{self.field}{self.op}{self.value / 60:g} min"
         return f"{self.field}{self.op}{self.value:g}"
 
 

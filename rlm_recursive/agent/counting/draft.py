@@ -16,6 +16,7 @@ from ...corpus.value_match import match_values
 from ...corpus.word_stems import phrase_regex, stems, words
 from .dates import blank_fields, date_conditions, inside_fields, key_stems
 from .labels import labelled_terms
+from .linking import linking_verbs_dropped
 from .people import acts_by, people_words, person_condition
 from .plan_words import (
     Aggregation,
@@ -262,6 +263,11 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     unit_words = [words(question)[i] for i in sorted(unit_at)]
     draft.plan.phrases = unit_phrases_dropped(draft.plan, unit_words, layout.records)
     _file_words_dropped(draft, layout)
+    # "ended with status=bounced": the field's name and its value are the condition.
+    named_fields = {i for i, s in enumerate(q_stems) if s in keys}
+    draft.plan.phrases = linking_verbs_dropped(
+        draft.plan, question, layout, taken | said | named_fields,
+        set().union(*(at for _, at in compared), stated_at))
     noun = words(question)[max(unit_at)] if unit_at else None
     if noun in draft.unknown and unit_at.isdisjoint(judged) and not draft.plan.empty and any(
             True for _ in select(layout.records, draft.plan)):

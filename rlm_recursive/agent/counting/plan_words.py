@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ...corpus.aggregate import Operation, numeric_fields
+from ...corpus.aggregate import Operation, clock_fields, numeric_fields
 from ...corpus.records import Layout
 from ...corpus.tally import Comparison
 from ...corpus.units import STOP
@@ -182,22 +182,29 @@ _NUM = r"(?P<cur{k}>[£$€])?\s?(?P<n{k}>\d[\d,]*(?:\.\d+)?)"
 _UNIT = r"(?:\s*(?P<unit{k}>%|percent\b|[a-z]+\b))?"
 _COMPARE = re.compile(
     r"\b(?P<op>under|below|less\s+than|fewer\s+than|lower\s+than|over|above|more\s+than|"
-    r"greater\s+than|higher\s+than|at\s+least|at\s+most|up\s+to)\s+" + _NUM.format(k="")
+    r"greater\s+than|higher\s+than|longer\s+than|shorter\s+than|at\s+least|at\s+most|"
+    r"up\s+to)\s+" + _NUM.format(k="")
     + _UNIT.format(k="")
     # "5.2 m or higher", "£40 or less": the comparison after its number.
     + r"|(?<![\w.,])" + _NUM.format(k="2") + _UNIT.format(k="2")
-    + r"\s+or\s+(?P<after>more|higher|above|over|greater|less|lower|below|fewer|under)\b"
+    + r"\s+or\s+(?P<after>more|higher|above|over|greater|longer|less|lower|below|fewer|under|"
+    r"shorter)\b"
     # "between 20 and 30 kg": both ends, inclusive.
     + r"|\bbetween\s+" + _NUM.format(k="3") + r"(?:\s*(?P<unit3>%|[a-z]+\b))??\s+and\s+"
     + _NUM.format(k="4") + _UNIT.format(k="4"), re.IGNORECASE)
 _OPS: dict[str, str] = {"under": "<", "below": "<", "less than": "<", "fewer than": "<",
                         "lower than": "<", "over": ">", "above": ">", "more than": ">",
-                        "greater than": ">", "higher than": ">", "at least": ">=",
+                        "greater than": ">", "higher than": ">", "longer than": ">",
+                        "shorter than": "<", "at least": ">=",
                         "at most": "<=", "up to": "<="}
 _OR_AFTER: dict[str, str] = {"more": ">=", "higher": ">=", "above": ">=", "over": ">=",
-                             "greater": ">=", "less": "<=", "lower": "<=", "below": "<=",
-                             "fewer": "<=", "under": "<="}
+                             "greater": ">=", "longer": ">=", "less": "<=", "lower": "<=",
+                             "below": "<=", "fewer": "<=", "under": "<=", "shorter": "<="}
 _PERCENT = ("pct", "percent", "perc", "pc")
+_SECONDS = {"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "min": 60, "mins": 60,
+            "minute": 60, "minutes": 60, "h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600,
+            "hours": 3600}
+"""A time unit a question compares with, in seconds."""
 
 
 @dataclass(frozen=True)
@@ -268,6 +275,12 @@ def comparisons(question: str, layout: Layout) -> list[tuple[Comparison, set[int
         unit = said.unit
         percent = [k for k in numeric if any(w in _PERCENT for w in words(k))]
         measured = [k for k in numeric if unit.isalpha() and key_positions([unit], k)]
+        clocks = clock_fields(layout) if unit in _SECONDS else []
+        if not measured and len(clocks) == 1:
+            # "run longer than 45 minutes" over durations "00:47:05": in seconds.
+            out.append((Comparison(field=clocks[0], op=said.op,  # type: ignore[arg-type]
+                                   value=said.value * _SECONDS[unit], clock=True), at))
+            continue
         if len(measured) == 1:  # "took more than 500 ms": dur_ms
             key = measured[0]
         elif before:

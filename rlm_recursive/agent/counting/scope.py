@@ -234,13 +234,15 @@ def collection_run(question: str, layout: Layout, content: set[int]
             run.append(j)
             docs.append(naming)
             j += 1
+            if _generic(q_words[j - 1]):
+                break  # a file word ends its noun phrase: "in the feed | run longer than"
         # Only a run that narrows the corpus is its collection: "in the mailer service" of
         # one mailer.log is the service, a value. A run that calls the file what it is ("in
         # the fjord history" of one history) names the whole collection, no condition.
         if _selection(docs, layout):
             positions.update(run)
             named.extend(docs)
-        elif any(docs) and any(_generic(q_words[k]) for k in run):
+        elif any(_generic(q_words[k]) for k in run):
             positions.update(run)
     return positions, _selection(named, layout)
 

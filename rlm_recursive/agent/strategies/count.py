@@ -25,7 +25,7 @@ from ..counting.codes import CodeCount, code_count
 from ..counting.join import Join, joined
 from ..counting.scope_only import scope_only
 from ..counting.sections import ListedCount, listed_count, lists_apply
-from ..counting.table_rows import RowCount, compared_rows
+from ..counting.table_rows import RowCount, RowSum, compared_rows, summed_rows
 from ..recursion import RecursionState
 from ..routing import CountDraft, count_draft, session_layout
 
@@ -66,6 +66,10 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
     if draft.rank_key is not None:
         return _rank(rc, state, question, layout, draft)
     plan = draft.plan
+    summed = summed_rows(question, texts, plan.docs) if draft.aggregate is None else None
+    if summed is not None:
+        # "the total of the fines ... at Riverside (RIV)" over a report's FINE column.
+        return _summed(rc, tier, plan, summed)
     if draft.uncompared:
         # "under £40 a bottle" and no field holds prices: a table's column, or no count.
         rows = None if draft.negated else compared_rows(question, texts, plan.docs)
@@ -120,6 +124,17 @@ def _cells(rc: RunContext, tier: object, plan: TallyPlan,
     return AgentAnswer(text, tier, 0, extra={  # type: ignore[arg-type]
         "count": found.total, "plan": plan.model_dump(),
         "computed": computed("count", found.describe(), found.total, True)})
+
+
+def _summed(rc: RunContext, tier: object, plan: TallyPlan, found: RowSum) -> AgentAnswer:
+    """A table column summed over the rows the question's words choose."""
+    for doc_id, start, end in found.rows[:_CITED]:
+        rc.citations.add(SpanRef(doc_id=doc_id, start=start, end=end))
+    text = f"{format_number(found.value)} — computed exactly by code: {found.describe()}."
+    return AgentAnswer(text, tier, 0, extra={  # type: ignore[arg-type]
+        "value": found.value, "plan": plan.model_dump(), "field": found.column,
+        "operation": "sum", "computed": computed("sum", found.describe(), len(found.rows),
+                                                 True)})
 
 
 def _joined(rc: RunContext, tier: object, layout: Layout, plan: TallyPlan, join: Join
