@@ -17,7 +17,7 @@ from .records import Layout, Record
 from .word_stems import phrase_regex, stems
 
 __all__ = ["NONE_VALUES", "Comparison", "FieldFilter", "TallyPlan", "blank_tables",
-           "group_counts", "labelled_value", "left_blank", "select", "tally"]
+           "group_counts", "labelled_value", "left_blank", "select", "split_mentions", "tally"]
 
 
 class FieldFilter(BaseModel):
@@ -217,6 +217,24 @@ def tally(layout: Layout, plan: TallyPlan, sample: int = 5) -> tuple[list[Record
         else:
             total += 1
     return hits, total
+
+
+def split_mentions(layout: Layout, plan: TallyPlan) -> int:
+    """How many of the records a phrase-only plan selects in prose hold its phrases on two
+    or more of their lines: a paragraph listing several items ("Sofa ... Fair", "Rug ...
+    Fair") is one record but several of what the question counts, so a count of records
+    is no exact count of them."""
+    if not plan.phrases or plan.occurrences or plan.filters or plan.compare or plan.labelled:
+        return 0
+    patterns = [phrase_regex(p) for p in plan.phrases]
+    split = 0
+    for record in select(layout.records, plan):
+        if layout.formats.get(record.doc_id) != "prose":
+            continue
+        lines = [line for line in record.text.splitlines()
+                 if all(p.search(line) for p in patterns)]
+        split += len(lines) >= 2
+    return split
 
 
 def group_counts(records: Iterable[Record], plan: TallyPlan, key: str) -> Counter[str]:

@@ -18,7 +18,7 @@ import re
 
 from ...corpus.aggregate import aggregate, format_number
 from ...corpus.records import Layout
-from ...corpus.tally import FieldFilter, TallyPlan, group_counts, select, tally
+from ...corpus.tally import FieldFilter, TallyPlan, group_counts, select, split_mentions, tally
 from ...types import SpanRef
 from ..context import AgentAnswer, RunContext
 from ..counting.codes import CodeCount, code_count
@@ -94,6 +94,13 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
     join = joined(question, layout, plan)
     if join is not None:
         return _joined(rc, tier, layout, plan, join)
+    split = split_mentions(layout, plan)
+    if split:
+        # Paragraphs that list several items each: records are not what is counted.
+        text = (f"Not counted exactly: {split} paragraph(s) with {plan.describe()} say it on "
+                f"several lines, so counting paragraphs would not count what is asked.")
+        return AgentAnswer(text, tier, 0, extra={"count": None, "computed": computed(
+            "count", plan.describe(), 0, False)})
     hits, total = tally(layout, plan, SAMPLE)
     for hit in hits:
         rc.citations.add(SpanRef(doc_id=hit.doc_id, start=hit.start, end=hit.end))
