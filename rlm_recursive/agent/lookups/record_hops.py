@@ -10,6 +10,7 @@ from ...corpus.asked import asked_label
 from ...corpus.code_facts import code_fact
 from ...corpus.described import described_field
 from ...corpus.grid_cells import grid_cell
+from ...corpus.line_fields import line_field
 from ...corpus.linked_records import linked_field
 from ...corpus.record_fields import record_field
 from ...corpus.role_heads import role_head
@@ -18,8 +19,8 @@ from ...types import SpanRef
 from ..answers.extractive import Extract
 from .chain import Chain
 
-__all__ = ["code_value", "described_record", "grid_crossing", "keyed_field", "linked_record",
-           "record_hop", "role_heading"]
+__all__ = ["code_value", "described_record", "grid_crossing", "keyed_field", "line_value",
+           "linked_record", "record_hop", "role_heading"]
 
 
 def _docs(store: Store, session_id: str) -> list[tuple[str, str]]:
@@ -119,16 +120,33 @@ def grid_crossing(store: Store, session_id: str, question: str,
                          heading=above), [], [row, *([above] if above else [])])
 
 
+def line_value(store: Store, session_id: str, question: str,
+               docs: list[tuple[str, str]] | None = None) -> Chain | None:
+    """The labelled field ("size=231775", "Reading 031477 kWh") of the one line the
+    question names by an address or a code, or by the words it says that its sibling lines
+    do not (`corpus.line_fields`), citing the line."""
+    found = line_field(question, docs if docs is not None else _docs(store, session_id))
+    if found is None:
+        return None
+    ref = SpanRef(doc_id=found.doc_id, start=found.start, end=found.end)
+    above = (SpanRef(doc_id=found.doc_id, start=found.context[0], end=found.context[1])
+             if found.context else None)
+    return Chain(Extract(f"{found.label}: {found.value}", ref, field=found.asked_as,
+                         heading=above), [], [ref, *([above] if above else [])])
+
+
 def record_hop(store: Store, session_id: str, question: str) -> Chain | None:
     """The record linked to the one the question pins by a date or code, else the record
     the question describes, else the role heading another of its items, else the keyed
     record the question names, else the setting, element or option in code that says it,
-    else the cell where a grid row crosses the asked column. (Two hops through a name,
+    else the cell where a grid row crosses the asked column, else the labelled field of the
+    line the question names. (Two hops through a name,
     `two_hops.two_hop`, are tried by search and iterative before this is called.)"""
-    docs = _docs(store, session_id)  # read once for the six look-ups
+    docs = _docs(store, session_id)  # read once for the seven look-ups
     return (linked_record(store, session_id, question, docs)
             or described_record(store, session_id, question, docs)
             or role_heading(store, session_id, question, docs)
             or keyed_field(store, session_id, question, docs)
             or code_value(store, session_id, question, docs)
-            or grid_crossing(store, session_id, question, docs))
+            or grid_crossing(store, session_id, question, docs)
+            or line_value(store, session_id, question, docs))
