@@ -34,8 +34,9 @@ __all__ = ["MAX_LINES", "LineField", "anchors", "line_field"]
 MAX_LINES = 4
 """An anchor said on more lines than this names a sender or a host of the whole log, not
 one event."""
-_HEAD_LINES = 12
-"""A document's first lines: its title block, saying what all its lines are about."""
+_HEAD_LINES = 16
+"""A document's title block is at most this many lines: it says what all its lines are
+about."""
 _HOST = re.compile(r"(?<![\w@.-])[a-z][\w-]*(?:\.[a-z][\w-]*)+\.[a-z]{2,}(?![\w@-]|\.\w)",
                    re.IGNORECASE)
 """A host name ("mx.example.invalid"); an e-mail address is read whole first."""
@@ -119,7 +120,7 @@ def _same_sentence(line: str, value: str, tokens: list[str]) -> bool:
                for sentence in SENTENCE_END.split(line))
 
 
-def _unanchored(question: str, docs: list[tuple[str, str]], asked: set[str]
+def _unanchored(question: str, docs: list[tuple[str, str]], asked: set[str], head: set[str]
                 ) -> list[tuple[Candidate, str, int, int]] | None:
     """The reads of the one line, of the lines giving the asked field and saying all of
     the asked phrase ("water meter reading"), saying strictly most of the question's words
@@ -131,7 +132,8 @@ def _unanchored(question: str, docs: list[tuple[str, str]], asked: set[str]
         # The document says most of what the question says: else it is about another thing.
         if 4 * sum(says_stem(stems_of(text), w) for w in words) < 3 * len(words):
             continue
-        read = [(s, e, stems_of(line), _reads(question, doc_id, s, e, text, asked, set()))
+        read = [(s, e, stems_of(line), [c for c in _reads(question, doc_id, s, e, text, asked,
+                                                           set()) if c.used & head])
                 for s, e, line in lines_of(text)]
         read = [r for r in read if r[3] and all(says_stem(r[2], w) for w in phrase)]
         if not read:
@@ -147,9 +149,13 @@ def _unanchored(question: str, docs: list[tuple[str, str]], asked: set[str]
 
 
 def _head(text: str) -> tuple[int, int]:
-    """The document's title block: its first lines."""
-    lines = lines_of(text)[:_HEAD_LINES]
-    return 0, lines[-1][1]
+    """The document's title block: its first lines, up to the first blank line after them."""
+    end = 0
+    for _, e, line in lines_of(text)[:_HEAD_LINES]:
+        if not line.strip() and end:
+            break
+        end = e
+    return 0, end
 
 
 def _context(question: str, text: str, start: int, end: int) -> tuple[int, int] | None:
@@ -181,7 +187,7 @@ def line_field(question: str, docs: Iterable[tuple[str, str]]) -> LineField | No
     # With no anchor, the label must say the asked phrase's head: a line's other cells
     # ("Emergency  20") are not what is asked.
     reads = (_anchored(question, tokens, docs, asked) if tokens
-             else _unanchored(question, docs, asked & set(asked_label(question)[:1])))
+             else _unanchored(question, docs, asked, set(asked_label(question)[:1])))
     picked = _one(reads or [])
     if picked is None:
         return None
