@@ -7,6 +7,7 @@ from __future__ import annotations
 from strategy_support import ask, first_excerpt_line, load, small_runtime
 
 from rlm_recursive.corpus.line_fields import anchors, line_field
+from rlm_recursive.corpus.line_links import line_link
 
 PRINT_LOG = """\
 09:14:07 lpd[3321]: JQ88A1: user=<ana.vidal@printroom.invalid>, host=desk4, pages=14, copies=2
@@ -94,3 +95,42 @@ async def test_a_log_line_field_is_answered_and_grounded_by_search(tmp_path, mon
     finally:
         runtime.close()
     assert result.grounded is not False and "1" in result.answer, result.answer
+
+
+GATEWAY_LOG = """\
+10:02:11 gw smtpd[410]: Q7PX20KD: client=relay.harbourco.invalid[198.51.100.61]
+10:02:11 gw qmgr[88]: Q7PX20KD: from=<l.moreau@harbourco.invalid>, size=80211, nrcpt=1
+10:02:14 gw smtp[415]: Q7PX20KD: to=<desk@ferryline.invalid>, status=bounced (macro refused)
+10:05:40 gw smtpd[410]: Q7PY31LM: client=relay.harbourco.invalid[198.51.100.61]
+10:05:40 gw qmgr[88]: Q7PY31LM: from=<k.otieno@harbourco.invalid>, size=4410, nrcpt=1
+10:05:43 gw smtp[415]: Q7PY31LM: to=<desk@ferryline.invalid>, status=bounced (mailbox full)
+10:09:02 gw qmgr[88]: Q7PZ44NB: from=<k.otieno@harbourco.invalid>, size=3120, nrcpt=1
+10:09:05 gw smtp[415]: Q7PZ44NB: to=<yard@ferryline.invalid>, status=sent (250 ok)
+"""
+
+
+def test_the_sender_is_read_from_the_line_sharing_the_described_line_id():
+    found = line_link("Who sent the message that bounced because a macro was "
+                      "refused?", [("gw.log", GATEWAY_LOG)])
+    assert found is not None and found.value == "l.moreau@harbourco.invalid"
+    assert found.bridge == "Q7PX20KD" and found.label == "from"
+    assert "macro" in GATEWAY_LOG[found.described[0]:found.described[1]]
+
+
+def test_a_description_two_lines_fit_equally_or_a_count_gives_no_sender():
+    docs = [("gw.log", GATEWAY_LOG)]
+    assert line_link("Who sent the message that bounced?", docs) is None  # two bounces
+    assert line_link("How many recipients bounced because the mailbox was full?",
+                     docs) is None
+
+
+async def test_a_sender_through_a_shared_id_is_answered_by_iterative(tmp_path, monkeypatch):
+    runtime = small_runtime(tmp_path, monkeypatch)
+    try:
+        sid = load(runtime, GATEWAY_LOG)
+        result, _ = await ask(runtime, sid, "Who sent the message that bounced because a "
+                              "macro was refused?", "iterative", first_excerpt_line)
+    finally:
+        runtime.close()
+    assert result.grounded is not False and "l.moreau@harbourco.invalid" in result.answer, (
+        result.answer)
