@@ -85,16 +85,18 @@ def test_a_name_no_line_nor_title_says_gives_nothing():
                       [("handover.txt", HANDOVER)]) is None
 
 
-async def test_a_log_line_field_is_answered_and_grounded_by_search(tmp_path, monkeypatch):
+async def test_a_line_field_is_answered_and_grounded_by_search(tmp_path, monkeypatch):
     runtime = small_runtime(tmp_path, monkeypatch)
     try:
-        sid = load(runtime, PRINT_LOG)
-        result, _ = await ask(runtime, sid, "How many copies did the job from "
-                              "tom.reyes@printroom.invalid ask for?", "search",
-                              first_excerpt_line)
+        sid = load(runtime, HANDOVER, PRINT_LOG)
+        sheet, _ = await ask(runtime, sid, "What was the auxiliary hour meter at handover?",
+                             "search", first_excerpt_line)
+        log, _ = await ask(runtime, sid, "Which state code did job JQ88B7 end with?",
+                           "search", first_excerpt_line)
     finally:
         runtime.close()
-    assert result.grounded is not False and "1" in result.answer, result.answer
+    assert sheet.grounded is not False and "01698.1" in sheet.answer, sheet.answer
+    assert log.grounded is not False and "4.1.7" in log.answer, log.answer
 
 
 GATEWAY_LOG = """\
