@@ -26,9 +26,11 @@ _UNIT = (r"(?:\s?(?:%|kWh|MWh|m³|m3|°C|°F|p/kWh|p/day|MB|GB|KB|ms|ml|mg|kg|km
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
 _VALUE = re.compile(r"\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTH + r"(?:\s+\d{4})?(?!\w)"
                     r"|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}(?![\d/.-])|\d{4}-\d\d-\d\d(?![\d-])"
+                    r"|\d+(?:\.\d+){2,}(?![\w.])"  # a version, an address, a status code
                     r"|(?:[£$€]\s?)?(?:\d[\w/-]*[A-Za-z][\w/-]*|\d[\d,]*(?:\.\d+)?|[A-Za-z][\w/-]*\d[\w/-]*|"
                     r"\d[\w/.-]*\d)" + _UNIT)
-"""A value after a label: a figure (with its currency or unit) or a code with a digit."""
+"""A value after a label: a figure (with its currency or unit) or a code with a digit; a
+dotted code ("5.2.2", "2.14.1") whole, not its first figure."""
 _OPENS = re.compile(r"(?:^\s*|\s{2}|[,;:(\[\"'“—–|=•*-]\s?|[.!?]\s)$")
 """What may come before a label: the line's start, a cell's gap, a clause's punctuation."""
 _CELL = re.compile(r"\S+(?: \S+)*")
@@ -49,7 +51,9 @@ _ASKS_KIND = (
     ("duration", re.compile(r"\bhow\s+long\b", re.IGNORECASE)),
     ("ip", re.compile(r"\bip\b|\bip\s+address", re.IGNORECASE)),
     ("port", re.compile(r"\bport\b", re.IGNORECASE)),
-    ("money", re.compile(r"\bhow\s+much\b|\b(?:cost|price|fee|amount|charged?)\b|£|\$|€",
+    # A quote or an estimate is an amount, unless its number or reference is asked.
+    ("money", re.compile(r"\bhow\s+much\b|\b(?:cost|price|fee|amount|charged?)\b|£|\$|€"
+                         r"|\b(?:quote|estimate)s?\b(?!\s+(?:number|no|ref|id)\b)",
                          re.IGNORECASE)),
     ("percent", re.compile(r"%|\bper\s*cent|\bpercentage\b", re.IGNORECASE)),
 )

@@ -29,7 +29,7 @@ from .sections import FIRST_PERSON
 from .speakers import TURN_CHARS, speaker, strip_speaker
 from .wrapping import ENTRY, KEY_VALUE, TABULAR, logical_lines
 
-__all__ = ["SENTENCE_END", "STOP", "THOUSANDS", "Unit", "has_word", "normalise",
+__all__ = ["EMAIL", "SENTENCE_END", "STOP", "THOUSANDS", "Unit", "has_word", "normalise",
            "shared_words", "split_units", "stems"]
 
 STOP = frozenset((
@@ -91,7 +91,7 @@ _PHONE = re.compile(r"(?<![\w.])(?:\+\d{1,3}[\s-]?)?\(?0\d{2,4}\)?[\s-]?\d{3}[\s
 """A phone number as people write one: "01632 960 274", "0113 496 0275", "07700 900 845"."""
 _NUMBER = re.compile(r"(?<![\w.])\d{3,}(?![\w.]|:\d)")
 """A number of three digits or more ("job 448127"): a "number" whether or not it says so."""
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _TEMPERATURE = re.compile(r"\d\s*°|\d\s*deg(?:rees)?\s*[CF]\b|\bgas\s+(?:mark\s+)?\d",
                           re.IGNORECASE)
 """A temperature: "160°C", "30 degrees C", "gas mark 6"."""
@@ -175,7 +175,7 @@ class Unit:
         """Its own words' stems and the words its values' shapes answer, not its heading's."""
         shapes = (("phone", "number", "telephon") if _PHONE.search(self.text)
                   else ("number",) if _NUMBER.search(self.text) else ())
-        if _EMAIL.search(self.text):  # "Author: R. Achebe <ra@x.dev>" gives an e-mail
+        if EMAIL.search(self.text):  # "Author: R. Achebe <ra@x.dev>" gives an e-mail
             shapes = (*shapes, "email", "mail")
         if _TEMPERATURE.search(self.text):  # "bake at 160°C" gives a temperature
             shapes = (*shapes, "temperatur")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from ...corpus.evidence import contains, entities, normalise, stems, values
+from ...corpus.units import EMAIL
 from .labelled import (
     only_a_person_for_a_topic,
     other_fields_only,
@@ -29,6 +30,9 @@ from .persons import CALENDAR_WORDS, asks_who, names_person
 
 __all__ = ["change_side", "fits_kind", "fits_kind_in", "named_as_reference", "other_end"]
 
+_MAIL_PARTY_ASKED = re.compile(r"\b(?:sent|send|sends|sender|received?|recipient|mailed|"
+                               r"e-?mails?|messages?)\b", re.IGNORECASE)
+"""Who sent or received a message: its address names them (a log gives no other name)."""
 _EXTENSION_ASKED = re.compile(r"\b(?:extension|ext|extn|bleep|pager)\b", re.IGNORECASE)
 _PHONE_ASKED = re.compile(
     r"\b(?:phone|telephone|tel|mobile|landline|fax|direct\s+line|contact\s+number|"
@@ -106,7 +110,8 @@ def fits_kind(question: str, answer: str) -> bool:
     if _PHONE_ASKED.search(question) or _EXTENSION_ASKED.search(question):
         return _phone_like(answer, question, bool(_EXTENSION_ASKED.search(question)))
     if asks_who(question):
-        return names_person(question, answer)
+        return names_person(question, answer) or bool(
+            _MAIL_PARTY_ASKED.search(question) and EMAIL.search(answer))
     if (other_fields_only(question, answer)  # "Emp. no 00301" for "what tax code"
             or other_side(question, answer)  # "Previous rating: 4" for the rating after
             or only_a_person_for_a_topic(question, answer)):

@@ -10,6 +10,8 @@ from ...corpus.asked import asked_label
 from ...corpus.code_facts import code_fact
 from ...corpus.described import described_field
 from ...corpus.grid_cells import grid_cell
+from ...corpus.line_fields import line_field
+from ...corpus.line_links import line_link
 from ...corpus.linked_records import linked_field
 from ...corpus.record_fields import record_field
 from ...corpus.role_heads import role_head
@@ -18,8 +20,8 @@ from ...types import SpanRef
 from ..answers.extractive import Extract
 from .chain import Chain
 
-__all__ = ["code_value", "described_record", "grid_crossing", "keyed_field", "linked_record",
-           "record_hop", "role_heading"]
+__all__ = ["code_value", "described_record", "grid_crossing", "keyed_field", "line_value",
+           "linked_line", "linked_record", "record_hop", "role_heading"]
 
 
 def _docs(store: Store, session_id: str) -> list[tuple[str, str]]:
@@ -122,16 +124,50 @@ def grid_crossing(store: Store, session_id: str, question: str,
                  [row, *(ref for ref in (above, dated) if ref)])
 
 
+def line_value(store: Store, session_id: str, question: str,
+               docs: list[tuple[str, str]] | None = None) -> Chain | None:
+    """The labelled field ("size=231775", "Reading 031477 kWh") of the one line the
+    question names by an address or a code, or by the words it says that its sibling lines
+    do not (`corpus.line_fields`), citing the line."""
+    found = line_field(question, docs if docs is not None else _docs(store, session_id))
+    if found is None:
+        return None
+    ref = SpanRef(doc_id=found.doc_id, start=found.start, end=found.end)
+    above = (SpanRef(doc_id=found.doc_id, start=found.context[0], end=found.context[1])
+             if found.context else None)
+    return Chain(Extract(f"{found.label}: {found.value}", ref, field=found.asked_as,
+                         heading=above), [], [ref, *([above] if above else [])])
+
+
+def linked_line(store: Store, session_id: str, question: str,
+                docs: list[tuple[str, str]] | None = None) -> Chain | None:
+    """The sender or recipient of the message a log line describes ("who sent the e-mail
+    that bounced ..."), read from a line sharing its id (`corpus.line_links`): the id is
+    the chain's bridge, and both lines are cited."""
+    found = line_link(question, docs if docs is not None else _docs(store, session_id))
+    if found is None:
+        return None
+    ref = SpanRef(doc_id=found.doc_id, start=found.line[0], end=found.line[1])
+    described = SpanRef(doc_id=found.doc_id, start=found.described[0], end=found.described[1])
+    links = [ref] if described == ref else [ref, described]
+    return Chain(Extract(f"{found.label}: {found.value}", ref, field=found.label),
+                 [found.bridge], links)
+
+
 def record_hop(store: Store, session_id: str, question: str) -> Chain | None:
     """The record linked to the one the question pins by a date or code, else the record
     the question describes, else the role heading another of its items, else the keyed
     record the question names, else the setting, element or option in code that says it,
-    else the cell where a grid row crosses the asked column. (Two hops through a name,
+    else the cell where a grid row crosses the asked column, else the labelled field of the
+    line the question names, else the sender or recipient on a line sharing an id with the
+    line it describes. (Two hops through a name,
     `two_hops.two_hop`, are tried by search and iterative before this is called.)"""
-    docs = _docs(store, session_id)  # read once for the six look-ups
+    docs = _docs(store, session_id)  # read once for the eight look-ups
     return (linked_record(store, session_id, question, docs)
             or described_record(store, session_id, question, docs)
             or role_heading(store, session_id, question, docs)
             or keyed_field(store, session_id, question, docs)
             or code_value(store, session_id, question, docs)
-            or grid_crossing(store, session_id, question, docs))
+            or grid_crossing(store, session_id, question, docs)
+            or line_value(store, session_id, question, docs)
+            or linked_line(store, session_id, question, docs))
