@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from .asked import asked_label, label_words
-from .assignments import name_words, settings
+from .assignments import is_reference, name_words, settings
 from .command_options import command_options
 from .described import abbreviates, named_words, pick_record, question_codes, stems_of
 from .markup import element_records
@@ -66,7 +66,9 @@ class CodeFact:
     end: int
     opening: tuple[int, int] | None = None
     """The document's opening lines, cited too when they name what the question names and
-    the cited span does not (the `<gpx>` root of a waypoint, a build file's title)."""
+    the cited span does not (the `<gpx>` root of a waypoint, a build file's title); or the
+    line the value was read from when the cited one names it (`default = "m5.large"` of
+    the `variable "size"` that `instance_type = var.size` names)."""
 
 
 def _opening(question: str, text: str, start: int, end: int) -> tuple[int, int] | None:
@@ -146,10 +148,7 @@ def _one(found: list[tuple[tuple[int, ...], CodeFact]]) -> CodeFact | None:
         return None
     fact = next(iter(top.values()))
     # `instance_type = var.reporting_instance_type` says where the value is, not what it is.
-    return None if _REFERENCE.match(fact.value) else fact
-
-
-_REFERENCE = re.compile(r"^(?:var|local|locals|module|data|self|each)\.[A-Za-z_][\w.]*$")
+    return None if is_reference(fact.value) else fact
 
 
 _BREAK = re.compile(r"\n[ \t]*\n|^[ \t]*\[[^\]\n]+\][ \t]*$", re.MULTILINE)
@@ -176,6 +175,10 @@ def _setting_facts(question: str, doc_id: str, text: str
         # comments, a sibling `label = ...`); a file's title comment tells none apart.
         parents = stems_of(" ".join(setting.parents)) & q_stems - used
         block = stems_of(_block(text, setting.start)) & q_stems - used
+        # A brace block's opening line and the lines down to the setting (its
+        # `description = ...`) say which record it is a field of; they are cited with it.
+        if setting.block is not None:
+            block |= stems_of(text[setting.block[0]:setting.start]) & q_stems - used
         matched.append((setting, used, parents, parents | block))
     if not matched:
         return []
@@ -185,7 +188,8 @@ def _setting_facts(question: str, doc_id: str, text: str
     telling = set().union(*contexts) - set.intersection(*contexts)
     return [((len(used), len(parents & telling), len(context & telling)),
              CodeFact(setting.value, setting.name, _asked_as(question, used), doc_id,
-                      setting.start, setting.end))
+                      setting.block[0] if setting.block else setting.start, setting.end,
+                      setting.source))
             for setting, used, parents, context in matched]
 
 
@@ -273,6 +277,6 @@ def code_fact(question: str, docs: Iterable[tuple[str, str]]) -> CodeFact | None
                 if normalise(fact.value) in normalise(question):
                     continue
                 if _about(question, text, set(stems(fact.asked_as))):
-                    opening = _opening(question, text, fact.start, fact.end)
+                    opening = fact.opening or _opening(question, text, fact.start, fact.end)
                     found.append((score, replace(fact, opening=opening)))
     return _one(found)
