@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from .asked import asked_label, label_words
 from .assignments import is_reference, name_words, settings
 from .command_options import command_options
+from .dates import said_dates
 from .described import abbreviates, named_words, pick_record, question_codes, stems_of
 from .markup import element_records
 from .naming import entities, says
@@ -267,6 +268,21 @@ def _element_facts(question: str, doc_id: str, text: str
     return out
 
 
+_DATE_ASKED = re.compile(r"\b(?:what|which)\s+(?:day|date)\b", re.IGNORECASE)
+
+
+def _date_only(question: str, fact: CodeFact) -> CodeFact:
+    """The date of a value that also gives a clock time (`Thu, 02 Jul 2026 06:00:00
+    +0000`), when the question asks a date: the time is not what is asked."""
+    if not _DATE_ASKED.search(question):
+        return fact
+    dates = said_dates(fact.value)
+    if len(dates) != 1:
+        return fact
+    start, end, _ = dates[0]
+    return replace(fact, value=fact.value[start:end])
+
+
 def code_fact(question: str, docs: Iterable[tuple[str, str]]) -> CodeFact | None:
     """The one value a setting, an element's field or a command's option gives for what
     the question asks (see the module), or None."""
@@ -279,4 +295,5 @@ def code_fact(question: str, docs: Iterable[tuple[str, str]]) -> CodeFact | None
                 if _about(question, text, set(stems(fact.asked_as))):
                     opening = fact.opening or _opening(question, text, fact.start, fact.end)
                     found.append((score, replace(fact, opening=opening)))
-    return _one(found)
+    best = _one(found)
+    return _date_only(question, best) if best else None
