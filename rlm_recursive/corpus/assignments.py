@@ -15,6 +15,7 @@ default, poll, seconds; `maxRetries` → max, retries) for a question to be matc
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass, replace
 
@@ -125,6 +126,19 @@ def _lines(text: str) -> list[tuple[int, int, str]]:
     return out
 
 
+def _python_module(text: str) -> bool:
+    """The text is Python that imports or defines something (flat YAML parses as Python
+    too, as bare annotations)."""
+    if not re.search(r"^(?:import|from|def|class)\s", text, re.MULTILINE):
+        return False
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    return any(isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef))
+               for node in tree.body)
+
+
 def _raw(text: str) -> list[Setting]:
     """Every assignment of the text as written, with the section or YAML keys above it."""
     found: list[Setting] = []
@@ -132,7 +146,8 @@ def _raw(text: str) -> list[Setting]:
     keys: list[tuple[int, str]] = []  # YAML's open keys: (indent, name)
     blocks: list[tuple[str, tuple[int, int]]] = []  # open brace blocks: (label, line)
     # A file with tab-indented lines is no YAML (make's `target: prerequisites` rules).
-    yaml_like = re.search(r"^\t", text, re.MULTILINE) is None
+    # Nor is a Python module (`hourly: Decimal` annotates a field's type, no value).
+    yaml_like = re.search(r"^\t", text, re.MULTILINE) is None and not _python_module(text)
     for start, end, line in _lines(text):
         if not line.strip() or _COMMENT_LINE.match(line):
             continue

@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 
 from .asked import asked_label, label_words
 from .assignments import is_reference, name_words, settings
+from .code_records import Span, code_records
 from .command_options import command_options
 from .dates import said_dates
 from .described import abbreviates, named_words, pick_record, question_codes, stems_of
@@ -234,9 +235,16 @@ def _through_another(question: str, picked: Unit, units: list[Unit]) -> bool:
 
 def _element_facts(question: str, doc_id: str, text: str
                    ) -> list[tuple[tuple[int, ...], CodeFact]]:
-    records = element_records(text)
-    if records is None:
-        return []
+    """The asked field of the record the question describes, among a markup file's
+    elements or each group of a Python module's records (`code_records`)."""
+    markup = element_records(text)
+    groups = [markup] if markup is not None else code_records(text)
+    return [found for records in groups for found in _record_facts(question, doc_id, text,
+                                                                    records)]
+
+
+def _record_facts(question: str, doc_id: str, text: str, records: list[Span]
+                  ) -> list[tuple[tuple[int, ...], CodeFact]]:
     units = [Unit(doc_id, start, end, tuple((path, value, start, end)
                                             for path, value in fields.items()),
                   text[start:end]) for start, end, fields in records]
