@@ -222,8 +222,9 @@ resource "aws_instance" "bastion" {
 """
 
 
-def test_a_reference_to_another_setting_is_no_value() -> None:
-    # `var.worker_machine_size` says where the size is written, not the size: no answer,
-    # and never the other resource's size.
-    assert code_fact("what machine size does the ticket worker run on",
-                     [("main.tf", HCL)]) is None
+def test_a_reference_to_another_setting_is_followed_to_its_value() -> None:
+    # `var.worker_machine_size` says where the size is written: the variable's one default
+    # is the size (a reference with no value is refused, see test_code_blocks), and never
+    # the other resource's size.
+    fact = code_fact("what machine size does the ticket worker run on", [("main.tf", HCL)])
+    assert fact is not None and fact.value == "c7g.large"

@@ -15,10 +15,11 @@ default, poll, seconds; `maxRetries` → max, retries) for a question to be matc
 
 from __future__ import annotations
 
+import ast
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-__all__ = ["Setting", "name_words", "settings"]
+__all__ = ["Setting", "is_reference", "name_words", "settings"]
 
 _MAKE_LIKE = re.compile(
     r"^(?:export\s+)?(?P<name>[A-Za-z_][\w.-]*)\s*(?P<op>::?=|\?=|!=|\+=|=)(?P<value>.*)$")
@@ -51,6 +52,12 @@ class Setting:
     start: int
     end: int
     parents: tuple[str, ...] = ()
+    block: tuple[int, int] | None = None
+    """The opening line of the brace block it is in (`ingress {`, `resource "a" "b" {`):
+    what names the record the setting is a field of."""
+    source: tuple[int, int] | None = None
+    """The line its value was read from when the line itself names another setting
+    (`instance_type = var.size` reads `default = "m5.large"` of `variable "size"`)."""
 
 
 def name_words(name: str) -> list[str]:
@@ -90,6 +97,27 @@ def _flow_mapping(name: str, value: str, start: int, end: int, parents: tuple[st
             for pair in pairs if pair is not None and (cleaned := _clean(pair.group("value")))]
 
 
+_BLOCK_OPEN = re.compile(r"^\s*(?P<label>[^{}=#\n]*?)\s*\{\s*(?:(?:#|//).*)?$")
+"""A labelled block's opening line: `resource "aws_instance" "web" {`, `ingress {`."""
+_BLOCK_CLOSE = re.compile(r"^\s*\}[\s,;)]*(?:(?:#|//).*)?$")
+_HCL_REFERENCE = re.compile(r"^(?P<kind>var|local)\.(?P<name>[A-Za-z_][\w-]*)$")
+"""A reference to another setting of the same configuration: `var.size`, `local.env`."""
+
+
+_REFERENCE = re.compile(r"^(?:var|local|locals|module|data|self|each)\.[A-Za-z_][\w.\[\]\"-]*$")
+
+
+def is_reference(value: str) -> bool:
+    """The value names another setting instead of saying one (`var.size`,
+    `module.net.subnet_id`): where the value is, not what it is."""
+    return bool(_REFERENCE.match(value.strip()))
+
+
+def _block_label(label: str) -> str:
+    """`resource "aws_instance" "web"` → `resource aws_instance web`."""
+    return " ".join(part.strip('":') for part in re.findall(r'"[^"]*"|\S+', label))
+
+
 def _lines(text: str) -> list[tuple[int, int, str]]:
     out, pos = [], 0
     for line in text.splitlines(keepends=True):
@@ -98,17 +126,39 @@ def _lines(text: str) -> list[tuple[int, int, str]]:
     return out
 
 
+def _python_module(text: str) -> bool:
+    """The text is Python that imports or defines something (flat YAML parses as Python
+    too, as bare annotations)."""
+    if not re.search(r"^(?:import|from|def|class)\s", text, re.MULTILINE):
+        return False
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    return any(isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef))
+               for node in tree.body)
+
+
 def _raw(text: str) -> list[Setting]:
     """Every assignment of the text as written, with the section or YAML keys above it."""
     found: list[Setting] = []
     section: tuple[str, ...] = ()
     keys: list[tuple[int, str]] = []  # YAML's open keys: (indent, name)
+    blocks: list[tuple[str, tuple[int, int]]] = []  # open brace blocks: (label, line)
     # A file with tab-indented lines is no YAML (make's `target: prerequisites` rules).
-    yaml_like = re.search(r"^\t", text, re.MULTILINE) is None
+    # Nor is a Python module (`hourly: Decimal` annotates a field's type, no value).
+    yaml_like = re.search(r"^\t", text, re.MULTILINE) is None and not _python_module(text)
     for start, end, line in _lines(text):
         if not line.strip() or _COMMENT_LINE.match(line):
             continue
         if line.startswith("\t"):  # a make recipe: commands, not settings
+            continue
+        if _BLOCK_CLOSE.match(line):
+            if blocks:
+                blocks.pop()
+            continue
+        if match := _BLOCK_OPEN.match(line):
+            blocks.append((_block_label(match.group("label")), (start, end)))
             continue
         if (match := _SECTION.match(line)) and not line.lstrip().startswith("[["):
             section, keys = (match.group("name"),), []
@@ -123,8 +173,13 @@ def _raw(text: str) -> list[Setting]:
                 found.append(Setting(parts[0], _clean(parts[1]), start, end, section))
             continue
         if (match := _MAKE_LIKE.match(line.strip())) and match.group("op") not in ("+=", "!="):
-            found.append(Setting(match.group("name"), _clean(match.group("value")), start, end,
-                                 section))
+            value = match.group("value")
+            if re.match(r"^\s*[{\[(]\s*(?:(?:#|//).*)?$", value):  # `tags = {` opens a block
+                blocks.append((match.group("name"), (start, end)))
+                continue
+            found.append(Setting(match.group("name"), _clean(value), start, end,
+                                 section + tuple(label for label, _ in blocks),
+                                 blocks[-1][1] if blocks else None))
             continue
         if yaml_like and (match := _YAML.match(line)):
             indent = len(match.group("indent")) + len(match.group("dash") or "")
@@ -139,6 +194,28 @@ def _raw(text: str) -> list[Setting]:
             found += _flow_mapping(name, value, start, end, parents) or [
                 Setting(name, _clean(value), start, end, parents)]
     return found
+
+
+def _followed(found: list[Setting]) -> list[Setting]:
+    """Each setting whose value is a reference (`var.size`) with the one value the file
+    gives it (`default` of `variable "size" {}`, `size` of `locals {}`) and that line as its
+    source; a reference the file does not resolve to exactly one value is kept as written
+    (no value: `code_facts` refuses it)."""
+    def targets(kind: str, name: str) -> list[Setting]:
+        if kind == "var":
+            return [s for s in found if s.name == "default" and s.parents[-1:] == (
+                f"variable {name}",)]
+        return [s for s in found if s.name == name and s.parents[-1:] == ("locals",)]
+
+    out = []
+    for setting in found:
+        match = _HCL_REFERENCE.match(setting.value)
+        hits = targets(match.group("kind"), match.group("name")) if match else []
+        if len({hit.value for hit in hits}) == 1 and not is_reference(hits[0].value):
+            setting = replace(setting, value=hits[0].value,
+                              source=(hits[0].start, hits[0].end))
+        out.append(setting)
+    return out
 
 
 def _expanded(found: list[Setting]) -> list[Setting]:
@@ -171,8 +248,7 @@ def _expanded(found: list[Setting]) -> list[Setting]:
     for setting in found:
         value = expand(setting.value)
         if value and len(value) <= _MAX_VALUE and value not in ("{", "[", "(", "{}", "[]"):
-            out.append(Setting(setting.name, value, setting.start, setting.end,
-                               setting.parents))
+            out.append(replace(setting, value=value))
     return out
 
 
@@ -184,4 +260,4 @@ def settings(text: str) -> list[Setting]:
                   if line.strip() and not _COMMENT_LINE.match(line))
     if len({s.start for s in found}) < max(_MIN_SETTINGS, _SETTINGS_SHARE * written):
         return []
-    return _expanded(found)
+    return _followed(_expanded(found))

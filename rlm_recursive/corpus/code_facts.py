@@ -26,8 +26,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from .asked import asked_label, label_words
-from .assignments import name_words, settings
+from .assignments import is_reference, name_words, settings
+from .code_records import Span, code_records
 from .command_options import command_options
+from .dates import said_dates
 from .described import abbreviates, named_words, pick_record, question_codes, stems_of
 from .markup import element_records
 from .naming import entities, says
@@ -66,7 +68,9 @@ class CodeFact:
     end: int
     opening: tuple[int, int] | None = None
     """The document's opening lines, cited too when they name what the question names and
-    the cited span does not (the `<gpx>` root of a waypoint, a build file's title)."""
+    the cited span does not (the `<gpx>` root of a waypoint, a build file's title); or the
+    line the value was read from when the cited one names it (`default = "m5.large"` of
+    the `variable "size"` that `instance_type = var.size` names)."""
 
 
 def _opening(question: str, text: str, start: int, end: int) -> tuple[int, int] | None:
@@ -146,10 +150,7 @@ def _one(found: list[tuple[tuple[int, ...], CodeFact]]) -> CodeFact | None:
         return None
     fact = next(iter(top.values()))
     # `instance_type = var.reporting_instance_type` says where the value is, not what it is.
-    return None if _REFERENCE.match(fact.value) else fact
-
-
-_REFERENCE = re.compile(r"^(?:var|local|locals|module|data|self|each)\.[A-Za-z_][\w.]*$")
+    return None if is_reference(fact.value) else fact
 
 
 _BREAK = re.compile(r"\n[ \t]*\n|^[ \t]*\[[^\]\n]+\][ \t]*$", re.MULTILINE)
@@ -176,6 +177,10 @@ def _setting_facts(question: str, doc_id: str, text: str
         # comments, a sibling `label = ...`); a file's title comment tells none apart.
         parents = stems_of(" ".join(setting.parents)) & q_stems - used
         block = stems_of(_block(text, setting.start)) & q_stems - used
+        # A brace block's opening line and the lines down to the setting (its
+        # `description = ...`) say which record it is a field of; they are cited with it.
+        if setting.block is not None:
+            block |= stems_of(text[setting.block[0]:setting.start]) & q_stems - used
         matched.append((setting, used, parents, parents | block))
     if not matched:
         return []
@@ -185,7 +190,8 @@ def _setting_facts(question: str, doc_id: str, text: str
     telling = set().union(*contexts) - set.intersection(*contexts)
     return [((len(used), len(parents & telling), len(context & telling)),
              CodeFact(setting.value, setting.name, _asked_as(question, used), doc_id,
-                      setting.start, setting.end))
+                      setting.block[0] if setting.block else setting.start, setting.end,
+                      setting.source))
             for setting, used, parents, context in matched]
 
 
@@ -229,9 +235,16 @@ def _through_another(question: str, picked: Unit, units: list[Unit]) -> bool:
 
 def _element_facts(question: str, doc_id: str, text: str
                    ) -> list[tuple[tuple[int, ...], CodeFact]]:
-    records = element_records(text)
-    if records is None:
-        return []
+    """The asked field of the record the question describes, among a markup file's
+    elements or each group of a Python module's records (`code_records`)."""
+    markup = element_records(text)
+    groups = [markup] if markup is not None else code_records(text)
+    return [found for records in groups for found in _record_facts(question, doc_id, text,
+                                                                    records)]
+
+
+def _record_facts(question: str, doc_id: str, text: str, records: list[Span]
+                  ) -> list[tuple[tuple[int, ...], CodeFact]]:
     units = [Unit(doc_id, start, end, tuple((path, value, start, end)
                                             for path, value in fields.items()),
                   text[start:end]) for start, end, fields in records]
@@ -263,6 +276,21 @@ def _element_facts(question: str, doc_id: str, text: str
     return out
 
 
+_DATE_ASKED = re.compile(r"\b(?:what|which)\s+(?:day|date)\b", re.IGNORECASE)
+
+
+def _date_only(question: str, fact: CodeFact) -> CodeFact:
+    """The date of a value that also gives a clock time (`Thu, 02 Jul 2026 06:00:00
+    +0000`), when the question asks a date: the time is not what is asked."""
+    if not _DATE_ASKED.search(question):
+        return fact
+    dates = said_dates(fact.value)
+    if len(dates) != 1:
+        return fact
+    start, end, _ = dates[0]
+    return replace(fact, value=fact.value[start:end])
+
+
 def code_fact(question: str, docs: Iterable[tuple[str, str]]) -> CodeFact | None:
     """The one value a setting, an element's field or a command's option gives for what
     the question asks (see the module), or None."""
@@ -273,6 +301,7 @@ def code_fact(question: str, docs: Iterable[tuple[str, str]]) -> CodeFact | None
                 if normalise(fact.value) in normalise(question):
                     continue
                 if _about(question, text, set(stems(fact.asked_as))):
-                    opening = _opening(question, text, fact.start, fact.end)
+                    opening = fact.opening or _opening(question, text, fact.start, fact.end)
                     found.append((score, replace(fact, opening=opening)))
-    return _one(found)
+    best = _one(found)
+    return _date_only(question, best) if best else None

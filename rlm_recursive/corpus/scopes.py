@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from .asked import asked_label, label_words
+from .assignments import is_reference
 from .blocks import lines_of, shape
 from .leaders import label_fits
 from .naming import contains, entities
@@ -82,6 +83,11 @@ def _label_value(line: str) -> tuple[str, str] | None:
     gap = _GAP.search(body)
     if gap is not None:
         label, value = body[:gap.start() + 1].strip(), body[gap.end():].strip()
+        # `instance_type    = var.size`: an aligned assignment; a reference says no value.
+        if re.match(r"[:?]?=\s", value):
+            value = value.split("=", 1)[1].strip()
+            if is_reference(value):
+                return None
         if re.search(r"[A-Za-z]{2}", label) and value:
             return label, value
     if (worded := _WORDED.match(body)) is not None:
