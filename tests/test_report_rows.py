@@ -1,0 +1,60 @@
+"""Rows of a paged fixed-width report read as records: header words one space apart over
+columns two apart, a code column one space before a title of several words, page banners
+and a key glossing a column by its name."""
+
+from __future__ import annotations
+
+from rlm_recursive.corpus.grid_cells import grid_cell
+from rlm_recursive.corpus.grid_tables import grids
+
+_HEADER = f"{'LOT':<9}{'VARIETY':<27}{'GROWER':<14}{'GR':<3}{'SH':<5}{'BATCH':<10}{'PRICE':>5}"
+_RULE = "-" * len(_HEADER)
+
+
+def _sheet(n: int, rows: list[tuple[str, ...]]) -> str:
+    """A sheet of the report: its banner, the header between rules, rows set to the header."""
+    lines = [f"FENWORTH SEED COOPERATIVE        STOCKLIST RUN 4        SHEET {n}", _RULE,
+             _HEADER, _RULE]
+    lines += [f"{lot:<9}{variety:<27}{grower:<14}{gr:<3}{sh:<5}{batch:<10}{price:>5}"
+              for lot, variety, grower, gr, sh, batch, price in rows]
+    return "\n".join(lines) + "\n"
+
+
+REPORT = (_sheet(1, [("55120041", "Purple Sprouting Kale", "Ambler, J.", "A1", "NW", "K77120",
+                      "4.10"),
+                     ("55120042", "Early Nantes Carrot", "Ambler, J.", "A2", "NW", "K77121",
+                      "2.35"),
+                     ("55120043", "Golden Ball Turnip", "Corrie, T.", "A1", "SE", "K77122",
+                      "3.05")])
+          + "\n  -- more on next sheet --\n\n"
+          + _sheet(2, [("55120044", "Scarlet Emperor Bean", "Dunn, M.", "B1", "SE", "K77123",
+                        "5.80"),
+                       ("55120045", "Early Nantes Carrot", "Esk, P.", "A2", "NE", "K77124",
+                        "2.40"),
+                       ("55120046", "Winter Density Lettuce", "Esk, P.", "B2", "NE", "K77125",
+                        "1.95")])
+          + "\nKEY\n  PRICE  per packet, members' discount deducted at the till\n")
+
+
+def _ask(question: str) -> str | None:
+    found = grid_cell(question, [("stock", REPORT)])
+    return found.value if found else None
+
+
+def test_header_words_one_space_apart_name_their_own_columns():
+    first = grids("stock", REPORT)[0]
+    assert first.heads == ("LOT", "VARIETY", "GROWER", "GR", "SH", "BATCH", "PRICE")
+    assert [c.text for c in first.rows[0].cells][:2] == ["55120041", "Purple Sprouting Kale"]
+
+
+def test_a_title_of_several_words_names_the_row_case_insensitive():
+    assert _ask("batch for purple sprouting kale") == "K77120"
+    assert _ask("Who grows the Winter Density Lettuce? I need the grower.") == "Esk, P."
+
+
+def test_a_word_of_the_columns_key_is_the_columns():
+    assert _ask("price deducted on scarlet emperor bean") == "5.80"
+
+
+def test_two_rows_of_one_title_give_nothing():
+    assert _ask("batch of Early Nantes Carrot") is None
