@@ -1,9 +1,11 @@
 """Rows of a paged fixed-width report read as records: header words one space apart over
-columns two apart, a code column one space before a title of several words, page banners
-and a key glossing a column by its name."""
+columns two apart, a code column one space before a title of several words, page banners,
+a key glossing a column by its name; and "who" with a later sentence asking for a number."""
 
 from __future__ import annotations
 
+from rlm_recursive.agent.answers.kinds import fits_kind
+from rlm_recursive.agent.answers.persons import asks_who
 from rlm_recursive.corpus.grid_cells import grid_cell
 from rlm_recursive.corpus.grid_tables import grids
 
@@ -58,3 +60,10 @@ def test_a_word_of_the_columns_key_is_the_columns():
 
 def test_two_rows_of_one_title_give_nothing():
     assert _ask("batch of Early Nantes Carrot") is None
+
+
+def test_a_who_question_asking_after_for_a_number_wants_the_number():
+    asked = "Who has the Scarlet Emperor Bean seed? Give me the grower code."
+    assert not asks_who(asked)
+    assert fits_kind(asked, "K77123")
+    assert asks_who("Who grows the Scarlet Emperor Bean? Its batch is K77123.")

@@ -6,9 +6,9 @@ Tue clinic room for Dr Osei", "what time does the last 12B reach Mill Lane on Su
    codes and date (its own cells, or its grid's heading), strictly more than any other, and
    saying by its own cells one at least; every code, date and name of the question is said
    by the row, its grid's heading or header, or the document's opening (a report's key
-   line glossing a column by its name, "FINE  accrued to the run date", is the header's). A row keyed by a
-   bare day number ("13 FR") says a date when the opening or heading names the date's month
-   and the weekday, when the row gives one, is the date's;
+   line glossing a column by its name, "FINE  accrued to the run date", is the header's).
+   A row keyed by a bare day number ("13 FR") says a date when the opening or heading
+   names the date's month and the weekday, when the row gives one, is the date's;
 2. the column: the columns whose header says what the question asks (its words, or their
    abbreviations); a question asking "when" or "what time" with no column named asks the
    row's times;
