@@ -4,10 +4,16 @@ a key glossing a column by its name; and "who" with a later sentence asking for 
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from rlm_recursive.agent.answers.kinds import fits_kind
 from rlm_recursive.agent.answers.persons import asks_who
+from rlm_recursive.agent.lookups.record_hops import record_hop
 from rlm_recursive.corpus.grid_cells import grid_cell
+from rlm_recursive.corpus.grid_links import grid_link
 from rlm_recursive.corpus.grid_tables import grids
+from tests.strategy_support import load, small_runtime
 
 _HEADER = f"{'LOT':<9}{'VARIETY':<27}{'GROWER':<14}{'GR':<3}{'SH':<5}{'BATCH':<10}{'PRICE':>5}"
 _RULE = "-" * len(_HEADER)
@@ -20,6 +26,13 @@ def _sheet(n: int, rows: list[tuple[str, ...]]) -> str:
     lines += [f"{lot:<9}{variety:<27}{grower:<14}{gr:<3}{sh:<5}{batch:<10}{price:>5}"
               for lot, variety, grower, gr, sh, batch, price in rows]
     return "\n".join(lines) + "\n"
+
+
+_DEPOTS = ("SHED DIRECTORY\n"
+           "CODE  SHED NAME             TEL\n"
+           "NW    Northwick Barn        0117 496 0311\n"
+           "SE    Southend Polytunnel   0117 496 0488\n"
+           "NE    Nettlebed Store       0117 496 0520\n")
 
 
 REPORT = (_sheet(1, [("55120041", "Purple Sprouting Kale", "Ambler, J.", "A1", "NW", "K77120",
@@ -67,3 +80,32 @@ def test_a_who_question_asking_after_for_a_number_wants_the_number():
     assert not asks_who(asked)
     assert fits_kind(asked, "K77123")
     assert asks_who("Who grows the Scarlet Emperor Bean? Its batch is K77123.")
+
+
+def test_a_rows_code_reaches_the_row_another_grid_keys_by_it():
+    docs = [("stock", REPORT), ("depots", _DEPOTS)]
+    found = grid_link("What is the phone number of the shed storing the Golden Ball Turnip "
+                      "seed?", docs)
+    assert found is not None and (found.value, found.code) == ("0117 496 0488", "SE")
+
+
+def test_no_hop_from_a_title_two_rows_hold():
+    docs = [("stock", REPORT), ("depots", _DEPOTS)]
+    assert grid_link("phone number of the shed storing Early Nantes Carrot", docs) is None
+
+
+def test_record_hop_cites_both_rows_and_bridges_by_the_code(tmp_path: Path, monkeypatch: Any):
+    runtime = small_runtime(tmp_path, monkeypatch)
+    try:
+        sid = load(runtime, REPORT, _DEPOTS)
+        chain = record_hop(runtime.store, sid, "What is the phone number of the shed storing "
+                           "the Golden Ball Turnip seed?")
+        assert chain is not None
+        assert chain.found.answer == "TEL: 0117 496 0488"
+        assert chain.bridges == ["SE"]
+        cited = {runtime.store.text(d)[r.start:r.end] for d in runtime.store.documents(sid)
+                 for r in chain.links if r.doc_id == d.id}
+        assert any(c.startswith("SE ") for c in cited)
+        assert any("Golden Ball Turnip" in c for c in cited)
+    finally:
+        runtime.close()
