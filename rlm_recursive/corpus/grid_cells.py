@@ -5,9 +5,10 @@ Tue clinic room for Dr Osei", "what time does the last 12B reach Mill Lane on Su
 1. the row: of all the documents' grids, the one row saying most of the question's words,
    codes and date (its own cells, or its grid's heading), strictly more than any other, and
    saying by its own cells one at least; every code, date and name of the question is said
-   by the row, its grid's heading or header, or the document's opening. A row keyed by a
-   bare day number ("13 FR") says a date when the opening or heading names the date's month
-   and the weekday, when the row gives one, is the date's;
+   by the row, its grid's heading or header, or the document's opening (a report's key
+   line glossing a column by its name, "FINE  accrued to the run date", is the header's).
+   A row keyed by a bare day number ("13 FR") says a date when the opening or heading
+   names the date's month and the weekday, when the row gives one, is the date's;
 2. the column: the columns whose header says what the question asks (its words, or their
    abbreviations); a question asking "when" or "what time" with no column named asks the
    row's times;
@@ -139,10 +140,20 @@ def _columns(grid: Grid, phrase: list[str]) -> set[int]:
     days = {d for p in phrase if (d := weekday_named(p)) is not None and len(p) >= 3}
     for k, head in enumerate(grid.heads):
         words = [w for w in re.findall(r"[A-Za-z]+", head.lower()) if w not in STOP]
-        if words and all(any(w in stems(p) or stems(w)[:1] == [p] or abbreviates(w, p)
-                             for p in phrase) or weekday_named(w) in days for w in words):
+        if words and all(any(w == p or w in stems(p) or stems(w)[:1] == [p]
+                             or abbreviates(w, p) for p in phrase)
+                         or weekday_named(w) in days for w in words):
             out.add(k)
     return out
+
+
+def _column_keys(text: str, grid: Grid) -> str:
+    """The lines of a report's key that gloss a column by its name ("FINE  accrued to the
+    run date"): what they say of the column, the rows say too."""
+    names = {h for h in grid.heads if h}
+    return "\n".join(line for line in text.split("\n")
+                     if line.strip() and any(re.match(rf"\s*{re.escape(n)}\s{{2,}}\S", line)
+                                             for n in names))
 
 
 def _paired(row: GridRow, grid: Grid, column: int) -> float | None:
@@ -233,12 +244,13 @@ def grid_cell(question: str, docs: Iterable[tuple[str, str]]) -> GridCell | None
             header = text[grid.header[0]:grid.header[1]] if grid.header else ""
             opening = text[:preamble_end(text, grid)]
             context = "\n".join((heading, opening))
+            keys = _column_keys(text, grid)
             for row in grid.rows:
                 found = _row_said(question, words, codes, dates, row, grid, heading, context)
                 if found is None or not found[0]:
                     continue
                 said = found[0] | found[1]
-                everywhere = stems_of(" ".join((_row_text(row), context, header)))
+                everywhere = stems_of(" ".join((_row_text(row), context, header, keys)))
                 # Every name, code and date of the question is the row's or its grid's.
                 if any(not says_stem(everywhere, n) for n in names) or any(
                         f"code:{c}" not in said and not _says_code(c, context) for c in codes

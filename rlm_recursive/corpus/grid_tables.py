@@ -12,13 +12,18 @@ columns, are one grid (a table printed a week to a paragraph).
 The header is the nearest line above the rows (past blank lines and rules) whose cells are
 all words; its names go to the columns in order when it has as many cells as there are
 columns (a header typed a little off its columns, "TIME HT TIME HT"), else each to the
-column it sits over. The heading is the nonblank lines just above the header (or the rows).
+column it sits over (word by word, when a program's report sets its header words one space
+apart over columns two apart, "CAT BR" over "AF  CEN"). A column under two header words
+whose rows all start a word, after one space, where the second header word starts
+("BARCODE TITLE" over "3100055321 The Lantern Men") is two columns: the rows' cells are cut
+there. The heading is the nonblank lines just above the header (or the rows).
 Pipe tables ("| a | b |") have their columns by the bars instead.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -29,6 +34,7 @@ __all__ = ["Cell", "Grid", "GridRow", "grids", "preamble_end"]
 _CELL = re.compile(r"[^\s|]+(?: [^\s|]+)*")
 """A cell: words set apart from the next cell by two or more spaces, or a bar."""
 _GUTTER = re.compile(r"\S(?: {2,}|\s*\|\s*)\S")
+_WORD = re.compile(r"\S+")
 _RULE = re.compile(r"^[\s\-=_~*+|:]+$")
 _WORDY = re.compile(r"^[^\d£$€%]*[A-Za-z][^\d£$€%]*$")
 """A header cell: words, no value (a number, money, a time)."""
@@ -207,12 +213,58 @@ def _names(cells: list[tuple[int, int, str]], columns: list[tuple[int, int]], co
     if len(cells) == count or not columns:
         return [text for _, _, text in cells][:count] + [""] * max(0, count - len(cells))
     names = [""] * count
+    # A program's report sets its header words one space apart over columns two apart
+    # ("CAT BR" over "AF  CEN"): each word goes to the column it sits over.
+    words = [(a + m.start(), a + m.end(), m.group()) for a, _, text in cells
+             for m in _WORD.finditer(text)]
+    if all(sum(a < y and x < b for x, y in columns) == 1 for a, b, _ in words) and len(
+            {_over(a, b, columns) for a, b, _ in words}) > len(
+                {_over(a, b, columns) for a, b, _ in cells}):
+        cells = words
     for a, b, text in cells:
         overlap = [(min(b, y) - max(a, x), k) for k, (x, y) in enumerate(columns)]
         best = max(overlap)
         if best[0] > 0:
             names[best[1]] = f"{names[best[1]]} {text}".strip()
     return names
+
+
+def _cuts(header: str, rows: list[str], columns: list[tuple[int, int]]) -> list[int]:
+    """Where a column holds two a header names one space apart ("BARCODE TITLE" over
+    "3100055321 The Lantern Men"): the start of a header word that is not its column's
+    first, when every row's text starts there after a space. A cell of several words
+    under one header word (a title) is not cut, for no header word starts inside it."""
+    cuts = []
+    for x, y in columns:
+        inside = [m.start() for m in _WORD.finditer(header) if x <= m.start() < y]
+        for at in inside[1:]:
+            if all(len(row) > at and row[at - 1] == " " and row[at] != " "
+                   and at - 1 > x and row[at - 2] != " " for row in rows):
+                cuts.append(at)
+    return cuts
+
+
+def _cut(cells: list[tuple[int, int, str]], cuts: list[int]) -> list[tuple[int, int, str]]:
+    out = []
+    for a, b, text in cells:
+        for at in cuts:
+            if a < at < b:
+                out.append((a, at - 1, text[:at - 1 - a]))
+                a, text = at, text[at - a:]
+        out.append((a, b, text))
+    return out
+
+
+def _parts(x: int, y: int, cuts: list[int]) -> list[tuple[int, int]]:
+    """A column's run cut at the positions inside it."""
+    edges = [x, *sorted(at for at in cuts if x < at < y), y]
+    return [(a, b - 1 if k < len(edges) - 2 else b)
+            for k, (a, b) in enumerate(itertools.pairwise(edges))]
+
+
+def _over(a: int, b: int, columns: list[tuple[int, int]]) -> int:
+    """The column a header cell overlaps most."""
+    return max((min(b, y) - max(a, x), k) for k, (x, y) in enumerate(columns))[1]
 
 
 def _heading(lines: list[tuple[int, int, str]], above: int) -> tuple[int, int] | None:
@@ -243,7 +295,7 @@ def grids(doc_id: str, text: str) -> tuple[Grid, ...]:
             merged.append((columns, rows))
     out = []
     for columns, rows in merged:
-        pipes = not columns
+        pipes, cuts = not columns, []
         count = len(columns) if columns else max(len(p) for _, p in rows)
         if _heads_rows(lines, rows, pipes):  # the first row is the header over the rest
             first, placed = rows[0]
@@ -253,6 +305,17 @@ def grids(doc_id: str, text: str) -> tuple[Grid, ...]:
                 heads[k] = name
         else:
             found = _header(lines, rows[0][0], pipes)
+            cuts = _cuts(lines[found[0]][2], [lines[i][2] for i, _ in rows],
+                         columns) if found and columns else []
+            if cuts:  # two columns a single space apart: split, and place the cells again
+                columns = sorted([(x, y) for x, y in columns
+                                  if not any(x < at < y for at in cuts)]
+                                 + [part for x, y in columns for part in _parts(x, y, cuts)
+                                    if any(x < at < y for at in cuts)])
+                count = len(columns)
+                rows = [(i, placed) for i, _ in rows
+                        if (placed := _place(_cut(_cells(lines[i][2], False), cuts),
+                                             columns)) is not None]
             heads = _names(found[1], columns, count) if found else [""] * count
         top = found[0] if found else rows[0][0]
         grid_rows = []
@@ -260,7 +323,8 @@ def grids(doc_id: str, text: str) -> tuple[Grid, ...]:
             start, _, line = lines[i]
             grid_rows.append(GridRow(start, lines[i][1], tuple(
                 Cell(cell, start + a, start + b, k)
-                for (a, b, cell), k in zip(_cells(line, pipes), placed, strict=True))))
+                for (a, b, cell), k in zip(_cut(_cells(line, pipes), cuts), placed,
+                                           strict=True))))
         if len(grid_rows) >= 2 and len(heads) >= 2:
             out.append(Grid(doc_id, tuple(heads), tuple(grid_rows),
                             (lines[found[0]][0], lines[found[0]][1]) if found else None,

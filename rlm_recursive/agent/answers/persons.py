@@ -28,10 +28,17 @@ _WHO = re.compile(r"^\s*(?:(?:can|could)\s+you\s+)?(?:tell\s+me\s+|remind\s+me\s
 "the extension of the person who manages ...")."""
 
 
+_NEEDS_IDENTIFIER = re.compile(
+    r"[?.!]\s+(?:i\s+(?:need|want)|(?:please\s+)?(?:give|send|tell)\s+me)\s+(?:the|their|"
+    r"his|her)\s+(?:[\w-]+\s+){0,2}(?:number|no|id|code|ref|reference)\b", re.IGNORECASE)
+"""A sentence after the question saying what is wanted is an identifier ("Who has it out?
+I need the member number"): the person's number, not a name."""
+
+
 def asks_who(question: str) -> bool:
     """The question asks for a person: "who ...", "which person", "name of the crew
-    member ...", "which engineer ..."."""
-    return _WHO.search(question) is not None
+    member ...", "which engineer ..." (unless a later sentence asks for their number)."""
+    return _WHO.search(question) is not None and _NEEDS_IDENTIFIER.search(question) is None
 
 
 _ORG_NOUNS = re.compile(

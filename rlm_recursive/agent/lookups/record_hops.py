@@ -10,6 +10,7 @@ from ...corpus.asked import asked_label
 from ...corpus.code_facts import code_fact
 from ...corpus.described import described_field
 from ...corpus.grid_cells import grid_cell
+from ...corpus.grid_links import grid_link
 from ...corpus.line_fields import line_field
 from ...corpus.line_links import line_link
 from ...corpus.linked_records import linked_field
@@ -20,7 +21,8 @@ from ...types import SpanRef
 from ..answers.extractive import Extract
 from .chain import Chain
 
-__all__ = ["code_value", "described_record", "grid_crossing", "keyed_field", "line_value",
+__all__ = ["code_value", "described_record", "grid_crossing", "grid_hop", "keyed_field",
+           "line_value",
            "linked_line", "linked_record", "record_hop", "role_heading"]
 
 
@@ -124,6 +126,25 @@ def grid_crossing(store: Store, session_id: str, question: str,
                  [row, *(ref for ref in (above, dated) if ref)])
 
 
+def grid_hop(store: Store, session_id: str, question: str,
+             docs: list[tuple[str, str]] | None = None) -> Chain | None:
+    """The asked column of the row another grid keys by a code of the row the question
+    names ("the phone of the branch holding the overdue copy of <title>"): the code is the
+    chain's bridge; the row reached (with its grid's header) and the row named are cited."""
+    found = grid_link(question, docs if docs is not None else _docs(store, session_id))
+    if found is None:
+        return None
+    doc_id, row, grid = found.reached
+    ref = SpanRef(doc_id=doc_id, start=row.start, end=row.end)
+    header = (SpanRef(doc_id=doc_id, start=grid.header[0], end=grid.header[1])
+              if grid.header else None)
+    named_doc, named_row, _ = found.named
+    named = SpanRef(doc_id=named_doc, start=named_row.start, end=named_row.end)
+    return Chain(Extract(f"{found.label}: {found.value}", ref, field=found.label,
+                         heading=header), [found.code],
+                 [ref, *([header] if header else []), named])
+
+
 def line_value(store: Store, session_id: str, question: str,
                docs: list[tuple[str, str]] | None = None) -> Chain | None:
     """The labelled field ("size=231775", "Reading 031477 kWh") of the one line the
@@ -158,7 +179,8 @@ def record_hop(store: Store, session_id: str, question: str) -> Chain | None:
     """The record linked to the one the question pins by a date or code, else the record
     the question describes, else the role heading another of its items, else the keyed
     record the question names, else the setting, element or option in code that says it,
-    else the cell where a grid row crosses the asked column, else the labelled field of the
+    else the cell where a grid row crosses the asked column, else that column of the
+    row another grid keys by the named row's code, else the labelled field of the
     line the question names, else the sender or recipient on a line sharing an id with the
     line it describes. (Two hops through a name,
     `two_hops.two_hop`, are tried by search and iterative before this is called.)"""
@@ -169,5 +191,6 @@ def record_hop(store: Store, session_id: str, question: str) -> Chain | None:
             or keyed_field(store, session_id, question, docs)
             or code_value(store, session_id, question, docs)
             or grid_crossing(store, session_id, question, docs)
+            or grid_hop(store, session_id, question, docs)
             or line_value(store, session_id, question, docs)
             or linked_line(store, session_id, question, docs))
