@@ -30,6 +30,16 @@ def _docs(store: Store, session_id: str) -> list[tuple[str, str]]:
     return [(doc.id, store.text(doc)) for doc in store.documents(session_id)]
 
 
+def _field_chain(doc_id: str, span: tuple[int, int], above: tuple[int, int] | None,
+                 answer: str, field: str) -> Chain:
+    """One hop's answer copied from `span`, citing it and the lines above that name what
+    it does not (a record's heading, a block's opening line)."""
+    ref = SpanRef(doc_id=doc_id, start=span[0], end=span[1])
+    heading = SpanRef(doc_id=doc_id, start=above[0], end=above[1]) if above else None
+    return Chain(Extract(answer, ref, field=field, heading=heading), [],
+                 [ref, *([heading] if heading else [])])
+
+
 def described_record(store: Store, session_id: str, question: str,
                      docs: list[tuple[str, str]] | None = None) -> Chain | None:
     """The asked field of the one record the question describes by what it says ("the
@@ -82,14 +92,10 @@ def keyed_field(store: Store, session_id: str, question: str,
     found = record_field(question, docs if docs is not None else _docs(store, session_id))
     if found is None:
         return None
-    record = SpanRef(doc_id=found.doc_id, start=found.unit.start, end=found.unit.end)
     # The field is named as the question names it ("confirmation number" for "Conf."),
     # for grounding to check against what is asked.
-    above = (SpanRef(doc_id=found.doc_id, start=found.context[0], end=found.context[1])
-             if found.context else None)
-    return Chain(Extract(f"{found.label}: {found.value}", record,
-                         field=found.asked_as or found.label, heading=above), [],
-                 [record, *([above] if above else [])])
+    return _field_chain(found.doc_id, (found.unit.start, found.unit.end), found.context,
+                        f"{found.label}: {found.value}", found.asked_as or found.label)
 
 
 def code_value(store: Store, session_id: str, question: str,
@@ -99,12 +105,8 @@ def code_value(store: Store, session_id: str, question: str,
     found = code_fact(question, docs if docs is not None else _docs(store, session_id))
     if found is None:
         return None
-    ref = SpanRef(doc_id=found.doc_id, start=found.start, end=found.end)
-    opening = (SpanRef(doc_id=found.doc_id, start=found.opening[0], end=found.opening[1])
-               if found.opening else None)
-    return Chain(Extract(f"{found.label}: {found.value}", ref,
-                         field=found.asked_as or found.label, heading=opening), [],
-                 [ref, *([opening] if opening else [])])
+    return _field_chain(found.doc_id, (found.start, found.end), found.opening,
+                        f"{found.label}: {found.value}", found.asked_as or found.label)
 
 
 def grid_crossing(store: Store, session_id: str, question: str,
@@ -153,11 +155,8 @@ def line_value(store: Store, session_id: str, question: str,
     found = line_field(question, docs if docs is not None else _docs(store, session_id))
     if found is None:
         return None
-    ref = SpanRef(doc_id=found.doc_id, start=found.start, end=found.end)
-    above = (SpanRef(doc_id=found.doc_id, start=found.context[0], end=found.context[1])
-             if found.context else None)
-    return Chain(Extract(f"{found.label}: {found.value}", ref, field=found.asked_as,
-                         heading=above), [], [ref, *([above] if above else [])])
+    return _field_chain(found.doc_id, (found.start, found.end), found.context,
+                        f"{found.label}: {found.value}", found.asked_as)
 
 
 def linked_line(store: Store, session_id: str, question: str,
