@@ -136,3 +136,17 @@ async def test_a_sender_through_a_shared_id_is_answered_by_iterative(tmp_path, m
         runtime.close()
     assert result.grounded is not False and "l.moreau@harbourco.invalid" in result.answer, (
         result.answer)
+
+
+def test_a_field_asked_of_another_entry_is_not_read_from_the_line_giving_one():
+    """"the certificate number of the gas boiler's service": the sheet's own certificate
+    line gives a certificate number, but the boiler's entry is elsewhere and says another."""
+    sheet = ("RIVERBANK LETTINGS - SAFETY FILE\n\n"
+             "Certificate number SF-2209\nIssued 02/03/2026\n\n"
+             "Appliance            Engineer        Cert\n"
+             "Gas boiler service   K. Amadi        GS-7781\n"
+             "Hob check            K. Amadi        GS-7782\n")
+    question = "What is the certificate number of the gas boiler service?"
+    assert line_field(question, [("safety.txt", sheet)]) is None
+    found = line_field("What is the certificate number?", [("safety.txt", sheet)])
+    assert found is not None and found.value == "SF-2209"

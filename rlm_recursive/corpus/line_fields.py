@@ -143,9 +143,24 @@ def _unanchored(question: str, docs: list[tuple[str, str]], asked: set[str], hea
         scores = sorted(((len(s & telling), k) for k, s in enumerate(said)), reverse=True)
         if scores[0][0] == 0 or (len(scores) > 1 and scores[1][0] == scores[0][0]):
             continue
-        s, e, _, found = read[scores[0][1]]
+        s, e, line_stems, found = read[scores[0][1]]
+        if _about_another_line(text, s, line_stems, words - phrase):
+            continue
         out += [(c, doc_id, s, e) for c in found]
     return out
+
+
+def _about_another_line(text: str, start: int, line_stems: set[str], rest: set[str]) -> bool:
+    """The question's words beside the asked phrase ("of the electricity substation lease")
+    are said by other lines of the document and by neither the line picked nor the title
+    block: the question asks the field of another entry ("Lessee's title WX501163"), not the
+    line that merely gives one ("Title number WX418827")."""
+    head = _head(text)
+    above = stems_of(text[head[0]:head[1]])
+    if any(says_stem(line_stems, w) or says_stem(above, w) for w in rest):
+        return False
+    return any(says_stem(stems_of(line), w) for s, _, line in lines_of(text)
+               if s != start and s >= head[1] for w in rest)
 
 
 def _head(text: str) -> tuple[int, int]:
