@@ -146,8 +146,21 @@ def _unanchored(question: str, docs: list[tuple[str, str]], asked: set[str], hea
         s, e, line_stems, found = read[scores[0][1]]
         if _about_another_line(text, s, line_stems, words - phrase):
             continue
-        out += [(c, doc_id, s, e) for c in found]
+        out += [(c, doc_id, s, e) for c in found
+                if _told_beside(text[s:e], c.value, words - phrase)]
     return out
+
+
+def _told_beside(line: str, value: str, rest: set[str]) -> bool:
+    """On a line of several sentences, the value's sentence says one of the question's
+    words beside the asked phrase: "... clinic in room 7. Dr Varma is the safeguarding
+    lead" gives no room of the safeguarding lead."""
+    sentences = [part for part in SENTENCE_END.split(line) if part.strip()]
+    said = {w for w in rest if says_stem(stems_of(line), w)}
+    if len(sentences) < 2 or not said:
+        return True
+    return any(value in sentence and any(says_stem(stems_of(sentence), w) for w in said)
+               for sentence in sentences)
 
 
 def _about_another_line(text: str, start: int, line_stems: set[str], rest: set[str]) -> bool:
