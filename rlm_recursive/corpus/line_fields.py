@@ -152,15 +152,16 @@ def _unanchored(question: str, docs: list[tuple[str, str]], asked: set[str], hea
 
 
 def _told_beside(line: str, value: str, rest: set[str]) -> bool:
-    """On a line of several sentences, the value's sentence says one of the question's
-    words beside the asked phrase: "... clinic in room 7. Dr Varma is the safeguarding
-    lead" gives no room of the safeguarding lead."""
+    """The value is not only in the tail of a sentence begun on the line before: "...
+    clinic in\nroom 7. Dr Varma is the safeguarding lead" gives another doctor's room, not
+    the lead's; "Unsigned callbacks. Retried 3 times only." keeps its topic."""
     sentences = [part for part in SENTENCE_END.split(line) if part.strip()]
     said = {w for w in rest if says_stem(stems_of(line), w)}
-    if len(sentences) < 2 or not said:
+    if len(sentences) < 2 or not said or not line.lstrip()[:1].islower():
         return True
-    return any(value in sentence and any(says_stem(stems_of(sentence), w) for w in said)
-               for sentence in sentences)
+    tail, others = sentences[0], sentences[1:]
+    return (value not in tail or any(says_stem(stems_of(tail), w) for w in said)
+            or any(value in sentence for sentence in others))
 
 
 def _about_another_line(text: str, start: int, line_stems: set[str], rest: set[str]) -> bool:
