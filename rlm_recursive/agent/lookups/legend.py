@@ -23,7 +23,7 @@ from ..answers.persons import asks_who
 from ..answers.windows import window_units, windows
 from .chain import Chain, unit_ref
 
-__all__ = ["asks_who", "keyed_person", "resolve_person"]
+__all__ = ["asks_who", "keyed_person", "line_around", "resolve_person"]
 
 _PERSON = (r"(?:(?:[A-Z]\.\s?){1,2}[A-Z][\w'’-]+(?:\s[A-Z][\w'’-]*[a-z][\w'’-]*)?"
            r"|[A-Z][\w'’-]*[a-z][\w'’-]*(?:\s(?:(?:de|da|van|von|del|la|le|bin|al)\s)?"
@@ -102,7 +102,7 @@ def _defined(text: str, start: int, end: int, term: str) -> tuple[str, int, int]
     return None
 
 
-def _line(text: str, start: int, end: int) -> tuple[int, int]:
+def line_around(text: str, start: int, end: int) -> tuple[int, int]:
     """The whole line (or lines) holding [start, end)."""
     stop = text.find("\n", end)
     return text.rfind("\n", 0, start) + 1, len(text) if stop < 0 else stop
@@ -137,7 +137,7 @@ def resolve_person(store: Store, session_id: str, question: str, chain: Chain
                 continue
             name, name_start, name_end = person
             first = min(hit.highlight_start, name_start)
-            start, end = _line(text, first, max(hit.highlight_end, name_end))
+            start, end = line_around(text, first, max(hit.highlight_end, name_end))
             key = Extract(f"{term}: {name}", SpanRef(doc_id=hit.doc_id, start=start, end=end),
                           field=term)
             return Chain(key, [*chain.bridges, term], [*chain.links, *cited(found)])

@@ -19,17 +19,13 @@ from ...tools.search import search_session
 from ...types import SpanRef
 from ..answers.extractive import Extract, cited
 from .chain import Chain
+from .legend import line_around
 
 __all__ = ["keyed_value"]
 
 _WHICH = re.compile(r"^\s*(?:which|what)\s+([a-z][\w-]*)\b", re.IGNORECASE)
 _CODE = re.compile(r"(?<![\w/-])[A-Z]{2,4}\d?(?![\w/-])")
 _KEY_HITS = 20
-
-
-def _line_at(text: str, at: int) -> tuple[int, int]:
-    stop = text.find("\n", at)
-    return text.rfind("\n", 0, at) + 1, len(text) if stop < 0 else stop
 
 
 def keyed_value(store: Store, session_id: str, question: str, found: Extract
@@ -48,13 +44,16 @@ def keyed_value(store: Store, session_id: str, question: str, found: Extract
         return None  # the line says it ("lab (Kestrel Dental Lab)"): no key is needed
     said = {c.lower() for c in re.findall(r"\w+", question)}
     given: dict[str, tuple[str, str, SpanRef]] = {}
+    texts: dict[str, str] = {}  # each document read once, not once a hit
     for code in dict.fromkeys(_CODE.findall(line)):
         if code.lower() in said:
             continue
         hits, _, _, _ = search_session(store, session_id, code, "literal", limit=_KEY_HITS)
         for hit in hits:
-            text = store.text(docs[hit.doc_id])
-            start, end = _line_at(text, hit.highlight_start)
+            if hit.doc_id not in texts:
+                texts[hit.doc_id] = store.text(docs[hit.doc_id])
+            text = texts[hit.doc_id]
+            start, end = line_around(text, hit.highlight_start, hit.highlight_start)
             key = text[start:end]
             if (hit.doc_id == found.ref.doc_id and start < found.ref.end
                     and found.ref.start < end) or not re.match(rf"\s*{code}\b", key):
