@@ -32,9 +32,8 @@ from .command_options import command_options
 from .dates import said_dates
 from .described import abbreviates, named_words, pick_record, question_codes, stems_of
 from .markup import element_records
-from .naming import entities, says
+from .naming import entities, says, written_forms
 from .record_units import Unit
-from .scopes import written_forms
 from .units import STOP, normalise, stems
 
 __all__ = ["CodeFact", "code_fact"]

@@ -15,7 +15,7 @@ from .asked import asked_phrase
 from .dates import WEEKDAYS, said_dates, same_date, weekday_named
 from .units import SENTENCE_END, STOP, THOUSANDS, Unit, normalise, stems
 
-__all__ = ["contains", "entities", "names", "says", "values"]
+__all__ = ["contains", "entities", "names", "says", "values", "written_forms"]
 
 _COMMON_CAPS = frozenset((
     "What Which Who Whom Whose Where When Why How Is Are Was Were Does Do Did Can Could Would "
@@ -166,3 +166,13 @@ def _heading_names(heading: str, unit: Unit, entity: str) -> bool:
     others = {normalise(w) for w in _NAME_WORD.findall(" / ".join(parts))
               if not _contains(entity, normalise(w))}
     return not any(_contains(unit.norm, v) for v in others)
+
+
+def written_forms(entity: str) -> tuple[str, ...]:
+    """An entity as a text may write it: "3rd" as the 3 or 03 of a date's column."""
+    ordinal = re.search(r"\b(\d{1,2})(?:st|nd|rd|th)\b", entity)
+    if ordinal is None:
+        return (entity,)
+    day = ordinal.group(1)
+    return (entity, *(entity[:ordinal.start()] + form + entity[ordinal.end():]
+                      for form in dict.fromkeys((day, day.zfill(2)))))

@@ -30,10 +30,10 @@ from .asked import asked_label, label_words
 from .assignments import is_reference
 from .blocks import lines_of, shape
 from .leaders import label_fits
-from .naming import contains, entities
+from .naming import contains, entities, written_forms
 from .units import STOP, has_word, normalise, stems
 
-__all__ = ["Labelled", "labelled_lines", "scoped_value", "written_forms"]
+__all__ = ["Labelled", "labelled_lines", "scoped_value"]
 
 _RULE = re.compile(r"\s{0,12}([=\-*_~#+])\1{15,}\s*")
 """A rule across the page (not a sum's short underline)."""
@@ -384,16 +384,6 @@ def scoped_value(question: str, docs: Iterable[tuple[str, str]]
         return None  # two lines fit the question as well: which one is not known
     _, doc_id, item, first = scored[0]
     return doc_id, item, first
-
-
-def written_forms(entity: str) -> tuple[str, ...]:
-    """An entity as a text may write it: "3rd" as the 3 or 03 of a date's column."""
-    ordinal = re.search(r"\b(\d{1,2})(?:st|nd|rd|th)\b", entity)
-    if ordinal is None:
-        return (entity,)
-    day = ordinal.group(1)
-    return (entity, *(entity[:ordinal.start()] + form + entity[ordinal.end():]
-                      for form in dict.fromkeys((day, day.zfill(2)))))
 
 
 def _said_at(chain: list[tuple[int, int, int]], says: Callable[[int, int], bool]

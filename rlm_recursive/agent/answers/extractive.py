@@ -34,10 +34,10 @@ from ...corpus.evidence import (
     values,
 )
 from ...corpus.lookup import lookup, says_rest
-from ...corpus.naming import says
+from ...corpus.naming import says, written_forms
 from ...corpus.narrow import narrowed_in_line
 from ...corpus.records import Layout, Record
-from ...corpus.scopes import scoped_value, written_forms
+from ...corpus.scopes import scoped_value
 from ...corpus.sections import author, headings
 from ...corpus.siblings import outscoped
 from ...store import Store
