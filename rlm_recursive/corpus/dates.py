@@ -13,7 +13,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["MONTHS", "WEEKDAYS", "DateCondition", "SaidDate", "date_of", "day_row_date",
-           "has_month", "month_heading", "said_dates", "same_date", "weekday_named"]
+           "has_month", "in_year", "month_heading", "record_years", "said_dates", "same_date",
+           "weekday_named"]
 
 MONTHS = {name: i for i, names in enumerate(
     ("january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul",
@@ -48,6 +49,32 @@ _NAMED = re.compile(rf"\b(?:(\d{{1,2}})[ -]?)?([A-Za-z]{{3,9}})\.?,?[ -](?:(\d{{
 _YEAR = re.compile(rf"(?<![\d.:/-]){_Y}(?![\d.:/-])")
 _SHORT = 24
 """A value longer than this is text that mentions a year, not a date."""
+
+
+_OPENING = re.compile(r"^\W{0,3}(\d{1,2}[/.]\d{1,2}[/.]\d{2,4}|\d{4}-\d\d-\d\d|"
+                      r"\d{1,2}[ -][A-Za-z]{3,9}\.?,?[ -]\d{4}|[A-Za-z]{3,9}\.? \d{1,2},? \d{4})"
+                      r"(?![\d/.-]\d)")
+"""A date a record opens with ("28/04/2026  14:15  Vet: ...", "## 12 April 2026"): the date
+the entry is of."""
+
+
+def record_years(text: str) -> set[int]:
+    """The years a record's date falls in: that of the date it opens with, when it opens with
+    one (an entry of 2026 that says "next due 2027" is of 2026); else of every date it holds
+    (a year standing alone is no date here: "Model 2026")."""
+    opening = _OPENING.match(text.lstrip())
+    if opening and (day := date_of(opening.group(1))) is not None:
+        return {day.year}
+    years = {int(m.group(3)) for m in _DMY.finditer(text)}
+    years |= {int(m.group(1) or m.group(4)) for m in _ISO.finditer(text)}
+    years |= {int(m.group(4)) for m in _NAMED.finditer(text) if m.group(2).lower() in MONTHS}
+    return years
+
+
+def in_year(text: str, year: int) -> bool:
+    """Does the record's date fall in `year` (`record_years`)?"""
+    return year in record_years(text)
+
 
 
 def date_of(value: str) -> date | None:

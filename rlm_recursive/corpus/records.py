@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import re
 from collections import Counter, defaultdict
@@ -41,6 +42,7 @@ from .rows import pipe_rows, ruled_rows, table_rows
 from .segments import segment_records
 from .sqldump import dump_records
 from .structured import flatten, structured_records
+from .word_stems import stems
 
 __all__ = ["LEVELS", "Format", "Layout", "Record", "detect_format", "read_layout"]
 
@@ -53,6 +55,10 @@ LEVELS = frozenset("trace debug info information notice warn warning error err c
 """Log level words: a line that starts with one marks the `level` field."""
 _SAMPLE_LINES = 200
 _TITLE_LINES = 3
+_HEADER_LINES = 10
+"""A prose document's opening block (up to its first blank or rule line) of at most this many
+lines is its header ("Patient: BISCUIT" on a printout's fourth line)."""
+_BLOCK_END = re.compile(r"^\s*(?:([-=_*~#])\1{5,})?\s*$")
 _SHARE = 0.6
 """Share of sampled lines that must fit a line format for the document to be read as it."""
 _LOGFMT = re.compile(r"(?<![\w.-])([A-Za-z_][\w.-]{0,40})=(\"[^\"\n]{0,200}\"|[^\s\"]{1,200})")
@@ -93,6 +99,9 @@ class Layout:
     formats: dict[str, Format]
     fields: dict[str, Counter[str]]
     titles: dict[str, str] = field(default_factory=dict)
+    subjects: dict[str, str] = field(default_factory=dict)
+    """Words of a prose document's opening block, past its first lines, that none of its
+    later records says ("BISCUIT" on a printout's `Patient:` line): whom it is all about."""
     """Each document's name and first lines: what a question calls it ("the mail log", "the
     tessera changelog" when its third line says "changes to tessera")."""
 
@@ -346,6 +355,19 @@ def _block_records(doc_id: str, text: str) -> list[Record]:
     return out if out and fielded >= _BLOCK_SHARE * len(out) else []
 
 
+def _subject(text: str, fmt: Format, records: list[Record]) -> str:
+    """`Layout.subjects` for one document."""
+    lines = text[:2000].splitlines()
+    block = list(itertools.takewhile(lambda line: not _BLOCK_END.match(line), lines))
+    if fmt != "prose" or not _TITLE_LINES < len(block) <= _HEADER_LINES:
+        return ""
+    end = sum(len(line) + 1 for line in block)
+    later = set(stems("\n".join(r.text for r in records if r.start >= end)))
+    # Names only ("BISCUIT", "Arkwright"): a header's words ("report") are no subject.
+    return " ".join(w for w in re.findall(r"\b[A-Z][A-Za-z'-]+", "\n".join(block[_TITLE_LINES:]))
+                    if not set(stems(w)) & later)
+
+
 def read_layout(docs: Iterable[tuple[str, str]], names: dict[str, str] | None = None
                 ) -> Layout:
     """Every record of every (doc_id, text), and the values each field takes; `names` are
@@ -353,11 +375,10 @@ def read_layout(docs: Iterable[tuple[str, str]], names: dict[str, str] | None = 
     records: list[Record] = []
     formats: dict[str, Format] = {}
     titles: dict[str, str] = {}
+    subjects: dict[str, str] = {}
     values: dict[str, Counter[str]] = defaultdict(Counter)
     for doc_id, text in docs:
         name = (names or {}).get(doc_id, "")
-        heads = [line[:200] for line in text[:2000].splitlines() if line.strip()][:_TITLE_LINES]
-        titles[doc_id] = "\n".join([name, *heads]).strip()
         whole = _whole_records(text, name)
         if whole is not None:
             formats[doc_id] = whole[0]
@@ -365,8 +386,11 @@ def read_layout(docs: Iterable[tuple[str, str]], names: dict[str, str] | None = 
         else:
             formats[doc_id] = _line_format(text)
             found = _doc_records(doc_id, text, formats[doc_id])
+        heads = [line[:200] for line in text[:2000].splitlines() if line.strip()][:_TITLE_LINES]
+        titles[doc_id] = "\n".join([name, *heads]).strip()
+        subjects[doc_id] = _subject(text, formats[doc_id], found)
         records.extend(found)
         for record in found:
             for key, value in record.fields.items():
                 values[key][value] += 1
-    return Layout(records, formats, dict(values), titles)
+    return Layout(records, formats, dict(values), titles, subjects)

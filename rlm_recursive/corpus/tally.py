@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .aggregate import number_of, seconds_of
-from .dates import DateCondition, has_month
+from .dates import DateCondition, has_month, in_year
 from .records import Layout, Record
 from .word_stems import phrase_regex, stems
 
@@ -76,6 +76,8 @@ class TallyPlan(BaseModel):
     """The documents the question names ("in the mail log"); empty: every document."""
     months: list[int] = Field(default_factory=list)
     """Months the record's date must fall in ("in October": 10), any of them."""
+    years: list[int] = Field(default_factory=list)
+    """Years the record's date must fall in ("during 2026"), any of them."""
     dated: list[DateCondition] = Field(default_factory=list)
     """Date conditions ("before 2012", "after the due date"): each must hold."""
     blank: list[str] = Field(default_factory=list)
@@ -90,7 +92,7 @@ class TallyPlan(BaseModel):
     def empty(self) -> bool:
         return not (self.filters or self.phrases or self.every or self.exclude
                     or self.exclude_phrases or self.absent or self.compare or self.months
-                    or self.dated or self.blank or self.inside or self.labelled)
+                    or self.years or self.dated or self.blank or self.inside or self.labelled)
 
     def describe(self) -> str:
         grouped: dict[str, list[str]] = {}
@@ -106,6 +108,7 @@ class TallyPlan(BaseModel):
         parts += [f"{k}=none" for k in self.absent]
         parts += [c.describe() for c in self.compare]
         parts += [f"a date in month {'|'.join(map(str, self.months))}"] if self.months else []
+        parts += [f"a date in {'|'.join(map(str, self.years))}"] if self.years else []
         parts += [d.describe() for d in self.dated]
         parts += [f"{k} blank" for k in self.blank]
         parts += [f"{f.field}~{f.value!r}" for f in self.inside]
@@ -157,6 +160,8 @@ def _matches(record: Record, plan: TallyPlan, patterns: list[re.Pattern[str]],
     if not all(labelled_value(f.field, f.value).search(record.text) for f in plan.labelled):
         return False
     if plan.months and not any(has_month(record.text, m) for m in plan.months):
+        return False
+    if plan.years and not any(in_year(record.text, y) for y in plan.years):
         return False
     if unwanted and any(p.search(record.text) for p in unwanted):
         return False

@@ -51,7 +51,9 @@ from .terms import (
     defined_code,
     judged_words,
     month_words,
+    telling_years,
     time_frames,
+    year_words,
 )
 
 __all__ = ["MIN_ITEMS", "OFTEN", "RANK", "CountDraft", "count_draft", "rank_key"]
@@ -135,6 +137,8 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     blank, blank_at = blank_fields(question, layout)
     dated, dated_at = date_conditions(question, layout, blank_at)
     said |= dated_at | blank_at
+    years, year_at = year_words(question, layout.records, said)  # "seen in 2026"
+    said |= year_at
     inside, inside_at = inside_fields(question, layout, said, _STOP)
     said |= inside_at
     # "tagged as work in progress" over "@wip" tags: the initials, inside the tag field.
@@ -174,7 +178,7 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     skip |= said
     within, docs = collection(question, layout)
     people_at = people_words(question, layout)
-    if within & (inside_at | dated_at | people_at):
+    if within & (inside_at | dated_at | people_at | year_at):
         # "born in Ellerby": the place a field holds, not a document about Ellerby.
         within, docs = set(), []
     taken = {i for m in matches for i in range(m.start, m.stop)}
@@ -206,6 +210,7 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     corpus = _corpus_sample(layout)
     resolved = {i for scope in scopes for i in scope if i in skip} | blank_at
     scope = [r for r in layout.records if not docs or r.doc_id in docs]
+    draft.plan.years = telling_years(years, scope)
     draft.plan.months, dated = month_words(question, scope, skip,
                                            [layout.titles.get(d, "") for d in docs])
     skip |= dated

@@ -160,11 +160,12 @@ def joint_values(question: str, matches: list) -> list:
 
 
 def _titled(layout: Layout) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
-    """Each document's file-name stems and first-lines stems."""
+    """Each document's file-name stems and first-lines stems (with its subject's)."""
     names, heads = {}, {}
     for doc_id, title in layout.titles.items():
         name, _, rest = title.partition("\n")
-        names[doc_id], heads[doc_id] = set(stems(name)), set(stems(rest))
+        subject = layout.subjects.get(doc_id, "")
+        names[doc_id], heads[doc_id] = set(stems(name)), set(stems(f"{rest} {subject}"))
     return names, heads
 
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ...corpus.dates import MONTHS, has_month
+from ...corpus.dates import MONTHS, has_month, in_year, record_years
 from ...corpus.records import Layout, Record
 from ...corpus.tally import FieldFilter
 from ...corpus.word_stems import phrase_regex, stems, words
 
 __all__ = ["acronym_values", "addressees", "compared_values", "defined_code", "judged_words",
-           "month_words", "time_frames"]
+           "month_words", "telling_years", "time_frames", "year_words"]
 
 _CODE = re.compile(r"\b[A-Z]{2,5}\b")
 
@@ -118,6 +118,33 @@ def month_words(question: str, records: list[Record], skip: set[int],
             if not (heads and all(has_month(head, month) for head in heads)):
                 months.append(month)
     return months, at
+
+
+_IN_PERIOD = frozenset(("in", "during", "throughout"))
+
+
+def year_words(question: str, records: list[Record], skip: set[int]
+               ) -> tuple[list[int], set[int]]:
+    """"seen in 2026", "during 2025": the years some record's date falls in, and the
+    positions of the year and the word before it."""
+    raw = re.findall(r"[A-Za-z0-9]+", question)
+    years: list[int] = []
+    at: set[int] = set()
+    for i, word in enumerate(raw):
+        if (i in skip or i == 0 or raw[i - 1].lower() not in _IN_PERIOD
+                or not re.fullmatch(r"(?:19|20)\d\d", word)):
+            continue
+        if any(in_year(r.text, int(word)) for r in records):
+            years.append(int(word))
+            at |= {i - 1, i}
+    return years, at
+
+
+def telling_years(years: list[int], records: list[Record]) -> list[int]:
+    """The years that tell the records in scope apart. A year none of them is dated outside
+    selects nothing, and would drop the undated rows ("12 Mar") of a "2026" register."""
+    dated = set().union(*(record_years(r.text) for r in records))
+    return [y for y in years if y in dated and dated - {y}]
 
 
 def _days_beside(raw: list[str], at: int) -> set[int]:
