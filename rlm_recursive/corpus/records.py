@@ -12,7 +12,8 @@ readers: calendar and card components (`contentlines`), pipe segments, crontab j
 elements (`markup`: an XML batch's invoices), an SQL dump's inserted rows (`sqldump`), a
 Gherkin feature's scenarios and example rows (`gherkin`), level-numbered lines (`levels`: a
 GEDCOM tree's people and families), `@type{...}` or `[section]` entries (`entries`) and
-MARC 21 records in their mnemonic text form (`marc`: a catalogue's books); in
+MARC 21 records in their mnemonic text form (`marc`: a catalogue's books), per-host console
+output (`console`: a playbook run's outcome and recap lines); in
 prose, the rows of markdown tables and of aligned tables under a rule line (`rows`), several
 tables a document, each row with its own header's fields.
 """
@@ -29,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from .blocks import blocks
+from .console import console_records
 from .contentlines import component_records
 from .crontab import crontab_records
 from .entries import entry_records
@@ -48,7 +50,7 @@ __all__ = ["LEVELS", "Format", "Layout", "Record", "detect_format", "read_layout
 
 Format = Literal["json", "yaml", "jsonl", "csv", "tsv", "logfmt", "syslog", "access",
                  "bracketed", "keyvalue", "prose", "contentlines", "segments", "crontab",
-                 "markup", "levels", "entries", "sql", "feature", "events", "marc"]
+                 "markup", "levels", "entries", "sql", "feature", "events", "marc", "console"]
 
 LEVELS = frozenset("trace debug info information notice warn warning error err critical crit "
                    "fatal alert emerg emergency severe".split())
@@ -111,7 +113,7 @@ _UNIT: dict[str, str] = {"json": "record", "yaml": "record", "jsonl": "line", "c
                          "contentlines": "record", "segments": "segment", "crontab": "job",
                          "markup": "record", "levels": "record", "entries": "entry",
                          "sql": "row", "feature": "scenario", "events": "event",
-                         "marc": "record"}
+                         "marc": "record", "console": "line"}
 
 
 def _json_fields(line: str) -> dict[str, str] | None:
@@ -208,7 +210,7 @@ def detect_format(text: str, name: str = "") -> Format:
 
 
 _WholeFormat = Literal["json", "yaml", "contentlines", "segments", "crontab", "markup",
-                      "levels", "entries", "sql", "feature", "marc"]
+                      "levels", "entries", "sql", "feature", "marc", "console"]
 
 
 def _whole_records(text: str, name: str) -> tuple[_WholeFormat, list[tuple[int, int, dict[
@@ -224,7 +226,7 @@ def _whole_records(text: str, name: str) -> tuple[_WholeFormat, list[tuple[int, 
                       ("segments", segment_records),
                       ("crontab", crontab_records), ("markup", element_records),
                       ("levels", level_records), ("entries", entry_records),
-                      ("marc", marc_records)):
+                      ("marc", marc_records), ("console", console_records)):
         found = read(text)
         if found is not None:
             return fmt, found  # type: ignore[return-value]
