@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from strategy_support import ask, load_named, no_model, small_runtime
 
+from rlm_recursive.corpus.lookup import lookup
 from rlm_recursive.corpus.marc import marc_records, marc_view
 from rlm_recursive.corpus.records import read_layout
 from rlm_recursive.providers.fake import reply
@@ -59,7 +60,7 @@ def _fields() -> list[dict[str, str]]:
 
 def test_each_record_names_its_fields_by_the_tag_table():
     first = _fields()[0]
-    assert first["ISBN"] == "9780000000019"
+    assert first["ISBN (hardback)"] == "9780000000019"  # named by its $q
     assert first["type of material"] == "book"  # the leader's "am"
     assert first["price"] == "$42.00"  # MarcEdit writes a literal dollar as {dollar}
     assert first["title"] == "The tidal atlas of the Sound"  # ISBD's " /" is no part of it
@@ -134,11 +135,23 @@ async def test_a_field_of_the_record_a_question_names_is_answered_grounded(
     assert expected in result.answer
 
 
-async def test_a_field_the_records_lack_is_not_found(runtime):
+@pytest.mark.parametrize("question", [
+    "What is the edition of the tidal atlas?",  # no 250
+    "What is the paperback ISBN of the tidal atlas?",  # its ISBN is the hardback's
+])
+async def test_a_field_the_record_lacks_is_not_found(runtime, question):
     sid = load_named(runtime, {"lot7.mrk": _MRK})
-    result, _ = await ask(runtime, sid, "What is the edition of the tidal atlas?", "auto",
-                          _not_found)
-    assert result.grounded is False
+    result, _ = await ask(runtime, sid, question, "auto", _not_found)
+    assert result.grounded is False, result.answer
+
+
+def test_a_field_named_as_another_kind_of_the_asked_thing_is_not_looked_up():
+    rows = ("name,phone (home),email\nIvo Marsh,01632 960001,ivo@example.invalid\n"
+            "Ada Lusk,01632 960002,ada@example.invalid\n")
+    layout = read_layout([("staff.csv", rows)])
+    found = lookup("What is the phone number of Ada Lusk?", layout.records)
+    assert found is not None and found[0].fields[found[1]] == "01632 960002"
+    assert lookup("What is the work phone of Ada Lusk?", layout.records) is None
 
 
 async def test_books_going_to_one_campus_are_counted_by_code(runtime):

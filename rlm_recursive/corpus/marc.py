@@ -7,9 +7,10 @@ which LC's MARCMaker and pymarc's text writer also write.
 
 A record is a block of `=TAG  indicators$asubfield$bsubfield…` lines between blank lines.
 Its fields are named by what MARC 21 defines each tag's subfield to be (020 $a → ISBN,
-245 $a → title, 852 $b → branch location, 876 $p → barcode…): a question asks "the ISBN of
-<title>", never "the 020 $a". The punctuation cataloguing rules put at a subfield's end
-(" /", " :", " ;", a closing full stop) is not the value's; a subject's subdivisions are
+with the kind $q qualifies it as, "ISBN (paperback)"; 245 $a → title, 852 $b → branch
+location, 876 $p → barcode…): a question asks "the ISBN of <title>", not "the 020 $a".
+The punctuation cataloguing rules put at a subfield's end (" /", " :", " ;", a closing
+full stop) is not the value's; a subject's subdivisions are
 joined as catalogues display them ("Knitting -- Patterns"). Of the leader and the fixed
 fields, only the kind of thing described is read (`type of material`: the leader's "am" is
 a book), which is what a question calls it ("the lighthouses book").
@@ -47,7 +48,7 @@ _NAMES: dict[str, dict[str, str]] = {
     "001": {"": "control number"},
     "003": {"": "control number identifier"},
     "010": {"a": "LCCN"},
-    "020": {"a": "ISBN", "c": "price", "q": "qualifying information", "z": "invalid number"},
+    "020": {"a": "ISBN", "c": "price", "z": "invalid number"},
     "022": {"a": "ISSN"},
     "024": {"a": "standard identifier"},
     "028": {"a": "publisher number", "b": "publisher number source"},
@@ -172,6 +173,15 @@ def _name(tag: str, indicators: str, code: str, value: str,
     return f"{tag}${code}" if code else tag, value
 
 
+def _qualifier(tag: str, subfields: list[tuple[str, str]]) -> str | None:
+    """What kind of the book an ISBN is for (020 $q: "paperback", "v. 2"), which names it:
+    a paperback's ISBN is no answer for the hardback's."""
+    if tag != "020":
+        return None
+    said = [_bare(v).strip("() ") for c, v in subfields if c == "q"]
+    return "; ".join(q for q in said if q) or None
+
+
 def _put(fields: dict[str, str], key: str, value: str) -> None:
     """Store a value, numbering a name met again in the record (`subject.2`)."""
     n, name = 1, key
@@ -191,7 +201,12 @@ def _record(lines: list[tuple[int, int, str]], declared: dict[tuple[str, str], s
         tag = m.group("tag")
         indicators, subfields = _subfields(m.group("body"))
         heading = tag.startswith("6") and any(c in _SUBDIVISIONS for c, _ in subfields)
+        kind = _qualifier(tag, subfields)
         for at, (code, raw) in enumerate(subfields):
+            if kind is not None and code in "aq":
+                if code == "a" and (value := _bare(raw)):
+                    _put(fields, f"ISBN ({kind})", value)
+                continue
             if heading and code in _SUBDIVISIONS:
                 continue  # joined to the heading's first subfield below
             value = _bare(raw)
