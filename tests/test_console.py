@@ -7,8 +7,10 @@ from __future__ import annotations
 import pytest
 from strategy_support import ask, load_named, no_model, small_runtime
 
+from rlm_recursive.agent.answers.measures import asked_measures
 from rlm_recursive.agent.routing import route
 from rlm_recursive.corpus.console import console_records
+from rlm_recursive.corpus.line_fields import line_field
 from rlm_recursive.corpus.line_links import line_link
 from rlm_recursive.corpus.records import read_layout
 from rlm_recursive.providers.fake import reply
@@ -88,6 +90,22 @@ def test_two_lines_describing_it_alike_or_no_key_asked_give_nothing():
                      [("run.txt", RUN)]) is None
 
 
+def test_a_host_named_on_every_steps_line_is_read_from_the_line_giving_the_field():
+    more = RUN.replace("PLAY RECAP", "TASK [sensors : Rotate logs] ****\nok: [probe-n2]\n"
+                       "ok: [probe-n2] => (item=archive)\n\nPLAY RECAP")
+    question = "What ok count does the recap show for probe-n2?"
+    found = line_field(question, [("run.txt", more)])
+    assert found is not None and found.value == "4" and found.label == "ok"
+    # Two lines giving the field with different values: no answer.
+    twice = more + "probe-n2                   : ok=5    changed=0\n"
+    assert line_field(question, [("run.txt", twice)]) is None
+
+
+def test_a_hosts_name_asks_no_unit():
+    assert asked_measures("What is the failed count for db-s1.lab.invalid?") == []
+    assert [m.name for m in asked_measures("How loud is the db-s1 fan, in dB?")] == ["loudness"]
+
+
 def test_a_question_about_what_the_recap_shows_is_a_look_up_not_a_summary():
     layout = read_layout([("run.txt", RUN)])
     assert route("What ok count does the recap show for probe-n2?", layout)[0] != "map-reduce"
@@ -115,3 +133,10 @@ async def test_the_hop_through_the_described_host_is_answered_grounded(runtime):
                           "what skipped count does the recap give for it?", "auto",
                           lambda request: reply("Not found."))
     assert result.grounded is True and "2" in result.answer, result.answer
+
+
+async def test_a_recap_count_of_a_host_named_like_a_unit_is_answered(runtime):
+    sid = load_named(runtime, {"run.txt": RUN.replace("probe-n1", "db-n1")})
+    result, _ = await ask(runtime, sid, "What is the failed count for db-n1 in the play recap?",
+                          "auto", lambda request: reply("Not found."))
+    assert result.grounded is True and result.answer.endswith("0"), result.answer
