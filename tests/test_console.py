@@ -66,6 +66,7 @@ def test_each_recap_line_gives_its_hosts_counts():
 
 @pytest.mark.parametrize("text", [
     "ok: [a1]\nok: [a2]\n",  # too few outcomes to be a run's output
+    "info: [db] connected\nwarn: [db] slow query\ninfo: [mq] up\ninfo: [db] idle\n",  # a log
     "Notes from the visit\n" + "The pump was ok: [see photo] and then\n" * 2
     + "A long paragraph about the site.\n" * 10,
 ])

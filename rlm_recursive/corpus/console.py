@@ -43,7 +43,7 @@ def console_records(text: str) -> list[Span] | None:
     module), else None."""
     records: list[Span] = []
     heads: dict[str, str] = {}
-    outcomes = known = total = 0
+    outcomes = known = total = headings = 0
     pos = 0
     for raw in text.splitlines(keepends=True):
         line = raw.rstrip("\r\n")
@@ -54,6 +54,7 @@ def console_records(text: str) -> list[Span] | None:
         end = start + len(line)
         if (heading := _HEADING.match(line)) is not None:
             known += 1
+            headings += 1
             kind = heading.group("kind").strip().lower()
             if kind == "play":
                 heads = {}
@@ -77,6 +78,7 @@ def console_records(text: str) -> list[Span] | None:
             records.append((start, end, {"host": recap.group("host"), **counts, **section}))
         else:
             records.append((start, end, {k: v.strip('"') for k, v in _PAIR.findall(line)}))
-    if outcomes < _MIN_OUTCOMES or known < _SHARE * total:
+    # The steps' headings make it a run's output: a log of `level: [service]` lines has none.
+    if outcomes < _MIN_OUTCOMES or not headings or known < _SHARE * total:
         return None
     return records
