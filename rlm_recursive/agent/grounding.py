@@ -34,6 +34,7 @@ from ..corpus.evidence import (
     split_units,
     stems,
 )
+from ..corpus.marc import marc_view
 from ..corpus.records import Layout
 from ..corpus.sections import Scope, scopes_for, title
 from ..errors import InvalidArgs
@@ -290,8 +291,12 @@ def _extract_holds(rc: RunContext, question: str, answer: AgentAnswer) -> bool:
     # gives by day number alone.
     above, dated = copied.get("heading"), copied.get("dated")
     named_above = [title(text) if not links else "", text[above[0]:above[1]] if above else ""]
-    return verify_extract(question, answer.text, text[copied["start"]:copied["end"]],
-                          text[:copied["start"]], str(links[-1]) if links else None,
+    record, header = text[copied["start"]:copied["end"]], text[:copied["start"]]
+    # A MARC record writes its fields' tags; their names ("barcode") are the format's.
+    if (marc := marc_view(text, copied["start"], copied["end"])) is not None:
+        record, header = marc[0], "\n".join([header, *marc[1]])
+    return verify_extract(question, answer.text, record, header,
+                          str(links[-1]) if links else None,
                           above="\n".join(part for part in named_above if part),
                           dated=text[dated[0]:dated[1]] if dated else "")
 

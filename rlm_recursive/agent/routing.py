@@ -80,7 +80,7 @@ _SUMMARY = re.compile(
     r"\b(summary|overview|recap|synopsis|digest)\b|\btl;?dr\b|\bgist\b|\bin a nutshell\b"
     r"|\b(main|key|central|major|overall)\s+(themes?|points?|topics?|ideas?|findings|takeaways|"
     r"messages?|arguments?)\b|\bwhat\s+(is|are)\s+(this|these|the)\s+(documents?|reports?|"
-    r"files?|texts?|notes?)\s+(mostly\s+|mainly\s+|all\s+)?about\b|\brecap\b|\boverview of\b",
+    r"files?|texts?|notes?)\s+(mostly\s+|mainly\s+|all\s+)?about\b|^\s*recap\b|\boverview of\b",
     re.IGNORECASE)
 _RELATIVE = re.compile(r"\b(the|a|an)\s+((?:(?!(?:the|a|an|of)\b)[\w-]+\s+){0,2}[\w-]+)\s+"
                        r"(that|which|who|whose|where)\b", re.IGNORECASE)

@@ -28,7 +28,7 @@ from .asked import CONTRAST_WORDS, LABEL_KINDS, asked_phrase, label_says, label_
 from .records import Record
 from .units import has_word, shared_words, stems
 
-__all__ = ["lookup", "says_rest"]
+__all__ = ["another_kind", "lookup", "says_rest"]
 
 _WH_HINTS = {"when": frozenset(stems("date time year day month")),
              "where": frozenset(stems("place address location city town venue"))}
@@ -51,6 +51,8 @@ _DESCRIBED = re.compile(r"((?:[\w'’-]+\s+){1,3})(?=[\w-]+['’]s?\s)")
 treasurer's work email")."""
 
 
+_QUALIFIER = re.compile(r"\(([^()]*[A-Za-z][^()]*)\)\s*$")
+"""A field name's own kind, in brackets at its end ("phone (home)")."""
 _MAX_POOL = 400
 """Records a look-up weighs word by word, those holding most of the question's words."""
 
@@ -86,6 +88,20 @@ def _said(record: Record) -> frozenset[str]:
     return label_words(" ".join(record.fields.values()))
 
 
+def another_kind(question: str, phrase: set[str], key: str, record: Record) -> bool:
+    """The field is another thing of the asked name: the question says what kind it asks
+    ("hardback ISBN", "work phone") and neither the field's name nor the record says it,
+    while the name qualifies itself, in brackets, as a kind the question does not say
+    ("ISBN (paperback)", "phone (home)")."""
+    qualified = _QUALIFIER.search(key)
+    if qualified is None:
+        return False
+    said = label_words(" ".join([key, *record.fields.values()]))
+    asked = frozenset(stems(question))
+    return (any(not has_word(w, said) for w in phrase)
+            and any(not has_word(w, asked) for w in stems(qualified.group(1))))
+
+
 def _asked_keys(question: str, record: Record, phrase: set[str], pool_labels: frozenset[str],
                 ) -> tuple[list[str], set[str]]:
     """The record's fields that may hold what is asked, and the question's words they
@@ -93,7 +109,8 @@ def _asked_keys(question: str, record: Record, phrase: set[str], pool_labels: fr
     filled = {k: v for k, v in record.fields.items() if v.strip()}
     wh = _wh(question)
     if phrase:
-        keys = [k for k in filled if label_says(question, k)]
+        keys = [k for k in filled if label_says(question, k)
+                and not another_kind(question, phrase, k, record)]
         asked = asked_phrase(question)
         if not keys and len(asked) > 1 and asked[-1] in LABEL_KINDS:
             # "the CIRIA report number": a field called `number` in a record that says

@@ -11,7 +11,9 @@ inside any line count as fields too. Layouts whose records nest are read by thei
 readers: calendar and card components (`contentlines`), pipe segments, crontab jobs, markup
 elements (`markup`: an XML batch's invoices), an SQL dump's inserted rows (`sqldump`), a
 Gherkin feature's scenarios and example rows (`gherkin`), level-numbered lines (`levels`: a
-GEDCOM tree's people and families) and `@type{...}` or `[section]` entries (`entries`); in
+GEDCOM tree's people and families), `@type{...}` or `[section]` entries (`entries`) and
+MARC 21 records in their mnemonic text form (`marc`: a catalogue's books), per-host console
+output (`console`: a playbook run's outcome and recap lines); in
 prose, the rows of markdown tables and of aligned tables under a rule line (`rows`), several
 tables a document, each row with its own header's fields.
 """
@@ -29,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from .blocks import blocks
+from .console import console_records
 from .contentlines import component_records
 from .crontab import crontab_records
 from .entries import entry_records
@@ -37,6 +40,7 @@ from .gherkin import feature_records
 from .items import Item, line_spans, split_items
 from .levels import level_records
 from .list_entries import list_entries
+from .marc import marc_records
 from .markup import element_records
 from .rows import pipe_rows, ruled_rows, table_rows
 from .segments import segment_records
@@ -48,7 +52,7 @@ __all__ = ["LEVELS", "Format", "Layout", "Record", "detect_format", "read_layout
 
 Format = Literal["json", "yaml", "jsonl", "csv", "tsv", "logfmt", "syslog", "access",
                  "bracketed", "keyvalue", "prose", "contentlines", "segments", "crontab",
-                 "markup", "levels", "entries", "sql", "feature", "events"]
+                 "markup", "levels", "entries", "sql", "feature", "events", "marc", "console"]
 
 LEVELS = frozenset("trace debug info information notice warn warning error err critical crit "
                    "fatal alert emerg emergency severe".split())
@@ -117,7 +121,8 @@ _UNIT: dict[str, str] = {"json": "record", "yaml": "record", "jsonl": "line", "c
                          "bracketed": "line", "keyvalue": "record", "prose": "item",
                          "contentlines": "record", "segments": "segment", "crontab": "job",
                          "markup": "record", "levels": "record", "entries": "entry",
-                         "sql": "row", "feature": "scenario", "events": "event"}
+                         "sql": "row", "feature": "scenario", "events": "event",
+                         "marc": "record", "console": "line"}
 
 
 def _json_fields(line: str) -> dict[str, str] | None:
@@ -214,7 +219,7 @@ def detect_format(text: str, name: str = "") -> Format:
 
 
 _WholeFormat = Literal["json", "yaml", "contentlines", "segments", "crontab", "markup",
-                      "levels", "entries", "sql", "feature"]
+                      "levels", "entries", "sql", "feature", "marc", "console"]
 
 
 def _whole_records(text: str, name: str) -> tuple[_WholeFormat, list[tuple[int, int, dict[
@@ -229,7 +234,8 @@ def _whole_records(text: str, name: str) -> tuple[_WholeFormat, list[tuple[int, 
                       ("contentlines", component_records),
                       ("segments", segment_records),
                       ("crontab", crontab_records), ("markup", element_records),
-                      ("levels", level_records), ("entries", entry_records)):
+                      ("levels", level_records), ("entries", entry_records),
+                      ("marc", marc_records), ("console", console_records)):
         found = read(text)
         if found is not None:
             return fmt, found  # type: ignore[return-value]

@@ -33,7 +33,7 @@ from ...corpus.evidence import (
     stems,
     values,
 )
-from ...corpus.lookup import lookup, says_rest
+from ...corpus.lookup import another_kind, lookup, says_rest
 from ...corpus.naming import says, written_forms
 from ...corpus.narrow import narrowed_in_line
 from ...corpus.records import Layout, Record
@@ -143,9 +143,12 @@ def _from_record(question: str, record: Record) -> tuple[str, str] | None:
     # "What's the mobile of the escalation contact for Fares?": the mobile, though the
     # contact's field shares more words.
     head = asked_head(re.sub(r"^(\s*\w+)['’]s\b", r"\1 is", question))
+    phrase = set(asked_phrase(question))
     best: tuple[tuple[bool, int], str, str] | None = None
     for key, value in record.fields.items():
-        if not value.strip() or normalise(value) in said:
+        # "ISBN (paperback)" for the hardback's ISBN: another thing of the asked name.
+        if not value.strip() or normalise(value) in said or another_kind(question, phrase,
+                                                                          key, record):
             continue
         key_stems = set(stems(key.replace("_", " ")))
         score = (head in key_stems, len(key_stems & asked))

@@ -132,9 +132,15 @@ def asks_capacity(question: str) -> bool:
     return _CAPACITY_ASKED.search(question) is not None
 
 
+_NAME_WITH_DIGITS = re.compile(r"(?<![\w.-])(?=[\w.-]*\d)[A-Za-z]\w*(?:[-.]\w+)+")
+"""A host or a code named by the question ("db-02.example.invalid", "kv-7"): its parts
+("db") are no unit asked."""
+
+
 def asked_measures(question: str) -> list[Measure]:
     """The kinds of quantity the question asks for ("how much does it weigh" → weight);
     "how long" asks a duration or a length."""
+    question = _NAME_WITH_DIGITS.sub(" ", question)
     return [m for m in _MEASURES if m.asked.search(question)]
 
 

@@ -152,8 +152,11 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     # A value is named in the documents the question names: "activities" in the hall
     # calendar is not a crontab's state "active".
     fields = _fields_of(layout, reserved_docs) if reserved_docs else layout.fields
+    # "the total 'changed' over the recap": the summed field's name, not a value to match.
+    agg = aggregation(question, layout)
+    summed = agg.words if agg is not None else set()
     matches = [m for m in match_values(q_stems, fields)
-               if not said & set(range(m.start, m.stop))]
+               if not (said | summed) & set(range(m.start, m.stop))]
     # "how many security fixes": "fixes" is what is counted, not a second section (Fixed).
     scopes = negated_scopes(question)
     negated_at = set().union(*scopes) if scopes else set()
@@ -172,7 +175,6 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
         and not any(m.field == key for m in matches)]
     units = _UNITS | set(stems(layout.unit))
     skip |= {i for i, s in enumerate(q_stems) if s in keys or s in units}
-    agg = aggregation(question, layout)
     if agg is not None:
         skip |= agg.words
     skip |= said
