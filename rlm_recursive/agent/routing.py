@@ -30,8 +30,8 @@ from .counting.table_rows import compared_rows, summed_rows
 if TYPE_CHECKING:
     from .context import RunContext
 
-__all__ = ["CountDraft", "Route", "asks_to_aggregate", "asks_to_count", "count_draft",
-           "has_bridge", "route", "session_layout"]
+__all__ = ["CountDraft", "Route", "asks_for_summary", "asks_to_aggregate", "asks_to_count",
+           "count_draft", "has_bridge", "route", "session_layout"]
 
 Route = Literal["count", "classify", "iterative", "search", "map-reduce"]
 
@@ -80,8 +80,17 @@ _SUMMARY = re.compile(
     r"\b(summary|overview|recap|synopsis|digest)\b|\btl;?dr\b|\bgist\b|\bin a nutshell\b"
     r"|\b(main|key|central|major|overall)\s+(themes?|points?|topics?|ideas?|findings|takeaways|"
     r"messages?|arguments?)\b|\bwhat\s+(is|are)\s+(this|these|the)\s+(documents?|reports?|"
-    r"files?|texts?|notes?)\s+(mostly\s+|mainly\s+|all\s+)?about\b|^\s*recap\b|\boverview of\b",
+    r"files?|texts?|notes?)\s+(mostly\s+|mainly\s+|all\s+)?about\b"
+    r"|^\W*(?:(?:a|quick|short|brief)\s+)*recap\b|\boverview of\b",
     re.IGNORECASE)
+"""A summary asked: "summarise", "give me an overview", "recap the week". Not "what does the
+recap show for web-01": a report's section called its recap is no request for one."""
+
+
+def asks_for_summary(question: str) -> bool:
+    """Does the question ask for a summary (`_SUMMARY`), not one fact?"""
+    return _SUMMARY.search(question) is not None
+
 _RELATIVE = re.compile(r"\b(the|a|an)\s+((?:(?!(?:the|a|an|of)\b)[\w-]+\s+){0,2}[\w-]+)\s+"
                        r"(that|which|who|whose|where)\b", re.IGNORECASE)
 _PARTICIPLE = re.compile(
@@ -302,7 +311,7 @@ def route(question: str, layout: Layout | None, texts: list[str] | None = None
         return "search", "nothing countable in the corpus: a look-up"
     if layout is not None and _ranks_a_field(question, layout):
         return "count", "the question ranks the values of a field"
-    if _SUMMARY.search(question):
+    if asks_for_summary(question):
         return "map-reduce", "the question asks for a summary"
     if has_bridge(question):
         return "iterative", "a bridge: the answer depends on another fact found first"

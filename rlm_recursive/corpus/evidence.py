@@ -37,6 +37,7 @@ from .asked import (
 )
 from .leaders import label_fits
 from .naming import contains, entities, names, values
+from .row_values import unnamed_row_value
 from .units import (
     Unit,
     has_word,
@@ -144,7 +145,9 @@ def check_support(answer: str, question: str, cited: Sequence[str],
         return support
     if long_form or len(answer) > _SHORT_ANSWER:
         support.missing_entities = [e for e in named if not contains(whole, e)]
-        support.supported = not support.missing_entities
+        # "The recap shows 10": a value of two rows among rows of other values, none named.
+        support.off_topic = unnamed_row_value(answer, question, cited) is not None
+        support.supported = not support.missing_entities and not support.off_topic
         return support
     # One unit must hold the answer (all its new values, else a new word), every named
     # entity, and most of the question's other words, as an extractive answer would.
