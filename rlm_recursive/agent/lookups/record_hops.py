@@ -16,14 +16,15 @@ from ...corpus.line_links import line_link
 from ...corpus.linked_records import linked_field
 from ...corpus.record_fields import record_field
 from ...corpus.role_heads import role_head
+from ...corpus.typed_values import typed_value
 from ...store import Store
 from ...types import SpanRef
 from ..answers.extractive import Extract
 from .chain import Chain
 
 __all__ = ["code_value", "described_record", "grid_crossing", "grid_hop", "keyed_field",
-           "line_value",
-           "linked_line", "linked_record", "record_hop", "role_heading"]
+           "line_value", "linked_line", "linked_record", "record_hop", "role_heading",
+           "typed_line_value"]
 
 
 def _docs(store: Store, session_id: str) -> list[tuple[str, str]]:
@@ -174,6 +175,19 @@ def linked_line(store: Store, session_id: str, question: str,
                  [found.bridge], links)
 
 
+def typed_line_value(store: Store, session_id: str, question: str,
+                     docs: list[tuple[str, str]] | None = None) -> Chain | None:
+    """The one value of the asked kind (a step's time, a version, a due date) on the line
+    the question's words pick, where no label names it (`corpus.typed_values`)."""
+    found = typed_value(question, docs if docs is not None else _docs(store, session_id))
+    if found is None:
+        return None
+    if not found.label:
+        return None  # grounding reads a copied field as "label: value"
+    return _field_chain(found.doc_id, (found.start, found.end), found.above,
+                        f"{found.label}: {found.value}", found.kind)
+
+
 def record_hop(store: Store, session_id: str, question: str) -> Chain | None:
     """The record linked to the one the question pins by a date or code, else the record
     the question describes, else the role heading another of its items, else the keyed
@@ -181,9 +195,10 @@ def record_hop(store: Store, session_id: str, question: str) -> Chain | None:
     else the cell where a grid row crosses the asked column, else that column of the
     row another grid keys by the named row's code, else the labelled field of the
     line the question names, else the sender or recipient on a line sharing an id with the
-    line it describes. (Two hops through a name,
+    line it describes, else the one value of the asked kind on the line its words pick. (Two
+    hops through a name,
     `two_hops.two_hop`, are tried by search and iterative before this is called.)"""
-    docs = _docs(store, session_id)  # read once for the eight look-ups
+    docs = _docs(store, session_id)  # read once for the ten look-ups
     return (linked_record(store, session_id, question, docs)
             or described_record(store, session_id, question, docs)
             or role_heading(store, session_id, question, docs)
@@ -192,4 +207,5 @@ def record_hop(store: Store, session_id: str, question: str) -> Chain | None:
             or grid_crossing(store, session_id, question, docs)
             or grid_hop(store, session_id, question, docs)
             or line_value(store, session_id, question, docs)
-            or linked_line(store, session_id, question, docs))
+            or linked_line(store, session_id, question, docs)
+            or typed_line_value(store, session_id, question, docs))

@@ -9,6 +9,7 @@ import re
 from ...corpus.naming import entities, says
 from ...corpus.reading import shown
 from ...corpus.search import Hit
+from ...corpus.typed_values import KINDS, gives_kind
 from ...corpus.units import normalise
 from ...providers.base import Message
 from ...store import Document, Store
@@ -18,7 +19,7 @@ from ..answers.extractive import Extract, cited, copied, extract
 from ..context import AgentAnswer, RunContext
 from ..grounding import not_found_answer, said_before
 from ..lookups.blocks import follow_block
-from ..lookups.chain import follow_role
+from ..lookups.chain import Chain, follow_role
 from ..lookups.hops import hop_through, says_label
 from ..lookups.legend import keyed_person
 from ..lookups.legend_values import keyed_value
@@ -63,6 +64,12 @@ def _names_all(store: Store, session_id: str, question: str, refs: list[SpanRef]
     texts = {i: store.text(store.document(session_id, i)) for i in {r.doc_id for r in refs}}
     said = normalise("\n".join(texts[r.doc_id][r.start:r.end] for r in refs))
     return bool(named) and all(says(said, e) for e in named)
+
+
+def _typed_beats(question: str, found: Extract, block: Chain) -> bool:
+    """A value of the asked kind read by `typed_values` ("94.31s" for "how long did the
+    step take") beats a line found that gives none."""
+    return block.found.field in KINDS and not gives_kind(question, found.answer)
 
 
 async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnswer:
@@ -128,7 +135,8 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         if block is not None and not bridges and (found is None or (
                 isinstance(found, Extract) and (_overlap(found.ref, block.links[0]) or (
                     _names_all(store, session_id, question, block.links)
-                    and not _names_all(store, session_id, question, cited(found)))))):
+                    and not _names_all(store, session_id, question, cited(found)))
+                or _typed_beats(question, found, block)))):
             found, bridges = block.found, block.bridges
             for ref in block.links:
                 rc.citations.add(ref)
