@@ -232,3 +232,12 @@ async def test_search_reads_the_asked_label_on_the_line_that_names_the_record(
         runtime.close()
     assert upn.grounded is not False and "Q551219" in upn.answer, upn.answer
     assert reading.grounded is not False and "11y 2m" in reading.answer, reading.answer
+
+
+
+def test_a_ratio_or_a_clock_gives_no_first_figure_as_a_value():
+    from rlm_recursive.corpus.field_values import _VALUE
+
+    assert _VALUE.match("2:1 syrup: east hive 5 L") is None  # "Fed 2:1 syrup" is no "Fed: 2"
+    assert _VALUE.match("10:30 start") is None
+    assert _VALUE.match("5 kg, west hive").group() == "5 kg"

@@ -28,9 +28,10 @@ _VALUE = re.compile(r"\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTH + r"(?:\s+\d{4})?(?!\
                     r"|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}(?![\d/.-])|\d{4}-\d\d-\d\d(?![\d-])"
                     r"|\d+(?:\.\d+){2,}(?![\w.])"  # a version, an address, a status code
                     r"|(?:[£$€]\s?)?(?:\d[\w/-]*[A-Za-z][\w/-]*|\d[\d,]*(?:\.\d+)?|[A-Za-z][\w/-]*\d[\w/-]*|"
-                    r"\d[\w/.-]*\d)" + _UNIT)
+                    r"\d[\w/.-]*\d)" + _UNIT + r"(?!:?\d)")
 """A value after a label: a figure (with its currency or unit) or a code with a digit; a
-dotted code ("5.2.2", "2.14.1") whole, not its first figure."""
+dotted code ("5.2.2", "2.14.1") whole, not its first figure; never the first figure of a
+ratio or a clock ("Fed 2:1 syrup" gives no "2")."""
 _OPENS = re.compile(r"(?:^\s*|\s{2}|[,;:(\[\"'“—–|=•*-]\s?|[.!?]\s)$")
 """What may come before a label: the line's start, a cell's gap, a clause's punctuation."""
 _CELL = re.compile(r"\S+(?: \S+)*")
