@@ -157,11 +157,24 @@ def asked_label(question: str) -> tuple[str, ...]:
     ("serial number", "batch size setting") leaves the word before it to say which. ()
     when the question names no thing (who/when/where, "how much did ...")."""
     asked = asked_phrase(question)
+    if _keywords(question):
+        # "mx2 preference value acme-corp": a query of keywords runs on past the asked
+        # thing's shape word ("value"), into the names of what it is asked of.
+        kinds = [k for k, w in enumerate(asked[1:-1], 1) if w in LABEL_KINDS]
+        asked = asked[:kinds[-1] + 1] if kinds else asked
     if not asked or asked[-1] in _ANYONE:  # "which person": a who, any label may name them
         return ()
     if asked[-1] in LABEL_KINDS:  # a bare "what number", "what name": its shape is checked
         return (asked[-2],) if len(asked) > 1 else ()
     return tuple(w for w in asked[-2:][::-1] if w not in _MODIFIERS or w == asked[-1])
+
+
+def _keywords(question: str) -> bool:
+    """The question is a query of keywords: no question word, determiner or verb ahead of
+    the words it asks with."""
+    words = [w.lower() for w in _WORD.findall(question)]
+    return bool(words) and not (set(words) & (_NOT_NOUN_LEAD | _DETERMINERS | _FINITE | {
+        "what", "which", "what's", "what’s", "whats", "in", "on", "at", "for", "of"}))
 
 
 def label_says(question: str, label: str) -> bool:

@@ -4,13 +4,15 @@ Each document is read as the format it is written in, detected from a sample of 
 a JSON array of objects or YAML records (`corpus.structured`), JSON lines (keys), CSV and
 TSV (header columns), logfmt (`key=value`), syslog (`host app[pid]: <level>`), web access
 logs (the Common and Combined Log Formats that Apache, nginx and Python's http.server write:
-client, time, method, path, status, bytes, referer, user_agent), bracketed logs
+client, time, method, path, status, bytes, referer, user_agent), Squid's native access log
+(`proxy_log`: fields by position, named as Squid's documentation names them), bracketed logs
 (`LEVEL [service]`), `Key: value` blocks, or free prose (one item per line or paragraph). A
 record is one unit (a line, a row, a block) with the fields it marks; `key=value` pairs
 inside any line count as fields too. Layouts whose records nest are read by their own
 readers: calendar and card components (`contentlines`), pipe segments, crontab jobs, markup
 elements (`markup`: an XML batch's invoices), an SQL dump's inserted rows (`sqldump`), a
-Gherkin feature's scenarios and example rows (`gherkin`), level-numbered lines (`levels`: a
+Gherkin feature's scenarios and example rows (`gherkin`), a DNS zone file's resource
+records (`zone_records`), level-numbered lines (`levels`: a
 GEDCOM tree's people and families), `@type{...}` or `[section]` entries (`entries`) and
 MARC 21 records in their mnemonic text form (`marc`: a catalogue's books), per-host console
 output (`console`: a playbook run's outcome and recap lines); in
@@ -42,17 +44,20 @@ from .levels import level_records
 from .list_entries import list_entries
 from .marc import marc_records
 from .markup import element_records
+from .proxy_log import squid_fields
 from .rows import pipe_rows, ruled_rows, table_rows
 from .segments import segment_records
 from .sqldump import dump_records
 from .structured import flatten, structured_records
 from .word_stems import stems
+from .zone_records import zone_records
 
 __all__ = ["LEVELS", "Format", "Layout", "Record", "detect_format", "read_layout"]
 
 Format = Literal["json", "yaml", "jsonl", "csv", "tsv", "logfmt", "syslog", "access",
-                 "bracketed", "keyvalue", "prose", "contentlines", "segments", "crontab",
-                 "markup", "levels", "entries", "sql", "feature", "events", "marc", "console"]
+                 "squid", "bracketed", "keyvalue", "prose", "contentlines", "segments", "crontab",
+                 "markup", "levels", "entries", "sql", "feature", "events", "marc", "console",
+                 "zone"]
 
 LEVELS = frozenset("trace debug info information notice warn warning error err critical crit "
                    "fatal alert emerg emergency severe".split())
@@ -118,11 +123,17 @@ class Layout:
 
 _UNIT: dict[str, str] = {"json": "record", "yaml": "record", "jsonl": "line", "csv": "row",
                          "tsv": "row", "logfmt": "line", "syslog": "line", "access": "request",
+                         "squid": "request", "zone": "record",
                          "bracketed": "line", "keyvalue": "record", "prose": "item",
                          "contentlines": "record", "segments": "segment", "crontab": "job",
                          "markup": "record", "levels": "record", "entries": "entry",
                          "sql": "row", "feature": "scenario", "events": "event",
                          "marc": "record", "console": "line"}
+
+
+_KNOWN_AS = {"squid": "Squid web proxy cache access log",
+             "zone": "DNS zone file of resource records"}
+"""What a question may call a document of a machine format its name need not say."""
 
 
 def _json_fields(line: str) -> dict[str, str] | None:
@@ -219,7 +230,7 @@ def detect_format(text: str, name: str = "") -> Format:
 
 
 _WholeFormat = Literal["json", "yaml", "contentlines", "segments", "crontab", "markup",
-                      "levels", "entries", "sql", "feature", "marc", "console"]
+                      "levels", "entries", "sql", "feature", "marc", "console", "zone"]
 
 
 def _whole_records(text: str, name: str) -> tuple[_WholeFormat, list[tuple[int, int, dict[
@@ -233,7 +244,8 @@ def _whole_records(text: str, name: str) -> tuple[_WholeFormat, list[tuple[int, 
     for fmt, read in (("sql", dump_records), ("feature", feature_records),
                       ("contentlines", component_records),
                       ("segments", segment_records),
-                      ("crontab", crontab_records), ("markup", element_records),
+                      ("crontab", crontab_records), ("zone", zone_records),
+                      ("markup", element_records),
                       ("levels", level_records), ("entries", entry_records),
                       ("marc", marc_records), ("console", console_records)):
         found = read(text)
@@ -262,6 +274,8 @@ def _line_format(text: str) -> Format:
         return "syslog"
     if share(_access_fields) >= need:
         return "access"
+    if share(squid_fields) >= need:
+        return "squid"
     if share(_bracketed_fields) >= need:
         return "bracketed"
     if share(lambda line: len(_LOGFMT.findall(line)) >= 2) >= need:
@@ -333,7 +347,7 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
     if fmt == "events":
         return [Record(doc_id, a, b, text[a:b], f) for a, b, f in event_records(text)]
     parse = {"jsonl": _json_fields, "syslog": _syslog_fields, "access": _access_fields,
-             "bracketed": _bracketed_fields, "logfmt": _logfmt_fields}[fmt]
+             "squid": squid_fields, "bracketed": _bracketed_fields, "logfmt": _logfmt_fields}[fmt]
     records = []
     for a, b in line_spans(text):
         line = text[a:b]
@@ -395,6 +409,8 @@ def read_layout(docs: Iterable[tuple[str, str]], names: dict[str, str] | None = 
         heads = [line[:200] for line in text[:2000].splitlines() if line.strip()][:_TITLE_LINES]
         titles[doc_id] = "\n".join([name, *heads]).strip()
         subjects[doc_id] = _subject(text, formats[doc_id], found)
+        if formats[doc_id] in _KNOWN_AS:  # "the proxy log", "the zone file"
+            titles[doc_id] += "\n" + _KNOWN_AS[formats[doc_id]]
         records.extend(found)
         for record in found:
             for key, value in record.fields.items():

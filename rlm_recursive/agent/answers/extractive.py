@@ -36,6 +36,7 @@ from ...corpus.evidence import (
 from ...corpus.lookup import another_kind, lookup, says_rest
 from ...corpus.naming import says, written_forms
 from ...corpus.narrow import narrowed_in_line
+from ...corpus.positional import positional_fields
 from ...corpus.records import Layout, Record
 from ...corpus.scopes import scoped_value
 from ...corpus.sections import author, headings
@@ -357,8 +358,10 @@ def verify_extract(question: str, answer: str, record_text: str, header: str,
     # A nested record's field is named by its path ("data.MAX_BATCH_SIZE"): its last step
     # is the key written in the text.
     key = normalise(key.rsplit(".", 1)[-1])
+    # A positional format's field is named by its documentation, not by the text.
     return key in norm or key in normalise(header) or (
-        key in ("time", "when") and _CLOCK.fullmatch(value.strip()) is not None)
+        key in ("time", "when") and _CLOCK.fullmatch(value.strip()) is not None) or (
+        key in positional_fields(record_text))
 
 
 _CLOCK = re.compile(r"(?:[01]?\d|2[0-3])[:.h]?[0-5]\d(?:\s?[ap]\.?m\.?)?", re.IGNORECASE)

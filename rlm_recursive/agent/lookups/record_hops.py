@@ -1,7 +1,8 @@
 """Hops through records, as chains (no model call): the record a question describes by what
 it says (`corpus.described`), the record linked to the one it pins by a date or code
 (`corpus.linked_records`), the person heading another item of a value the question's
-line names (`corpus.role_heads`), the keyed record it names (`corpus.record_fields`), a
+line names (`corpus.role_heads`), a DNS name's CNAME chain to its address
+(`corpus.zone_chains`), the keyed record it names (`corpus.record_fields`), a
 setting in code (`corpus.code_facts`), and a grid's cell (`corpus.grid_cells`)."""
 
 from __future__ import annotations
@@ -17,14 +18,15 @@ from ...corpus.linked_records import linked_field
 from ...corpus.record_fields import record_field
 from ...corpus.role_heads import role_head
 from ...corpus.typed_values import typed_value
+from ...corpus.zone_chains import resolved_address
 from ...store import Store
 from ...types import SpanRef
 from ..answers.extractive import Extract
 from .chain import Chain
 
 __all__ = ["code_value", "described_record", "grid_crossing", "grid_hop", "keyed_field",
-           "line_value", "linked_line", "linked_record", "record_hop", "role_heading",
-           "typed_line_value"]
+           "line_value", "linked_line", "linked_record", "record_hop", "resolved_name",
+           "role_heading", "typed_line_value"]
 
 
 def _docs(store: Store, session_id: str) -> list[tuple[str, str]]:
@@ -188,8 +190,24 @@ def typed_line_value(store: Store, session_id: str, question: str,
                         f"{found.label}: {found.value}", found.kind)
 
 
+def resolved_name(store: Store, session_id: str, question: str,
+                  docs: list[tuple[str, str]] | None = None) -> Chain | None:
+    """The address a host the question names resolves to in a zone file, through its CNAME
+    records (`corpus.zone_chains`): each canonical name is a bridge, and every record
+    followed is cited (the last alias, which names the address record's owner in full, as
+    the heading over it)."""
+    found = resolved_address(question, docs if docs is not None else _docs(store, session_id))
+    if found is None:
+        return None
+    refs = [SpanRef(doc_id=found.doc_id, start=a, end=b) for a, b in found.records]
+    heading = refs[-2] if len(refs) > 1 else None
+    return Chain(Extract(f"address: {found.value}", refs[-1], field="address",
+                         heading=heading), list(found.through), [refs[-1], *refs[:-1]])
+
+
 def record_hop(store: Store, session_id: str, question: str) -> Chain | None:
-    """The record linked to the one the question pins by a date or code, else the record
+    """The address a zone's name resolves to, else the record linked to the one the
+    question pins by a date or code, else the record
     the question describes, else the role heading another of its items, else the keyed
     record the question names, else the setting, element or option in code that says it,
     else the cell where a grid row crosses the asked column, else that column of the
@@ -199,7 +217,8 @@ def record_hop(store: Store, session_id: str, question: str) -> Chain | None:
     hops through a name,
     `two_hops.two_hop`, are tried by search and iterative before this is called.)"""
     docs = _docs(store, session_id)  # read once for the ten look-ups
-    return (linked_record(store, session_id, question, docs)
+    return (resolved_name(store, session_id, question, docs)
+            or linked_record(store, session_id, question, docs)
             or described_record(store, session_id, question, docs)
             or role_heading(store, session_id, question, docs)
             or keyed_field(store, session_id, question, docs)

@@ -23,7 +23,7 @@ from ..lookups.chain import Chain, follow_role
 from ..lookups.hops import hop_through, says_label
 from ..lookups.legend import keyed_person
 from ..lookups.legend_values import keyed_value
-from ..lookups.record_hops import keyed_field, record_hop
+from ..lookups.record_hops import keyed_field, record_hop, resolved_name
 from ..lookups.two_hops import two_hop
 from ..model_call import call_model, window_chars
 from ..recursion import RecursionState
@@ -85,7 +85,9 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         # A thing named through another ("the agent for the owner of X"): both hops read by
         # code answer first, and their bridge keeps the one-hop look-ups below from
         # replacing the answer.
-        two = await asyncio.to_thread(two_hop, store, session_id, question)
+        # A DNS name's CNAME chain to its address is such a chain too (`zone_chains`).
+        two = (await asyncio.to_thread(resolved_name, store, session_id, question)
+               or await asyncio.to_thread(two_hop, store, session_id, question))
         found = two.found if two is not None else await asyncio.to_thread(
             extract, store, session_id, question, layout)
         bridges = [*two.bridges] if two is not None else []
