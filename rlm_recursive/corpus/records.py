@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import csv
 import io
-import itertools
 import json
 import re
 from collections import Counter, defaultdict
@@ -36,6 +35,7 @@ from .blocks import blocks
 from .console import console_records
 from .contentlines import component_records
 from .crontab import crontab_records
+from .doc_titles import document_subject, document_title
 from .entries import entry_records
 from .events import event_fields, event_records
 from .gherkin import feature_records
@@ -49,7 +49,6 @@ from .rows import pipe_rows, ruled_rows, table_rows
 from .segments import segment_records
 from .sqldump import dump_records
 from .structured import flatten, structured_records
-from .word_stems import stems
 from .zone_records import zone_records
 
 __all__ = ["LEVELS", "Format", "Layout", "Record", "detect_format", "read_layout"]
@@ -63,11 +62,6 @@ LEVELS = frozenset("trace debug info information notice warn warning error err c
                    "fatal alert emerg emergency severe".split())
 """Log level words: a line that starts with one marks the `level` field."""
 _SAMPLE_LINES = 200
-_TITLE_LINES = 3
-_HEADER_LINES = 10
-"""A prose document's opening block (up to its first blank or rule line) of at most this many
-lines is its header ("Patient: BISCUIT" on a printout's fourth line)."""
-_BLOCK_END = re.compile(r"^\s*(?:([-=_*~#])\1{5,})?\s*$")
 _SHARE = 0.6
 """Share of sampled lines that must fit a line format for the document to be read as it."""
 _LOGFMT = re.compile(r"(?<![\w.-])([A-Za-z_][\w.-]{0,40})=(\"[^\"\n]{0,200}\"|[^\s\"]{1,200})")
@@ -129,11 +123,6 @@ _UNIT: dict[str, str] = {"json": "record", "yaml": "record", "jsonl": "line", "c
                          "markup": "record", "levels": "record", "entries": "entry",
                          "sql": "row", "feature": "scenario", "events": "event",
                          "marc": "record", "console": "line"}
-
-
-_KNOWN_AS = {"squid": "Squid web proxy cache access log",
-             "zone": "DNS zone file of resource records"}
-"""What a question may call a document of a machine format its name need not say."""
 
 
 def _json_fields(line: str) -> dict[str, str] | None:
@@ -375,19 +364,6 @@ def _block_records(doc_id: str, text: str) -> list[Record]:
     return out if out and fielded >= _BLOCK_SHARE * len(out) else []
 
 
-def _subject(text: str, fmt: Format, records: list[Record]) -> str:
-    """`Layout.subjects` for one document."""
-    lines = text[:2000].splitlines()
-    block = list(itertools.takewhile(lambda line: not _BLOCK_END.match(line), lines))
-    if fmt != "prose" or not _TITLE_LINES < len(block) <= _HEADER_LINES:
-        return ""
-    end = sum(len(line) + 1 for line in block)
-    later = set(stems("\n".join(r.text for r in records if r.start >= end)))
-    # Names only ("BISCUIT", "Arkwright"): a header's words ("report") are no subject.
-    return " ".join(w for w in re.findall(r"\b[A-Z][A-Za-z'-]+", "\n".join(block[_TITLE_LINES:]))
-                    if not set(stems(w)) & later)
-
-
 def read_layout(docs: Iterable[tuple[str, str]], names: dict[str, str] | None = None
                 ) -> Layout:
     """Every record of every (doc_id, text), and the values each field takes; `names` are
@@ -406,11 +382,9 @@ def read_layout(docs: Iterable[tuple[str, str]], names: dict[str, str] | None = 
         else:
             formats[doc_id] = _line_format(text)
             found = _doc_records(doc_id, text, formats[doc_id])
-        heads = [line[:200] for line in text[:2000].splitlines() if line.strip()][:_TITLE_LINES]
-        titles[doc_id] = "\n".join([name, *heads]).strip()
-        subjects[doc_id] = _subject(text, formats[doc_id], found)
-        if formats[doc_id] in _KNOWN_AS:  # "the proxy log", "the zone file"
-            titles[doc_id] += "\n" + _KNOWN_AS[formats[doc_id]]
+        titles[doc_id] = document_title(name, text, formats[doc_id])
+        subjects[doc_id] = document_subject(text, formats[doc_id],
+                                            ((r.start, r.text) for r in found))
         records.extend(found)
         for record in found:
             for key, value in record.fields.items():

@@ -96,18 +96,14 @@ class CountDraft:
 def _content_runs(question: str, skip: set[int]) -> list[tuple[list[str], list[int]]]:
     """Runs of adjacent content words and their positions, leaving out the `skip` ones."""
     runs: list[tuple[list[str], list[int]]] = []
-    current: list[str] = []
-    at: list[int] = []
     for i, word in enumerate(words(question)):
-        keep = i not in skip and word not in _STOP and len(word) > 1
-        if keep:
-            current.append(word)
-            at.append(i)
-        elif current:
-            runs.append((current, at))
-            current, at = [], []
-    if current:
-        runs.append((current, at))
+        if i in skip or word in _STOP or len(word) <= 1:
+            continue
+        if runs and runs[-1][1][-1] == i - 1:
+            runs[-1][0].append(word)
+            runs[-1][1].append(i)
+        else:
+            runs.append(([word], [i]))
     return runs
 
 
