@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["level_records"]
+__all__ = ["level_records", "put_numbered"]
 
 Span = tuple[int, int, dict[str, str]]
 
@@ -31,7 +31,7 @@ _SHARE = 0.9
 _MIN_RECORDS = 2
 
 
-def _put(fields: dict[str, str], key: str, value: str) -> str:
+def put_numbered(fields: dict[str, str], key: str, value: str) -> str:
     """Store `value` under `key`, numbering a key met again; the name it was stored under."""
     n, name = 1, key
     while name in fields:
@@ -83,9 +83,9 @@ def level_records(text: str) -> list[Span] | None:
         del path[level - 1:]
         key = f"{path[-1]}.{tag}" if path else tag
         if value:
-            path.append(_put(fields, key, value))
+            path.append(put_numbered(fields, key, value))
         else:
-            path.append(key if key not in fields else _put(fields, key, ""))
+            path.append(key if key not in fields else put_numbered(fields, key, ""))
     if current is not None:
         records.append(current)
     if total == 0 or matched < _SHARE * total:

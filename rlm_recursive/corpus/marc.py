@@ -27,6 +27,8 @@ from __future__ import annotations
 import functools
 import re
 
+from .levels import put_numbered
+
 __all__ = ["marc_records", "marc_view"]
 
 Span = tuple[int, int, dict[str, str]]
@@ -182,15 +184,6 @@ def _qualifier(tag: str, subfields: list[tuple[str, str]]) -> str | None:
     return "; ".join(q for q in said if q) or None
 
 
-def _put(fields: dict[str, str], key: str, value: str) -> None:
-    """Store a value, numbering a name met again in the record (`subject.2`)."""
-    n, name = 1, key
-    while name in fields:
-        n += 1
-        name = f"{key}.{n}"
-    fields[name] = value
-
-
 def _record(lines: list[tuple[int, int, str]], declared: dict[tuple[str, str], str]
             ) -> dict[str, str]:
     fields: dict[str, str] = {}
@@ -205,7 +198,7 @@ def _record(lines: list[tuple[int, int, str]], declared: dict[tuple[str, str], s
         for at, (code, raw) in enumerate(subfields):
             if kind is not None and code in "aq":
                 if code == "a" and (value := _bare(raw)):
-                    _put(fields, f"ISBN ({kind})", value)
+                    put_numbered(fields, f"ISBN ({kind})", value)
                 continue
             if heading and code in _SUBDIVISIONS:
                 continue  # joined to the heading's first subfield below
@@ -215,7 +208,7 @@ def _record(lines: list[tuple[int, int, str]], declared: dict[tuple[str, str], s
                                               if c in _SUBDIVISIONS and _bare(v))])
             named = _name(tag, indicators, code, value, declared) if value else None
             if named is not None and named[1]:
-                _put(fields, *named)
+                put_numbered(fields, *named)
     return fields
 
 
