@@ -86,3 +86,14 @@ def test_an_unanswerable_distractor_inside_a_longer_number_is_not_named():
     assert scorer("Not found: no item of the 565 in 9 document(s) matches.") == 1.0
     assert scorer("Not found, though staging may run 6 replicas.") == 0.0
     assert scorer("Not found in the loaded documents; see LEIXÕES.") == 0.0
+
+
+def test_a_value_after_a_word_ending_in_a_digit_is_named():
+    """Spaces dropped, "cmake:amd64 3.25.1-1" reads "amd643.25.1-1": the answer still names
+    the version; a longer number still does not name its tail."""
+    from rlm_recursive.bench.suite import names_value
+
+    assert names_value("2026-10-16 23:03:58 install cmake:amd64 3.25.1-1", "3.25.1-1")
+    assert names_value("Tel 01632 960 418", "01632 960 418")
+    assert not names_value("1700 units per hour", "700 units per hour")
+    assert not names_value("cmake:amd64", "4")

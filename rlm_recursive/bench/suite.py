@@ -110,8 +110,12 @@ def value_score(gold: str, others: list[str]) -> Callable[[str], float]:
 
 
 def names_value(answer: str, value: str) -> bool:
-    """Whether `answer` names `value` (case, spaces and thousands separators aside)."""
-    return _said(value, _norm(answer))
+    """Whether `answer` names `value` (case, spaces and thousands separators aside). Each
+    word of the answer is also read apart: with every space dropped, "amd64 3.25.1-1" would
+    hide the version after a word ending in a digit."""
+    return _said(value, _norm(answer)) or any(
+        _said(value, _norm(" ".join(words))) for n in range(1, len(value.split()) + 1)
+        for words in zip(*(answer.split()[i:] for i in range(n)), strict=False))
 
 
 def _said(value: str, said: str) -> bool:
