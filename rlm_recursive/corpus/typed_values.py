@@ -137,6 +137,10 @@ def _pick(question: str, kind: str, line: str, found: list[tuple[int, str]]
     if kind == "amount" and len(found) > 1 and (verb := _HOW_MUCH_VERB.search(question)):
         asked = stems(verb.group(1))
         found = [(at, v) for at, v in found if set(asked) & set(stems(line[max(0, at - 16):at]))]
+    if len({normalise(v) for _, v in found}) > 1:
+        # Several values, and what tells them apart may follow each ("£180 per year for a
+        # single and £260 for a double"): the words before one are no label of it alone.
+        return None
     asked = set(stems(question))
     found = [(at, v) for at, v in found if not _labelled_otherwise(line[:at], asked)]
     if kind == "date":  # "the Saturday reminders": a date of another weekday is not theirs
