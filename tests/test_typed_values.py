@@ -104,6 +104,7 @@ async def test_the_search_strategy_answers_it_grounded(tmp_path, monkeypatch) ->
 
 
 def test_values_told_apart_by_the_words_after_them_are_refused() -> None:
-    rules = "7.1 Racking for private boats costs £180 per year for a single and £260 for a double.\n"
+    rules = ("7.1 Racking for private boats costs £180 per year for a single and £260 for a "
+             "double.\n")
     assert typed_value("How much does a year's racking for a private double cost?",
                        _docs(rules=rules)) is None
