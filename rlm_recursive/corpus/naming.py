@@ -12,7 +12,7 @@ import re
 import unicodedata
 
 from .asked import asked_phrase
-from .dates import MONTHS, WEEKDAYS, has_month, said_dates, same_date, weekday_named
+from .dates import WEEKDAYS, said_dates, same_date, weekday_named
 from .units import SENTENCE_END, STOP, THOUSANDS, Unit, normalise, stems
 
 __all__ = ["contains", "entities", "names", "says", "values", "written_forms"]
@@ -120,14 +120,13 @@ def names(unit: Unit, entity: str) -> bool:
 def says(norm: str, entity: str) -> bool:
     """The (normalised) text says the entity: a "noun number" pair perhaps as one word, with
     a sign between ("cone6", "run #8812", "room no. 4"); a
-    date in any of its written forms ("01 Dec 2025", "01/12/2025" for "1 December 2025"); a
-    month by a date in it."""
+    date in any of its written forms ("01 Dec 2025", "01/12/2025" for "1 December 2025").
+    A month alone is not said by a date in it: a table of dated rows would then say every
+    month it covers, and a dump of its rows would pass for the one asked."""
     if _contains(norm, entity):
         return True
     if (day := weekday_named(entity)) is not None and len(entity) >= 3:
         return _says_weekday(norm, day)
-    if (month := MONTHS.get(entity)) is not None and len(entity) >= 3 and entity != "may":
-        return has_month(norm, month)  # "in July": a date of July ("16/07/2026")
     asked = said_dates(entity)
     if len(asked) == 1 and asked[0][:2] == (0, len(entity)):
         return any(same_date(asked[0][2], written) for _, _, written in said_dates(norm))
