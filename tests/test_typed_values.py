@@ -75,15 +75,13 @@ def test_a_diffs_added_side_is_what_it_is_now() -> None:
 def test_the_amount_beside_the_asked_verb_and_the_date_it_is_due() -> None:
     docs = _docs(clinic=_CLINIC)
     charged = typed_value("How much was Idris Vaughan actually charged at the initial "
-                          "assessment, not the quote?", docs)
+                          "assessment in February, not the quote?", docs)
     assert charged is not None and charged.value == "£65.00"
     assert charged.above is not None  # the patient is named on the account's first lines
     due = typed_value("When is Idris Vaughan's knee review due?", docs)
     assert due is not None and due.value == "17/02/2026"
     assert typed_value("When is Idris Vaughan's knee review due on a Monday?", docs) is None
-    # A month named must be said as a month: a date in it is not enough (a table of dated
-    # rows would say every month it covers).
-    assert typed_value("How much was Idris Vaughan charged in February?", docs) is None
+    assert typed_value("How much was Idris Vaughan charged in March?", docs) is None
 
 
 def test_two_values_of_one_wrapped_sentence_are_refused() -> None:
@@ -110,3 +108,12 @@ def test_values_told_apart_by_the_words_after_them_are_refused() -> None:
              "double.\n")
     assert typed_value("How much does a year's racking for a private double cost?",
                        _docs(rules=rules)) is None
+
+
+def test_a_month_is_said_by_dates_all_in_it() -> None:
+    from rlm_recursive.corpus.naming import says
+    from rlm_recursive.corpus.units import normalise
+
+    assert says(normalise("2026-10-16 23:03:58 install cmake"), "october")
+    # A table of rows of several months does not say one of them: its dump is no answer.
+    assert not says(normalise("D1 14/05/26 3 min 40 s\nD2 12/11/26 2 min 55 s"), "november")

@@ -12,7 +12,7 @@ import re
 import unicodedata
 
 from .asked import asked_phrase
-from .dates import WEEKDAYS, said_dates, same_date, weekday_named
+from .dates import MONTHS, WEEKDAYS, said_dates, same_date, weekday_named
 from .units import SENTENCE_END, STOP, THOUSANDS, Unit, normalise, stems
 
 __all__ = ["contains", "entities", "names", "says", "values", "written_forms"]
@@ -120,11 +120,15 @@ def names(unit: Unit, entity: str) -> bool:
 def says(norm: str, entity: str) -> bool:
     """The (normalised) text says the entity: a "noun number" pair perhaps as one word, with
     a sign between ("cone6", "run #8812", "room no. 4"); a
-    date in any of its written forms ("01 Dec 2025", "01/12/2025" for "1 December 2025").
-    A month alone is not said by a date in it: a table of dated rows would then say every
-    month it covers, and a dump of its rows would pass for the one asked."""
+    date in any of its written forms ("01 Dec 2025", "01/12/2025" for "1 December 2025"); a
+    month by the dates of a text all in it ("2026-10-16 ... install cmake" says October). A
+    text with dates of other months too (a table of dated rows) does not say it: a dump of
+    its rows would pass for the one asked."""
     if _contains(norm, entity):
         return True
+    if (month := MONTHS.get(entity)) is not None and len(entity) >= 3 and entity != "may":
+        months = {d[1] for _, _, d in said_dates(norm)}
+        return months == {month}
     if (day := weekday_named(entity)) is not None and len(entity) >= 3:
         return _says_weekday(norm, day)
     asked = said_dates(entity)
