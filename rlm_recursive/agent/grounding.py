@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from .. import trajectory
 from ..corpus.asked import asked_label, label_says
+from ..corpus.doc_titles import file_words
 from ..corpus.evidence import (
     Support,
     Unit,
@@ -290,7 +291,9 @@ def _extract_holds(rc: RunContext, question: str, answer: AgentAnswer) -> bool:
     # must name its bridge itself); the line naming a grid's month says the date its row
     # gives by day number alone.
     above, dated = copied.get("heading"), copied.get("dated")
-    named_above = [title(text) if not links else "", text[above[0]:above[1]] if above else ""]
+    # The file's name says what the whole file is too ("the postgresql sample config").
+    named_above = [title(text) if not links else "", file_words(doc.source) if not links else "",
+                   text[above[0]:above[1]] if above else ""]
     record, header = text[copied["start"]:copied["end"]], text[:copied["start"]]
     # A MARC record writes its fields' tags; their names ("barcode") are the format's.
     if (marc := marc_view(text, copied["start"], copied["end"])) is not None:

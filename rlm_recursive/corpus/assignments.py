@@ -58,6 +58,14 @@ class Setting:
     source: tuple[int, int] | None = None
     """The line its value was read from when the line itself names another setting
     (`instance_type = var.size` reads `default = "m5.large"` of `variable "size"`)."""
+    commented: bool = False
+    """Written commented out (`#port = 5432`): a sample configuration's default, not in
+    force."""
+    note: str = ""
+    """The comment after it and on the indented comment lines under it (`# min 64kB`,
+    `# (change requires restart)`): what the file says of the setting."""
+    note_end: int | None = None
+    """Where the last line of its note ends, when the note runs on below the line."""
 
 
 def name_words(name: str) -> list[str]:
@@ -252,12 +260,65 @@ def _expanded(found: list[Setting]) -> list[Setting]:
     return out
 
 
+_COMMENTED = re.compile(r"^[#;] ?(?P<body>[A-Za-z_][\w.-]*[ \t]*=[ \t]*[^\s=#].*)$")
+"""A setting commented out, as a sample configuration documents its default (`#port = 5432
+# (change requires restart)`): the marker at the line's start, then an assignment."""
+_COMMENTED_KEYWORD = re.compile(
+    r"^#(?P<name>[A-Z][a-z]+(?:[A-Z][A-Za-z]*)+)[ \t]+(?P<value>[^\s#][^#\n]*?)[ \t]*$")
+"""`#PermitRootLogin prohibit-password`: a keyword configuration's default (sshd's), the
+keyword written in CamelCase right after the marker (prose comments leave a space)."""
+_NOTE = re.compile(r"[ \t]+(?:#|;)[ \t]*(?P<note>.*)$")
+_CONTINUED_NOTE = re.compile(r"^[ \t]+[#;][ \t]*(?P<note>.*)$")
+"""An indented comment line under a setting: its note, carried on."""
+
+
+def _noted(setting: Setting, lines: list[tuple[int, int, str]], index: int) -> Setting:
+    """The setting on line `index` with the comment after it and on the indented comment
+    lines right under it as its note."""
+    line = lines[index][2]
+    match = _NOTE.search(line.split("=", 1)[-1]) if "=" in line else None
+    parts = [match.group("note")] if match else []
+    end = None
+    for _, below_end, below in lines[index + 1:]:
+        carried = _CONTINUED_NOTE.match(below)
+        if carried is None:
+            break
+        parts.append(carried.group("note"))
+        end = below_end
+    return replace(setting, note=" ".join(part.strip() for part in parts if part.strip()),
+                   note_end=end)
+
+
+def _commented(text: str) -> list[Setting]:
+    """The settings a file writes commented out, each with its note."""
+    lines = _lines(text)
+    found = []
+    for index, (start, end, line) in enumerate(lines):
+        if match := _COMMENTED.match(line):
+            body = _MAKE_LIKE.match(match.group("body").strip())
+            if body is None or body.group("op") != "=":
+                continue
+            name, value = body.group("name"), _clean(body.group("value"))
+        elif match := _COMMENTED_KEYWORD.match(line):
+            name, value = match.group("name"), _clean(match.group("value"))
+        else:
+            continue
+        if value:
+            found.append(_noted(Setting(name, value, start, end, commented=True), lines, index))
+    return found
+
+
 def settings(text: str) -> list[Setting]:
     """The settings a code or configuration file states (none for a text with fewer than
-    two assignment lines)."""
-    found = _raw(text)
-    written = sum(1 for _, _, line in _lines(text)
-                  if line.strip() and not _COMMENT_LINE.match(line))
+    two assignment lines), with those it writes commented out that it sets nowhere else."""
+    lines = _lines(text)
+    index = {start: i for i, (start, _, _) in enumerate(lines)}
+    found = [_noted(s, lines, index[s.start]) for s in _raw(text)]
+    active = {s.name for s in found}
+    found += [s for s in _commented(text) if s.name not in active]
+    written = sum(1 for _, _, line in lines
+                  if line.strip() and not _COMMENT_LINE.match(line)) + sum(
+        1 for s in found if s.commented)
     if len({s.start for s in found}) < max(_MIN_SETTINGS, _SETTINGS_SHARE * written):
         return []
     return _followed(_expanded(found))

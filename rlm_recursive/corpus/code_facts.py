@@ -22,11 +22,11 @@ the value, and two readings that differ give nothing (None).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from .asked import asked_label, label_words
-from .assignments import is_reference, name_words, settings
+from .assignments import Setting, is_reference, name_words, settings
 from .code_records import Span, code_records
 from .command_options import command_options
 from .dates import said_dates
@@ -52,6 +52,18 @@ _OPENING_LINES = 2
 _OPENING_CHARS = 400
 _MIN_SAID_SHARE = 0.5
 """Share of the question's other words the document must say."""
+_NAME_STEM = 4
+_BOUND_ASKED = {
+    "min": frozenset(stems("smallest minimum min lowest least fewest shortest")),
+    "max": frozenset(stems("largest maximum max highest most longest biggest greatest"))}
+_NOTE_SAID = 2
+_NOTE_SHARE = 2 / 3
+_BOUND_WORDS = frozenset().union(*_BOUND_ASKED.values(), stems("allowed permitted possible"))
+_BOUND_NOTE = {"min": re.compile(r"\bmin(?:imum)?\.?:?\s+(?P<value>-?[\w.]+)", re.IGNORECASE),
+               "max": re.compile(r"\bmax(?:imum)?\.?:?\s+(?P<value>-?[\w.]+)", re.IGNORECASE)}
+_RANGE_NOTE = re.compile(r"\brange:?\s+(?P<min>-?[\w.]+)\s*(?:-|to|\.\.)\s*(?P<max>-?[\w.]+)",
+                         re.IGNORECASE)
+"""A setting's note giving the bounds it may be set to: `# min 64kB`, `# range 30s-1d`."""
 
 
 @dataclass(frozen=True)
@@ -118,19 +130,28 @@ def _says_asked(used: set[str], question: str) -> bool:
     return not wanted or any(w in used for w in wanted)
 
 
-def _about(question: str, text: str, used: set[str]) -> bool:
+def _name_says(name: str, word: str) -> bool:
+    """A word of the document's file name says the question's stem: `postgresql.conf.sample`
+    says "postgres", "config" and "sample" (a name shortens and runs words on)."""
+    return len(word) >= _NAME_STEM and any(
+        part.startswith(word) or (len(part) >= _NAME_STEM and word.startswith(part))
+        for part in re.findall(r"[a-z]+", name.lower()))
+
+
+def _about(question: str, text: str, used: set[str], name: str = "") -> bool:
     """The document is about what the question names: its names, codes and file names
-    all said, and half of its other words at least."""
+    all said, and half of its other words at least (by the text or its file's name)."""
     text_stems = stems_of(text)
     lowered = text.lower()
-    if any(w not in text_stems for w in named_words(question)):
+    if any(w not in text_stems and not _name_says(name, w) for w in named_words(question)):
         return False
     if any(code.lower() not in lowered for code in question_codes(question)):
         return False
     if any(name.lower() not in lowered for name in _FILE.findall(question)):
         return False
-    rest = set(stems(question)) - used - STOP - _ASKING
-    said = sum(1 for w in rest if w in text_stems)
+    # A bound asked ("the smallest ... allowed") is read from a note, not said of the file.
+    rest = set(stems(question)) - used - STOP - _ASKING - _BOUND_WORDS
+    said = sum(1 for w in rest if w in text_stems or _name_says(name, w))
     return said >= _MIN_SAID_SHARE * len(rest)
 
 
@@ -164,14 +185,64 @@ def _block(text: str, start: int) -> str:
     return text[begin:after.start() if after else len(text)]
 
 
-def _setting_facts(question: str, doc_id: str, text: str
+def _bound(question: str, setting: Setting, used: set[str]) -> Setting | None:
+    """The setting with the bound the question asks for as its value ("the smallest
+    work_mem allowed" is the `# min 64kB` of its note, not its default); unchanged when no
+    bound is asked or the name says it (`min_wal_size`); None when its note gives none."""
+    q_stems = set(stems(question)) - used
+    asked = [b for b, words in _BOUND_ASKED.items() if words & q_stems]
+    if not asked:
+        return setting
+    if len(asked) > 1:
+        return None
+    bound = asked[0]
+    if set(stems(" ".join(name_words(setting.name)))) & _BOUND_ASKED[bound]:
+        return setting
+    found = {m.group("value") for m in _BOUND_NOTE[bound].finditer(setting.note)} | {
+        m.group(bound) for m in _RANGE_NOTE.finditer(setting.note)}
+    if len(found) != 1:
+        return None
+    # The note is cited with the line, for the bound to be read in what is cited.
+    return replace(setting, value=found.pop(), end=setting.note_end or setting.end)
+
+
+_SETTING_WORDS = frozenset(stems("setting settings option parameter value default config "
+                                 "configuration file sample"))
+
+
+def _note_said(setting: Setting, question: str, name: str) -> set[str] | None:
+    """The question's words that the setting's note and name say, when the question
+    describes the setting instead of naming it ("the setting that limits how much temp file
+    space each process may use" is `temp_file_limit`, noted "limits per-process temp file
+    space"): two at least, and two thirds of the words the file's name does not say."""
+    if asked_label(question) and not set(asked_label(question)) <= _SETTING_WORDS:
+        return None
+    words = set(stems(question)) - STOP - _ASKING - _SETTING_WORDS - _BOUND_WORDS
+    words = {w for w in words if not _name_says(name, w)}
+    said = words & (stems_of(setting.note) | set(stems(" ".join(name_words(setting.name)))))
+    if len(said) < _NOTE_SAID or len(said) < _NOTE_SHARE * len(words):
+        return None
+    return said
+
+
+def _setting_facts(question: str, doc_id: str, text: str, name: str = ""
                    ) -> list[tuple[tuple[int, ...], CodeFact]]:
     q_stems = set(stems(question))
     matched = []
-    for setting in settings(text):
+    found = settings(text)
+    named = {s.start for s in found if _name_said(s.name, question) is not None}
+    for setting in found:
         used = _name_said(setting.name, question)
-        if used is None or not _says_asked(used, question):
+        if used is not None and not _says_asked(used, question):
             continue
+        # A setting described by its note only when the question names none.
+        if used is None and not named and setting.note:
+            used = _note_said(setting, question, name)
+        if used is None:
+            continue
+        if (bounded := _bound(question, setting, used)) is None:
+            continue
+        setting = bounded
         # The keys and section above it say which; else the block of lines it is in (its
         # comments, a sibling `label = ...`); a file's title comment tells none apart.
         parents = stems_of(" ".join(setting.parents)) & q_stems - used
@@ -194,7 +265,7 @@ def _setting_facts(question: str, doc_id: str, text: str
             for setting, used, parents, context in matched]
 
 
-def _option_facts(question: str, doc_id: str, text: str
+def _option_facts(question: str, doc_id: str, text: str, name: str = ""
                   ) -> list[tuple[tuple[int, ...], CodeFact]]:
     wanted = asked_label(question)
     lowered = question.lower()
@@ -232,7 +303,7 @@ def _through_another(question: str, picked: Unit, units: list[Unit]) -> bool:
                for w in words)
 
 
-def _element_facts(question: str, doc_id: str, text: str
+def _element_facts(question: str, doc_id: str, text: str, name: str = ""
                    ) -> list[tuple[tuple[int, ...], CodeFact]]:
     """The asked field of the record the question describes, among a markup file's
     elements or each group of a Python module's records (`code_records`)."""
@@ -290,16 +361,19 @@ def _date_only(question: str, fact: CodeFact) -> CodeFact:
     return replace(fact, value=fact.value[start:end])
 
 
-def code_fact(question: str, docs: Iterable[tuple[str, str]]) -> CodeFact | None:
+def code_fact(question: str, docs: Iterable[tuple[str, str]],
+              names: Mapping[str, str] | None = None) -> CodeFact | None:
     """The one value a setting, an element's field or a command's option gives for what
-    the question asks (see the module), or None."""
+    the question asks (see the module), or None. `names` gives each document's file name,
+    which says what the document is ("the postgres sample config")."""
     found = []
     for doc_id, text in docs:
+        name = (names or {}).get(doc_id, "")
         for read in (_setting_facts, _element_facts, _option_facts):
-            for score, fact in read(question, doc_id, text):
+            for score, fact in read(question, doc_id, text, name):
                 if normalise(fact.value) in normalise(question):
                     continue
-                if _about(question, text, set(stems(fact.asked_as))):
+                if _about(question, text, set(stems(fact.asked_as)), name):
                     opening = fact.opening or _opening(question, text, fact.start, fact.end)
                     found.append((score, replace(fact, opening=opening)))
     best = _one(found)

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from .word_stems import stems
 
-__all__ = ["document_subject", "document_title"]
+__all__ = ["document_subject", "document_title", "file_words"]
 
 _TITLE_LINES = 3
 _HEADER_LINES = 10
@@ -21,6 +21,13 @@ _BLOCK_END = re.compile(r"^\s*(?:([-=_*~#])\1{5,})?\s*$")
 _KNOWN_AS = {"squid": "Squid web proxy cache access log",
              "zone": "DNS zone file of resource records"}
 """What a question may call a document of a machine format its name need not say."""
+
+
+def file_words(source: str) -> str:
+    """The words of a document's file name, its folders dropped (`/srv/postgresql.conf.sample`
+    → "postgresql conf sample"): what a question calls the file."""
+    base = re.split(r"[\\/]", source.strip())[-1]
+    return " ".join(re.findall(r"[^\W_]+", base))
 
 
 def document_title(name: str, text: str, fmt: str) -> str:

@@ -72,10 +72,23 @@ def _phone_like(answer: str, question: str, extension: bool) -> bool:
     return extension and any(m.group() not in said for m in _EXTENSION_SHAPE.finditer(answer))
 
 
+_ASKED_AFTER_COLON = re.compile(r"^[^?]*?:\s*(?P<asked>(?:what|which|who|whom|whose|when|where|"
+                                r"how)\b[^:]*)$", re.IGNORECASE)
+""""The setting that limits how much temp space a process may use: what is its default?": the
+question after the colon says what kind of value is asked; the words before describe what it
+is asked of ("how much" there asks no amount)."""
+
+
+def _asking_part(question: str) -> str:
+    match = _ASKED_AFTER_COLON.match(question.strip())
+    return match.group("asked") if match else question
+
+
 def fits_kind_in(question: str, answer: str, unit_text: str, heading: str = "") -> bool:
     """`fits_kind` of the answer, and of the line of its unit that holds it (a clause cut
     from "ORGANIZER;CN=Imran Siddiqui" has lost the key that says he is no judge); a count
     looked up must be stated as one, in its unit under its `heading`."""
+    question = _asking_part(question)
     # "45" for "how late": its line, "delay 45 min", says the kind.
     measured = None if _asks_other_kind(question) else measure_fits(question, answer, unit_text)
     if measured is not None:
@@ -107,6 +120,7 @@ def fits_kind(question: str, answer: str) -> bool:
     """The answer holds a value of the kind asked: a person for "who" (`names_person`), a
     phone number or extension when one is asked, a count for "how many". Other questions
     are not judged here (`clauses.of_kind` sees dates and codes)."""
+    question = _asking_part(question)
     if _PHONE_ASKED.search(question) or _EXTENSION_ASKED.search(question):
         return _phone_like(answer, question, bool(_EXTENSION_ASKED.search(question)))
     if asks_who(question):

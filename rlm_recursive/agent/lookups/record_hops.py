@@ -105,7 +105,8 @@ def code_value(store: Store, session_id: str, question: str,
                docs: list[tuple[str, str]] | None = None) -> Chain | None:
     """The value a setting, a markup element's field or a command line's option gives for
     what the question asks (`corpus.code_facts`), citing its line or element."""
-    found = code_fact(question, docs if docs is not None else _docs(store, session_id))
+    names = {doc.id: doc.source for doc in store.documents(session_id)}
+    found = code_fact(question, docs if docs is not None else _docs(store, session_id), names)
     if found is None:
         return None
     return _field_chain(found.doc_id, (found.start, found.end), found.opening,
