@@ -38,7 +38,9 @@ from .crontab import crontab_records
 from .doc_titles import document_subject, document_title
 from .entries import entry_records
 from .events import event_fields, event_records
+from .exposition import exposition_records, is_exposition
 from .gherkin import feature_records
+from .grid_tables import header_rows
 from .items import Item, line_spans, split_items
 from .levels import level_records
 from .list_entries import list_entries
@@ -247,6 +249,8 @@ def _line_format(text: str) -> Format:
     spans = line_spans(text)[:_SAMPLE_LINES]
     if not spans:
         return "prose"
+    if is_exposition(text):  # a Prometheus scrape: its labels are `key="value"` pairs
+        return "logfmt"
     lines = [text[a:b] for a, b in spans]
     need = _SHARE * len(lines)
 
@@ -305,8 +309,12 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
     if fmt == "keyvalue" or fmt == "prose":
         piped = pipe_rows(text)
         spans = {(a, b) for a, b, _ in piped}  # a markdown table's rule is a rule too
+        found = [*piped, *(r for r in ruled_rows(text) if r[:2] not in spans)]
+        # An aligned table with no rule under its header, named column by column.
+        found += [r for r in header_rows(doc_id, text)
+                  if not any(a < r[1] and r[0] < b for a, b, _ in found)]
         rows = [Record(doc_id, a, b, text[a:b], f) for a, b, f in sorted(
-            [*piped, *(r for r in ruled_rows(text) if r[:2] not in spans)], key=lambda r: r[:2])]
+            found, key=lambda r: r[:2])]
         out = list(rows)
         headings = [(m.start(), len(m.group(1)), m.group(2)) for m in _HEADING.finditer(text)]
         headings = headings if len(headings) >= 2 else []
@@ -335,6 +343,8 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
         return out
     if fmt == "events":
         return [Record(doc_id, a, b, text[a:b], f) for a, b, f in event_records(text)]
+    if fmt == "logfmt" and is_exposition(text):
+        return [Record(doc_id, a, b, text[a:b], f) for a, b, f in exposition_records(text)]
     parse = {"jsonl": _json_fields, "syslog": _syslog_fields, "access": _access_fields,
              "squid": squid_fields, "bracketed": _bracketed_fields, "logfmt": _logfmt_fields}[fmt]
     records = []

@@ -117,7 +117,7 @@ def aggregation(question: str, layout: Layout) -> Aggregation | None:
         return None
     q_words = [question[a:b].lower() for a, b in word_offsets(question)]
     cue_at = next(i for i, (a, _) in enumerate(word_offsets(question)) if a >= cue.start())
-    best: tuple[float, int, str] | None = None
+    best: tuple[float, int, int, str] | None = None
     for key in numeric_fields(layout):
         # A field named by a sentence's words ("the order total should be", from a test
         # step) is named by its content words, never by a "the" the question also says.
@@ -129,16 +129,18 @@ def aggregation(question: str, layout: Layout) -> Aggregation | None:
         start = cue_at + 1 if cue_at + 1 < len(q_words) else 0
         # "the total yearly premium": a rate ("yearly") names a field only as itself
         # ("monthly_rent"), not the field its stem begins (a premium is no `acquired_year`).
-        named = {k for k in key_words for w in q_words[start:]
-                 if w not in STOP and names_key(k, w) and (k == w or not w.endswith("ly"))}
+        at = {k: i for i, w in enumerate(q_words[start:], start) for k in key_words
+              if w not in STOP and names_key(k, w) and (k == w or not w.endswith("ly"))}
+        named = set(at)
         if not named:
             continue
-        score = (len(named) / len(key_words), len(named), key)
+        # "the total lag across all partitions": the field named nearest the cue is summed.
+        score = (len(named) / len(key_words), len(named), -min(at.values()), key)
         if best is None or score > best:
             best = score
     if best is None:
         return None
-    key = best[2]
+    key = best[3]
     # The quantity's words: from the cue to the first preposition ("total cost | in GBP of
     # incidents"), and the field's own words wherever they are.
     measure = {cue_at}

@@ -186,7 +186,12 @@ def _documents_naming(word: str, layout: Layout, rare: bool) -> set[str]:
             continue  # "direct" in a table's first rows: a value its records hold, no title
         if rare:
             own = [r for r in layout.records if r.doc_id == doc_id]
-            saying = sum(bool(pattern.search(r.text)) for r in own)
+            # The title's own line (the document's first), read as a record, is the title
+            # saying it; a key or a note among the first lines is the records' own.
+            title_lines = layout.titles[doc_id].split("\n")
+            first = title_lines[1].strip() if len(title_lines) > 1 else ""
+            saying = sum(bool(pattern.search(r.text)) and r.text.strip()[:200] != first[:200]
+                         for r in own)
             limit = max(_RARE_LINES, _RARE_SHARE * len(own)) if in_name else _RARE_LINES
             if saying > limit:
                 continue
