@@ -266,3 +266,14 @@ def test_a_host_name_in_lower_case_is_an_entity_the_answer_must_sit_with():
               "ServerName api.staging.example.com\n\nProxyPass / http://192.0.2.7:8080/\n")
     question = "what is the DocumentRoot for api.staging.example.com"
     assert not check_support("DocumentRoot /srv/www/status", question, [config]).supported
+
+
+def test_an_answer_circling_on_the_question_is_an_echo() -> None:
+    # A small model's loop on the question's own words says nothing, however little of the
+    # question it repeats; a value it gives is no echo.
+    question = ("The hedge that the warden has to inspect for nesting wrens before cutting - "
+                "what condition grade did the inspector give it?")
+    assert is_echo("The hedge that the warden has to inspect is a hedge that is a hedge that "
+                   "is a hedge.", question)
+    assert not is_echo("The inspector gave the hedge grade C2.", question)
+    assert not is_echo("The hedge that the warden inspects.", question)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rlm_recursive.agent.answers.kinds import fits_kind, fits_kind_in
+from rlm_recursive.agent.answers.kinds import fits_kind, fits_kind_in, only_when_and_who
 from rlm_recursive.agent.answers.persons import asks_org, asks_person
 
 
@@ -138,3 +138,14 @@ def test_the_person_the_question_names_with_a_title_is_no_answer_to_who_else():
     assert not fits_kind(question, listing)  # the claimant, not the judge
     assert fits_kind(question, "Employment Judge Okonjo")
     assert fits_kind("who is the tutor for 4B", "Mr Alan Pryce")
+
+
+def test_where_and_when_alone_is_no_value_asked() -> None:
+    # The entry's time and the client's name answer no "which gauge" or "what reading".
+    assert not fits_kind("Which gauge was the Ferris-Lowe boiler set to on the 3rd of May?",
+                         "- 10.40 Mrs Ferris-Lowe")
+    assert not fits_kind("lead reading at the scullery sink", "scullery sink 04/05/2026 10:15")
+    # Asked when, the date and time are the answer; a value beside them is one too.
+    assert only_when_and_who("When was the scullery sink sampled?",
+                             "scullery sink 04/05/2026 10:15") is False
+    assert fits_kind("lead reading at the scullery sink", "scullery sink 04/05/2026: 7.2 ug/l")

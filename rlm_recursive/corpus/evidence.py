@@ -98,7 +98,13 @@ def is_echo(answer: str, question: str) -> bool:
     if new:
         return len(words) >= 4 and len(new) <= len(words) // 4
     repeated = set(words) & asked
-    return not words or (len(repeated) >= 2 and 2 * len(repeated) >= len(asked))
+    # Only the question's words, one of them over and over ("the tree ... is a tree that is
+    # a tree that is a tree"): a loop on the question, however little of it is said back.
+    circling = max(Counter(words).values(), default=0) >= _CIRCLING
+    return not words or (len(repeated) >= 2 and (2 * len(repeated) >= len(asked) or circling))
+
+
+_CIRCLING = 3
 
 
 _MIN_WORD_SHARE = 0.7

@@ -28,7 +28,8 @@ from .labelled import (
 from .measures import QP_ESCAPE, measure_fits, names_place, states_count, unmarked_among_sums
 from .persons import CALENDAR_WORDS, asks_who, names_person
 
-__all__ = ["change_side", "fits_kind", "fits_kind_in", "named_as_reference", "other_end"]
+__all__ = ["change_side", "fits_kind", "fits_kind_in", "named_as_reference", "only_when_and_who",
+           "other_end"]
 
 _MAIL_PARTY_ASKED = re.compile(r"\b(?:sent|send|sends|sender|received?|recipient|mailed|"
                                r"e-?mails?|messages?)\b", re.IGNORECASE)
@@ -116,11 +117,32 @@ def _asks_other_kind(question: str) -> bool:
                 or _PERCENT_ASKED.search(question))
 
 
+_WHEN_ASKED = re.compile(r"\b(?:when|date|dated|day|days|time|times|year|month|week|hour|"
+                         r"o'?clock|how\s+long|how\s+late|how\s+early)\b", re.IGNORECASE)
+_CLOCK_OR_DATE = re.compile(r"\b\d{1,2}[:.]\d{2}(?::\d{2})?\b|\b\d{1,4}[/-]\d{1,2}[/-]\d{1,4}\b")
+_TITLES = frozenset(stems("mr mrs ms miss dr prof sir dame rev revd"))
+
+
+def only_when_and_who(question: str, answer: str) -> bool:
+    """The answer says nothing but the question's own words, dates, clock times and
+    titles ("- 15.15 Dr & Mr Okonkwo-Hart" for the pitch a piano was tuned to; "plant room
+    tap 09/11/2026 08:20" for an iron level): where and when a thing was, not what is
+    asked, unless a date or a time is asked."""
+    if _WHEN_ASKED.search(question):
+        return False
+    rest = _CLOCK_OR_DATE.sub(" ", answer)
+    said = set(stems(question)) | _TITLES
+    new = [w for w in stems(rest) if w not in said and not re.fullmatch(r"[a-z]", w)]
+    return bool(_CLOCK_OR_DATE.search(answer)) and not new
+
+
 def fits_kind(question: str, answer: str) -> bool:
     """The answer holds a value of the kind asked: a person for "who" (`names_person`), a
     phone number or extension when one is asked, a count for "how many". Other questions
     are not judged here (`clauses.of_kind` sees dates and codes)."""
     question = _asking_part(question)
+    if only_when_and_who(question, answer):
+        return False
     if _PHONE_ASKED.search(question) or _EXTENSION_ASKED.search(question):
         return _phone_like(answer, question, bool(_EXTENSION_ASKED.search(question)))
     if asks_who(question):
