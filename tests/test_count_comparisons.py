@@ -75,6 +75,8 @@ def rt(tmp_path, monkeypatch):
     ("how many gravel bikes cost under $1,500 complete", "<", 1500, "$"),
     ("entrants with 70 points or more", ">=", 70, "points"),
     ("parcels at most 2.5 kg", "<=", 2.5, "kg"),
+    # "below the 6.5 lower limit": the number after "the" is still what is compared with.
+    ("how many hives had a varroa count above the 3 per day threshold", ">", 3, "per"),
 ])
 def test_a_comparison_is_read_with_its_number_and_unit(question, op, value, unit):
     (said,) = stated_comparisons(question)

@@ -107,3 +107,17 @@ async def test_words_the_title_line_says_name_the_document(tmp_path, monkeypatch
                           "open 5K?", "auto", lambda request: reply("Not found."))
     assert result.answer.split()[0] == "3", result.answer
     runtime.close()
+
+
+async def test_a_row_is_picked_by_a_column_named_with_its_value(tmp_path, monkeypatch) -> None:
+    # "shard 1": the SHARD column's cell is 1 in one pickle-jars row only; the column's name
+    # is in the header, not the row, and the title's header words name no subject.
+    runtime = small_runtime(tmp_path, monkeypatch)
+    sid = load_named(runtime, {"queues.txt": _QUEUES})
+    result, _ = await ask(runtime, sid, "What was the depth on shard 1 of pickle-jars?",
+                          "auto", lambda request: reply("Not found."))
+    assert result.grounded and "35" in result.answer and "1200" not in result.answer
+    missing, _ = await ask(runtime, sid, "What was the depth on shard 7 of pickle-jars?",
+                           "auto", lambda request: reply("Not found."))
+    assert not missing.grounded
+    runtime.close()

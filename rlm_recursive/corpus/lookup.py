@@ -84,8 +84,14 @@ def says_rest(question: str, record: Record, text: str) -> bool:
     return shared_words(other, said) == set(other)
 
 
-def _said(record: Record) -> frozenset[str]:
-    return label_words(" ".join(record.fields.values()))
+def _said(record: Record, question: str = "") -> frozenset[str]:
+    """The words of the record's values, and the name of each field the question gives
+    with its value ("partition 3" of a row whose PARTITION is 3, "bay 2")."""
+    named = [key for key, value in record.fields.items() if value.strip() and re.search(
+        r"\b" + r"\W+".join(map(re.escape, re.findall(r"[A-Za-z]+", key)))
+        + r"\s+(?:no\.?\s*|#\s*)?" + re.escape(value.strip()) + r"(?![\w.])", question,
+        re.IGNORECASE) and re.search(r"[A-Za-z]", key)]
+    return label_words(" ".join([*record.fields.values(), *named]))
 
 
 def another_kind(question: str, phrase: set[str], key: str, record: Record) -> bool:
@@ -178,7 +184,7 @@ def lookup(question: str, records: Iterable[Record], titles: Mapping[str, str] |
             return None  # the question's words fit too many records alike to pick one
         hits = [pair for pair in hits if pair[0] > cut]
     pool = [r for _, r in hits]
-    said_by = {id(r): _said(r) for r in pool}
+    said_by = {id(r): _said(r, question) for r in pool}
     # A document's title says what all its records are about ("the tool library"); a word
     # a record says (the first record's name in a title's first lines) tells none apart.
     def in_corpus(word: str, text: str = corpus) -> bool:
@@ -193,7 +199,9 @@ def lookup(question: str, records: Iterable[Record], titles: Mapping[str, str] |
     doc_text = {d: "\n".join(lowered[id(r)] for r in everything if r.doc_id == d)
                 for d in docs}
 
-    about = {doc: frozenset(w for w in label_words(title) if not in_corpus(w))
+    # A column header among the title's lines names fields, not what the document is about.
+    keys = label_words(" ".join({k for r in everything for k in r.fields}))
+    about = {doc: frozenset(w for w in label_words(title) if not in_corpus(w) and w not in keys)
              for doc, title in titles.items()}
     for record in pool:
         said_by[id(record)] |= about.get(record.doc_id, frozenset())

@@ -185,7 +185,7 @@ _UNIT = r"(?:\s*(?P<unit{k}>%|percent\b|[a-z]+\b))?"
 _COMPARE = re.compile(
     r"\b(?P<op>under|below|less\s+than|fewer\s+than|lower\s+than|over|above|more\s+than|"
     r"greater\s+than|higher\s+than|longer\s+than|shorter\s+than|at\s+least|at\s+most|"
-    r"up\s+to)\s+" + _NUM.format(k="")
+    r"up\s+to)\s+(?:the\s+)?" + _NUM.format(k="")
     + _UNIT.format(k="")
     # "5.2 m or higher", "£40 or less": the comparison after its number.
     + r"|(?<![\w.,])" + _NUM.format(k="2") + _UNIT.format(k="2")
