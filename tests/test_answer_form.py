@@ -109,3 +109,10 @@ async def test_a_row_said_back_on_re_ask_is_no_quote_either(band):
                           answers("The answer is:", reasked=row))
     assert result.answer not in (row, row.rstrip(","))
     assert result.grounded is False or "2014" in result.answer
+
+
+def test_a_metric_description_is_no_value() -> None:
+    question = "kiln-2 chamber temperature right now"
+    assert as_answer(question, "# HELP kiln_chamber_celsius Chamber temperature.") is None
+    assert as_answer(question, "# TYPE kiln_chamber_celsius gauge") is None
+    assert as_answer(question, 'kiln_chamber_celsius{kiln="2"} 1180.5') is not None

@@ -13,7 +13,8 @@ from strategy_support import ask, load
 
 from rlm_recursive.agent.answers.clauses import labelled_as_asked
 from rlm_recursive.agent.grounding import NOT_FOUND
-from rlm_recursive.corpus.asked import asked_label, label_says
+from rlm_recursive.corpus.asked import asked_label, label_says, qualifiers
+from rlm_recursive.corpus.units import stems
 from rlm_recursive.providers.fake import reply
 
 FILLER = "".join(f"Entry {i}: the reading room was quiet and the heating stayed on.\n\n"
@@ -189,3 +190,11 @@ async def test_a_quoted_line_under_another_label_never_answers_a_role_or_topic_q
     result, _ = await ask(small_rt, sid, question, "search", _first_line)
     assert not any(w in result.answer for w in wrong)
     assert result.grounded is False or right in result.answer
+
+
+def test_a_superlative_the_text_marks_must_be_said_by_the_answer() -> None:
+    question = "What handicap applied to the oldest golfer in the medal round?"
+    marked = frozenset(stems("Walter Price 81 oldest golfer; fastest round Amy Lo"))
+    assert qualifiers(question, marked) == {"oldest"}
+    # A text that marks no one as the oldest leaves the word to paraphrase.
+    assert qualifiers(question, frozenset(stems("Walter Price age 81 handicap 18"))) == set()

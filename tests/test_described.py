@@ -130,3 +130,23 @@ def test_a_card_between_blank_lines_described_by_one_of_its_lines() -> None:
 def test_a_card_no_line_describes_answers_nothing() -> None:
     assert described_field("which run is the dog that needs eye drops in",
                            [("cards", _CARDS)]) is None
+
+
+_FINISHERS = """\
+Pos  Boat                 Club                   Elapsed   Notes
+---  -------------------  ---------------------  --------  ------------------------
+1    Kestrel              Wyre Sailing Club      01:12:40
+2    Tern II              Fleetwood SC           01:14:05
+3    Merganser            Wyre Sailing Club      01:15:51  oldest boat racing
+4    Dunlin               Heysham YC             01:16:30
+"""
+
+
+def test_a_row_picked_by_its_place_must_say_that_place() -> None:
+    # "placed third" is the Pos column's 3; the row that says "boat" in its notes is not
+    # the third boat by its words, so no row is described.
+    assert described_field("Which club does the boat placed fourth sail for?",
+                           [("results", _FINISHERS)]) is None
+    found = described_field("which club does the oldest boat racing sail for",
+                            [("results", _FINISHERS)])
+    assert found is not None and found.value == "Wyre Sailing Club"

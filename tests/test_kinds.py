@@ -149,3 +149,14 @@ def test_where_and_when_alone_is_no_value_asked() -> None:
     assert only_when_and_who("When was the scullery sink sampled?",
                              "scullery sink 04/05/2026 10:15") is False
     assert fits_kind("lead reading at the scullery sink", "scullery sink 04/05/2026: 7.2 ug/l")
+
+
+def test_which_kind_asks_for_a_name_of_that_kind_when_the_line_writes_one() -> None:
+    line = "  03/06/2026 09:15  Dunmere Sorting Office   Recipient moved: 14 Quarry Lane"
+    question = "Which sorting office handled the parcel whose recipient had moved?"
+    assert not fits_kind_in("Which office handled the parcel whose recipient had moved?",
+                            "14 Quarry Lane", line)
+    assert fits_kind_in("Which office handled the parcel whose recipient had moved?",
+                        "Dunmere Sorting Office", line)
+    # A line naming no office by the word leaves the answer to other checks.
+    assert fits_kind_in(question.replace("sorting office", "van"), "14 Quarry Lane", line)

@@ -22,6 +22,11 @@ _CONTRASTS = tuple(frozenset(stems(words)) for words in (
 """Words that tell siblings apart ("the north kiln", "a half plot", "senior crews"). Words
 of time and temperature are left out: "each night", "the warm fridge" say how, not which."""
 CONTRAST_WORDS = frozenset().union(*_CONTRASTS)
+_SUPERLATIVES = frozenset(stems(
+    "oldest youngest eldest fastest slowest largest smallest biggest tallest shortest longest "
+    "heaviest lightest highest lowest earliest latest newest cheapest dearest"))
+"""A superlative picks one thing: a text that marks which ("oldest rider, 79") must be
+cited for it, not a line about another (the fastest veteran)."""
 
 
 def qualifiers(question: str, text_stems: frozenset[str]) -> set[str]:
@@ -34,7 +39,8 @@ def qualifiers(question: str, text_stems: frozenset[str]) -> set[str]:
         said = words & asked
         if said and (words - said) & text_stems:
             out |= said
-    return out
+    # "the oldest rider" where the text marks one as the oldest: that one is asked of.
+    return out | (asked & _SUPERLATIVES & text_stems)
 
 
 def siblings(question: str, text_stems: frozenset[str]) -> set[str]:

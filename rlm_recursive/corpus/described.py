@@ -277,6 +277,18 @@ def one_answer(found: list[tuple[set[str], Described]]) -> Described | None:
     return next(iter(kept.values())) if len(kept) == 1 else None
 
 
+_ORDINAL = re.compile(r"\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
+                      r"eleventh|twelfth|\w+teenth|twentieth|\d+(?:st|nd|rd|th))\b", re.I)
+
+
+def _ordinal_unsaid(question: str, record: str) -> bool:
+    """The question picks the record by its place ("the rider placed ninth") and the record
+    does not say that ordinal: its place is a number in a position column, which the words
+    that picked it do not read (the "oldest rider" row was taken for the ninth)."""
+    asked = {m.group().lower() for m in _ORDINAL.finditer(question)}
+    return bool(asked) and not asked <= {m.group().lower() for m in _ORDINAL.finditer(record)}
+
+
 def described_field(question: str, docs: Iterable[tuple[str, str]]) -> Described | None:
     """The field the question asks of the record it describes (see the module), or None
     when no record is picked or two answers differ."""
@@ -288,7 +300,8 @@ def described_field(question: str, docs: Iterable[tuple[str, str]]) -> Described
     for group, label, used in asked_labels(question, docs):
         words = set(asked) - used - STOP - _ASK_WORDS - must
         picked = pick_record(group, words, must - used, dates, codes)
-        if picked is not None and (read := read_field(question, picked[0], label, used,
+        if picked is not None and not _ordinal_unsaid(question, picked[0].text) and (
+                read := read_field(question, picked[0], label, used,
                                                       picked[1])) is not None:
             found.append((used, read))
     return one_answer(found)

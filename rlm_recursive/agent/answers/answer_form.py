@@ -9,6 +9,7 @@ them, yet answer nothing, whatever the document's format:
   requests and escapes (`.TP`, `\\fB14\\fR`), read away as a reader sees the text
   (`corpus.reading.plain`, the one reading of syntax the search shows too). A value wrapped
   in it is the value; a passage of several lines of it is a dump, no answer;
+- a metrics scrape's `# HELP` or `# TYPE` line, which describes a metric, not its value;
 - a prompt echoed back: "The answer is:", "Answer:", "Quote:", "[Excerpt 1]" before the
   answer are cut off; with nothing after them there is no answer.
 A date asked ("on what date was it published") is answered by the date: a clock time and
@@ -38,6 +39,9 @@ _UNIT = re.compile(r"[A-Za-z%µ°][\w/%µ°.^*-]{0,9}")
 """A unit of measure in the field after a value ("mg/L", "%", "x10^9/L")."""
 _NUMBER = re.compile(r"[^\w\s]?\s?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _FIELD_CHARS = 80
+_METRIC_COMMENT = re.compile(r"^\s*#\s*(?:HELP|TYPE|UNIT)\s+[A-Za-z_:][\w:]*\b")
+"""A metrics scrape's `# HELP name text` / `# TYPE name gauge` line: it describes a metric,
+and its value is on another line."""
 
 
 def _cut_stem(text: str) -> str:
@@ -113,7 +117,7 @@ def as_answer(question: str, text: str) -> str | None:
     markup taken out, a row to the value a field labels as asked); None when it is no
     answer (see the module docstring)."""
     body = _cut_stem(text)
-    if not body.strip():
+    if not body.strip() or _METRIC_COMMENT.match(body):
         return None
     if (rows := _rows(body)) is not None:
         return _labelled_value(question, rows)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from ...corpus.asked import asked_label
 from ...corpus.evidence import contains, entities, normalise, stems, values
 from ...corpus.units import EMAIL
 from .labelled import (
@@ -96,6 +97,8 @@ def fits_kind_in(question: str, answer: str, unit_text: str, heading: str = "") 
         return measured
     if not fits_kind(question, answer) or unmarked_among_sums(question, answer, unit_text):
         return False
+    if _kind_named_elsewhere(question, answer, unit_text):
+        return False
     if _HOW_MANY.match(question) and not states_count(question, answer, unit_text, heading):
         return False  # "albumen print 1 item" is no count of the items closed to readers
     said = set(values(question))
@@ -104,6 +107,20 @@ def fits_kind_in(question: str, answer: str, unit_text: str, heading: str = "") 
     lines = [line for line in f"{heading}\n{unit_text}".split("\n")
              if anchors and all(contains(normalise(line), v) for v in anchors)]
     return not lines or any(fits_kind(question, line) for line in lines)
+
+
+_WHICH_KIND = re.compile(r"^\s*(?:which|what)\s+(?P<kind>[a-z]{3,})\b", re.IGNORECASE)
+
+
+def _kind_named_elsewhere(question: str, answer: str, unit_text: str) -> bool:
+    """"Which depot ...": the line names things of that kind by it ("Castleby Depot") and
+    the answer does not say it ("181 Weir Road", the address on the same line)."""
+    match = _WHICH_KIND.match(question)
+    if match is None or not set(stems(match["kind"])) & set(asked_label(question)):
+        return False
+    kind = re.escape(match["kind"])
+    named = re.search(rf"\b[A-Z][\w'’-]*\s+{kind}s?\b", unit_text, re.IGNORECASE)
+    return named is not None and re.search(rf"\b{kind}", answer, re.IGNORECASE) is None
 
 
 _HOW_MANY = re.compile(r"\s*how\s+many\b", re.IGNORECASE)
