@@ -149,6 +149,9 @@ def test_where_and_when_alone_is_no_value_asked() -> None:
     assert only_when_and_who("When was the scullery sink sampled?",
                              "scullery sink 04/05/2026 10:15") is False
     assert fits_kind("lead reading at the scullery sink", "scullery sink 04/05/2026: 7.2 ug/l")
+    # A version or a reading with two decimals is no clock time.
+    assert fits_kind("caddy version installed by the role", "Install caddy: 2.10.0")
+    assert fits_kind("pH at the scullery sink", "scullery sink 6.30")
 
 
 def test_which_kind_asks_for_a_name_of_that_kind_when_the_line_writes_one() -> None:
