@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from .asked import CONTRAST_WORDS, LABEL_KINDS, asked_phrase, label_says, label_words, qualifiers
+from .described import question_codes
 from .records import Record
 from .units import has_word, shared_words, stems
 
@@ -160,7 +161,8 @@ def lookup(question: str, records: Iterable[Record], titles: Mapping[str, str] |
            ) -> tuple[Record, str] | None:
     """The record the question picks out and the name of its field that answers it, or None
     (see the module docstring); `titles` are the documents' titles by doc_id."""
-    phrase = set(asked_phrase(question))
+    # "TF3YXA frequency", a query of keywords: the code names the record, not the field.
+    phrase = set(asked_phrase(question)) - set(stems(" ".join(question_codes(question))))
     if not phrase and _wh(question) is None:
         return None
     titles = titles or {}

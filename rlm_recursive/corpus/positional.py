@@ -5,6 +5,7 @@ the label in the text asks here instead."""
 
 from __future__ import annotations
 
+from .adif import adif_fields
 from .proxy_log import squid_fields
 from .zone_records import entry_fields
 
@@ -17,5 +18,7 @@ def positional_fields(record_text: str) -> frozenset[str]:
     text = record_text.strip("\n")
     if "\n" not in text and (fields := squid_fields(text)) is not None:
         return frozenset(fields)
+    if (adif := adif_fields(text)) is not None:
+        return frozenset(adif)
     zone = entry_fields(text)
     return frozenset(zone or ())

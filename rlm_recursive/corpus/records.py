@@ -31,6 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from .adif import adif_records
 from .blocks import blocks
 from .console import console_records
 from .contentlines import component_records
@@ -58,7 +59,7 @@ __all__ = ["LEVELS", "Format", "Layout", "Record", "detect_format", "read_layout
 Format = Literal["json", "yaml", "jsonl", "csv", "tsv", "logfmt", "syslog", "access",
                  "squid", "bracketed", "keyvalue", "prose", "contentlines", "segments", "crontab",
                  "markup", "levels", "entries", "sql", "feature", "events", "marc", "console",
-                 "zone"]
+                 "zone", "adif"]
 
 LEVELS = frozenset("trace debug info information notice warn warning error err critical crit "
                    "fatal alert emerg emergency severe".split())
@@ -124,7 +125,7 @@ _UNIT: dict[str, str] = {"json": "record", "yaml": "record", "jsonl": "line", "c
                          "contentlines": "record", "segments": "segment", "crontab": "job",
                          "markup": "record", "levels": "record", "entries": "entry",
                          "sql": "row", "feature": "scenario", "events": "event",
-                         "marc": "record", "console": "line"}
+                         "marc": "record", "console": "line", "adif": "contact"}
 
 
 def _json_fields(line: str) -> dict[str, str] | None:
@@ -238,7 +239,8 @@ def _whole_records(text: str, name: str) -> tuple[_WholeFormat, list[tuple[int, 
                       ("crontab", crontab_records), ("zone", zone_records),
                       ("markup", element_records),
                       ("levels", level_records), ("entries", entry_records),
-                      ("marc", marc_records), ("console", console_records)):
+                      ("marc", marc_records), ("console", console_records),
+                      ("adif", adif_records)):
         found = read(text)
         if found is not None:
             return fmt, found  # type: ignore[return-value]

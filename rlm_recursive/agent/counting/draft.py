@@ -15,6 +15,7 @@ from ...corpus.tally import FieldFilter, TallyPlan, select
 from ...corpus.value_match import match_values
 from ...corpus.word_stems import phrase_regex, stems, words
 from .dates import blank_fields, date_conditions, inside_fields, key_stems
+from .flags import flag_terms
 from .labels import labelled_terms
 from .linking import linking_verbs_dropped
 from .people import acts_by, people_words, person_condition
@@ -125,7 +126,8 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     said |= stated_at
     # "fix version 4.8.0": the value of the label the words spell, not "fix" in "Fixed".
     labelled, labelled_at = labelled_terms(question, layout)
-    said |= labelled_at
+    flagged, flagged_at = flag_terms(question, layout)  # "has a QSL been sent": QSL_SENT=Y
+    said |= labelled_at | flagged_at
     # "posts that tell residents that ...": whom they tell is no field (RESIDENT) to match.
     said |= addressees(question) | time_frames(question)
     # "before 2012", "after the due date", "haven't come back yet": conditions on a date
@@ -160,7 +162,7 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
                                       if m not in unit_values(question, matches, negated_at)])
     coded, gloss = glossed(question, matches, fields)
     said |= gloss
-    filters = list(dict.fromkeys([*coded, *(FieldFilter(field=m.field, value=m.value)
+    filters = list(dict.fromkeys([*coded, *flagged, *(FieldFilter(field=m.field, value=m.value)
                                             for m in matches if m.start not in negated_at)]))
     exclude = list(dict.fromkeys(FieldFilter(field=m.field, value=m.value) for m in matches
                                  if m.start in negated_at))

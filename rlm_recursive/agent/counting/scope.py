@@ -235,7 +235,11 @@ def collection_run(question: str, layout: Layout, content: set[int]
         run, docs = [], []
         while j in content:
             naming = _documents_naming(q_words[j], layout, rare=False)
-            if not (naming or _generic(q_words[j])):
+            # "in the ham radio log": a word between a naming word and the file word
+            # describes the file too.
+            bridged = bool(run) and not naming and any(
+                k < len(q_words) and _generic(q_words[k]) for k in (j + 1, j + 2))
+            if not (naming or _generic(q_words[j]) or bridged):
                 break  # "in the FS02 export (not critical)": the run ends at "not"
             run.append(j)
             docs.append(naming)
