@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from ...corpus.asked import asked_head, asked_label, asked_phrase, label_says
 from ...corpus.dates import day_row_date, said_dates, same_date
+from ...corpus.doc_reference import without_document_reference
 from ...corpus.evidence import (
     Unit,
     best_units,
@@ -195,6 +196,9 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
     """The answer copied from the unit that best matches the question; else why there is
     none when no passage names together what the question names (no answer could be
     grounded, so no model need be asked); else None."""
+    # "... in the NAS" names the file, not the record (grounding checks it against the name).
+    question = without_document_reference(question, (d.source for d in store.documents(
+        session_id)))
     # A record the question picks out by its values, with a field named as what is asked
     # (`lookup`'s strict rules), answers before any passage: the passage holding the
     # question's words may be a sibling record's (the member's loans, not their row).
