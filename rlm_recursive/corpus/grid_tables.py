@@ -29,7 +29,8 @@ from dataclasses import dataclass
 
 from .blocks import lines_of
 
-__all__ = ["Cell", "Grid", "GridRow", "grids", "header_rows", "preamble_end"]
+__all__ = ["Cell", "Grid", "GridRow", "column_value_said", "grids", "header_rows",
+           "preamble_end"]
 
 _CELL = re.compile(r"[^\s|]+(?: [^\s|]+)*")
 """A cell: words set apart from the next cell by two or more spaces, or a bar."""
@@ -360,3 +361,27 @@ def preamble_end(text: str, grid: Grid) -> int:
     grid's header or rows."""
     first = min((g.header or (g.rows[0].start, 0))[0] for g in grids(grid.doc_id, text))
     return first
+
+
+_NAMED_VALUE = re.compile(r"^(?P<name>[A-Za-z][A-Za-z ]*?)\s+(?:no\.?\s*|#\s*)?"
+                          r"(?P<value>\w[\w.-]*)$")
+_HEADER_REACH = 3000
+
+
+def column_value_said(entity: str, row: str, header: str) -> bool:
+    """"partition 3" said by a table's row whose cell is 3 under the PARTITION column: the
+    name in the header above the row, the value in the row."""
+    match = _NAMED_VALUE.match(entity.strip())
+    if match is None:
+        return False
+    name = re.compile(r"(?<![\w-])" + r"\W+".join(map(re.escape, match["name"].split()))
+                      + r"(?![\w-])", re.IGNORECASE)
+    heads = [line for line in header[-_HEADER_REACH:].split("\n") if name.search(line)]
+    if not heads:
+        return False
+    # The value sits under the name: the cell and the column's name overlap on the line.
+    column = name.search(heads[-1])
+    first = row.split("\n", 1)[0]
+    cells = re.finditer(rf"(?<![\w.-]){re.escape(match['value'])}(?![\w.-])", first,
+                        re.IGNORECASE)
+    return any(m.start() < column.end() + 2 and column.start() - 2 < m.end() for m in cells)

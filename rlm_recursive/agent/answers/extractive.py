@@ -34,6 +34,7 @@ from ...corpus.evidence import (
     stems,
     values,
 )
+from ...corpus.grid_tables import column_value_said
 from ...corpus.lookup import another_kind, lookup, says_rest
 from ...corpus.naming import says, written_forms
 from ...corpus.narrow import narrowed_in_line
@@ -358,7 +359,7 @@ def verify_extract(question: str, answer: str, record_text: str, header: str,
     named = [normalise(chain_end)] if chain_end else entities(question)
     if any(not any(says(norm, form) for form in written_forms(e))
            and not _day_row_says(record_text, dated, e)
-           and not _column_value_says(e, record_text, header) for e in named):
+           and not column_value_said(e, record_text, header) for e in named):
         return False
     # A nested record's field is named by its path ("data.MAX_BATCH_SIZE"): its last step
     # is the key written in the text.
@@ -372,29 +373,6 @@ def verify_extract(question: str, answer: str, record_text: str, header: str,
 _CLOCK = re.compile(r"(?:[01]?\d|2[0-3])[:.h]?[0-5]\d(?:\s?[ap]\.?m\.?)?", re.IGNORECASE)
 """A clock time: what a grid's cell gives for "what time" with no column named (the field
 is the kind of value asked, not a name the text writes)."""
-
-
-_NAMED_VALUE = re.compile(r"^(?P<name>[A-Za-z][A-Za-z ]*?)\s+(?:no\.?\s*|#\s*)?"
-                          r"(?P<value>\w[\w.-]*)$")
-_HEADER_REACH = 3000
-
-
-def _column_value_says(entity: str, row: str, header: str) -> bool:
-    """"partition 3" said by a table's row whose cell is 3 under the PARTITION column: the
-    name in the header above the row, the value in the row."""
-    match = _NAMED_VALUE.match(entity.strip())
-    if match is None:
-        return False
-    name = re.compile(r"(?<![\w-])" + r"\W+".join(map(re.escape, match["name"].split()))
-                      + r"(?![\w-])", re.IGNORECASE)
-    heads = [line for line in header[-_HEADER_REACH:].split("\n") if name.search(line)]
-    if not heads:
-        return False
-    # The value sits under the name: the cell and the column's name overlap on the line.
-    column = name.search(heads[-1])
-    first = row.split("\n", 1)[0]
-    return any(m.start() < column.end() + 2 and column.start() - 2 < m.end() for m in re.finditer(
-        rf"(?<![\w.-]){re.escape(match['value'])}(?![\w.-])", first, re.IGNORECASE))
 
 
 def _day_row_says(row: str, dated: str, entity: str) -> bool:
