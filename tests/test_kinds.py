@@ -149,6 +149,8 @@ def test_where_and_when_alone_is_no_value_asked() -> None:
     assert only_when_and_who("When was the scullery sink sampled?",
                              "scullery sink 04/05/2026 10:15") is False
     assert fits_kind("lead reading at the scullery sink", "scullery sink 04/05/2026: 7.2 ug/l")
+    # A value beside the time is what is asked.
+    assert fits_kind("how much bran does Pip eat", "Eats 200 g bran at 07:30")
     # A version or a reading with two decimals is no clock time.
     assert fits_kind("caddy version installed by the role", "Install caddy: 2.10.0")
     assert fits_kind("pH at the scullery sink", "scullery sink 6.30")
@@ -161,5 +163,8 @@ def test_which_kind_asks_for_a_name_of_that_kind_when_the_line_writes_one() -> N
                             "14 Quarry Lane", line)
     assert fits_kind_in("Which office handled the parcel whose recipient had moved?",
                         "Dunmere Sorting Office", line)
+    # "the contractor" names no contractor: the answer may be the name beside it.
+    assert fits_kind_in("Which contractor is fixing the gutter?", "Brack Gutters",
+                        "Ola said that the contractor, Brack Gutters, starts Monday.")
     # A line naming no office by the word leaves the answer to other checks.
     assert fits_kind_in(question.replace("sorting office", "van"), "14 Quarry Lane", line)

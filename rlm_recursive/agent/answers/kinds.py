@@ -119,7 +119,8 @@ def _kind_named_elsewhere(question: str, answer: str, unit_text: str) -> bool:
     if match is None or not set(stems(match["kind"])) & set(asked_label(question)):
         return False
     kind = re.escape(match["kind"])
-    named = re.search(rf"\b[A-Z][\w'’-]*\s+{kind}s?\b", unit_text, re.IGNORECASE)
+    # A capitalised name before the kind word ("Castleby Depot"), not "the contractor".
+    named = re.search(rf"\b[A-Z][\w'’-]*\s+(?i:{kind})s?\b", unit_text)
     return named is not None and re.search(rf"\b{kind}", answer, re.IGNORECASE) is None
 
 
@@ -152,6 +153,8 @@ def only_when_and_who(question: str, answer: str) -> bool:
     if _WHEN_ASKED.search(question):
         return False
     rest = _CLOCK_OR_DATE.sub(" ", answer)
+    if re.search(r"\d", rest):  # "Eats 500 g wet food at 08:00": a value besides the time
+        return False
     said = set(stems(question)) | _TITLES
     new = [w for w in stems(rest) if w not in said and not re.fullmatch(r"[a-z]", w)]
     return bool(_CLOCK_OR_DATE.search(answer)) and not new
