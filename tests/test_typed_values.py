@@ -117,3 +117,14 @@ def test_a_month_is_said_by_dates_all_in_it() -> None:
     assert says(normalise("2026-10-16 23:03:58 install cmake"), "october")
     # A table of rows of several months does not say one of them: its dump is no answer.
     assert not says(normalise("D1 14/05/26 3 min 40 s\nD2 12/11/26 2 min 55 s"), "november")
+
+
+def test_a_hosts_address_labelled_by_the_host_word() -> None:
+    scrape = ('proxy_pool_up{pool="edge.kiln_lhr2",server="198.51.100.71"} 1\n'
+              'proxy_pool_up{pool="edge.kiln_fra1",server="198.51.100.88"} 0\n'
+              'proxy_pool_requests{pool="edge.kiln_lhr2",server="198.51.100.71"} 410\n')
+    found = typed_value("Which IP address is the kiln_lhr2 pool?", [("m", scrape)])
+    assert found is not None and found.value == "198.51.100.71" and found.label == "server"
+    # Another kind's label still says another value: a gateway is no host asked.
+    lan = "Printer kiln-office: gateway 198.51.100.1, dns 198.51.100.53\n"
+    assert typed_value("IP address of printer kiln-office", [("n", lan)]) is None

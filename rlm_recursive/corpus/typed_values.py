@@ -142,6 +142,8 @@ def _pick(question: str, kind: str, line: str, found: list[tuple[int, str]]
         # single and £260 for a double"): the words before one are no label of it alone.
         return None
     asked = set(stems(question))
+    if kind == "ip":  # `server="203.0.113.40"`: a host's address, whatever names the host
+        asked |= _HOST_LABELS
     found = [(at, v) for at, v in found if not _labelled_otherwise(line[:at], asked)]
     if kind == "date":  # "the Saturday reminders": a date of another weekday is not theirs
         days = {d for w in re.findall(r"[A-Za-z]+", question) if (d := weekday_named(w))
@@ -150,6 +152,11 @@ def _pick(question: str, kind: str, line: str, found: list[tuple[int, str]]
             (day := date_of(v)) is not None and day.weekday() in days)]
     distinct = {normalise(v) for _, v in found}
     return found[0] if len(distinct) == 1 else None
+
+
+_HOST_LABELS = frozenset(stems("server host address addr ip upstream peer client remote "
+                               "endpoint target instance node"))
+"""Labels of an IP address that name whose it is (a host), not another kind of value."""
 
 
 def _clause_words(before: str) -> list[str]:
@@ -162,7 +169,7 @@ def _label(before: str) -> str:
     """The words labelling a value on its line, as the text writes them ("Install nginx"),
     up to a column gap before them."""
     clause = re.split(r"[,;(\[|]|(?<!\.)\.\s", before)[-1]
-    clause = re.sub(r"[\s.:=*\[\]-]+$", "", clause)
+    clause = re.sub(r"[\s.:=*\[\]\"'-]+$", "", clause)
     clause = re.split(r"\s{2,}|:\s", clause)[-1]  # "step : Install x": the step's own words
     words = list(re.finditer(r"[A-Za-z][\w'/-]*", clause))[-3:]
     return clause[words[0].start():].strip() if words else ""
