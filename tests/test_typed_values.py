@@ -128,3 +128,26 @@ def test_a_hosts_address_labelled_by_the_host_word() -> None:
     # Another kind's label still says another value: a gateway is no host asked.
     lan = "Printer kiln-office: gateway 198.51.100.1, dns 198.51.100.53\n"
     assert typed_value("IP address of printer kiln-office", [("n", lan)]) is None
+
+
+_FLOCK = """\
+FLOCK REGISTER - EWES AND TUPS        Holding: Black Gill, Dentdale
+
+Tag            Name       Sex  Born        Breed  Notes
+UK0712 00417   Meg        F    02/04/2022  SWX    good mother, twins twice
+UK0712 00533   Hector     M    11/03/2021  TEX    tup, bought Hawes mart Sep 2024, 1,150 gns
+UK0712 00602   Nell       F    28/03/2023  SWX    lame spring 2025
+"""
+
+
+async def test_a_price_in_a_rows_notes_cell_is_read_under_its_column(tmp_path, monkeypatch
+                                                                   ) -> None:
+    found = typed_value("What price was paid for the tup Hector at Hawes mart?",
+                        [("f", _FLOCK)])
+    assert found is not None and found.value == "1,150 gns" and found.label == "Notes"
+    runtime = small_runtime(tmp_path, monkeypatch)
+    sid = load_named(runtime, {"flock.txt": _FLOCK, "diary.txt": "Clipping in June.\n"})
+    result, _ = await ask(runtime, sid, "What price was paid for the tup Hector at Hawes "
+                          "mart?", "auto", lambda request: reply("Not found."))
+    assert result.grounded and "1,150 gns" in result.answer, result.answer
+    runtime.close()

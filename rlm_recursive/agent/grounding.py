@@ -38,6 +38,7 @@ from ..corpus.evidence import (
 from ..corpus.marc import marc_view
 from ..corpus.records import Layout
 from ..corpus.sections import Scope, scopes_for, title
+from ..corpus.typed_values import asked_kind
 from ..errors import InvalidArgs
 from ..tools.search import search_session
 from ..types import SpanRef
@@ -276,7 +277,10 @@ def _extract_holds(rc: RunContext, question: str, answer: AgentAnswer) -> bool:
     # someone under the role asked ("notes: Quizmaster: Odile Fontaine").
     # A field named in the question's own words was matched to them by the runtime.
     field_words = re.findall(r"\w+", normalise(str(copied["field"])))
-    if not (label_says(question, str(copied["field"]))
+    # A value of the kind the question asks (`typed_values`: an amount for "what price").
+    typed = asked_kind(question)
+    if not ((typed is not None and typed[0] == copied["field"])
+            or label_says(question, str(copied["field"]))
             or (field_words and set(field_words) <= set(re.findall(r"\w+", normalise(question))))
             or (asks_who(question) and names_asked_role(question, answer.text))):
         return False

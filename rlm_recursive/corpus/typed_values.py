@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 from .asked import qualifiers
 from .dates import MONTHS, date_of, said_dates, weekday_named
+from .grid_tables import grids
 from .naming import entities, says
 from .units import STOP, normalise, stems
 
@@ -56,7 +57,9 @@ _KINDS: tuple[tuple[str, re.Pattern[str], re.Pattern[str] | None], ...] = (
     ("amount", re.compile(r"^(?!.*\b(?:weigh\w*|heavy|long|far|tall|time|many|often)\b).*"
                           r"(?:\bhow\s+much\b(?!\s+(?:longer|later|earlier))"
                           r"|\b(?:cost|price|fee|charged?|paid|invoiced|billed)\b)", re.I),
-     re.compile(r"[£$€]\s?\d[\d,]*(?:\.\d\d)?|\b\d[\d,]*(?:\.\d\d)?\s?(?:GBP|USD|EUR)\b")),
+     # Guineas ("4,200 gns"): what livestock and bloodstock still sell for.
+     re.compile(r"[£$€]\s?\d[\d,]*(?:\.\d\d)?"
+                r"|\b\d[\d,]*(?:\.\d\d)?\s?(?:GBP|USD|EUR|gns|guineas)\b")),
     ("date", re.compile(r"^\W*when\b|\b(?:what|which)\s+date\b|\bdue\s+(?:on|by|date)\b"
                         r"|\bwhen\b.*\bdue\b", re.I), None),
 )
@@ -159,6 +162,27 @@ _HOST_LABELS = frozenset(stems("server host address addr ip upstream peer client
 """Labels of an IP address that name whose it is (a host), not another kind of value."""
 
 
+_NOTE_WORDS = 3
+
+
+def _column_head(text: str, row_start: int, value: str) -> str:
+    """The name of the grid column whose cell, on the row at `row_start`, holds the value
+    (a register's "Notes"), or ""."""
+    for grid in grids("", text):
+        for row in grid.rows:
+            if row.start == row_start:
+                return next((grid.heads[c.column] for c in row.cells if value in c.text), "")
+    return ""
+
+
+def _noted_in_cell(row: str, kind: str, written: re.Pattern[str] | None) -> bool:
+    """A grid row whose values of the kind are all in one cell of prose, its notes ("stock
+    bull, bought Skipton mart Oct 2023, 4,200 gns"): that cell is read like a line."""
+    cells = re.split(r"\s{2,}", row.strip())
+    holding = [c for c in cells if _values(c, kind, written)]
+    return len(holding) == 1 and len(re.findall(r"[A-Za-z]{2,}", holding[0])) >= _NOTE_WORDS
+
+
 def _clause_words(before: str) -> list[str]:
     """The last words before a value, in its clause (a leader's dots are no stop)."""
     clause = re.split(r"[,;(\[|]|(?<!\.)\.\s", before)[-1]
@@ -231,7 +255,8 @@ def typed_value(question: str, docs: Iterable[tuple[str, str]]) -> TypedValue | 
         for line in text.split("\n"):
             start, offset = offset, offset + len(line) + 1
             said = len(telling & _line_stems(line))
-            if said < _MIN_WORDS or len(_GAPS.findall(line.strip())) >= _GRID_GAPS:
+            if said < _MIN_WORDS or (len(_GAPS.findall(line.strip())) >= _GRID_GAPS
+                                     and not _noted_in_cell(line, kind, written)):
                 continue  # a grid's row: its columns are read by the grid readers
             if not _values(line, kind, written):
                 bare = max(bare, said) if not _in_paragraph_of_value(text, start, kind,
@@ -259,7 +284,8 @@ def typed_value(question: str, docs: Iterable[tuple[str, str]]) -> TypedValue | 
                 or not qualifiers(question, frozenset(_line_stems(text))) <= _line_stems(line)):
             return None
         assert picked is not None
-        answers.append(TypedValue(doc_id, a, b, picked[1], kind, _label(line[:picked[0]]),
+        label = _label(line[:picked[0]]) or _column_head(text, a, picked[1])
+        answers.append(TypedValue(doc_id, a, b, picked[1], kind, label,
                                   named if isinstance(named, tuple) else None))
     if not answers or len({normalise(t.value) for t in answers}) != 1:
         return None

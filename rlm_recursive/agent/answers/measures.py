@@ -102,7 +102,8 @@ _MEASURES = (
                                r"\brun\s*-?\s*time\b|\bdelay(?:ed)?\s+by\b"),
             _TIME_UNITS, r"delay|delayed|late|duration|run\s*-?\s*time|lasts?|length|took"),
     Measure("money", MONEY_ASKED,
-            r"p|pence|gbp|usd|eur|chf|aud|cad|nzd|jpy|inr|dollars?|euros?|pounds|cents?|quid",
+            r"p|pence|gbp|usd|eur|chf|aud|cad|nzd|jpy|inr|dollars?|euros?|pounds|cents?|quid|"
+            r"gns|guineas",
             r"price|cost|costs|fee|charge|paid|payment|amount|total|premium|refund|"
             r"compensation|fare|rent|subtotal|balance|due|owed|value|sum",
             before=r"[£$€¥₹]|\b(?:gbp|usd|eur|chf|aud|cad|nzd|rs\.?|inr)\b",
