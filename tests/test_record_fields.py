@@ -8,6 +8,7 @@ from strategy_support import ask, first_excerpt_line, load, small_runtime
 
 from rlm_recursive.corpus.keyed_records import keyed_records, preamble
 from rlm_recursive.corpus.record_fields import record_field
+from rlm_recursive.corpus.record_units import line_fields
 
 KENNEL = """\
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -241,3 +242,14 @@ def test_a_ratio_or_a_clock_gives_no_first_figure_as_a_value():
     assert _VALUE.match("2:1 syrup: east hive 5 L") is None  # "Fed 2:1 syrup" is no "Fed: 2"
     assert _VALUE.match("10:30 start") is None
     assert _VALUE.match("5 kg, west hive").group() == "5 kg"
+
+
+def test_a_grid_rows_name_cell_labels_no_figure() -> None:
+
+    # A short line: the label cell and the figure beside it.
+    line = "Overtime hours        12.5"
+    assert [(k, v) for k, v, _, _ in line_fields(0, len(line), line)] == [
+        ("Overtime hours", "12.5")]
+    # A schedule's row: "Holly (Ilex aquifolium)" names the hedge, not its height.
+    row = ("H4   Holly (Ilex aquifolium)          2.2  1.5  40   C    Roadside, flailed.")
+    assert line_fields(0, len(row), row) == []

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from .blocks import lines_of
 from .described import abbreviates, says_stem, stems_of
-from .record_units import Unit
+from .record_units import LABEL_CELLS, Unit
 from .units import normalise, stems
 
 __all__ = ["ASKED_UNIT", "Candidate", "asked_kind", "asked_kind_words", "candidates",
@@ -161,17 +161,21 @@ def candidates(question: str, unit: Unit, text: str, asked: set[str], said: set[
              for s, e, line in lines_of(text[unit.start:unit.end])]
     out = []
     for start, end, line in lines:
+        cells = [(c.start(), c.group()) for c in _CELL.finditer(line)]
         for used, label, at, marked in _labelled(line, asked, number):
             # Words naming the record label a value only when written as a label ("Att.
             # 89.1%"), not a row that starts with them ("Groundwater  25.11.26", "Yaris 1.5").
-            if used <= said and not marked:
+            # In a grid's row ("T13  Beech (Fagus sylvatica)  21  880 ...") a word before
+            # a figure labels it only when written as a label.
+            if (used <= said or len(cells) > LABEL_CELLS) and not marked:
                 continue
             value = _value_at(question, line, at)
             if pattern is None or pattern.search(value):
                 out.append(Candidate(_score(used, said), value, start, end, label,
                                       frozenset(used)))
-        cells = [(c.start(), c.group()) for c in _CELL.finditer(line)]
-        for (_, label), (at, value) in itertools.pairwise(cells):
+        # A longer line is a grid's row: its columns are read by the grid readers.
+        for (_, label), (at, value) in itertools.pairwise(cells if len(cells) <= LABEL_CELLS
+                                                          else []):
             tokens = _WORD.findall(label)
             used = {hit for token in tokens
                     if (hit := label_matches(token, asked, number)) is not None}

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from .blocks import lines_of
 from .rows import rule_columns
 
-__all__ = ["Unit", "line_fields", "record_units", "table_units"]
+__all__ = ["LABEL_CELLS", "Unit", "line_fields", "record_units", "table_units"]
 
 _CELL = re.compile(r"[^\s|]+(?: [^\s|]+)*")
 """A cell: words set apart from the next cell by two or more spaces, or a bar."""
@@ -114,6 +114,11 @@ _NUMBERED = re.compile(r"^([A-Za-z][^\d:]{0,40}?)\s+(\S*\d.*)$")
 """A label in words, then a value opening with a token that has a digit ("Emp. no 00188")."""
 
 
+LABEL_CELLS = 4
+"""Cells of a line whose text cell labels the figure beside it; a longer line is a grid's
+row (a tree schedule's "Beech (Fagus sylvatica)  21  880 ..." gives no "Beech: 21")."""
+
+
 def line_fields(start: int, end: int, line: str) -> list[tuple[str, str, int, int]]:
     """A line's labelled parts: "Dept: Quality", "Emp. no 00188", and a label cell with
     the value cell beside it ("Student loan (plan 2)     67.73")."""
@@ -122,8 +127,8 @@ def line_fields(start: int, end: int, line: str) -> list[tuple[str, str, int, in
     for at, cell in enumerate(cells):
         if (pair := _KEYED.match(cell) or _NUMBERED.match(cell)) is not None:
             out.append((pair.group(1).strip(), _bare(pair.group(2)), start, end))
-        elif at + 1 < len(cells) and re.search(r"\d", cells[at + 1]) and not re.search(
-                r"\d", cell):
+        elif len(cells) <= LABEL_CELLS and at + 1 < len(cells) and re.search(
+                r"\d", cells[at + 1]) and not re.search(r"\d", cell):
             out.append((cell.rstrip(":"), _bare(cells[at + 1]), start, end))
     return out
 
