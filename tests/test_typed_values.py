@@ -151,3 +151,24 @@ async def test_a_price_in_a_rows_notes_cell_is_read_under_its_column(tmp_path, m
                           "mart?", "auto", lambda request: reply("Not found."))
     assert result.grounded and "1,150 gns" in result.answer, result.answer
     runtime.close()
+
+
+_TRACKING = """\
+Consignment: KX0091        Service: Standard
+Recipient:   Ms P. Ng, 4 Mill Row, Ashby AB1 2CD
+  02/03/2026 07:10  Ashby Depot        Out for delivery
+  02/03/2026 14:05  Ashby              DELIVERED - signed NG
+
+Consignment: KX0092        Service: Standard
+Recipient:   Mr T. Roe, 9 Kiln Lane, Ashby AB1 3EF
+  02/03/2026 07:12  Ashby Depot        Out for delivery
+  02/03/2026 16:40  Ashby              DELIVERED - left in porch
+"""
+
+
+def test_the_clock_time_of_the_line_the_question_picks() -> None:
+    found = typed_value("At what time was Ms Ng's parcel delivered?", [("t", _TRACKING)])
+    assert found is not None and found.value == "14:05" and found.label == "time"
+    # Two clock times on the line picked: which one is not known.
+    both = "Ms Ng: out 07:10, delivered 14:05\nMr Roe: out 07:12, delivered 16:40\n"
+    assert typed_value("At what time was Ms Ng's parcel delivered?", [("b", both)]) is None

@@ -60,6 +60,9 @@ _KINDS: tuple[tuple[str, re.Pattern[str], re.Pattern[str] | None], ...] = (
      # Guineas ("4,200 gns"): what livestock and bloodstock still sell for.
      re.compile(r"[£$€]\s?\d[\d,]*(?:\.\d\d)?"
                 r"|\b\d[\d,]*(?:\.\d\d)?\s?(?:GBP|USD|EUR|gns|guineas)\b")),
+    ("time", re.compile(r"\b(?:what|which)\s+time\b", re.I),
+     re.compile(r"(?<![\d:.])(?:[01]?\d|2[0-3])[:.][0-5]\d(?:\s?[ap]\.?m\.?)?(?![\d:.])",
+                re.I)),
     ("date", re.compile(r"^\W*when\b|\b(?:what|which)\s+date\b|\bdue\s+(?:on|by|date)\b"
                         r"|\bwhen\b.*\bdue\b", re.I), None),
 )
@@ -284,7 +287,9 @@ def typed_value(question: str, docs: Iterable[tuple[str, str]]) -> TypedValue | 
                 or not qualifiers(question, frozenset(_line_stems(text))) <= _line_stems(line)):
             return None
         assert picked is not None
-        label = _label(line[:picked[0]]) or _column_head(text, a, picked[1])
+        # A clock time on a log's line needs no label: it is when the line happened.
+        label = (_label(line[:picked[0]]) or _column_head(text, a, picked[1])
+                 or ("time" if kind == "time" else ""))
         answers.append(TypedValue(doc_id, a, b, picked[1], kind, label,
                                   named if isinstance(named, tuple) else None))
     if not answers or len({normalise(t.value) for t in answers}) != 1:
