@@ -11,7 +11,8 @@ from typing import Literal
 
 from .chunking import ChunkStrategy, chunk_ranges
 
-__all__ = ["Item", "ItemKind", "detect_item_kind", "line_spans", "split_items"]
+__all__ = ["MARKDOWN_HEADING", "Item", "ItemKind", "detect_item_kind", "heading_path", "line_spans",
+           "split_items"]
 
 ItemKind = Literal["lines", "records", "paragraphs", "delimiter"]
 
@@ -97,3 +98,20 @@ def line_spans(text: str) -> list[tuple[int, int]]:
             spans.append((pos, pos + len(body)))
         pos += len(line)
     return spans
+
+
+MARKDOWN_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+"""A Markdown heading: what the lines under it are about ("### Security" in a changelog)."""
+
+
+def heading_path(headings: list[tuple[int, int, str]], item: Item) -> str | None:
+    """The headings over an item, outermost first, as a path ("Changelog / [2.6.1] /
+    Security": a question names any part); None for a heading itself or no heading."""
+    path: list[tuple[int, str]] = []
+    for start, level, title in headings:
+        if start > item.start:
+            break
+        if start == item.start:
+            return None
+        path = [(lv, t) for lv, t in path if lv < level] + [(level, title)]
+    return " / ".join(t.replace(" / ", " - ") for _, t in path) if path else None

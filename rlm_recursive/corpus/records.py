@@ -42,7 +42,7 @@ from .events import event_fields, event_records
 from .exposition import exposition_records, is_exposition
 from .gherkin import feature_records
 from .grid_tables import header_rows
-from .items import Item, line_spans, split_items
+from .items import MARKDOWN_HEADING, Item, heading_path, line_spans, split_items
 from .levels import level_records
 from .list_entries import list_entries
 from .marc import marc_records
@@ -283,23 +283,6 @@ def _line_format(text: str) -> Format:
     return "prose"
 
 
-_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
-"""A Markdown heading: what the lines under it are about ("### Security" in a changelog)."""
-
-
-def _heading_path(headings: list[tuple[int, int, str]], item: Item) -> str | None:
-    """The headings over an item, outermost first, as a path ("Changelog / [2.6.1] /
-    Security": a question names any part); None for a heading itself or no heading."""
-    path: list[tuple[int, str]] = []
-    for start, level, title in headings:
-        if start > item.start:
-            break
-        if start == item.start:
-            return None
-        path = [(lv, t) for lv, t in path if lv < level] + [(level, title)]
-    return " / ".join(t.replace(" / ", " - ") for _, t in path) if path else None
-
-
 def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
     if fmt in ("csv", "tsv"):
         delimiter = "\t" if fmt == "tsv" else ("," if text.split("\n", 1)[0].count(",")
@@ -318,7 +301,8 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
         rows = [Record(doc_id, a, b, text[a:b], f) for a, b, f in sorted(
             found, key=lambda r: r[:2])]
         out = list(rows)
-        headings = [(m.start(), len(m.group(1)), m.group(2)) for m in _HEADING.finditer(text)]
+        headings = [(m.start(), len(m.group(1)), m.group(2))
+                    for m in MARKDOWN_HEADING.finditer(text)]
         headings = headings if len(headings) >= 2 else []
         for item in list_entries(table_rows(split_items([(doc_id, text)]))):
             if any(r.start < item.end and item.start < r.end for r in rows):
@@ -331,7 +315,7 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
                         fields.setdefault(m.group("key").strip(), m.group("value").strip())
             else:
                 fields = _logfmt_fields(item.text)
-                if (path := _heading_path(headings, item)) is not None:
+                if (path := heading_path(headings, item)) is not None:
                     fields.setdefault("section", path)
             last = out[-1] if out else None
             if (fmt == "keyvalue" and last is not None and not fields and last not in rows

@@ -34,10 +34,10 @@ from .plan_words import (
 )
 from .scope import FRAME_WORDS as _STOP
 from .scope import (
-    calls_a_file,
     collection_run,
     content_positions,
     document_words,
+    file_words_dropped,
     glossed,
     head_unit,
     joint_values,
@@ -267,7 +267,7 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     unit_at = noun_phrase(question, head)
     unit_words = [words(question)[i] for i in sorted(unit_at)]
     draft.plan.phrases = unit_phrases_dropped(draft.plan, unit_words, layout.records)
-    _file_words_dropped(draft, layout)
+    draft.plan.phrases, draft.unknown = file_words_dropped(draft.plan, draft.unknown, layout)
     # "ended with status=bounced": the field's name and its value are the condition.
     named_fields = {i for i, s in enumerate(q_stems) if s in keys}
     draft.plan.phrases = linking_verbs_dropped(
@@ -297,20 +297,6 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     draft.plan.occurrences = bool(_TIMES.search(question)) and not filters
     draft.plan.every = draft.plan.empty and not draft.unknown
     return draft
-
-
-def _file_words_dropped(draft: CountDraft, layout: Layout) -> None:
-    """"the news posts in the feed", "the objects in the museum export": a word that calls a
-    file what it is names nothing its records say (when they do not say it)."""
-    draft.unknown = [w for w in draft.unknown if not calls_a_file(w)]
-    named = [p for p in draft.plan.phrases if calls_a_file(p)]
-    if not named:
-        return
-    rest = draft.plan.model_copy(update={
-        "phrases": [p for p in draft.plan.phrases if p not in named]})
-    if not rest.empty and not any(True for _ in select(layout.records, draft.plan)) and any(
-            True for _ in select(layout.records, rest)):
-        draft.plan.phrases = rest.phrases
 
 
 def _item_months(plan: TallyPlan, layout: Layout) -> list[int]:

@@ -28,6 +28,7 @@ __all__ = [
     "collection_run",
     "content_positions",
     "document_words",
+    "file_words_dropped",
     "glossed",
     "head_unit",
     "joint_values",
@@ -346,3 +347,19 @@ def _heading_says(word: str, chosen: list[Record], records: list[Record]) -> boo
         first[record.doc_id] = min(first.get(record.doc_id, record.start), record.start)
     return any(r.doc_id in first and r.start < first[r.doc_id] and pattern.search(r.text)
                for r in records)
+
+
+def file_words_dropped(plan: TallyPlan, unknown: list[str], layout: Layout
+                       ) -> tuple[list[str], list[str]]:
+    """"the news posts in the feed", "the objects in the museum export": a word that calls a
+    file what it is names nothing its records say (when they do not say it). The plan's
+    phrases and the unknown words without such words."""
+    unknown = [w for w in unknown if not calls_a_file(w)]
+    named = [p for p in plan.phrases if calls_a_file(p)]
+    if not named:
+        return plan.phrases, unknown
+    rest = plan.model_copy(update={"phrases": [p for p in plan.phrases if p not in named]})
+    if not rest.empty and not any(True for _ in select(layout.records, plan)) and any(
+            True for _ in select(layout.records, rest)):
+        return rest.phrases, unknown
+    return plan.phrases, unknown
