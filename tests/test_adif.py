@@ -70,3 +70,17 @@ async def test_contacts_are_counted_by_mode_and_by_a_flag(tmp_path, monkeypatch)
                           "count", lambda request: reply("Not found."))
     assert unsent.answer.split()[0] == "3", unsent.answer
     runtime.close()
+
+
+async def test_a_contact_without_the_asked_field_gives_no_other(tmp_path, monkeypatch) -> None:
+    # The other contacts write a NAME; this one does not: its country is no name.
+    text = _adif() + "\n<call:5>F6ABC <qso_date:8>20260505 <mode:3>FT8 <country:6>France <eor>\n"
+    runtime = small_runtime(tmp_path, monkeypatch)
+    sid = load_named(runtime, {"m7qqt.adi": text, "club.txt": "Club net Thursdays.\n"})
+    result, _ = await ask(runtime, sid, "What name did the operator of F6ABC give?", "auto",
+                          lambda request: reply("Not found."))
+    assert not result.grounded and "France" not in result.answer, result.answer
+    named, _ = await ask(runtime, sid, "What name did the operator of OH2BQ give?", "auto",
+                         lambda request: reply("Not found."))
+    assert named.grounded and "Aki" in named.answer, named.answer
+    runtime.close()

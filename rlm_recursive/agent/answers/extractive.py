@@ -138,7 +138,8 @@ _PROPER = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][a-z'’-]+(?:\s+[A-
 """A field value that is a person's or a firm's name ("Sato", "K. Byrne", "Dr Amelia Crane")."""
 
 
-def _from_record(question: str, record: Record) -> tuple[str, str] | None:
+def _from_record(question: str, record: Record, layout: Layout | None = None
+                 ) -> tuple[str, str] | None:
     """The field the question asks about, and its value: "carrier" → ("carrier", "CMA CGM").
     A field whose value the question itself names (the entity) is not the answer."""
     asked = set(stems(question))
@@ -167,7 +168,12 @@ def _from_record(question: str, record: Record) -> tuple[str, str] | None:
             return labelled[0]
     if best is None and (WHO.match(question) or re.search(r"\bname\b", question, re.I)):
         # "Under what name is booking B-7709?": no field is called "name", but one field
-        # holds a name (guest: Sato) and no other does.
+        # holds a name (guest: Sato) and no other does. Not when the document's other
+        # records have a field of the asked name this one leaves out (a log's contact with
+        # no NAME: its country is no name).
+        if layout is not None and any(label_says(question, key) for r in layout.records
+                                      if r.doc_id == record.doc_id for key in r.fields):
+            return None
         named = [(k, v) for k, v in record.fields.items()
                  if _PROPER.fullmatch(v.strip()) and normalise(v) not in said]
         return named[0] if len(named) == 1 else None
@@ -252,7 +258,7 @@ def _from_passages(store: Store, session_id: str, question: str, layout: Layout 
             if record is not None and doc_id not in doc_said:
                 doc_said[doc_id] = _doc_said(layout, doc_id)
             if record is not None and says_rest(question, record, doc_said[doc_id]) and (
-                    picked := _from_record(question, record)):
+                    picked := _from_record(question, record, layout)):
                 key, value = picked
                 return Extract(f"{key}: {value}", SpanRef(doc_id=doc_id, start=record.start,
                                                           end=record.end), key)
@@ -274,7 +280,7 @@ def _from_passages(store: Store, session_id: str, question: str, layout: Layout 
     doc_id, offset, text = found[unit.source][:3]
     # A table's row the question's words picked: the column the question asks about.
     record = record_at(layout, doc_id, offset + unit.start)
-    picked = _from_record(question, record) if record is not None else None
+    picked = _from_record(question, record, layout) if record is not None else None
     # In a record of many lines (a calendar event), a field off the line the question's
     # words picked answers only when its name says what is asked (not the organiser's
     # name for who judges).
