@@ -90,3 +90,13 @@ async def test_a_printer_the_documents_never_name_is_not_found(small_rt):
     result, _ = await ask(small_rt, sid, "What's the IP address of the east wing printer?",
                           "search", _wrong_line)
     assert result.answer == NOT_FOUND and result.grounded is False
+
+
+def test_a_field_the_question_gives_names_the_record_not_the_answer() -> None:
+
+
+    rows = "ticket,owner,status\nT-1001,Mina,open\nT-1002,Joss,closed\n"
+    layout = read_layout([("t", rows)], {"t": "tickets.csv"})
+    # "ticket T-1002" names the row by its ticket field; that field is not what is asked.
+    found = lookup("Under what name is ticket T-1002?", layout.records, layout.titles)
+    assert found is None or found[1] != "ticket"

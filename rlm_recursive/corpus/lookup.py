@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping
 from .asked import CONTRAST_WORDS, LABEL_KINDS, asked_phrase, label_says, label_words, qualifiers
 from .described import question_codes
 from .records import Record
-from .units import has_word, shared_words, stems
+from .units import has_word, normalise, shared_words, stems
 
 __all__ = ["another_kind", "lookup", "says_rest"]
 
@@ -242,6 +242,10 @@ def lookup(question: str, records: Iterable[Record], titles: Mapping[str, str] |
         words = label_words(key)
         return len(words & phrase), len(words & asked)
 
+    # A field whose value the question gives ("booking B-7709") names the record, no answer.
+    keys = [k for k in keys if normalise(record.fields[k]) not in normalise(question)]
+    if not keys:
+        return None
     ranked = sorted(keys, key=says, reverse=True)
     values = {record.fields[k] for k in ranked if says(k) == says(ranked[0])}
     return (record, ranked[0]) if len(values) == 1 else None

@@ -171,8 +171,9 @@ def _from_record(question: str, record: Record, layout: Layout | None = None
         # holds a name (guest: Sato) and no other does. Not when the document's other
         # records have a field of the asked name this one leaves out (a log's contact with
         # no NAME: its country is no name).
-        if layout is not None and any(label_says(question, key) for r in layout.records
-                                      if r.doc_id == record.doc_id for key in r.fields):
+        if layout is not None and not WHO.match(question) and any(
+                "name" in stems(key) for r in layout.records if r.doc_id == record.doc_id
+                for key in r.fields):
             return None
         named = [(k, v) for k, v in record.fields.items()
                  if _PROPER.fullmatch(v.strip()) and normalise(v) not in said]
