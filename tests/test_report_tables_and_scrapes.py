@@ -1,29 +1,27 @@
-"""A program's aligned report with no rule under its header (its columns named by the
-header, the header repeated over each block), sums over its named columns, a Prometheus
-scrape's state sets, and a title line that is no record saying the question's words."""
+"""A program's ruled report (its columns named by the header over the rule), sums over its
+named columns and a row picked by a column named with its value, a Prometheus scrape's
+state sets, and a title line that is no record saying the question's words."""
 
 from __future__ import annotations
 
 from strategy_support import ask, load_named, small_runtime
 
 from rlm_recursive.corpus.exposition import exposition_records, is_exposition
-from rlm_recursive.corpus.grid_tables import header_rows
 from rlm_recursive.providers.fake import reply
 
 _QUEUES = """\
 $ queuectl status --all
 # taken 2026-03-04 11:02 by the night desk
 
-
 QUEUE            SHARD   DEPTH    OLDEST-SECS   WORKER
+---------------  ------  -------  ------------  ------
 pickle-jars      0       1200     41            wk-a
 pickle-jars      1       35       3             wk-b
 pickle-jars      2       980      40            wk-a
-
-QUEUE            SHARD   DEPTH    OLDEST-SECS   WORKER
 label-printer    0       7        1             wk-c
 label-printer    1       12       2             wk-c
 """
+
 
 _SCRAPE = """\
 # HELP kiln_zone_state Zone state of each kiln.
@@ -43,14 +41,6 @@ kiln_temperature_celsius{kiln="north"} 1180.5
 kiln_temperature_celsius{kiln="south"} 22
 kiln_temperature_celsius{kiln="east"} 240
 """
-
-
-def test_an_aligned_report_without_a_rule_is_read_by_its_header() -> None:
-    rows = header_rows("d", _QUEUES)
-    # The header printed again over the second block is no row.
-    assert [f["QUEUE"] for _, _, f in rows] == ["pickle-jars"] * 3 + ["label-printer"] * 2
-    assert rows[0][2] == {"QUEUE": "pickle-jars", "SHARD": "0", "DEPTH": "1200",
-                          "OLDEST-SECS": "41", "WORKER": "wk-a"}
 
 
 async def test_a_total_sums_the_column_named_next_to_it(tmp_path, monkeypatch) -> None:

@@ -29,8 +29,7 @@ from dataclasses import dataclass
 
 from .blocks import lines_of
 
-__all__ = ["Cell", "Grid", "GridRow", "column_value_said", "grids", "header_rows",
-           "preamble_end"]
+__all__ = ["Cell", "Grid", "GridRow", "column_value_said", "grids", "preamble_end"]
 
 _CELL = re.compile(r"[^\s|]+(?: [^\s|]+)*")
 """A cell: words set apart from the next cell by two or more spaces, or a bar."""
@@ -331,29 +330,6 @@ def grids(doc_id: str, text: str) -> tuple[Grid, ...]:
                             (lines[found[0]][0], lines[found[0]][1]) if found else None,
                             _heading(lines, top)))
     return tuple(out)
-
-
-_MIN_NAMED_COLUMNS = 3
-_CODE_CELL = 3
-_CODE_SHARE = 0.5
-
-
-def header_rows(doc_id: str, text: str) -> list[tuple[int, int, dict[str, str]]]:
-    """The rows of the grids whose header names every column, three at least (a program's
-    report, `GROUP  TOPIC  PARTITION  LAG ...`; a register's `Calf tag  Sex  DOB ...`), each
-    as (start, end, {column name: cell}): records a count or a sum reads by field."""
-    out = []
-    for grid in grids(doc_id, text):
-        if len(grid.heads) < _MIN_NAMED_COLUMNS or not all(grid.heads):
-            continue
-        cells = [c.text for row in grid.rows for c in row.cells]
-        if sum(len(c) <= _CODE_CELL for c in cells) >= _CODE_SHARE * len(cells):
-            continue  # a chart of codes per day ("P  A  L"): cells counted by their key
-        heads = [h.lower() for h in grid.heads]
-        # A table printed in blocks repeats its header over each: that line is no row.
-        out += [(row.start, row.end, {grid.heads[c.column]: c.text for c in row.cells})
-                for row in grid.rows if [c.text.lower() for c in row.cells] != heads]
-    return out
 
 
 def preamble_end(text: str, grid: Grid) -> int:
