@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from strategy_support import ask, load_named, small_runtime
 
+from rlm_recursive.agent.grounding import _name_only
 from rlm_recursive.corpus.doc_reference import without_document_reference
 from rlm_recursive.providers.fake import reply
 
@@ -31,3 +32,13 @@ async def test_a_fact_is_found_in_the_file_the_question_names(tmp_path, monkeypa
                           "the SAN?", "auto", lambda request: reply("Not found."))
     assert result.grounded and "ZA44K0P" in result.answer, result.answer
     runtime.close()
+
+
+def test_a_file_name_vouches_only_for_names_its_text_never_says() -> None:
+    # The feed's text names "Kiln Talk" in its title: the answer must be cited with it.
+    feed = "<title>Kiln Talk</title>\n<item><title>Ep 4</title></item>\n"
+    assert _name_only("How long is the Kiln Talk episode on glazes?", "kiln-talk-feed.xml",
+                      feed) == ""
+    # A sample config never says the product's name; its file name does.
+    assert _name_only("Default port of the Kilnd sample?", "kilnd.conf.sample",
+                      "#port = 8611\n") == "kilnd conf sample"

@@ -36,6 +36,7 @@ from ..corpus.evidence import (
     stems,
 )
 from ..corpus.marc import marc_view
+from ..corpus.naming import says, written_forms
 from ..corpus.records import Layout
 from ..corpus.sections import Scope, scopes_for, title
 from ..corpus.typed_values import asked_kind
@@ -296,7 +297,8 @@ def _extract_holds(rc: RunContext, question: str, answer: AgentAnswer) -> bool:
     # gives by day number alone.
     above, dated = copied.get("heading"), copied.get("dated")
     # The file's name says what the whole file is too ("the postgresql sample config").
-    named_above = [title(text) if not links else "", file_words(doc.source) if not links else "",
+    named_above = [title(text) if not links else "",
+                   "" if links else _name_only(question, doc.source, text),
                    text[above[0]:above[1]] if above else ""]
     record, header = text[copied["start"]:copied["end"]], text[:copied["start"]]
     # A MARC record writes its fields' tags; their names ("barcode") are the format's.
@@ -306,6 +308,19 @@ def _extract_holds(rc: RunContext, question: str, answer: AgentAnswer) -> bool:
                           str(links[-1]) if links else None,
                           above="\n".join(part for part in named_above if part),
                           dated=text[dated[0]:dated[1]] if dated else "")
+
+
+def _name_only(question: str, source: str, text: str) -> str:
+    """The words of the file's name, when the entities of the question it says are said
+    nowhere in the file's text ("the postgres sample config" of `postgresql.conf.sample`):
+    an entity the text does say must be cited where it says it (a feed's title over the
+    episode the answer is from)."""
+    name = normalise(file_words(source))
+    by_name = [e for e in entities(question) if any(says(name, f) for f in written_forms(e))]
+    whole = normalise(text)
+    if any(any(says(whole, f) for f in written_forms(e)) for e in by_name):
+        return ""
+    return name
 
 
 def _record(grounding: Grounding) -> Grounding:
