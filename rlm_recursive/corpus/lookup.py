@@ -88,10 +88,12 @@ def says_rest(question: str, record: Record, text: str) -> bool:
 def _said(record: Record, question: str = "") -> frozenset[str]:
     """The words of the record's values, and the name of each field the question gives
     with its value ("partition 3" of a row whose PARTITION is 3, "bay 2")."""
+    # The value ends the name: "boat Curlew III" does not give the boat Curlew.
     named = [key for key, value in record.fields.items() if value.strip() and re.search(
         r"\b" + r"\W+".join(map(re.escape, re.findall(r"[A-Za-z]+", key)))
-        + r"\s+(?:no\.?\s*|#\s*)?" + re.escape(value.strip()) + r"(?![\w.])", question,
-        re.IGNORECASE) and re.search(r"[A-Za-z]", key)]
+        + r"\s+(?:no\.?\s*|#\s*)?" + re.escape(value.strip())
+        + r"(?![\w.]|(?-i:\s+[A-Z0-9]))", question, re.IGNORECASE)
+        and re.search(r"[A-Za-z]", key)]
     return label_words(" ".join([*record.fields.values(), *named]))
 
 
@@ -162,7 +164,8 @@ def lookup(question: str, records: Iterable[Record], titles: Mapping[str, str] |
     """The record the question picks out and the name of its field that answers it, or None
     (see the module docstring); `titles` are the documents' titles by doc_id."""
     # "TF3YXA frequency", a query of keywords: the code names the record, not the field.
-    phrase = set(asked_phrase(question)) - set(stems(" ".join(question_codes(question))))
+    codes = [c for c in question_codes(question) if re.search(r"\d", c)]
+    phrase = set(asked_phrase(question)) - set(stems(" ".join(codes)))
     if not phrase and _wh(question) is None:
         return None
     titles = titles or {}

@@ -138,7 +138,7 @@ def _asks_other_kind(question: str) -> bool:
 _WHEN_ASKED = re.compile(r"\b(?:when|date|dated|day|days|time|times|year|month|week|hour|"
                          r"o'?clock|how\s+long|how\s+late|how\s+early)\b", re.IGNORECASE)
 _CLOCK_OR_DATE = re.compile(r"(?<![\d.:])\d{1,2}:\d{2}(?::\d{2})?(?![\d.:])"
-                            r"|^[\s\-*•]*\d{1,2}\.\d{2}(?![\d.:])"
+                            r"|^[\s\-*•]*(?:[01]?\d|2[0-3])\.[0-5]\d(?=\s+\S)"
                             r"|(?<![\d/.-])\d{1,4}[/-]\d{1,2}[/-]\d{1,4}(?![\d/.-])")
 """A clock time ("08:20"; "15.15" where a diary's entry opens with it) or a date: a
 version ("1.24.0") or a reading ("6.30") is neither."""
