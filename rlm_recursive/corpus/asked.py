@@ -96,7 +96,9 @@ _MODIFIERS = frozenset(stems("max maximum min minimum total current new old late
 any maximum (`MAX_BATCH_SIZE`)."""
 _FINITE = frozenset("is are was were do does did has have had can could will would should "
                     "gets got".split())
-_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_CAMEL = re.compile(r"(?<=[a-z]{2})(?=[A-Z])|(?<=\b[a-z])(?=[A-Z][a-z])")
+"""Where camelCase starts a word ("maxReplicas", "iPhone"), not inside a short term ("pH",
+"eGFR")."""
 _TOPIC = re.compile(r"^[^:?]{1,40}:\s+(?=(?:what|which|who|how|when|where)\b)", re.IGNORECASE)
 """A topic the question is put under before it asks ("ledgerline: which port ...")."""
 
@@ -192,7 +194,13 @@ def label_says(question: str, label: str) -> bool:
     if not wanted:
         return True
     said = label_words(label)
-    return any(has_word(w, said) for w in wanted)
+    if any(has_word(w, said) for w in wanted):
+        return True
+    # "the reference number of the analysis certificate": "Certificate No." says the kind
+    # of value asked and the thing it is asked of, though not "reference".
+    asked = asked_phrase(question)
+    return (len(asked) > 1 and asked[-1] in LABEL_KINDS and asked[-1] in said
+            and bool((said - LABEL_KINDS) & (set(stems(question)) - set(asked))))
 
 
 _FAMILIES = {stems(label)[0]: frozenset(stems(words)) for label, words in (
@@ -215,12 +223,19 @@ _FAMILIES = {stems(label)[0]: frozenset(stems(words)) for label, words in (
 family of meanings, not any one file's names."""
 
 
+_NUMBER_MARK = re.compile(r"(?:\b(?:no|nº|n°)\.?|#)\s*:?\s*$", re.IGNORECASE)
+"""A label ending in "No." or "#" names a thing's number ("Certificate No.", "Job #"); "No.
+of items" counts."""
+
+
 def label_words(label: str) -> frozenset[str]:
     """A label's stems, `camelCase` and `snake_case` cut into words ("maxReplicas" → max,
     replica), with the words its value's shape answers (a phone number says "phone") and
     the words its abbreviations and terms stand for (`DEAT` → death, died)."""
     text = _CAMEL.sub(" ", label).replace("_", " ")
     own = Unit(0, 0, len(text), text).own_stems
+    if _NUMBER_MARK.search(label):  # "Certificate No.", "Job #": its number
+        own |= {"number"}
     extra = [_FAMILIES[w] for w in own if w in _FAMILIES]
     return own.union(*extra) if extra else own
 

@@ -74,6 +74,9 @@ class Labelled:
         return f"{self.label} {self.column}".strip()
 
 
+_ROW_CELLS = 3
+
+
 def _label_value(line: str) -> tuple[str, str] | None:
     body = line.strip()
     if _PROSE.search(body) or (body.endswith(".") and len(body.split()) >= _PROSE_WORDS):
@@ -88,6 +91,11 @@ def _label_value(line: str) -> tuple[str, str] | None:
             value = value.split("=", 1)[1].strip()
             if is_reference(value):
                 return None
+        # "pH (water)   pH units   6.1   7.2   5.8": a table's row of several values, no
+        # label's one value (which of them is asked, its header says).
+        cells = _cells(value)
+        if len(cells) >= _ROW_CELLS and sum(bool(re.search(r"\d", c)) for _, c in cells) >= 3:
+            return None
         if re.search(r"[A-Za-z]{2}", label) and value:
             return label, value
     if (worded := _WORDED.match(body)) is not None:

@@ -27,21 +27,28 @@ def logical_lines(text: str, offset: int, lines: list[str]) -> list[tuple[int, i
     prose line that stops mid-sentence ("Luis Abara is the Finance\nDirector."), unless it
     starts a new entry, record or log line. Logs, rows and list items stand alone."""
     spans: list[tuple[int, int]] = []
-    previous, in_entry = "", False
+    previous, in_entry, bullet = "", False, -1
     for line in lines:
         end = offset + len(line)
         # A table's row never continues the row above ("remark | ..." starts in lower case).
         tabular = bool(TABULAR.search(line) or TABULAR.search(previous))
+        indent = len(line) - len(line.lstrip())
         if spans and ((line[:1].islower() and not tabular and not _SETTING.match(line))
                       or _wrapped(previous, line)
-                      or (in_entry and _carries_entry(line))):
+                      or ((in_entry or 0 <= bullet < indent) and _carries_entry(line))):
             spans[-1] = (spans[-1][0], end)
         else:
             spans.append((offset, end))
             in_entry = bool(_LABELLED.match(line))
+            # A bullet's lines indented under its text carry it on ("- 15.15  Dr Hale,
+            # Mill House. Upright\n   (1931). Tuned to A440 ..."), whatever its gutters.
+            bullet = indent if _BULLET.match(line) else -1
         previous = line
         offset = end + 1
     return spans
+
+
+_BULLET = re.compile(r"^\s*[-*•]\s+\S")
 
 
 def _carries_entry(line: str) -> bool:

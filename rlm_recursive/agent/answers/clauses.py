@@ -181,11 +181,29 @@ def answer_clause(question: str, unit: Unit) -> str:
         scored.append((bool(new), contrast, _labelled(question, clause),
                        of_kind(question, clause), _event(question, clause),
                        near + len(shared_words(topic, words)) + 0.5 * len(named & words)
-                       + whole + _fits(question, clause), -i, clause))
+                       + whole + _fits(question, clause) + 2 * _fills_slot(question, clause),
+                       -i, clause))
     if not scored:
         return unit.text.strip()
     clause = re.sub(r"\s+(?:and|or|but|with)$", "", max(scored)[-1].strip().rstrip(".,;:"))
     return _balanced(clause)
+
+
+_STRANDED = re.compile(r"\b([a-z]{3,}(?:ed|en))\s+(to|at|by|for|from|with|into|onto|on|in|under)"
+                       r"(?=\s*(?:$|[?.,!]|\b(?:on|in|at|during|last|this|that|yesterday|"
+                       r"today)\b))", re.IGNORECASE)
+"""A question ending its verb on a preposition ("which pitch was the grand tuned to on the
+27th?"): the answer is what follows those words in the text ("Tuned to A442")."""
+
+
+def _fills_slot(question: str, clause: str) -> bool:
+    """The clause says the question's stranded verb and preposition, and a word after them."""
+    for match in _STRANDED.finditer(question):
+        verb = stems(match.group(1))
+        if verb and re.search(rf"\b{re.escape(verb[0][:4])}\w*\s+{match.group(2)}\s+\S",
+                              clause, re.IGNORECASE):
+            return True
+    return False
 
 
 _FIELD_LINE = re.compile(r"^\s*([A-Za-z_][\w .-]{0,40}?)\s*(?::|=)\s*(\S.*)$")

@@ -135,15 +135,17 @@ def grid_crossing(store: Store, session_id: str, question: str,
 def grid_hop(store: Store, session_id: str, question: str,
              docs: list[tuple[str, str]] | None = None) -> Chain | None:
     """The asked column of the row another grid keys by a code of the row the question
-    names ("the phone of the branch holding the overdue copy of <title>"): the code is the
-    chain's bridge; the row reached (with its grid's header) and the row named are cited."""
+    names ("the phone of the branch holding the overdue copy of <title>"), or the asked
+    row's cell in the column another grid heads with that code (a sample's pH): the code
+    is the chain's bridge; the row reached (with the line naming its columns) and the row
+    named are cited."""
     found = grid_link(question, docs if docs is not None else _docs(store, session_id))
     if found is None:
         return None
     doc_id, row, grid = found.reached
     ref = SpanRef(doc_id=doc_id, start=row.start, end=row.end)
-    header = (SpanRef(doc_id=doc_id, start=grid.header[0], end=grid.header[1])
-              if grid.header else None)
+    heads = found.heads or grid.header
+    header = SpanRef(doc_id=doc_id, start=heads[0], end=heads[1]) if heads else None
     named_doc, named_row, _ = found.named
     named = SpanRef(doc_id=named_doc, start=named_row.start, end=named_row.end)
     return Chain(Extract(f"{found.label}: {found.value}", ref, field=found.label,

@@ -120,10 +120,14 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         # The line found does not say what is asked: it may be in the line's scope, or
         # on the line of a thing it names (`hops`).
         labelled = isinstance(found, Extract) and says_label(question, found.answer)
-        if block is None and not labelled:
-            block = (await asyncio.to_thread(hop_through, store, session_id, question)
-                     or await asyncio.to_thread(record_hop, store, session_id,
-                                                question))
+        # So may a record hop, when the block followed does not say what is asked either
+        # ("plant room tap 09/11/2026 08:20" for an iron level).
+        if not labelled and (block is None or not says_label(question, block.found.answer)):
+            looked = (await asyncio.to_thread(hop_through, store, session_id, question)
+                      or await asyncio.to_thread(record_hop, store, session_id, question))
+            if block is None or (looked is not None
+                                 and says_label(question, looked.found.answer)):
+                block = looked
         # The line found says the asked label yet sits in a keyed record that gives the
         # field another value ("PUPIL: Freddie Lindsay  Form: 8RH  UPN A82…" for the UPN):
         # the field answers. (Otherwise `record_hop` above already asked the keyed reader.)
@@ -133,12 +137,15 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
                     keyed.found.answer.rpartition(": ")[2]) not in normalise(found.answer):
                 block = keyed
         # A look-up whose cited record names every entity of the question replaces a line
-        # that names them only through its document's title (a note under a timetable).
+        # that names them only through its document's title (a note under a timetable),
+        # and a line that does not say what is asked ("W26-44104  Kitchen tap, Rowan
+        # Cottage" for its pH) when the look-up's label does ("pH: 6.3").
         if block is not None and not bridges and (found is None or (
                 isinstance(found, Extract) and (_overlap(found.ref, block.links[0]) or (
                     _names_all(store, session_id, question, block.links)
                     and not _names_all(store, session_id, question, cited(found)))
-                or _typed_beats(question, found, block)))):
+                or _typed_beats(question, found, block)
+                or (not labelled and says_label(question, block.found.answer))))):
             found, bridges = block.found, block.bridges
             for ref in block.links:
                 rc.citations.add(ref)

@@ -1,0 +1,119 @@
+"""Answers read across a report's two tables, and the clause or label that says what is
+asked: a sample's result in the column headed by its number, "Report No." for a report's
+reference number, a bullet's wrapped lines as one entry, and the words after a question's
+stranded "tuned to" / "reset to"."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from rlm_recursive.corpus.asked import label_says, label_words
+from rlm_recursive.corpus.grid_links import grid_link
+from rlm_recursive.corpus.wrapping import logical_lines
+from tests.strategy_support import answers, ask, load, small_runtime
+
+SOIL = """\
+                    GREENACRE AGRONOMY LABORATORY
+                    SOIL ANALYSIS REPORT
+
+Report No.        : GAL/7731-B
+Customer          : Thornbury Estates (Ms P. Vance)
+Customer ref.     : SPRING SAMPLING - FIELDS 4 TO 7
+Received          : 03/03/2027
+
+Samples received
+----------------
+Lab No.     Field / location                   Depth    Texture
+GA-5520     Field 4, Long Acre (north end)     0-15cm   clay loam
+GA-5521     Field 5, Windmill Hill             0-15cm   sandy loam
+GA-5522     Field 6, Church Meadow             0-15cm   silty clay
+GA-5523     Field 7, Long Acre (south end)     0-15cm   clay loam
+
+Results (air-dried, <2mm fraction)
+
+Determinand        Units        5520     5521     5522     5523
+pH (water)         pH units     6.1      7.2      5.8      6.4
+Phosphorus (P)     mg/l         14       31       9        22
+Potassium (K)      mg/l         162      240      118      190
+Magnesium (Mg)     mg/l         88       61       104      95
+
+Index values and lime advice follow on page 2.
+"""
+
+DIARY = """\
+Boiler round - week 12
+
+Mon 15 Mar
+ - 08.30  Mr & Mrs Adeyemi, 4 Rose Lane, Hexby. Combi boiler
+   (Worcester, 2014). System pressure reset to 1.4 bar after bleeding two
+   radiators. Flue checked. £75 paid card.
+ - 11.00  Hexby Scout Hut. Annual service, pressure left at 1.1 bar. Invoice to
+   the district treasurer.
+
+Tue 16 Mar
+ - 09.15  Mrs O'Leary, 12 Mill Row. No heating. Diverter valve sticking, freed.
+"""
+
+
+def _run(tmp_path: Path, monkeypatch: Any, text: str, question: str) -> Any:
+    runtime = small_runtime(tmp_path, monkeypatch)
+    try:
+        sid = load(runtime, text)
+        result, _ = asyncio.run(ask(runtime, sid, question, "search", answers("Not found.")))
+    finally:
+        runtime.close()
+    return result
+
+
+def test_a_sample_result_is_read_in_the_column_headed_by_its_number():
+    found = grid_link("What was the potassium level in the Windmill Hill field?", [("d", SOIL)])
+    assert found is not None
+    assert (found.value, found.label, found.code) == ("240", "Potassium (K)", "5521")
+
+
+def test_two_samples_the_question_describes_alike_give_no_column():
+    # "Long Acre" is two samples' location: which column is asked cannot be told.
+    assert grid_link("phosphorus for Long Acre clay loam", [("d", SOIL)]) is None
+
+
+def test_a_sample_result_is_answered_and_grounded(tmp_path: Path, monkeypatch: Any):
+    result = _run(tmp_path, monkeypatch, SOIL,
+                  "What was the pH of the soil at Church Meadow?")
+    assert result.grounded is True, result.answer
+    assert "5.8" in result.answer and "6.1" not in result.answer
+
+
+def test_a_short_term_is_not_cut_as_camel_case():
+    assert "ph" in label_words("pH")
+    assert {"max", "replica"} <= label_words("maxReplicas")
+
+
+def test_a_label_ending_no_names_the_number_of_the_thing_asked_of():
+    question = "What is the reference number of the soil analysis report for Thornbury?"
+    assert label_says(question, "Report No.")
+    assert "number" not in label_words("No. of items")
+
+
+def test_the_report_number_is_read_for_its_reference_number(tmp_path: Path,
+                                                              monkeypatch: Any):
+    result = _run(tmp_path, monkeypatch, SOIL,
+                  "What is the reference number of the soil analysis report for Thornbury "
+                  "Estates?")
+    assert result.grounded is True, result.answer
+    assert "GAL/7731-B" in result.answer and "SPRING" not in result.answer
+
+
+def test_a_bullet_s_indented_lines_carry_it_on():
+    lines = DIARY.split("\n")
+    spans = logical_lines(DIARY, 0, lines)
+    entry = next(DIARY[a:b] for a, b in spans if "Adeyemi" in DIARY[a:b])
+    assert "1.4 bar" in entry and "£75" in entry and "Scout" not in entry
+
+
+def test_the_words_after_a_stranded_verb_answer(tmp_path: Path, monkeypatch: Any):
+    result = _run(tmp_path, monkeypatch, DIARY,
+                  "What was the Adeyemi boiler's pressure reset to on Monday?")
+    assert result.grounded is True, result.answer
+    assert "1.4" in result.answer and "1.1" not in result.answer
