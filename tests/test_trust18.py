@@ -117,3 +117,23 @@ def test_the_words_after_a_stranded_verb_answer(tmp_path: Path, monkeypatch: Any
                   "What was the Adeyemi boiler's pressure reset to on Monday?")
     assert result.grounded is True, result.answer
     assert "1.4" in result.answer and "1.1" not in result.answer
+
+
+ROUNDS = "\n".join(
+    f" - {9 + i % 8:02d}.{(i * 7) % 60:02d}  {name}, {street}. Gutter clear"
+    + (". No charge, neighbour's favour." if i % 5 == 0 else f". £{30 + i} cash.")
+    for i, (name, street) in enumerate(zip(
+        ["Mr Abbot", "Mrs Begum", "Dr Cole", "Ms Dunn", "Mr Evans", "Mrs Faulk", "Mr Gray",
+         "Ms Hale", "Mr Ince", "Mrs Joyce", "Mr Kerr", "Ms Lamb"],
+        ["Ash Row", "Birch Way", "Cedar Ct", "Dale Rd", "Elm St", "Fir Lane", "Gorse Hill",
+         "Hawk Rd", "Iris Way", "Jay St", "Kiln Lane", "Lark Rise"], strict=True)))
+
+
+def test_a_negation_the_items_write_as_no_charge_is_judged_not_counted():
+    from rlm_recursive.agent.routing import route
+    from rlm_recursive.corpus.records import read_layout
+
+    layout = read_layout([("d", ROUNDS)], {"d": "rounds.txt"})
+    strategy, why = route("How many jobs were not charged for?", layout, [ROUNDS])
+    # Counting the jobs that lack the word "charged" would count them all but none.
+    assert strategy == "classify", why

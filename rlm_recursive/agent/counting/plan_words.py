@@ -85,8 +85,11 @@ def written_negations(question: str) -> list[tuple[str, set[int]]]:
     for match in _NEGATION.finditer(question):
         following = re.match(r"[A-Za-z][\w'’-]*", question[match.end():])
         if following is not None:
-            out.append((f"{match.group().strip()} {following.group()}".lower(),
-                        _positions(question, match.start(), match.end())))
+            at = _positions(question, match.start(), match.end())
+            out.append((f"{match.group().strip()} {following.group()}".lower(), at))
+            if re.fullmatch(r"not|\w+n['’]t", match.group().strip(), re.I):
+                # "were not charged for" is written "no charge" as often as "not charged".
+                out.append((f"no {following.group()}".lower(), at))
     return out
 
 
