@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from rlm_recursive.corpus.asked import label_says, label_words
-from rlm_recursive.corpus.grid_links import grid_link
+from rlm_recursive.corpus.grid_columns import column_link as grid_link
 from rlm_recursive.corpus.wrapping import logical_lines
 from tests.strategy_support import answers, ask, load, small_runtime
 
@@ -137,3 +137,29 @@ def test_a_negation_the_items_write_as_no_charge_is_judged_not_counted():
     strategy, why = route("How many jobs were not charged for?", layout, [ROUNDS])
     # Counting the jobs that lack the word "charged" would count them all but none.
     assert strategy == "classify", why
+
+
+EQUINE = """\
+  OAKRIDGE EQUINE LABORATORY - CUMULATIVE RESULTS
+  Patient: "Marigold" (mare, 14y)          Owner: Mrs T. Ashdown
+  -----------------------------------------------------------------
+  Sample no.        VH-2201      VH-2245      VH-2290
+  Taken             02-Feb-27    09-Feb-27    16-Feb-27
+  -----------------------------------------------------------------
+  ELECTROLYTES                                        Ref range
+  Sodium            138          136          139     132-146
+  Potassium         3.9          6.2 H        4.1     2.8-4.5
+  Chloride          99           101          100     95-105
+
+  Comments
+  1. Sample VH-2245: haemolysed in transit, potassium may be falsely raised.
+  2. Repeat bloods booked for March.
+"""
+
+
+def test_a_comment_s_code_picks_the_column_of_a_report_set_across(tmp_path: Path,
+                                                                  monkeypatch: Any):
+    result = _run(tmp_path, monkeypatch, EQUINE,
+                  "What potassium result came from the sample that was haemolysed?")
+    assert result.grounded is True, result.answer
+    assert "6.2" in result.answer and "3.9" not in result.answer

@@ -78,7 +78,8 @@ _WORD = re.compile(r"[A-Za-z][\w'’.-]*")
 _NP_END = frozenset((
     "the a an of for on in at to from by with per is are was were be been do does did has "
     "have had can could will would should got get gets that which who when where after "
-    "before during since between this these those its their our my your his her").split())
+    "before during since between this these those its their our my your his her "
+    "came come comes went goes gave took").split())
 """Words that end the noun phrase a question asks for ("max replicas | the ledger api")."""
 _DETERMINERS = frozenset("the a an our my your their his her its this that".split())
 _NOT_NOUN_LEAD = frozenset((

@@ -11,6 +11,7 @@ from ...corpus.asked import asked_label
 from ...corpus.code_facts import code_fact
 from ...corpus.described import described_field
 from ...corpus.grid_cells import grid_cell
+from ...corpus.grid_columns import column_link
 from ...corpus.grid_links import grid_link
 from ...corpus.line_fields import line_field
 from ...corpus.line_links import line_link
@@ -136,18 +137,19 @@ def grid_hop(store: Store, session_id: str, question: str,
              docs: list[tuple[str, str]] | None = None) -> Chain | None:
     """The asked column of the row another grid keys by a code of the row the question
     names ("the phone of the branch holding the overdue copy of <title>"), or the asked
-    row's cell in the column another grid heads with that code (a sample's pH): the code
-    is the chain's bridge; the row reached (with the line naming its columns) and the row
-    named are cited."""
-    found = grid_link(question, docs if docs is not None else _docs(store, session_id))
+    row's cell in the column a line heads with the code of the line the question describes
+    (a sample's pH, `grid_columns`): the code is the chain's bridge; the row reached
+    (with the line naming its columns) and the row named are cited."""
+    docs = docs if docs is not None else _docs(store, session_id)
+    found = grid_link(question, docs) or column_link(question, docs)
     if found is None:
         return None
     doc_id, row, grid = found.reached
     ref = SpanRef(doc_id=doc_id, start=row.start, end=row.end)
     heads = found.heads or grid.header
     header = SpanRef(doc_id=doc_id, start=heads[0], end=heads[1]) if heads else None
-    named_doc, named_row, _ = found.named
-    named = SpanRef(doc_id=named_doc, start=named_row.start, end=named_row.end)
+    named_doc, named_start, named_end = found.named
+    named = SpanRef(doc_id=named_doc, start=named_start, end=named_end)
     return Chain(Extract(f"{found.label}: {found.value}", ref, field=found.label,
                          heading=header), [found.code],
                  [ref, *([header] if header else []), named])
