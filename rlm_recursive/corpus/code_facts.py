@@ -31,6 +31,7 @@ from .code_records import Span, code_records
 from .command_options import command_options
 from .dates import said_dates
 from .described import abbreviates, named_words, pick_record, question_codes, stems_of
+from .doc_titles import name_says
 from .markup import element_records
 from .naming import entities, says, written_forms
 from .record_units import Unit
@@ -130,20 +131,13 @@ def _says_asked(used: set[str], question: str) -> bool:
     return not wanted or any(w in used for w in wanted)
 
 
-def _name_says(name: str, word: str) -> bool:
-    """A word of the document's file name says the question's stem: `postgresql.conf.sample`
-    says "postgres", "config" and "sample" (a name shortens and runs words on)."""
-    return len(word) >= _NAME_STEM and any(
-        part.startswith(word) or (len(part) >= _NAME_STEM and word.startswith(part))
-        for part in re.findall(r"[a-z]+", name.lower()))
-
-
 def _about(question: str, text: str, used: set[str], name: str = "") -> bool:
     """The document is about what the question names: its names, codes and file names
     all said, and half of its other words at least (by the text or its file's name)."""
     text_stems = stems_of(text)
     lowered = text.lower()
-    if any(w not in text_stems and not _name_says(name, w) for w in named_words(question)):
+    if any(w not in text_stems and not name_says(name, w, _NAME_STEM)
+           for w in named_words(question)):
         return False
     if any(code.lower() not in lowered for code in question_codes(question)):
         return False
@@ -151,7 +145,7 @@ def _about(question: str, text: str, used: set[str], name: str = "") -> bool:
         return False
     # A bound asked ("the smallest ... allowed") is read from a note, not said of the file.
     rest = set(stems(question)) - used - STOP - _ASKING - _BOUND_WORDS
-    said = sum(1 for w in rest if w in text_stems or _name_says(name, w))
+    said = sum(1 for w in rest if w in text_stems or name_says(name, w, _NAME_STEM))
     return said >= _MIN_SAID_SHARE * len(rest)
 
 
@@ -218,7 +212,7 @@ def _note_said(setting: Setting, question: str, name: str) -> set[str] | None:
     if asked_label(question) and not set(asked_label(question)) <= _SETTING_WORDS:
         return None
     words = set(stems(question)) - STOP - _ASKING - _SETTING_WORDS - _BOUND_WORDS
-    words = {w for w in words if not _name_says(name, w)}
+    words = {w for w in words if not name_says(name, w, _NAME_STEM)}
     said = words & (stems_of(setting.note) | set(stems(" ".join(name_words(setting.name)))))
     if len(said) < _NOTE_SAID or len(said) < _NOTE_SHARE * len(words):
         return None

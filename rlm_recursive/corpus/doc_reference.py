@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .doc_titles import file_words
+from .doc_titles import name_says
 
 __all__ = ["without_document_reference"]
 
@@ -21,11 +21,6 @@ _FILE_KINDS = frozenset(
     "document data dump output printout scrape stats certificate".split())
 """Words that call any file what it is: said of a file whatever its name."""
 _PREFIX = 3
-
-
-def _says(name_parts: list[str], word: str) -> bool:
-    return any(part == word or (len(word) >= _PREFIX and part.startswith(word))
-               for part in name_parts)
 
 
 def without_document_reference(question: str, sources: Iterable[str]) -> str:
@@ -40,7 +35,6 @@ def without_document_reference(question: str, sources: Iterable[str]) -> str:
     if not naming:
         return question
     for source in sources:
-        parts = file_words(source).lower().split()
-        if all(_says(parts, w) for w in naming):
+        if all(name_says(source, w, _PREFIX) for w in naming):
             return question[:match.start()] + match["end"]
     return question

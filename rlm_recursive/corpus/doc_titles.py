@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from .word_stems import stems
 
-__all__ = ["document_subject", "document_title", "file_words"]
+__all__ = ["document_subject", "document_title", "file_words", "name_says"]
 
 _TITLE_LINES = 3
 _HEADER_LINES = 10
@@ -28,6 +28,15 @@ def file_words(source: str) -> str:
     → "postgresql conf sample"): what a question calls the file."""
     base = re.split(r"[\\/]", source.strip())[-1]
     return " ".join(re.findall(r"[^\W_]+", base))
+
+
+def name_says(name: str, word: str, shortest: int = 4) -> bool:
+    """A word of the file's name says the word: `postgresql.conf.sample` says "postgres",
+    "config" and "sample" (a name shortens and runs words on), each of them `shortest`
+    letters at least unless said whole."""
+    return any(part == word or (len(word) >= shortest and part.startswith(word))
+               or (len(part) >= shortest and len(word) >= shortest and word.startswith(part))
+               for part in re.findall(r"[a-z0-9]+", file_words(name).lower()))
 
 
 def document_title(name: str, text: str, fmt: str) -> str:
