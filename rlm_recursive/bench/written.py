@@ -72,9 +72,16 @@ from .suite import names_value, not_found, value_score
 
 __all__ = ["FAMILIES", "PARTS", "load_questions", "make_tasks"]
 
-PARTS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6",
-         "heldout7", "heldout8", "heldout9", "heldout10", "heldout11", "heldout12", "heldout13",
-         "heldout14", "heldout15", "heldout16")
+
+def _found_parts() -> tuple[str, ...]:
+    """The parts shipped: each folder holding a `questions.jsonl`, dev first, then the
+    held-out parts in the order they were written (heldout, heldout2, ... heldout10)."""
+    root = resources.files("rlm_recursive.bench") / "data" / "written"
+    names = [p.name for p in root.iterdir() if p.is_dir() and (p / "questions.jsonl").is_file()]
+    return tuple(sorted(names, key=lambda n: (n != "dev", int(re.sub(r"\D", "", n) or 1), n)))
+
+
+PARTS = _found_parts()
 FAMILIES = ("fact", "multihop", "count", "classify", "unanswerable")
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 
