@@ -163,3 +163,26 @@ def test_a_comment_s_code_picks_the_column_of_a_report_set_across(tmp_path: Path
                   "What potassium result came from the sample that was haemolysed?")
     assert result.grounded is True, result.answer
     assert "6.2" in result.answer and "3.9" not in result.answer
+
+
+QUEUES = """\
+$ queue-stats --describe --all
+VHOST        QUEUE              SHARD  READY     UNACKED  BACKLOG   CONSUMER-TAG           NODE
+orders       orders.created     0      1200      3        41        orders-worker-1        rabbit-1
+orders       orders.created     1      1180      2        38        orders-worker-2        rabbit-2
+orders       orders.created     2      1211      0        44        orders-worker-1        rabbit-1
+
+VHOST        QUEUE              SHARD  READY     UNACKED  BACKLOG   CONSUMER-TAG           NODE
+invoicing    invoice.render     0      310       1        9120      invoice-renderer-1     rabbit-3
+invoicing    invoice.render     1      305       0        8874      invoice-renderer-2     rabbit-3
+invoicing    invoice.render     2      298       4        9311      invoice-renderer-1     rabbit-3
+"""
+
+
+def test_a_total_sums_the_column_named_next_to_its_cue_where_the_header_names_others():
+    from rlm_recursive.agent.counting.table_rows import summed_rows
+
+    found = summed_rows("Total backlog across all shards of the invoice-renderer consumer queue?",
+                        [("q", QUEUES)], [])
+    assert found is not None
+    assert (found.column, found.value) == ("BACKLOG", 9120 + 8874 + 9311)

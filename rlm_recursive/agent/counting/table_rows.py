@@ -74,7 +74,9 @@ class RowSum:
 class _Table:
     doc_id: str
     heading: str
-    """The header line's words before its columns: what the table is of ("BIN RED")."""
+    """The header line's words but the column's: what the table is of ("BIN RED"), and
+    the other columns' names ("partitions" of "the lag across all partitions" is no
+    condition a row must say)."""
     column: str
     rows: list[tuple[int, int, str, str]]
     """(start, end, cell, text with its continuation lines) of each row."""
@@ -154,7 +156,8 @@ def _tables(doc_id: str, text: str, column_stems: set[str]) -> list[_Table]:
             if stems(m.group()) and stems(m.group())[0] in column_stems:
                 rows = _rows(lines[i + 1:], m.span(), column_stems)
                 if len(rows) >= 2:
-                    found.append(_Table(doc_id, header[:m.start()], m.group(), rows,
+                    found.append(_Table(doc_id, f"{header[:m.start()]} {header[m.end():]}",
+                                        m.group(), rows,
                                         _caption(lines, i)))
         if len(found) == 1:
             out.append(found[0])
@@ -208,7 +211,12 @@ def summed_rows(question: str, texts: list[tuple[str, str]], docs: list[str]
     if any(any(c.isdigit() for c in ws[i]) for i in content_positions(question) - skip
            - glossed):
         return None  # "fines on items due 20/11": a number no column was found for
-    chosen = _chosen_rows(question, texts, docs, skip)
+    # "Total lag across all partitions of the group": the column named next to the cue
+    # (a header naming the others too, GROUP and PARTITION, is no ambiguity then).
+    after = [i for i in content_positions(question) - skip if offsets[i][0] >= cue.end()]
+    nearest = stems(ws[min(after)]) if after else []
+    chosen = (_chosen_rows(question, texts, docs, skip, {nearest[0]}) if nearest else None
+              ) or _chosen_rows(question, texts, docs, skip)
     if chosen is None:
         return None
     tables, rows = chosen
@@ -220,15 +228,16 @@ def summed_rows(question: str, texts: list[tuple[str, str]], docs: list[str]
 
 
 def _chosen_rows(question: str, texts: list[tuple[str, str]], docs: list[str],
-                 skip: set[int]) -> tuple[list[_Table], list[tuple[int, tuple[str, int, int,
-                                                                             float]]]] | None:
-    """The tables a free word of the question heads a column of, and the numbered rows
-    (table index, (doc, start, end, the cell's number)) whose banner, heading or text says
-    each other free word (a glossed code as written): None when a word no table says."""
+                 skip: set[int], column_stems: set[str] | None = None
+                 ) -> tuple[list[_Table], list[tuple[int, tuple[str, int, int, float]]]] | None:
+    """The tables a free word of the question (one of `column_stems`, when given) heads a
+    column of, and the numbered rows (table index, (doc, start, end, the cell's number))
+    whose banner, heading or text says each other free word (a glossed code as written):
+    None when a word no table says."""
     ws = words(question)
     free = [i for i in sorted(content_positions(question) - skip)
             if ws[i] not in FRAME_WORDS and not ws[i].isdigit() and stems(ws[i])]
-    column_stems = {stems(ws[i])[0] for i in free}
+    column_stems = column_stems or {stems(ws[i])[0] for i in free}
     tables = [t for doc_id, text in texts if not docs or doc_id in docs
               for t in _tables(doc_id, text, column_stems)]
     if not tables:
