@@ -186,3 +186,43 @@ def test_a_total_sums_the_column_named_next_to_its_cue_where_the_header_names_ot
                         [("q", QUEUES)], [])
     assert found is not None
     assert (found.column, found.value) == ("BACKLOG", 9120 + 8874 + 9311)
+
+
+PICKS = """\
+=====================================================
+ NORTHGATE FULFILMENT - Pick & Despatch Export
+ Client: Brindle Tea Co.   Generated 02/03/2027 08:00
+=====================================================
+""" + "\n".join(f"""
+Order: NF-{5100 + i}        Channel: {channel}
+Customer ref: BT-{900 + i}          Weight: {weight} kg    Lines: {1 + i % 3}
+Ship to:     {town}
+  01/03/2027 09:{10 + i:02d}  Bay 4      Picked
+  01/03/2027 11:{20 + i:02d}  Dock 2     Despatched""" for i, (channel, weight, town) in enumerate([
+    ("Web", "1.20", "Harrowgate"), ("Wholesale", "12.50", "Linby"), ("Web", "0.85", "Ossett"),
+    ("Marketplace", "2.10", "Redcar"), ("Web", "3.05", "Selby")])) + "\n"
+
+
+def test_blocks_opened_by_a_key_line_are_records_with_every_pair_of_their_lines():
+    from rlm_recursive.corpus.records import read_layout
+
+    layout = read_layout([("p", PICKS)], {"p": "picks.txt"})
+    orders = [r for r in layout.records if "Order" in r.fields]
+    assert len(orders) == 5
+    assert orders[1].fields["Weight"] == "12.50 kg" and orders[1].fields["Customer ref"] == "BT-901"
+
+
+def test_records_of_key_blocks_are_counted_and_summed(tmp_path: Path, monkeypatch: Any):
+    from tests.strategy_support import no_model
+
+    runtime = small_runtime(tmp_path, monkeypatch)
+    try:
+        sid = load(runtime, PICKS)
+        counted, _ = asyncio.run(ask(runtime, sid, "How many orders came in on the Web channel?",
+                                     "auto", no_model))
+        summed, _ = asyncio.run(ask(runtime, sid, "What is the combined weight of all orders?",
+                                    "auto", no_model))
+    finally:
+        runtime.close()
+    assert counted.answer.startswith("3 "), counted.answer
+    assert summed.answer.startswith("19.7"), summed.answer

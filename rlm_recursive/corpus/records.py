@@ -288,7 +288,7 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
                                                else ";")
         rows = _csv_rows(text, delimiter) or []
         return [Record(doc_id, a, b, text[a:b], f) for a, b, f in rows]
-    if fmt == "prose" and (found := _block_records(doc_id, text)):
+    if fmt in ("prose", "keyvalue") and (found := _block_records(doc_id, text)):
         return found
     if fmt == "keyvalue" or fmt == "prose":
         piped = pipe_rows(text)
@@ -306,9 +306,8 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
             fields: dict[str, str] = {}
             if fmt == "keyvalue":
                 for line in item.text.splitlines():
-                    m = _KEY_LINE.match(line)
-                    if m:
-                        fields.setdefault(m.group("key").strip(), m.group("value").strip())
+                    for key, value in _line_pairs(line):
+                        fields.setdefault(key, value)
             else:
                 fields = _logfmt_fields(item.text)
                 if (path := heading_path(headings, item)) is not None:
@@ -343,17 +342,36 @@ def _block_records(doc_id: str, text: str) -> list[Record]:
     `Author:` and `Date:` under `commit <hash>`), when most blocks have such a header: what a
     question counts is the commit, not the lines of its message. Blocks with no fields (the
     sections of a results page, a chat export's days) leave paragraphs, rows and lines."""
-    found = blocks(text)
-    out = []
-    for block in found:
-        fields: dict[str, str] = {}
-        for a, b in block.header:
-            m = _KEY_LINE.match(text[a:b])
-            if m:
-                fields.setdefault(m.group("key").strip(), m.group("value").strip())
-        out.append(Record(doc_id, block.start, block.end, text[block.start:block.end], fields))
-    fielded = sum(bool(r.fields) for r in out)
-    return out if out and fielded >= _BLOCK_SHARE * len(out) else []
+    for keyed in (False, True):
+        out = []
+        for block in blocks(text, keyed):
+            fields: dict[str, str] = {}
+            for a, b in block.header:
+                for key, value in _line_pairs(text[a:b]):
+                    fields.setdefault(key, value)
+            out.append(Record(doc_id, block.start, block.end, text[block.start:block.end],
+                              fields))
+        # Blocks opened by a `Key: value` line (a tracking export's "Consignment: ...") are
+        # records when most give two fields or more: a thread's "From:" alone is no record.
+        fielded = sum(len(r.fields) >= 1 + keyed for r in out)
+        if out and fielded >= _BLOCK_SHARE * len(out):
+            return out
+    return []
+
+
+_PAIR_START = re.compile(r"[ \t]{2,}(?=[A-Za-z][\w.-]*(?: [\w.-]+){0,3}:[ \t]+\S)")
+"""Where a line's next `Key: value` pair starts, past a gutter ("Reference: KY-1   Weight:
+1.84 kg   Pieces: 1")."""
+
+
+def _line_pairs(line: str) -> list[tuple[str, str]]:
+    """The `Key: value` pairs of a header line, one or several set apart by gutters."""
+    pairs = []
+    for part in _PAIR_START.split(line):
+        m = _KEY_LINE.match(part)
+        if m:
+            pairs.append((m.group("key").strip(), m.group("value").strip()))
+    return pairs
 
 
 def read_layout(docs: Iterable[tuple[str, str]], names: dict[str, str] | None = None
