@@ -226,3 +226,22 @@ def test_records_of_key_blocks_are_counted_and_summed(tmp_path: Path, monkeypatc
         runtime.close()
     assert counted.answer.startswith("3 "), counted.answer
     assert summed.answer.startswith("19.7"), summed.answer
+
+
+DIVES = """\
+DIVE LOG - transcribed, book 2
+ DATE      SITE            BOAT      MAX   TIME  GAS    REMARKS
+           -------------   -------   ---   ----  -----  -------
+ Carried forward from book 1                  41:20
+ 02/05/27  Wreck of Hawk   Seaspray  28m   41    EAN32  good vis
+ 09/05/27  Gull Reef       Seaspray  18m   55    air    current
+ 16/05/27  Wreck of Hawk   Tern II   30m   38    EAN28  cold at depth
+"""
+
+
+def test_a_ruled_table_with_an_unruled_first_column_and_a_carried_total_has_rows():
+    from rlm_recursive.corpus.rows import ruled_rows
+
+    rows = ruled_rows(DIVES)
+    assert [r[2]["DATE"] for r in rows] == ["02/05/27", "09/05/27", "16/05/27"]
+    assert rows[2][2]["BOAT"] == "Tern II" and rows[0][2]["SITE"] == "Wreck of Hawk"

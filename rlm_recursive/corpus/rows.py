@@ -123,6 +123,9 @@ def ruled_rows(text: str) -> list[tuple[int, int, dict[str, str]]]:
         if i == 0 or not _RULED.match(line) or _RULED.match(lines[i - 1]):
             continue
         columns = rule_columns(line)
+        if columns and lines[i - 1][:columns[0][0]].strip():
+            # "DATE  TYPE ..." over "      ------": the first column is left unruled.
+            columns = [(0, columns[0][0]), *columns]
         if len(columns) < 2 or not _fits(lines[i - 1], columns):
             continue
         header = _cells(lines[i - 1], columns)
@@ -131,6 +134,11 @@ def ruled_rows(text: str) -> list[tuple[int, int, dict[str, str]]]:
         for j in range(i + 1, len(lines)):
             row = lines[j]
             if _FOOTER.match(row) or _RULED.match(row) or not _fits(row, columns):
+                # A line across the columns right under the rule ("Brought forward ...
+                # 211:35") is the table's opening total: the rows follow it.
+                if j == i + 1 and j + 1 < len(lines) and row.strip() and _fits(
+                        lines[j + 1], columns):
+                    continue
                 break
             fields = {h: c for h, c in zip(header, _cells(row, columns), strict=True)
                       if h and c}
