@@ -245,3 +245,11 @@ def test_a_ruled_table_with_an_unruled_first_column_and_a_carried_total_has_rows
     rows = ruled_rows(DIVES)
     assert [r[2]["DATE"] for r in rows] == ["02/05/27", "09/05/27", "16/05/27"]
     assert rows[2][2]["BOAT"] == "Tern II" and rows[0][2]["SITE"] == "Wreck of Hawk"
+
+
+def test_a_date_picks_the_column_a_head_line_dates(tmp_path: Path, monkeypatch: Any):
+    result = _run(tmp_path, monkeypatch, EQUINE, "Marigold's sodium on 9 February 2027")
+    assert result.grounded is True, result.answer
+    assert "136" in result.answer and "138" not in result.answer
+    # A name the report never says is not this patient's.
+    assert grid_link("Buttercup's sodium on 9 February 2027", [("d", EQUINE)]) is None

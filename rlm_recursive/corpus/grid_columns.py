@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from .asked import asked_label, asked_phrase, label_says
 from .blocks import lines_of
+from .dates import said_dates, same_date
 from .described import named_words, says_stem, stems_of
 from .grid_links import GridLink
 from .grid_tables import Grid, GridRow, grids
@@ -34,6 +35,7 @@ _CELL = re.compile(r"\S+(?: \S+)*")
 _HEAD_CODE = re.compile(r"^(?=[\w-]*\d)[\w-]{4,}$")
 """A head naming an item by its code or number ("44102", "24X119977", "S-007")."""
 _HEAD_CODES = 2
+_OWNER = re.compile(r"\s*([A-Z][\w-]+)['’]s\b")
 
 
 @dataclass(frozen=True)
@@ -134,4 +136,35 @@ def column_link(question: str, docs: Iterable[tuple[str, str]]) -> GridLink | No
                 found.setdefault(value, GridLink(
                     value, row.cells[0].text, (doc_id, start, end), (doc_id, row, grid),
                     head[1][2], (head[0].start, head[0].end)))
+        if not found:
+            _dated(question, text, doc_id, heads, asked, found)
     return next(iter(found.values())) if len(found) == 1 else None
+
+
+def _dated(question: str, text: str, doc_id: str, heads: list[_Heads],
+           asked: list[tuple[Grid, GridRow]], found: dict[str, GridLink]) -> None:
+    """The asked rows' cells under the head that writes the question's one date ("on the
+    23rd of November" under "Collected  22-Nov-26  23-Nov-26 ..."), when the document
+    says every name the question gives."""
+    said = said_dates(question)
+    dates = [d for _, _, d in said]
+    # The date's own words ("November") are no names to find.
+    undated = "".join(c if not any(a <= i < b for a, b, _ in said) else " "
+                      for i, c in enumerate(question))
+    names = named_words(undated) - set(asked_phrase(question))
+    if owner := _OWNER.match(question):  # "Marigold's sodium ...": whose, though first
+        names |= set(stems(owner[1]))
+    if len(dates) != 1 or any(not says_stem(stems_of(text), n) for n in names):
+        return
+    for grid, row in asked:
+        above = [h for h in heads if h.start < row.start]
+        head = next(((h, c) for h in reversed(above) for c in h.codes
+                     if any(same_date(d, dates[0]) for _, _, d in said_dates(c[2]))), None)
+        if head is None:
+            continue
+        line_start = text.rfind("\n", 0, row.start) + 1
+        value = _cell_under(row, line_start, head[1][0], head[1][1])
+        if value is not None:
+            found.setdefault(value, GridLink(
+                value, row.cells[0].text, (doc_id, head[0].start, head[0].end),
+                (doc_id, row, grid), head[1][2], (head[0].start, head[0].end)))
