@@ -288,7 +288,7 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
                                                else ";")
         rows = _csv_rows(text, delimiter) or []
         return [Record(doc_id, a, b, text[a:b], f) for a, b, f in rows]
-    if fmt in ("prose", "keyvalue") and (found := _block_records(doc_id, text)):
+    if fmt == "prose" and (found := _block_records(doc_id, text)):
         return found
     if fmt == "keyvalue" or fmt == "prose":
         piped = pipe_rows(text)
@@ -321,6 +321,10 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
                                  last.fields)
                 continue
             out.append(Record(doc_id, item.start, item.end, item.text, fields))
+        # Entries run together by their indented lines (a tracking export's events under
+        # each "Order:" block) are told apart by the blocks their key lines open.
+        if fmt == "keyvalue" and len(found := _block_records(doc_id, text)) > len(out):
+            return found
         return out
     if fmt == "events":
         return [Record(doc_id, a, b, text[a:b], f) for a, b, f in event_records(text)]
