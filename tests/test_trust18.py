@@ -253,3 +253,29 @@ def test_a_date_picks_the_column_a_head_line_dates(tmp_path: Path, monkeypatch: 
     assert "136" in result.answer and "138" not in result.answer
     # A name the report never says is not this patient's.
     assert grid_link("Buttercup's sodium on 9 February 2027", [("d", EQUINE)]) is None
+
+
+def test_a_polite_opening_and_a_name_after_the_noun_leave_the_asked_noun():
+    from rlm_recursive.corpus.asked import asked_phrase
+
+    assert asked_phrase("Could you tell me what start number Ada Finch wore?") == ["start",
+                                                                                 "number"]
+    assert asked_phrase("What is the total VAT on the bill?") == ["total", "vat"]
+
+
+def test_a_column_headed_no_alone_answers_a_number_asked_of_a_row(tmp_path: Path,
+                                                                 monkeypatch: Any):
+    sheet = """\
+HILLSIDE HARRIERS - 5K PARKLAND RACE - RESULTS
+
+Pos  No   Name               Club                  Time
+---  ---  -----------------  --------------------  -----
+ 1   112  Tomasz Wierzba     Hillside Harriers     16:40
+ 2   87   Priya Anand        Vale Runners          17:02
+ 3   140  Cormac Dunleavy    Hillside Harriers     17:15
+ 4   95   Edith Marr         Vale Runners          17:31
+"""
+    result = _run(tmp_path, monkeypatch, sheet,
+                  "Can you tell me what race number Cormac Dunleavy was wearing?")
+    assert result.grounded is True, result.answer
+    assert "140" in result.answer and "17:15" not in result.answer

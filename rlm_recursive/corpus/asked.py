@@ -95,6 +95,12 @@ _MODIFIERS = frozenset(stems("max maximum min minimum total current new old late
                              "next main average mean typical annual daily"))
 """Words that say which of a thing's values, not what the thing is: "max replicas" is not
 any maximum (`MAX_BATCH_SIZE`)."""
+_POLITE = re.compile(
+    r"^\s*(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?(?:tell|give|show|find)\s+"
+    r"(?:me|us)|please\s+(?:tell|give|show|find)\s+(?:me|us)|(?:do|does)\s+(?:you|anyone)\s+"
+    r"know|i(?:['’]d|\s+would)\s+like\s+to\s+know|tell\s+me)\s*,?\s*", re.IGNORECASE)
+"""A polite opening before the question proper ("Could you tell me what ...")."""
+_NAME_WORD = re.compile(r"[A-Z][a-z][\w'’-]*")
 _FINITE = frozenset("is are was were do does did has have had can could will would should "
                     "gets got".split())
 _CAMEL = re.compile(r"(?<=[a-z]{2})(?=[A-Z])|(?<=\b[a-z])(?=[A-Z][a-z])")
@@ -112,7 +118,9 @@ def _asked_words(question: str) -> list[str]:
     other who/when/where questions and imperatives."""
     if topic := _TOPIC.match(question):  # "ledgerline: which port is ...": a topic first
         question = question[topic.end():]
-    words = [w.lower().rstrip(".") for w in _WORD.findall(question)]
+    question = _POLITE.sub("", question)  # "Can you tell me what race number ..."
+    written = _WORD.findall(question)
+    words = [w.lower().rstrip(".") for w in written]
     if words and words[0] in ("in", "on", "at", "for", "from", "by", "to") and len(words) > 1:
         words = words[1:]  # "in which tessera version ..."
     if not words:
@@ -140,8 +148,13 @@ def _asked_words(question: str) -> list[str]:
             return []  # "The credit note from ... was raised ...": a statement first
         words = words[1:]  # "the treasurer's work email address?": a bare noun phrase
     out: list[str] = []
-    for word in words:
+    first = len(written) - len(words)  # where `words` starts among the written words
+    for at, word in enumerate(words):
         if word in _NP_END or len(out) == 4:
+            break
+        # "what race number Neil Haworth was riding with": a name after the asked noun is
+        # whose it is, not the noun (an acronym, "total VAT", goes on).
+        if out and _NAME_WORD.fullmatch(written[first + at]):
             break
         if word.endswith(("'s", "’s")):  # "Mochi's blood glucose result": the owner
             out = []
@@ -198,10 +211,15 @@ def label_says(question: str, label: str) -> bool:
     if any(has_word(w, said) for w in wanted):
         return True
     # "the reference number of the analysis certificate": "Certificate No." says the kind
-    # of value asked and the thing it is asked of, though not "reference".
+    # of value asked and the thing it is asked of, though not "reference"; a column of a
+    # table headed "No" alone says "race number" of a results sheet.
     asked = asked_phrase(question)
-    return (len(asked) > 1 and asked[-1] in LABEL_KINDS and asked[-1] in said
-            and bool((said - LABEL_KINDS) & (set(stems(question)) - set(asked))))
+    rest = said - LABEL_KINDS
+    if len(asked) < 2 or asked[-1] not in LABEL_KINDS or asked[-1] not in said:
+        return False
+    if not rest:  # a number's shape says "number" too: only a written "No" is a label
+        return not re.search(r"\d", label)
+    return bool(rest & (set(stems(question)) - set(asked)))
 
 
 _FAMILIES = {stems(label)[0]: frozenset(stems(words)) for label, words in (
