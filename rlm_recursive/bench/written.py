@@ -1,6 +1,6 @@
 """`bench written`: hand-written documents and questions, not made by any generator here.
 
-Each part (`dev`, `heldout`, `heldout2` to `heldout16`) is a folder under
+Each part (`dev`, `heldout`, `heldout2` to `heldout19`) is a folder under
 bench/data/written/ with its documents (a nursing handover, a CSV register, JSON lines, a
 syslog, `Key: value` records, a markdown table, minutes, a directory, numbered notes) and
 `questions.jsonl`:
@@ -45,8 +45,10 @@ lead from the files alone and frozen before any run: two days of a Debian `dpkg.
 of CPython 3.11's `LICENSE` (PSF Licence) and the first six certificates of certifi's CA
 bundle (Mozilla Public Licence 2.0, which the excerpt stays under). `heldout15` and
 `heldout16` (50 questions each) were written in session 16 by two more blind writers, whose
-work arrived after that session's final run; they were first run in session 17. Each held-out
-part's
+work arrived after that session's final run; they were first run in session 17. `heldout17`,
+`heldout18` and `heldout19` (50 questions each) were written blind in session 18 by three
+more writers, from a brief alone, and first run on that session's starting code. Each
+held-out part's
 first run is its held-out figure
 (benchmarks/results/issue20-written.md); after it, the part is seen, like dev.
 
