@@ -279,3 +279,54 @@ Pos  No   Name               Club                  Time
                   "Can you tell me what race number Cormac Dunleavy was wearing?")
     assert result.grounded is True, result.answer
     assert "140" in result.answer and "17:15" not in result.answer
+
+
+ROOFER = """\
+PIKE & SON ROOFING - DAY BOOK
+Kennel licence for the yard dog: licence no. KEN/22/0917, 18 kennels on the list
+
+Wed 3 Mar
+------------------------------------------------------------
+08:30  Mrs Ruth Ames, 7 Holly Lane, Brackby
+       Ridge tiles slipped, two cracked.  Photos taken.
+       Quoted ridge re-bed + 2 tiles, £860 (quote R-22).  £45 call-out, card.
+13:00  Mr Ian Pike, 12 Mill Road
+       Gutter clear.  £60 cash.
+"""
+
+GAS = """\
+RECORD No. GS-114     Property: Flat 6, 3 Dock Street
+Tenant: Ms Okafor     Date: 04/03/2027
+Defects: cooker hood fan seized.
+Remedial action: fan isolated.  Landlord to replace cooker hood.
+"""
+
+
+def test_a_count_of_things_a_year_a_sum_or_a_house_number_answer_no_number_or_quote():
+    from rlm_recursive.agent.answers.kinds import fits_kind, fits_kind_in
+
+    line = "Kennel licence for the yard dog: licence no. KEN/22/0917, 18 kennels on the list"
+    assert not fits_kind_in("What is the kennel licence number?", "18", line)
+    assert not fits_kind("What is the permit number?", "PERMIT REGISTER (spring 2027)")
+    assert not fits_kind("Which certificate number was issued?", "No cert.: £110")
+    assert not fits_kind("What did the roofer quote Mr Pike?", "13:00 Mr Ian Pike, 12 Mill Road")
+    assert fits_kind("What did the roofer quote Mrs Ames?", "£860 (quote R-22)")
+
+
+def test_a_timed_entry_s_indented_lines_answer_for_its_opening_name(tmp_path: Path,
+                                                                    monkeypatch: Any):
+    result = _run(tmp_path, monkeypatch, ROOFER,
+                  "What did the roofer quote Mrs Ames for re-bedding the ridge?")
+    assert result.grounded is True, result.answer
+    assert "£860" in result.answer and "£45" not in result.answer
+
+
+def test_a_date_of_an_act_still_to_come_is_not_found(tmp_path: Path, monkeypatch: Any):
+    from rlm_recursive.agent.answers.kinds import only_intended
+
+    assert only_intended("When was the cooker hood in Flat 6 replaced?", GAS)
+    assert not only_intended("When was the cooker hood in Flat 6 replaced?",
+                             GAS.replace("Landlord to replace", "Landlord replaced"))
+    result = _run(tmp_path, monkeypatch, GAS, "On what date was the cooker hood in Flat 6 "
+                                              "replaced?")
+    assert result.grounded is False, result.answer

@@ -46,7 +46,14 @@ from ..types import SpanRef
 from .answers.answer_form import as_answer
 from .answers.clauses import answers_kind, labelled_as_asked
 from .answers.extractive import disagree, record_at, verify_extract
-from .answers.kinds import change_side, fits_kind, fits_kind_in, named_as_reference, other_end
+from .answers.kinds import (
+    change_side,
+    fits_kind,
+    fits_kind_in,
+    named_as_reference,
+    only_intended,
+    other_end,
+)
 from .answers.measures import alternative_sums
 from .answers.persons import asks_person, asks_who, names_asked_role, says_act
 from .context import AgentAnswer, RunContext
@@ -301,6 +308,8 @@ def _extract_holds(rc: RunContext, question: str, answer: AgentAnswer) -> bool:
                    "" if links else _name_only(question, doc.source, text),
                    text[above[0]:above[1]] if above else ""]
     record, header = text[copied["start"]:copied["end"]], text[:copied["start"]]
+    if only_intended(question, record):
+        return False  # "Landlord to replace hob": the record's date is not when it was
     # A MARC record writes its fields' tags; their names ("barcode") are the format's.
     if (marc := marc_view(text, copied["start"], copied["end"])) is not None:
         record, header = marc[0], "\n".join([header, *marc[1]])

@@ -73,6 +73,11 @@ _CHANGE = re.compile(r"\bfrom\s+\S*\d\S*\s+(?:to|until)\s+\S*\d|\d\S*\s*(?:→|-
 _PLACE_WORDS = frozenset(stems("mode setting level speed tier class size option"))
 
 
+_MONEY_ASKED = re.compile(r"\bhow\s+much\b|\b(?:price|cost|charge|fee|fare|quote|quoted|"
+                          r"premium)s?\b(?!\s+(?:code|ref|id|no|number)\b)", re.IGNORECASE)
+_MONEY_SUM = re.compile(r"[£$€]\s?\d")
+
+
 def narrowed(question: str, text: str) -> str | None:
     """`text` narrowed to the value the question asks for (see the module docstring); None
     when it holds several values of the kind asked that nothing tells apart."""
@@ -98,8 +103,9 @@ def narrowed(question: str, text: str) -> str | None:
         part = _clock_time(question, part) or part
     if _undecided(question, part):
         return None
-    if part == line:
-        return text
+    if part == line or (_MONEY_ASKED.search(question) and _MONEY_SUM.search(line)
+                        and not _MONEY_SUM.search(part)):
+        return text  # a sum is asked: "(quote Q-118)" beside "£1,240" is its reference
     # The label stays with its value: a record's field is checked by its name (`verify_extract`).
     named = re.sub(r"\s*\([^()]*\)", "", label).strip()
     if named and f"{named} {part}" in line:

@@ -247,5 +247,11 @@ def record_field(question: str, docs: Iterable[tuple[str, str]]) -> FieldRead | 
             if (read := _read(question, text, groups, group, words, must, codes,
                                         either)) is not None:
                 reads.append(read)
+    # A label holding a sum of its own ("Quoted liner, £1,240 (quote Q-118).  £95 for
+    # CCTV") labels no other sum: which of them is asked, the line does not say.
+    reads = [r for r in reads if not (_SUM.search(r.label) and _SUM.search(r.value))]
     values = {normalise(r.value) for r in reads}
     return reads[0] if len(values) == 1 else None
+
+
+_SUM = re.compile(r"[£$€]\s?\d")

@@ -302,6 +302,8 @@ def _from_passages(store: Store, session_id: str, question: str, layout: Layout 
     last = len(text) if text.find("\n", unit.end) < 0 else text.find("\n", unit.end)
     if last - first > _LINES_CITED:
         first, last = unit.start, unit.end
+    else:
+        first = _entry_start(text, first, last)
     # The line introducing the list is cited with its item: it says what the item is about.
     lead = text.rfind(unit.lead, 0, unit.start) if unit.lead else -1
     if lead >= 0 and last - lead <= _LINES_CITED:
@@ -316,6 +318,26 @@ def _from_passages(store: Store, session_id: str, question: str, layout: Layout 
     return Extract(answer, SpanRef(doc_id=doc_id, start=start, end=end),
                    heading=_heading_ref(store, session_id, doc_id, start, unit, named,
                                             question))
+
+
+def _entry_start(text: str, first: int, last: int) -> int:
+    """Where the entry a hanging-indented line carries on starts ("12:15  Mr Vale, 41 Station
+    Rd" over "       Quoted liner, £1,240"): its less indented opening line names whom the
+    lines under it are about, and is cited with them."""
+    indent = len(text[first:last]) - len(text[first:last].lstrip(" \t"))
+    at = first
+    while indent and at > 0:
+        prev = text.rfind("\n", 0, at - 1) + 1
+        line = text[prev:at - 1]
+        if not line.strip() or last - prev > _LINES_CITED:
+            return first
+        depth = len(line) - len(line.lstrip(" \t"))
+        if depth > indent:
+            return first
+        at = prev
+        if depth < indent:
+            return at
+    return first
 
 
 _SHAPE_CHARS = 16

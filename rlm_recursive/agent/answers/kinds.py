@@ -29,8 +29,8 @@ from .labelled import (
 from .measures import QP_ESCAPE, measure_fits, names_place, states_count, unmarked_among_sums
 from .persons import CALENDAR_WORDS, asks_who, names_person
 
-__all__ = ["change_side", "fits_kind", "fits_kind_in", "named_as_reference", "only_when_and_who",
-           "other_end"]
+__all__ = ["change_side", "fits_kind", "fits_kind_in", "named_as_reference", "only_intended",
+           "only_when_and_who", "other_end"]
 
 _MAIL_PARTY_ASKED = re.compile(r"\b(?:sent|send|sends|sender|received?|recipient|mailed|"
                                r"e-?mails?|messages?)\b", re.IGNORECASE)
@@ -91,13 +91,16 @@ def fits_kind_in(question: str, answer: str, unit_text: str, heading: str = "") 
     from "ORGANIZER;CN=Imran Siddiqui" has lost the key that says he is no judge); a count
     looked up must be stated as one, in its unit under its `heading`."""
     question = _asking_part(question)
+    if only_intended(question, unit_text):
+        return False
     # "45" for "how late": its line, "delay 45 min", says the kind.
     measured = None if _asks_other_kind(question) else measure_fits(question, answer, unit_text)
     if measured is not None:
         return measured
     if not fits_kind(question, answer) or unmarked_among_sums(question, answer, unit_text):
         return False
-    if _kind_named_elsewhere(question, answer, unit_text):
+    if (_kind_named_elsewhere(question, answer, unit_text)
+            or _counts_things(question, answer, unit_text)):
         return False
     if _HOW_MANY.match(question) and not states_count(question, answer, unit_text, heading):
         return False  # "albumen print 1 item" is no count of the items closed to readers
@@ -125,6 +128,39 @@ def _kind_named_elsewhere(question: str, answer: str, unit_text: str) -> bool:
 
 
 _HOW_MANY = re.compile(r"\s*how\s+many\b", re.IGNORECASE)
+_WHEN_DONE = re.compile(r"\b(?:when|what\s+date|which\s+day|what\s+day)\b.*\b(?:was|were|did|has|"
+                        r"had)\b.*?\b([a-z]{3,}ed)\b", re.IGNORECASE)
+_INTENT = r"(?:to|will|shall|should|must|needs?\s+to|awaiting|pending|due\s+to)\s+(?:be\s+)?"
+
+
+def only_intended(question: str, unit_text: str) -> bool:
+    """"When was the hob replaced?": the line says the act only as still to come
+    ("Landlord to replace hob."), so its date is no date the act was done."""
+    match = _WHEN_DONE.search(question)
+    if match is None:
+        return False
+    root = stems(match.group(1))
+    if not root:
+        return False
+    said = [m for m in re.finditer(rf"\b{re.escape(root[0][:5])}\w*", unit_text, re.IGNORECASE)]
+    return bool(said) and all(re.search(rf"{_INTENT}$", unit_text[:m.start()], re.IGNORECASE)
+                              for m in said)
+_COUNTED = re.compile(r"(?<![\w.,/-])(\d+)\s+[a-z]+s\b")
+"""A number counting things ("12 pens", "3 bags"): how many, not which."""
+
+
+def _counts_things(question: str, answer: str, unit_text: str) -> bool:
+    """A numbered thing is asked ("licence number") and the answer's only new numbers
+    count things in its line ("licence no. CBC/AWL/0342, 12 pens": 12 is no licence number)."""
+    if not _NUMBERED_ASKED.search(question) or _HOW_MANY.match(question):
+        return False
+    said = set(re.findall(r"\d+", question))
+    numbers = [n for n in re.findall(r"(?<![\w.,/-])\d+(?![\w.,/-]*\d)", answer)
+               if n not in said]
+    if not numbers or re.search(r"\d[\w/-]*[A-Za-z]|[A-Za-z][\w/-]*\d", answer):
+        return False  # a code in the answer ("KL1697", "C4410") is a number of a thing
+    counted = {m.group(1) for m in _COUNTED.finditer(unit_text)}
+    return all(n in counted for n in numbers)
 
 
 def _asks_other_kind(question: str) -> bool:
@@ -190,13 +226,19 @@ def fits_kind(question: str, answer: str) -> bool:
         # A quoted-printable mail body writes "£18.50" as "=C2=A318.50": its escapes are no
         # code. A date or a clock time ("asked 2 Nov", "[2026-09-30 Wed 09:12]") is no sum.
         # A number the question says is no sum it asks for ("175ml" of "a large (175ml) glass").
+        # A house number ("41 Station Rd") is no sum either.
         said = set(re.findall(r"\d[\d,.]*", question))
-        return any(m.group().rstrip(".") not in said
-                   for m in _AMOUNT.finditer(undated(QP_ESCAPE.sub(" ", answer))))
+        # Nor is a count of things ("2 tiles"), unless the things are money ("500 pounds").
+        return any(m.group().rstrip(".") not in said for m in _AMOUNT.finditer(
+            _COUNTED_THINGS.sub(" ", _HOUSE_NUMBER.sub(" ", undated(QP_ESCAPE.sub(" ",
+                                                                                 answer))))))
     if _NUMBERED_ASKED.search(question):  # "flight no.": KL1697, not "the KLM flight"
         # A measure ("bags over 8 kg", "keeping 30 days") is no number of a thing.
-        # A clock time or a date ("10:00" for "the case number") says when, not which.
-        return any(c.isdigit() for c in _MEASURED.sub(" ", without_times(answer)))
+        # A clock time or a date ("10:00" for "the case number") says when, not which;
+        # so does a year standing alone ("BOARDING BOOK (winter 2026)").
+        # A sum of money ("No cert.: £110") is what something cost, not its number.
+        rest = _YEAR.sub(" ", _MEASURED.sub(" ", _MONEY_SUM.sub(" ", without_times(answer))))
+        return any(c.isdigit() for c in rest)
     if _DAY_ASKED.search(question):  # a weekday or a date, not any digit (a URL's, a time)
         return bool(CALENDAR_WORDS & set(stems(answer)) or _DATE.search(answer))
     return True
@@ -204,8 +246,8 @@ def fits_kind(question: str, answer: str) -> bool:
 
 _AMOUNT_ASKED = re.compile(
     r"\bhow\s+much\b(?!\s+(?:time|longer|of\b))|\b(?:price|cost|charge|fee|fare|premium|"
-    r"excess|insured|worth|grant)s?\b(?!\s+(?:centre|center|code|band|type|category|ref|id|"
-    r"list)\b)", re.IGNORECASE)
+    r"excess|insured|worth|grant|quote|quoted)s?\b(?!\s+(?:centre|center|code|band|type|"
+    r"category|ref|id|list|no|number)\b)", re.IGNORECASE)
 """A sum of money is asked: "how much is ...", "the premium", "insured for", "worth" (not
 the "cost centre" or "fee code" a money word names)."""
 _AMOUNT = re.compile(r"(?<![A-Za-z\d.-])\d[\d,]*(?:\.\d+)?(?![\d-]|\.\d)")
@@ -221,6 +263,13 @@ _DATE = re.compile(r"\b\d{4}-\d\d-\d\d\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b"
 """A date in digits (beside `CALENDAR_WORDS`: "6 April" holds a month's name)."""
 _PERCENT_ASKED = re.compile(r"%|\bper\s*cent(?:age)?\b|\bpercentage\b", re.IGNORECASE)
 _PERCENT = re.compile(r"\d\s*(?:%|per\s*cent\b|pc\b)", re.IGNORECASE)
+_COUNTED_THINGS = re.compile(r"(?<![\w.,£$€])\d+\s+(?!(?:pounds|dollars|euros|pence|quid|guineas|"
+                             r"gns|bucks)\b)[a-z]+s\b", re.IGNORECASE)
+_HOUSE_NUMBER = re.compile(r"\b\d+[A-Za-z]?\s+(?:[A-Z][\w'’-]*\s+){1,3}(?:Rd|Road|St|Street|Lane|"
+                           r"Ln|Ave|Avenue|Close|Way|Drive|Dr|Court|Ct|Place|Terrace|Row|Hill|"
+                           r"Crescent|Gardens|Square)\b")
+_MONEY_SUM = re.compile(r"[£$€]\s?\d[\d,]*(?:\.\d+)?")
+_YEAR = re.compile(r"(?<![\w./-])(?:19|20)\d\d(?![\w./-]*\d)")
 _MEASURED = re.compile(
     r"\d[\d,.]*\s*(?:kg|g|lbs?|km|m|cm|mm|mi|miles|mph|kph|l|ml|gb|mb|kb|tb|mins?|minutes|"
     r"h|hrs?|hours|days?|weeks?|months?|years?|nights?|x|percent|%)(?!\w)", re.IGNORECASE)
