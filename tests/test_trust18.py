@@ -330,3 +330,11 @@ def test_a_date_of_an_act_still_to_come_is_not_found(tmp_path: Path, monkeypatch
     result = _run(tmp_path, monkeypatch, GAS, "On what date was the cooker hood in Flat 6 "
                                               "replaced?")
     assert result.grounded is False, result.answer
+
+
+def test_the_person_the_question_names_is_not_whom_it_asks_for_a_middle_name():
+    from rlm_recursive.agent.answers.kinds import fits_kind
+
+    question = "Who read the lesson at the funeral of the man buried beside Edith Marlow?"
+    assert not fits_kind(question, "Edith Rose MARLOW")
+    assert fits_kind(question, "Revd Aled Pryce")

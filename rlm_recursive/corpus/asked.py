@@ -154,8 +154,10 @@ def _asked_words(question: str) -> list[str]:
             break
         # "what race number Neil Haworth was riding with": a name after the asked noun is
         # whose it is, not the noun (an acronym, "total VAT", goes on).
-        if out and _NAME_WORD.fullmatch(written[first + at]):
-            break
+        here = written[first + at]
+        if (out and _NAME_WORD.fullmatch(here) and not here.endswith(("'s", "’s"))
+                and not _NAME_WORD.fullmatch(written[first + at - 1])):
+            break  # (a run of names, "the Fellwater Trust report", or "Piotr Kowalski's", goes on)
         if word.endswith(("'s", "’s")):  # "Mochi's blood glucose result": the owner
             out = []
             continue

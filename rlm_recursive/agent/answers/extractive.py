@@ -43,6 +43,7 @@ from ...corpus.records import Layout, Record
 from ...corpus.scopes import scoped_value
 from ...corpus.sections import author, headings
 from ...corpus.siblings import outscoped
+from ...corpus.wrapping import ENTRY
 from ...store import Store
 from ...types import SpanRef
 from .clauses import WHO, answer_clause, keyed_line, labelled_as_asked, of_kind, says_asked
@@ -335,8 +336,8 @@ def _entry_start(text: str, first: int, last: int) -> int:
         if depth > indent:
             return first
         at = prev
-        if depth < indent:
-            return at
+        if depth < indent:  # the opening line, when it opens an entry (not a JSON "[")
+            return at if ENTRY.match(line) else first
     return first
 
 

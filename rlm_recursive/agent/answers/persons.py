@@ -243,6 +243,12 @@ def names_person(question: str, answer: str) -> bool:
                 run = run.split(" ", 1)[1]
             if not run or run.lower() in ("the", "a", "an") or normalise(run) in said:
                 continue
+            # "Doris May FELLOWES" is the Doris Fellowes the question names (a middle name
+            # aside), not whom it asks.
+            parts = normalise(run).split()
+            if len(parts) > 2 and re.search(rf"\b{re.escape(parts[0])}\s+{re.escape(parts[-1])}\b",
+                                            said):
+                continue
             before = value[:match.start()].rstrip()
             opens = not before or before[-1] in ".!?*-•:"
             whole = not value[match.end():].strip(" .,;()")
