@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 from collections.abc import Callable
@@ -77,6 +78,18 @@ def answers(first: str, reasked: str = "NOT FOUND") -> Callable[[ChatRequest], A
     def script(request: ChatRequest) -> Any:
         return reply(first if request.messages[0].content == ANSWER_SYSTEM else reasked)
     return script
+
+
+def search_answer(tmp_path: Path, monkeypatch: Any, text: str, question: str) -> QueryResult:
+    """One search run over one text with a model that finds nothing: what the runtime
+    reads and grounds by code alone."""
+    runtime = small_runtime(tmp_path, monkeypatch)
+    try:
+        sid = load(runtime, text)
+        result, _ = asyncio.run(ask(runtime, sid, question, "search", answers("Not found.")))
+    finally:
+        runtime.close()
+    return result
 
 
 def no_model(request: ChatRequest) -> Any:

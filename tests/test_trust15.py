@@ -5,7 +5,6 @@ answers narrowed to the asked field (a date without its clock time, "lab (Name)"
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ from rlm_recursive.corpus.dates import day_row_date, month_heading, weekday_name
 from rlm_recursive.corpus.evidence import best_units, split_units
 from rlm_recursive.corpus.naming import entities, says
 from rlm_recursive.corpus.units import normalise
-from tests.strategy_support import answers, ask, load, small_runtime
+from tests.strategy_support import search_answer
 
 LAMP = """\
 KESTREL POINT LIGHT - LAMP LOG
@@ -90,25 +89,17 @@ NOTES
 """
 
 
-def _run(tmp_path: Path, monkeypatch: Any, text: str, question: str) -> Any:
-    runtime = small_runtime(tmp_path, monkeypatch)
-    try:
-        sid = load(runtime, text)
-        result, _ = asyncio.run(ask(runtime, sid, question, "search", answers("Not found.")))
-    finally:
-        runtime.close()
-    return result
 
 
 def test_a_row_day_under_the_month_heading_grounds_the_date(tmp_path: Path, monkeypatch: Any):
-    result = _run(tmp_path, monkeypatch, LAMP,
+    result = search_answer(tmp_path, monkeypatch, LAMP,
                   "what time was the lamp lit at Kestrel Point on Sat 6 Mar")
     assert result.grounded is True, result.answer
     assert "1814" in result.answer and "1812" not in result.answer
 
 
 def test_a_route_named_by_its_heading_grounds_the_cell(tmp_path: Path, monkeypatch: Any):
-    result = _run(tmp_path, monkeypatch, BUS,
+    result = search_answer(tmp_path, monkeypatch, BUS,
                   "what time does the first 12B leave Quarry Road on sundays")
     assert result.grounded is True, result.answer
     assert "0910" in result.answer
@@ -116,17 +107,17 @@ def test_a_route_named_by_its_heading_grounds_the_cell(tmp_path: Path, monkeypat
 
 def test_the_grid_cell_wins_over_a_note_naming_the_route_only_by_its_scope(
         tmp_path: Path, monkeypatch: Any):
-    result = _run(tmp_path, monkeypatch, COACH,
+    result = search_answer(tmp_path, monkeypatch, COACH,
                   "When does the last Sunday number 31 get into Oxley Green?")
     assert result.grounded is True, result.answer
     assert "1822" in result.answer and "1730" not in result.answer
 
 
 def test_another_route_or_weekday_is_not_found(tmp_path: Path, monkeypatch: Any):
-    result = _run(tmp_path, monkeypatch, BUS,
+    result = search_answer(tmp_path, monkeypatch, BUS,
                   "what time does the first 12C leave Quarry Road on sundays")
     assert result.grounded is False
-    result = _run(tmp_path, monkeypatch, LAMP,
+    result = search_answer(tmp_path, monkeypatch, LAMP,
                   "what time was the lamp lit at Kestrel Point on Sun 6 Mar")
     assert result.grounded is False
 
@@ -204,7 +195,7 @@ TIME   THR PATIENT                TYPE          MIN  STATUS    NOTES
 
 
 def test_a_key_line_gives_the_asked_thing_for_the_rows_code(tmp_path: Path, monkeypatch: Any):
-    result = _run(tmp_path, monkeypatch, DAY_SHEET,
+    result = search_answer(tmp_path, monkeypatch, DAY_SHEET,
                   "Which room was Mr Idris Vance's assessment held in?")
     assert result.grounded is True, result.answer
     assert "Room 6" in result.answer and "Room 4" not in result.answer
@@ -212,7 +203,7 @@ def test_a_key_line_gives_the_asked_thing_for_the_rows_code(tmp_path: Path, monk
 
 def test_a_key_giving_another_thing_is_not_read(tmp_path: Path, monkeypatch: Any):
     # The key gives rooms, not wards: no room is offered as the ward.
-    result = _run(tmp_path, monkeypatch, DAY_SHEET,
+    result = search_answer(tmp_path, monkeypatch, DAY_SHEET,
                   "Which ward was Mr Idris Vance's assessment held in?")
     assert "Room" not in result.answer
 
