@@ -254,6 +254,7 @@ def test_a_count_of_things_a_year_a_sum_or_a_house_number_answer_no_number_or_qu
     line = "Kennel licence for the yard dog: licence no. KEN/22/0917, 18 kennels on the list"
     assert not fits_kind_in("What is the kennel licence number?", "18", line)
     assert not fits_kind("What is the permit number?", "PERMIT REGISTER (spring 2027)")
+    assert fits_kind("When does the last number 12 bus reach Hale?", "time: 1906")
     assert not fits_kind("Which certificate number was issued?", "No cert.: £110")
     assert not fits_kind("What did the roofer quote Mr Pike?", "13:00 Mr Ian Pike, 12 Mill Road")
     assert fits_kind("What did the roofer quote Mrs Ames?", "£860 (quote R-22)")

@@ -237,7 +237,9 @@ def fits_kind(question: str, answer: str) -> bool:
         # A clock time or a date ("10:00" for "the case number") says when, not which;
         # so does a year standing alone ("BOARDING BOOK (winter 2026)").
         # A sum of money ("No cert.: £110") is what something cost, not its number.
-        rest = _YEAR.sub(" ", _MEASURED.sub(" ", _MONEY_SUM.sub(" ", without_times(answer))))
+        # (Asked "when", "1906" is a clock time: "when does the number 47 get in?")
+        rest = _MEASURED.sub(" ", _MONEY_SUM.sub(" ", without_times(answer)))
+        rest = rest if _WHEN_ASKED.search(question) else _YEAR.sub(" ", rest)
         return any(c.isdigit() for c in rest)
     if _DAY_ASKED.search(question):  # a weekday or a date, not any digit (a URL's, a time)
         return bool(CALENDAR_WORDS & set(stems(answer)) or _DATE.search(answer))
