@@ -233,11 +233,11 @@ Kennel licence for the yard dog: licence no. KEN/22/0917, 18 kennels on the list
 
 Wed 3 Mar
 ------------------------------------------------------------
-08:30  Mrs Ruth Ames, 7 Holly Lane, Brackby
-       Ridge tiles slipped, two cracked.  Photos taken.
-       Quoted ridge re-bed + 2 tiles, £860 (quote R-22).  £45 call-out, card.
-13:00  Mr Ian Pike, 12 Mill Road
-       Gutter clear.  £60 cash.
+ - 08:30  Mrs Ruth Ames, 7 Holly Lane, Brackby
+     Ridge tiles slipped, two cracked.  Photos taken.
+     Quoted ridge re-bed + 2 tiles, £860 (quote R-22).  £45 call-out, card.
+ - 13:00  Mr Ian Pike, 12 Mill Road
+     Gutter clear.  £60 cash.
 """
 
 GAS = """\

@@ -14,10 +14,9 @@ __all__ = ["ENTRY", "KEY_VALUE", "LEADER", "TABULAR", "logical_lines"]
 _SETTING = re.compile(r"^\s*[A-Za-z_][\w.-]{0,40}[ \t]*=[ \t]*[^\s=]")
 """A settings file's `key = value` line (INI, TOML, .properties): a field, like `Key: value`."""
 KEY_VALUE = re.compile(r"^\s*[\w][\w ./()-]{0,40}:\s+\S|" + _SETTING.pattern)
-ENTRY = re.compile(r"^\s*(?:[-*•]\s+|\d{1,3}[.)]\s+|(?:[01]?\d|2[0-3])[:.][0-5]\d\s{2,}|"
-                   r"[A-Z][\w'.]*(?:\s+[\w'.&]+){0,3}\s+[—–]\s|[A-Z][\w'.]*(?:\s+[\w'.&]+){0,3}\s+-{1,2}\s)")
-"""An entry of a list, board or diary: a bullet, a number, a clock time and a gutter
-("12:15  Mr Vale ..."), or a label and a dash ("Bed 7 — ...")."""
+ENTRY = re.compile(r"^\s*(?:[-*•]\s+|\d{1,3}[.)]\s+|[A-Z][\w'.]*(?:\s+[\w'.&]+){0,3}\s+"
+                    r"[—–]\s|[A-Z][\w'.]*(?:\s+[\w'.&]+){0,3}\s+-{1,2}\s)")
+"""An entry of a list or board: a bullet, a number, or a label and a dash ("Bed 7 — ...")."""
 _LABELLED = re.compile(r"^\s*[A-Z][\w'.]*(?:\s+[\w'.&]+){0,3}\s+(?:[—–]|-{1,2})\s")
 """A label and a dash ("Bed 7 — ", "Rhys Pemberton — "): what follows is about the label."""
 
@@ -41,17 +40,17 @@ def logical_lines(text: str, offset: int, lines: list[str]) -> list[tuple[int, i
         else:
             spans.append((offset, end))
             in_entry = bool(_LABELLED.match(line))
-            # A bullet's (or a timed entry's) lines indented under its text carry it on
-            # ("- 15.15  Dr Hale, Mill House. Upright\n   (1931). Tuned to A440 ..."),
-            # whatever its gutters.
+            # A bullet's lines indented under its text carry it on ("- 15.15  Dr Hale,
+            # Mill House. Upright\n   (1931). Tuned to A440 ..."), whatever its gutters.
+            # (Not a timed entry's: a programme's session line keeps its talks apart.)
             bullet = indent if _BULLET.match(line) else -1
         previous = line
         offset = end + 1
     return spans
 
 
-_BULLET = re.compile(r"^\s*(?:[-*•]|(?:[01]?\d|2[0-3])[:.][0-5]\d)\s+\S")
-"""An entry's opening: a bullet, or a diary's clock time ("12:15  Mr Vale, 41 Station Rd")."""
+_BULLET = re.compile(r"^\s*[-*•]\s+\S")
+"""A bullet opening a list item, whose indented lines below carry it on."""
 
 
 def _carries_entry(line: str) -> bool:

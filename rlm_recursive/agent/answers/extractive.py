@@ -322,8 +322,8 @@ def _from_passages(store: Store, session_id: str, question: str, layout: Layout 
 
 
 def _entry_start(text: str, first: int, last: int) -> int:
-    """Where the entry a hanging-indented line carries on starts ("12:15  Mr Vale, 41 Station
-    Rd" over "       Quoted liner, £1,240"): its less indented opening line names whom the
+    """Where the entry a hanging-indented line carries on starts ("- 08:30  Mrs Ames, Holly
+    Lane" over "     Quoted ridge, £860"): its less indented opening line names whom the
     lines under it are about, and is cited with them."""
     indent = len(text[first:last]) - len(text[first:last].lstrip(" \t"))
     at = first
