@@ -125,6 +125,9 @@ def _asked_words(question: str) -> list[str]:
         words = words[1:]  # "in which tessera version ..."
     if not words:
         return []
+    # Asked with "what"/"which": a name after the asked noun is whose it is. In a query of
+    # keywords ("date Natural England granted the licence") it may be the asked thing's own.
+    questioned = False
     if words[0] in ("who", "who's", "who’s"):
         # "Who is the presiding officer for ...": the role names the thing asked; a plain
         # "who supplies ..." names none.
@@ -134,6 +137,7 @@ def _asked_words(question: str) -> list[str]:
             return []
         words = rest[1:]
     elif words[0] in ("what", "which", "what's", "what’s", "whats"):
+        questioned = True
         words = words[1:]
         if words and words[0] in ("is", "are", "was", "were"):
             words = words[1:]
@@ -155,7 +159,7 @@ def _asked_words(question: str) -> list[str]:
         # "what race number Neil Haworth was riding with": a name after the asked noun is
         # whose it is, not the noun (an acronym, "total VAT", goes on).
         here = written[first + at]
-        if (out and _NAME_WORD.fullmatch(here) and not here.endswith(("'s", "’s"))
+        if (out and questioned and _NAME_WORD.fullmatch(here) and not here.endswith(("'s", "’s"))
                 and not _NAME_WORD.fullmatch(written[first + at - 1])):
             break  # (a run of names, "the Fellwater Trust report", or "Piotr Kowalski's", goes on)
         if word.endswith(("'s", "’s")):  # "Mochi's blood glucose result": the owner
