@@ -148,15 +148,18 @@ def _from_record(question: str, record: Record, layout: Layout | None = None
     # "What's the mobile of the escalation contact for Fares?": the mobile, though the
     # contact's field shares more words.
     head = asked_head(re.sub(r"^(\s*\w+)['’]s\b", r"\1 is", question))
-    phrase = set(asked_phrase(question))
-    best: tuple[tuple[bool, int], str, str] | None = None
+    asked_words = asked_phrase(question)
+    phrase = set(asked_words)
+    # "nightly rate": the rate, though "Nights" shares a word with it too.
+    noun = asked_words[-1] if asked_words else None
+    best: tuple[tuple[bool, int, bool], str, str] | None = None
     for key, value in record.fields.items():
         # "ISBN (paperback)" for the hardback's ISBN: another thing of the asked name.
         if not value.strip() or normalise(value) in said or another_kind(question, phrase,
                                                                           key, record):
             continue
         key_stems = set(stems(key.replace("_", " ")))
-        score = (head in key_stems, len(key_stems & asked))
+        score = (head in key_stems, len(key_stems & asked), noun in key_stems)
         # "Room" shares no word with "phone extension"; `MAX_BATCH_SIZE` shares "max" with
         # "max replicas" but is not them.
         if score[1] and label_says(question, key) and (best is None or score > best[0]):
