@@ -23,7 +23,7 @@ import re
 
 from .asked import asked_phrase, label_says
 from .naming import entities, values
-from .units import normalise, stems
+from .units import MONEY_SUM, normalise, stems
 
 __all__ = ["MONEY_ASKED", "narrowed", "narrowed_in_line"]
 
@@ -75,7 +75,6 @@ _PLACE_WORDS = frozenset(stems("mode setting level speed tier class size option"
 
 _MONEY_ASKED = re.compile(r"\bhow\s+much\b|\b(?:price|cost|charge|fee|fare|quote|quoted|"
                           r"premium)s?\b(?!\s+(?:code|ref|id|no|number)\b)", re.IGNORECASE)
-_MONEY_SUM = re.compile(r"[£$€]\s?\d")
 
 
 def narrowed(question: str, text: str) -> str | None:
@@ -103,8 +102,8 @@ def narrowed(question: str, text: str) -> str | None:
         part = _clock_time(question, part) or part
     if _undecided(question, part):
         return None
-    if part == line or (_MONEY_ASKED.search(question) and _MONEY_SUM.search(line)
-                        and not _MONEY_SUM.search(part)):
+    if part == line or (_MONEY_ASKED.search(question) and MONEY_SUM.search(line)
+                        and not MONEY_SUM.search(part)):
         return text  # a sum is asked: "(quote Q-118)" beside "£1,240" is its reference
     # The label stays with its value: a record's field is checked by its name (`verify_extract`).
     named = re.sub(r"\s*\([^()]*\)", "", label).strip()

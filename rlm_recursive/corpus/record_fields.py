@@ -37,7 +37,7 @@ from .described import Described, abbreviates, named_words, question_codes, says
 from .field_values import ASKED_UNIT, asked_kind, asked_kind_words, candidates
 from .keyed_records import keyed_records, preamble
 from .record_units import Unit
-from .units import STOP, normalise, stems
+from .units import MONEY_SUM, STOP, normalise, stems
 
 __all__ = ["FieldRead", "record_field"]
 
@@ -249,9 +249,8 @@ def record_field(question: str, docs: Iterable[tuple[str, str]]) -> FieldRead | 
                 reads.append(read)
     # A label holding a sum of its own ("Quoted liner, £1,240 (quote Q-118).  £95 for
     # CCTV") labels no other sum: which of them is asked, the line does not say.
-    reads = [r for r in reads if not (_SUM.search(r.label) and _SUM.search(r.value))]
+    reads = [r for r in reads
+             if not (MONEY_SUM.search(r.label) and MONEY_SUM.search(r.value))]
     values = {normalise(r.value) for r in reads}
     return reads[0] if len(values) == 1 else None
 
-
-_SUM = re.compile(r"[£$€]\s?\d")

@@ -29,8 +29,8 @@ from .sections import FIRST_PERSON
 from .speakers import TURN_CHARS, speaker, strip_speaker
 from .wrapping import ENTRY, KEY_VALUE, TABULAR, logical_lines
 
-__all__ = ["EMAIL", "SENTENCE_END", "STOP", "THOUSANDS", "Unit", "has_word", "normalise",
-           "shared_words", "split_units", "stems"]
+__all__ = ["EMAIL", "MONEY_SUM", "SENTENCE_END", "STOP", "THOUSANDS", "Unit", "has_word",
+           "normalise", "shared_words", "split_units", "stems"]
 
 STOP = frozenset((
     "a an and are as at be but by for if in into is it its no not of on or such that the their "
@@ -186,6 +186,8 @@ class Unit:
 _CODE = re.compile(r"(?=[\w/.-]*[A-Z])(?=[\w/.-]*\d)[A-Za-z\d][\w/.-]{0,10}[A-Za-z\d]")
 """A code: a short word of capitals and digits ("R19", "SR-1", "D/WHT/4/3", "12A"), not a
 timestamp or a hash."""
+MONEY_SUM = re.compile(r"[£$€]\s?\d[\d,]*(?:\.\d+)?")
+"""A sum written with its currency sign ("£1,240", "€17.64")."""
 _MONEY = re.compile(r"[£$€¥]\s?\d|\b\d[\d.,]*\s?(?:GBP|USD|EUR|pence|p)\b")
 _DECIBELS = re.compile(r"\d\s?dB", re.IGNORECASE)
 _CLOCK = re.compile(r"(?<![\d:.])([01]?\d|2[0-3])[:.]([0-5]\d)(?![\d.]|:\d\d\d)")

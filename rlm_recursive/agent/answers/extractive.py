@@ -43,12 +43,11 @@ from ...corpus.records import Layout, Record
 from ...corpus.scopes import scoped_value
 from ...corpus.sections import author, headings
 from ...corpus.siblings import outscoped
-from ...corpus.wrapping import ENTRY
 from ...store import Store
 from ...types import SpanRef
 from .clauses import WHO, answer_clause, keyed_line, labelled_as_asked, of_kind, says_asked
 from .persons import names_asked_role
-from .windows import Window, holds_heading, window_units, windows
+from .windows import Window, entry_start, holds_heading, window_units, windows
 
 __all__ = ["Extract", "cited", "copied", "disagree", "extract", "record_at", "verify_extract"]
 
@@ -307,7 +306,7 @@ def _from_passages(store: Store, session_id: str, question: str, layout: Layout 
     if last - first > _LINES_CITED:
         first, last = unit.start, unit.end
     else:
-        first = _entry_start(text, first, last)
+        first = entry_start(text, first, last, _LINES_CITED)
     # The line introducing the list is cited with its item: it says what the item is about.
     lead = text.rfind(unit.lead, 0, unit.start) if unit.lead else -1
     if lead >= 0 and last - lead <= _LINES_CITED:
@@ -322,26 +321,6 @@ def _from_passages(store: Store, session_id: str, question: str, layout: Layout 
     return Extract(answer, SpanRef(doc_id=doc_id, start=start, end=end),
                    heading=_heading_ref(store, session_id, doc_id, start, unit, named,
                                             question))
-
-
-def _entry_start(text: str, first: int, last: int) -> int:
-    """Where the entry a hanging-indented line carries on starts ("- 08:30  Mrs Ames, Holly
-    Lane" over "     Quoted ridge, £860"): its less indented opening line names whom the
-    lines under it are about, and is cited with them."""
-    indent = len(text[first:last]) - len(text[first:last].lstrip(" \t"))
-    at = first
-    while indent and at > 0:
-        prev = text.rfind("\n", 0, at - 1) + 1
-        line = text[prev:at - 1]
-        if not line.strip() or last - prev > _LINES_CITED:
-            return first
-        depth = len(line) - len(line.lstrip(" \t"))
-        if depth > indent:
-            return first
-        at = prev
-        if depth < indent:  # the opening line, when it opens an entry (not a JSON "[")
-            return at if ENTRY.match(line) else first
-    return first
 
 
 _SHAPE_CHARS = 16

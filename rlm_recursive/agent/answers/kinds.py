@@ -18,7 +18,7 @@ import re
 
 from ...corpus.asked import asked_label
 from ...corpus.evidence import contains, entities, normalise, stems, values
-from ...corpus.units import EMAIL
+from ...corpus.units import EMAIL, MONEY_SUM
 from .labelled import (
     only_a_person_for_a_topic,
     other_fields_only,
@@ -238,7 +238,7 @@ def fits_kind(question: str, answer: str) -> bool:
         # so does a year standing alone ("BOARDING BOOK (winter 2026)").
         # A sum of money ("No cert.: £110") is what something cost, not its number.
         # (Asked "when", "1906" is a clock time: "when does the number 47 get in?")
-        rest = _MEASURED.sub(" ", _MONEY_SUM.sub(" ", without_times(answer)))
+        rest = _MEASURED.sub(" ", MONEY_SUM.sub(" ", without_times(answer)))
         rest = rest if _WHEN_ASKED.search(question) else _YEAR.sub(" ", rest)
         return any(c.isdigit() for c in rest)
     if _DAY_ASKED.search(question):  # a weekday or a date, not any digit (a URL's, a time)
@@ -270,7 +270,6 @@ _COUNTED_THINGS = re.compile(r"(?<![\w.,£$€])\d+\s+(?!(?:pounds|dollars|euros
 _HOUSE_NUMBER = re.compile(r"\b\d+[A-Za-z]?\s+(?:[A-Z][\w'’-]*\s+){1,3}(?:Rd|Road|St|Street|Lane|"
                            r"Ln|Ave|Avenue|Close|Way|Drive|Dr|Court|Ct|Place|Terrace|Row|Hill|"
                            r"Crescent|Gardens|Square)\b")
-_MONEY_SUM = re.compile(r"[£$€]\s?\d[\d,]*(?:\.\d+)?")
 _YEAR = re.compile(r"(?<![\w./-])(?:19|20)\d\d(?![\w./-]*\d)")
 _MEASURED = re.compile(
     r"\d[\d,.]*\s*(?:kg|g|lbs?|km|m|cm|mm|mi|miles|mph|kph|l|ml|gb|mb|kb|tb|mins?|minutes|"

@@ -10,11 +10,12 @@ from typing import NamedTuple
 from ...corpus.evidence import Unit, entities, split_units
 from ...corpus.search import Hit
 from ...corpus.sections import Scope, scopes_for, title
+from ...corpus.wrapping import ENTRY
 from ...errors import InvalidArgs
 from ...store import Store
 from ...tools.search import search_session
 
-__all__ = ["Window", "holds_heading", "window_units", "windows"]
+__all__ = ["Window", "entry_start", "holds_heading", "window_units", "windows"]
 
 _WINDOW = 500
 """Characters either side of a hit that are read (then cut to whole lines)."""
@@ -74,3 +75,23 @@ def holds_heading(found: list[Window], unit: Unit) -> bool:
     over `key = value` lines) answers."""
     return any(h and unit.start <= at < unit.end and not (unit.record and at == unit.start)
                for at, h, _ in found[unit.source].scopes)
+
+
+def entry_start(text: str, first: int, last: int, most: int) -> int:
+    """Where the entry a hanging-indented line carries on starts ("- 08:30  Mrs Ames, Holly
+    Lane" over "     Quoted ridge, £860"): its less indented opening line names whom the
+    lines under it are about, and is cited with them (the span `most` characters at most)."""
+    indent = len(text[first:last]) - len(text[first:last].lstrip(" \t"))
+    at = first
+    while indent and at > 0:
+        prev = text.rfind("\n", 0, at - 1) + 1
+        line = text[prev:at - 1]
+        if not line.strip() or last - prev > most:
+            return first
+        depth = len(line) - len(line.lstrip(" \t"))
+        if depth > indent:
+            return first
+        at = prev
+        if depth < indent:  # the opening line, when it opens an entry (not a JSON "[")
+            return at if ENTRY.match(line) else first
+    return first
