@@ -21,8 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .. import trajectory
-from ..corpus.asked import asked_label, label_says
-from ..corpus.doc_titles import file_words
+from ..corpus.asked import asked_label
 from ..corpus.evidence import (
     Support,
     Unit,
@@ -35,28 +34,25 @@ from ..corpus.evidence import (
     split_units,
     stems,
 )
-from ..corpus.marc import marc_view
-from ..corpus.naming import says, written_forms
 from ..corpus.records import Layout
 from ..corpus.sections import Scope, scopes_for, title
-from ..corpus.typed_values import asked_kind
 from ..errors import InvalidArgs
 from ..tools.search import search_session
 from ..types import SpanRef
 from .answers.answer_form import as_answer
 from .answers.clauses import answers_kind, labelled_as_asked
-from .answers.extractive import disagree, record_at, verify_extract
+from .answers.extractive import disagree, record_at
 from .answers.kinds import (
     change_side,
     fits_kind,
     fits_kind_in,
     named_as_reference,
-    only_intended,
     other_end,
 )
 from .answers.measures import alternative_sums
-from .answers.persons import asks_person, asks_who, names_asked_role, says_act
+from .answers.persons import asks_person, says_act
 from .context import AgentAnswer, RunContext
+from .copied_check import copied_field_holds
 from .reask import quoted_reply, reask
 from .routing import session_layout
 
@@ -153,7 +149,7 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
         if not says_more and (((ours_support.supported and (not links or ours_support.unit is None
                                           or answers_kind(question, ours_support.unit))
               and _labelled(question, runtime.text, ours_support.unit, spans, layout))
-             or await asyncio.to_thread(_extract_holds, rc, question, runtime))
+             or await asyncio.to_thread(copied_field_holds, rc, question, runtime))
                 and _of_asked_kind(question, runtime.text, ours_support.unit, end)):
             failed = first.failures() or {"disagreed": "the model's answer names none of the "
                                                         "values of the line it was shown"}
@@ -181,7 +177,7 @@ async def ground_answer(rc: RunContext, question: str, answer: AgentAnswer,
         failed = {"two_values": "the answer names both the old and the new value of a change"}
     if shaped is None:
         failed = {"not_an_answer": "a record row, markup or the prompt said back, not a value"}
-    if await asyncio.to_thread(_extract_holds, rc, question, answer):
+    if await asyncio.to_thread(copied_field_holds, rc, question, answer):
         return answer.text, _record(Grounding(True, "extractive", failed))
     if shaped is not None and _computed_by_code(answer, first, texts):
         return answer.text, _record(Grounding(True, "computed", failed))
@@ -272,64 +268,6 @@ def _computed_by_code(answer: AgentAnswer, first: Support, texts: list[str]) -> 
     if normalise(answer.text.strip()) in typed:
         return False
     return all(value not in typed for value in first.missing_values)
-
-
-def _extract_holds(rc: RunContext, question: str, answer: AgentAnswer) -> bool:
-    """A field the runtime copied from a record ("carrier: CMA CGM" from a CSV row): checked
-    against the record's own text in the store (the value and every entity the question
-    names in it, the field's name in it or in its table's header before it)."""
-    copied = answer.extra.get("extracted")
-    if not isinstance(copied, dict) or not copied.get("field"):
-        return False
-    # The field is not what is asked ("Room" for a phone extension), unless its text names
-    # someone under the role asked ("notes: Quizmaster: Odile Fontaine").
-    # A field named in the question's own words was matched to them by the runtime.
-    field_words = re.findall(r"\w+", normalise(str(copied["field"])))
-    # A value of the kind the question asks (`typed_values`: an amount for "what price").
-    typed = asked_kind(question)
-    if not ((typed is not None and typed[0] == copied["field"])
-            or label_says(question, str(copied["field"]))
-            or (field_words and set(field_words) <= set(re.findall(r"\w+", normalise(question))))
-            or (asks_who(question) and names_asked_role(question, answer.text))):
-        return False
-    doc = next((d for d in rc.store.documents(rc.session_id) if d.id == copied["doc_id"]), None)
-    if doc is None:
-        return False
-    text = rc.store.text(doc)
-    # A chain's answer is about the last entity it reached, not the question's own.
-    links = copied.get("bridges") or []
-    # The heading cited with the record names what the record does not (the bill's address),
-    # as the document's title does for all of it (as for any cited unit; a chain's record
-    # must name its bridge itself); the line naming a grid's month says the date its row
-    # gives by day number alone.
-    above, dated = copied.get("heading"), copied.get("dated")
-    # The file's name says what the whole file is too ("the postgresql sample config").
-    named_above = [title(text) if not links else "",
-                   "" if links else _name_only(question, doc.source, text),
-                   text[above[0]:above[1]] if above else ""]
-    record, header = text[copied["start"]:copied["end"]], text[:copied["start"]]
-    if only_intended(question, record):
-        return False  # "Landlord to replace hob": the record's date is not when it was
-    # A MARC record writes its fields' tags; their names ("barcode") are the format's.
-    if (marc := marc_view(text, copied["start"], copied["end"])) is not None:
-        record, header = marc[0], "\n".join([header, *marc[1]])
-    return verify_extract(question, answer.text, record, header,
-                          str(links[-1]) if links else None,
-                          above="\n".join(part for part in named_above if part),
-                          dated=text[dated[0]:dated[1]] if dated else "")
-
-
-def _name_only(question: str, source: str, text: str) -> str:
-    """The words of the file's name, when the entities of the question it says are said
-    nowhere in the file's text ("the postgres sample config" of `postgresql.conf.sample`):
-    an entity the text does say must be cited where it says it (a feed's title over the
-    episode the answer is from)."""
-    name = normalise(file_words(source))
-    by_name = [e for e in entities(question) if any(says(name, f) for f in written_forms(e))]
-    whole = normalise(text)
-    if any(any(says(whole, f) for f in written_forms(e)) for e in by_name):
-        return ""
-    return name
 
 
 def _record(grounding: Grounding) -> Grounding:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
@@ -44,40 +43,33 @@ from .gherkin import feature_records
 from .items import MARKDOWN_HEADING, Item, heading_path, line_spans, split_items
 from .levels import level_records
 from .list_entries import list_entries
+from .log_lines import (
+    LOGFMT,
+    access_fields,
+    bracketed_fields,
+    json_fields,
+    logfmt_fields,
+    syslog_fields,
+)
 from .marc import marc_records
 from .markup import element_records
 from .proxy_log import squid_fields
 from .rows import pipe_rows, ruled_rows, table_rows
 from .segments import segment_records
 from .sqldump import dump_records
-from .structured import flatten, structured_records
+from .structured import structured_records
 from .zone_records import zone_records
 
-__all__ = ["LEVELS", "Format", "Layout", "Record", "detect_format", "read_layout"]
+__all__ = ["Format", "Layout", "Record", "detect_format", "read_layout"]
 
 Format = Literal["json", "yaml", "jsonl", "csv", "tsv", "logfmt", "syslog", "access",
                  "squid", "bracketed", "keyvalue", "prose", "contentlines", "segments", "crontab",
                  "markup", "levels", "entries", "sql", "feature", "events", "marc", "console",
                  "zone", "adif"]
 
-LEVELS = frozenset("trace debug info information notice warn warning error err critical crit "
-                   "fatal alert emerg emergency severe".split())
-"""Log level words: a line that starts with one marks the `level` field."""
 _SAMPLE_LINES = 200
 _SHARE = 0.6
 """Share of sampled lines that must fit a line format for the document to be read as it."""
-_LOGFMT = re.compile(r"(?<![\w.-])([A-Za-z_][\w.-]{0,40})=(\"[^\"\n]{0,200}\"|[^\s\"]{1,200})")
-_STAMP = (r"(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d"
-          r"|\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?)")
-_SYSLOG = re.compile(r"^(?:<\d{1,3}>)?" + _STAMP + r" (?P<host>[\w.-]+) (?P<app>[\w./-]+)"
-                     r"(?:\[(?P<pid>\d+)\])?: (?P<msg>.*)$")
-_ACCESS = re.compile(
-    r'^(?P<client>\S+) (?P<ident>\S+) (?P<user>\S+) \[(?P<time>[^\]]+)\] '
-    r'"(?P<method>[A-Z]+) (?P<path>\S+)(?: (?P<protocol>[^"\s]+))?" (?P<status>\d{3}) '
-    r'(?P<bytes>\d+|-)(?: "(?P<referer>[^"]*)" "(?P<user_agent>[^"]*)")?(?P<rest>.*)$')
-"""A request line of the Common or Combined Log Format, as web servers write them."""
-_LEVEL_HEAD = re.compile(r"^[<\[(]?(?P<level>[A-Za-z]+)[>\])]?:?(?:\s|$)")
-_BRACKET = re.compile(r"\[(?P<tag>[A-Za-z][\w./-]{0,60})\]")
 _KEY_LINE = re.compile(r"^[ \t]*(?P<key>[A-Za-z][\w .-]{0,30}?)[ \t]*:[ \t]+(?P<value>\S.{0,200}?)"
                        r"[ \t]*$")
 _BLOCK_SHARE = 0.8
@@ -125,70 +117,6 @@ _UNIT: dict[str, str] = {"json": "record", "yaml": "record", "jsonl": "line", "c
                          "markup": "record", "levels": "record", "entries": "entry",
                          "sql": "row", "feature": "scenario", "events": "event",
                          "marc": "record", "console": "line", "adif": "contact"}
-
-
-def _json_fields(line: str) -> dict[str, str] | None:
-    if not line.lstrip().startswith("{"):
-        return None
-    try:
-        data = json.loads(line)
-    except ValueError:
-        return None
-    if not isinstance(data, dict):
-        return None
-    return flatten(data)
-
-
-def _logfmt_fields(line: str) -> dict[str, str]:
-    return {m.group(1): m.group(2).strip('"') for m in _LOGFMT.finditer(line)
-            if m.group(2).strip('"')}
-
-
-def _level_of(message: str) -> str | None:
-    head = _LEVEL_HEAD.match(message.lstrip())
-    if head and head.group("level").lower() in LEVELS:
-        return head.group("level")
-    return None
-
-
-def _syslog_fields(line: str) -> dict[str, str] | None:
-    m = _SYSLOG.match(line)
-    if not m:
-        return None
-    out = {"host": m.group("host"), "app": m.group("app")}
-    if m.group("pid"):
-        out["pid"] = m.group("pid")
-    level = _level_of(m.group("msg"))
-    if level:
-        out["level"] = level
-    return out | _logfmt_fields(m.group("msg"))
-
-
-def _access_fields(line: str) -> dict[str, str] | None:
-    m = _ACCESS.match(line)
-    if not m:
-        return None
-    out = {k: v for k, v in m.groupdict().items() if v not in (None, "-") and k != "rest"}
-    # What servers append after the format (nginx's `rt=0.041`) is key=value too.
-    return out | _logfmt_fields(m.group("rest"))
-
-
-def _bracketed_fields(line: str) -> dict[str, str] | None:
-    """`<stamp> LEVEL [service] ...`, `[LEVEL] service: ...` and the like."""
-    rest = re.sub(r"^\[?" + _STAMP + r"\]?\s*", "", line)
-    level = _level_of(rest)
-    if level is None:
-        return None
-    out = {"level": level}
-    after = rest.lstrip()[len(level):]
-    tags = [t for t in _BRACKET.findall(after) if t.lower() not in LEVELS]
-    if tags:
-        out["service"] = tags[0]
-    else:
-        named = re.match(r"^[\])>:]*\s+([A-Za-z][\w./-]{0,60}):\s", after)
-        if named:
-            out["service"] = named.group(1)
-    return out | _logfmt_fields(after)
 
 
 def _csv_rows(text: str, delimiter: str) -> list[tuple[int, int, dict[str, str]]] | None:
@@ -258,21 +186,21 @@ def _line_format(text: str) -> Format:
     def share(test: object) -> int:
         return sum(bool(test(line)) for line in lines)  # type: ignore[operator]
 
-    if share(_json_fields) >= need:
+    if share(json_fields) >= need:
         return "jsonl"
     first = lines[0]
     for delimiter, name in (("\t", "tsv"), (",", "csv"), (";", "csv")):
         if first.count(delimiter) >= 1 and _csv_rows("\n".join(lines), delimiter):
             return name  # type: ignore[return-value]
-    if share(_syslog_fields) >= need:
+    if share(syslog_fields) >= need:
         return "syslog"
-    if share(_access_fields) >= need:
+    if share(access_fields) >= need:
         return "access"
     if share(squid_fields) >= need:
         return "squid"
-    if share(_bracketed_fields) >= need:
+    if share(bracketed_fields) >= need:
         return "bracketed"
-    if share(lambda line: len(_LOGFMT.findall(line)) >= 2) >= need:
+    if share(lambda line: len(LOGFMT.findall(line)) >= 2) >= need:
         return "logfmt"
     if share(event_fields) >= need:
         return "events"
@@ -309,7 +237,7 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
                     for key, value in _line_pairs(line):
                         fields.setdefault(key, value)
             else:
-                fields = _logfmt_fields(item.text)
+                fields = logfmt_fields(item.text)
                 if (path := heading_path(headings, item)) is not None:
                     fields.setdefault("section", path)
             last = out[-1] if out else None
@@ -330,13 +258,13 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
         return [Record(doc_id, a, b, text[a:b], f) for a, b, f in event_records(text)]
     if fmt == "logfmt" and is_exposition(text):
         return [Record(doc_id, a, b, text[a:b], f) for a, b, f in exposition_records(text)]
-    parse = {"jsonl": _json_fields, "syslog": _syslog_fields, "access": _access_fields,
-             "squid": squid_fields, "bracketed": _bracketed_fields, "logfmt": _logfmt_fields}[fmt]
+    parse = {"jsonl": json_fields, "syslog": syslog_fields, "access": access_fields,
+             "squid": squid_fields, "bracketed": bracketed_fields, "logfmt": logfmt_fields}[fmt]
     records = []
     for a, b in line_spans(text):
         line = text[a:b]
         found = parse(line)
-        fields = found if found is not None else _logfmt_fields(line)
+        fields = found if found is not None else logfmt_fields(line)
         records.append(Record(doc_id, a, b, line, fields))
     return records
 
