@@ -11,8 +11,8 @@ import re
 from .units import Unit, has_word, stems
 
 __all__ = ["CONTRAST_WORDS", "LABEL_KINDS", "asked_head", "asked_label", "asked_phrase",
-           "asked_things", "clipped", "label_says", "label_words", "object_head", "qualifiers",
-           "siblings"]
+           "asked_things", "clipped", "label_says", "label_words", "measure_asked",
+           "object_head", "qualifiers", "siblings"]
 
 _CONTRASTS = tuple(frozenset(stems(words)) for words in (
     "north south east west northeast northwest southeast southwest", "upper lower middle",
@@ -110,6 +110,18 @@ _TOPIC = re.compile(r"^[^:?]{1,40}:\s+(?=(?:what|which|who|how|when|where)\b)", 
 """A topic the question is put under before it asks ("ledgerline: which port ...")."""
 
 
+_HOW_MEASURED = {"old": "age", "tall": "height", "high": "height", "heavy": "weight",
+                 "deep": "depth", "wide": "width", "far": "distance"}
+"""The measure "how <adjective>" asks, as a label names it ("Age: 94" for "how old")."""
+
+
+def measure_asked(question: str) -> str | None:
+    """The measure a "how <adjective>" question asks, as a label names it: "age" for "How
+    old was ...", "height" for "how tall"."""
+    match = re.match(r"\W*how\s+(\w+)", _POLITE.sub("", question), re.IGNORECASE)
+    return _HOW_MEASURED.get(match.group(1).lower()) if match else None
+
+
 def _asked_words(question: str) -> list[str]:
     """The words of the noun phrase a question asks for, as written: "What's the cost
     centre on ..." → cost centre; "which mobile carrier was ..." → mobile carrier; "max
@@ -145,6 +157,8 @@ def _asked_words(question: str) -> list[str]:
             words = words[1:]
     elif words[0] == "how" and len(words) > 1 and words[1] in ("much", "many"):
         words = words[2:]
+    elif (measure := measure_asked(question)) is not None:
+        return [measure]  # "How old was ...": the age
     elif words[0] in _NOT_NOUN_LEAD:
         return []
     elif words[0] in _DETERMINERS and len(words) > 1:

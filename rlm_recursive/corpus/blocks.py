@@ -54,6 +54,9 @@ _PROSE = re.compile(r"[a-z]{2}[.!?](?:\s|$)")
 """A sentence's end: a line that says something (an event's description) is body, not
 header, even when every block has one."""
 _COMMENT = re.compile(r"^\s*(?:#|//|;|--\s)")
+_PAGE = re.compile(r"(?i)^\W*(?:page|pg\.?|p\.|sheet|folio)\s*\d+(?:\s*(?:of|/)\s*\d+)?\W*$")
+"""A page's number ("Page 114", "- Page 2 of 5 -"): where a printout's page broke, which
+opens no record (a register's entries run across pages)."""
 
 
 @dataclass(frozen=True)
@@ -99,7 +102,7 @@ def _marker(kinds: list[str], lines: list[tuple[int, int, str]], keyed: bool) ->
             continue
         tried.add(kind)
         if (_SETTING.match(line.strip()) or _COMMENT.match(line) or line[:1].isspace()
-                or (not keyed and _FIELD.match(line))):
+                or (not keyed and _FIELD.match(line)) or _PAGE.match(line)):
             continue  # a setting, a comment, an indented line: inside a block, not its start
         at = [i for i, k in enumerate(kinds) if k == kind]
         if 2 * sum(bool(_PROSE.search(lines[i][2])) for i in at) >= len(at):
@@ -163,6 +166,8 @@ def blocks(text: str, keyed: bool = False) -> tuple[Block, ...]:
             current.append(i)
             if closing is not None and kind == closing:
                 current = None
+    if len(spans) > 1 and sum(bool(kinds[i]) for i in spans[-1]) == 1:
+        spans.pop()  # a rule closing the last record opens none
     once = Counter()
     for span in spans:
         counted = Counter(kinds[i] for i in span if kinds[i])

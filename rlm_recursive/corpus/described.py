@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from .dates import said_dates, same_date
 from .record_units import Unit, record_units, table_units
-from .units import STOP, normalise, stems
+from .units import STOP, abbreviates, normalise, stems
 
 __all__ = ["Described", "abbreviates", "asked_labels", "asked_phrase", "described_field",
            "named_words", "one_answer", "pick_record", "question_codes", "read_field",
@@ -77,15 +77,6 @@ def _declared(text: str) -> dict[str, list[str]]:
         if [w[0].upper() for w in long] == list(short):
             out[short.lower()] = stems(" ".join(long))
     return out
-
-
-def abbreviates(short: str, word: str) -> bool:
-    """`short` is `word` cut down ("emp" for "employee"): shorter, its first two letters,
-    the rest of its letters in the word's order."""
-    if len(short) < 3 or len(short) >= len(word) or short[:2] != word[:2]:
-        return False
-    letters = iter(word)
-    return all(letter in letters for letter in short)
 
 
 def _label_said(label: str, asked: list[str], declared: dict[str, list[str]]) -> set[str] | None:

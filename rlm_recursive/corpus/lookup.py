@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping
 
 from .asked import CONTRAST_WORDS, LABEL_KINDS, asked_phrase, label_says, label_words, qualifiers
 from .described import question_codes
+from .naming import HONORIFICS
 from .records import Record
 from .units import has_word, normalise, shared_words, stems
 
@@ -73,15 +74,18 @@ def _rest(question: str, phrase: set[str], said_anywhere: frozenset[str]) -> lis
             and (w not in described or has_word(w, said_anywhere))]
 
 
-def says_rest(question: str, record: Record, text: str) -> bool:
+def says_rest(question: str, record: Record, text: str, above: str = "") -> bool:
     """The record (its values or field names) says every word of the question beyond the
     thing asked that its document `text` says anywhere: the member's row holding their name
     is still not the one the question means when it names a belt sander another row
-    says."""
+    says. The document's title (`above`) says its words of every record ("St Oswin's" of a
+    register's entries)."""
     lowered = text.lower()
+    # Neither a title ("Mrs") nor the word asking a measure ("how old") names the record.
+    asking = set(stems(" ".join(re.findall(r"(?i)\bhow\s+(\w+)", question)))) | HONORIFICS
     other = [w for w in dict.fromkeys(stems(question)) if w not in set(asked_phrase(question))
-             and w[:4] in lowered]
-    said = label_words(" ".join([*record.fields.values(), *record.fields]))
+             and w not in asking and w[:4] in lowered]
+    said = label_words(" ".join([*record.fields.values(), *record.fields, above]))
     return shared_words(other, said) == set(other)
 
 

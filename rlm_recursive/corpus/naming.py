@@ -13,9 +13,13 @@ import unicodedata
 
 from .asked import asked_phrase
 from .dates import MONTHS, WEEKDAYS, said_dates, same_date, weekday_named
-from .units import SENTENCE_END, STOP, THOUSANDS, Unit, normalise, stems
+from .units import SENTENCE_END, STOP, THOUSANDS, Unit, abbreviates, normalise, stems
 
-__all__ = ["contains", "entities", "names", "says", "values", "written_forms"]
+__all__ = ["HONORIFICS", "contains", "entities", "names", "says", "values", "written_forms"]
+
+HONORIFICS = frozenset("mr mrs ms miss mx dr prof sir dame rev revd".split())
+"""Titles before a name: a register writes "Eileen Frances DOWLING" of "Mrs Eileen Dowling",
+so a title names no one by itself."""
 
 _COMMON_CAPS = frozenset((
     "What Which Who Whom Whose Where When Why How Is Are Was Were Does Do Did Can Could Would "
@@ -77,9 +81,12 @@ def entities(question: str) -> list[str]:
         word = (word[:-2] if word.endswith("s'") and len(word) > 4 else
                 word.removesuffix("'s")).strip("'-")
         before = question[:match.start()].rstrip()
-        if (not before or before[-1] in ".?!") and not word.isupper():
+        titled = re.search(r"\b(\w+)\.$", before)  # "Dr. Patel": no sentence ends
+        if ((not before or before[-1] in ".?!") and not word.isupper()
+                and not (titled and titled.group(1).lower() in HONORIFICS)):
             continue  # "Summarise ...", "Describe ...": capitalised by its place only
-        if word in _COMMON_CAPS or len(word) < 2 or normalise(word) in taken:
+        if (word in _COMMON_CAPS or len(word) < 2 or normalise(word) in taken
+                or word.lower().rstrip(".") in HONORIFICS):
             continue
         if word.isupper() and set(stems(word)) <= asked:
             continue  # "What AADSTS error ...", "KB of the update ...": the kind of code asked
@@ -108,9 +115,10 @@ contains = _contains
 
 def names(unit: Unit, entity: str) -> bool:
     """The unit names the entity: itself (a "noun number" pair perhaps written as one word,
-    "cone6" for "cone 6"), in the heading it is under or its document's title, or as "I" or
-    "me" in a letter its author wrote."""
-    return (says(unit.norm, entity)
+    "cone6" for "cone 6"; a family by one of them, "Mr & Mrs Lindell" for the Lindells), in
+    the heading it is under or its document's title, or as "I" or "me" in a letter its
+    author wrote."""
+    return (_says_name(unit.norm, entity)
             or (bool(unit.lead) and _contains(normalise(unit.lead), entity))
             or (bool(unit.scope) and _heading_names(unit.scope, unit, entity))
             or (bool(unit.title) and _heading_names(unit.title, unit, entity))
@@ -137,7 +145,23 @@ def says(norm: str, entity: str) -> bool:
     if _NOUN_NUMBER.fullmatch(entity) is None:
         return False
     noun, _, number = entity.rpartition(" ")
-    return any(_contains(norm, f"{noun}{gap}{number}") for gap in ("", " #", " no. ", " no "))
+    if any(_contains(norm, f"{noun}{gap}{number}") for gap in ("", " #", " no. ", " no ")):
+        return True
+    # The noun abbreviated ("RCPT 0452" for receipt 0452, "Rm 4" for room 4).
+    return any(abbreviates(m.group(1), noun, lead=1, shortest=2) for m in re.finditer(
+        r"(?<![^\W_])([a-z]{2,8})\.?\s?#?\s?" + re.escape(number) + r"(?![^\W_]|[.,]\d)", norm))
+
+
+def _says_name(norm: str, entity: str) -> bool:
+    """`says`, or a family by one of them ("Mr & Mrs Lindell" for the Lindells)."""
+    return says(norm, entity) or (_FAMILY.fullmatch(entity) is not None
+                                  and _contains(norm, entity[:-1]))
+
+
+_FAMILY = re.compile(r"[a-z]{3,}[^su\W]s")
+"""A family by its plural ("the Lindells"), never a word ending in -ss, -us or -is."""
+
+
 
 
 _WORD = re.compile(r"(?<![a-z])[a-z]{2,9}(?![a-z])")
@@ -165,12 +189,15 @@ def _heading_names(heading: str, unit: Unit, entity: str) -> bool:
     """The heading over the unit (or its document's title) says the entity, and the unit
     does not pick out another name of that heading instead ("Saturday clinics (Harrow
     only)" under "Harrow & Vale Dental Group" is not about Vale)."""
-    parts = [p for p in heading.split(" / ") if says(normalise(p), entity)]
+    parts = [p for p in heading.split(" / ") if _says_name(normalise(p), entity)]
     if not parts:
         return False
     # Its names: capitalised words, not a heading's capitals ("CHICKEN AND LEEK").
-    others = {normalise(w) for w in _NAME_WORD.findall(" / ".join(parts))
-              if not _contains(entity, normalise(w))}
+    # A label's word ("Tenant:") names no one.
+    others = {normalise(m.group()) for m in _NAME_WORD.finditer(" / ".join(parts))
+              if not _contains(entity, normalise(m.group()))
+              and not _says_name(normalise(m.group()), entity)
+              and not re.match(r"[ \t]*:", " / ".join(parts)[m.end():])}
     return not any(_contains(unit.norm, v) for v in others)
 
 

@@ -32,6 +32,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from .asked import measure_asked
 from .blocks import lines_of
 from .described import Described, abbreviates, named_words, question_codes, says_stem, stems_of
 from .field_values import ASKED_UNIT, asked_kind, asked_kind_words, candidates
@@ -129,6 +130,8 @@ def _focus(question: str) -> list[str]:
     """The words of what is asked ("which local port does …" → local port; "the total on
     X's bill" → total; "X's attendance this term" → attendance), or none when the question
     asks only by its question word ("how much are we asking …")."""
+    if (measure := measure_asked(question)) is not None:
+        return [measure]  # "how old": the age
     for pattern in _FOCUS:
         if (match := pattern.search(question)) is not None:
             phrase = _FOCUS_END.split(match.group("x"), maxsplit=1)[0]
@@ -179,7 +182,8 @@ def _read(question: str, text: str, groups: list[list[Unit]], group: list[Unit],
     unit, said, naming = picked
     allowed = stems_of(unit.text + " " + preamble(text, group) + " " +
                         _enclosing(groups, unit))
-    asked = _asked_words(question) | either
+    asked = _asked_words(question) | either | set(_focus(question)[:1] if measure_asked(
+        question) else [])
     focus = [w for w in _focus(question) if w in asked]
     # Step 2: the record (with what is said about all records, or above it) says most of
     # what the question says of it: one word in common ("meter") is another document's.

@@ -251,7 +251,9 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
             out.append(Record(doc_id, item.start, item.end, item.text, fields))
         # Entries run together by their indented lines (a tracking export's events under
         # each "Order:" block) are told apart by the blocks their key lines open.
-        if fmt == "keyvalue" and len(found := _block_records(doc_id, text)) > len(out):
+        # (Counted by the records giving fields: a register's page numbers are none.)
+        if fmt == "keyvalue" and (_fielded(found := _block_records(doc_id, text))
+                                  > _fielded(out)):
             return found
         return out
     if fmt == "events":
@@ -289,6 +291,10 @@ def _block_records(doc_id: str, text: str) -> list[Record]:
         if out and fielded >= _BLOCK_SHARE * len(out):
             return out
     return []
+
+
+def _fielded(records: list[Record]) -> int:
+    return sum(bool(r.fields) for r in records)
 
 
 _PAIR_START = re.compile(r"[ \t]{2,}(?=[A-Za-z][\w.-]*(?: [\w.-]+){0,3}:[ \t]+\S)")

@@ -42,6 +42,8 @@ _SIGN_OFF = re.compile(
 
 _MAX_CHARS = 80
 _MAX_WORDS = 12
+_TITLE_CHARS = 120
+_TITLE_WORDS = 20
 _SUBJECT = re.compile(r"^subject\s*:\s*(\S.*)$", re.IGNORECASE)
 _MARKDOWN = re.compile(r"^#{1,6}\s+(\S.*)$")
 _SETTINGS_SECTION = re.compile(r"^\[([A-Za-z][\w .:-]{0,60})\]$")
@@ -58,7 +60,10 @@ _LABEL_DASH = re.compile(r"\s(?:[—–]|-{1,2})\s")
 
 def _shaped(line: str, title: bool) -> bool:
     body = line.strip()
-    if not body or len(body) > _MAX_CHARS or len(body.split()) > _MAX_WORDS:
+    # A document's first line may be a long banner ("REGISTER OF BURIALS in the Churchyard
+    # of ST OSWIN, UPPER HAMBLETT, in the Diocese of Wexcombe").
+    chars, words = (_TITLE_CHARS, _TITLE_WORDS) if title else (_MAX_CHARS, _MAX_WORDS)
+    if not body or len(body) > chars or len(body.split()) > words:
         return False
     if (body[-1] in ".,;:!?" or body[0].islower() or _NOT_HEADING.search(body)
             or not re.search(r"[^\W\d_]", body)):

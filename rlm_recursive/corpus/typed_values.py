@@ -60,7 +60,7 @@ _KINDS: tuple[tuple[str, re.Pattern[str], re.Pattern[str] | None], ...] = (
      # Guineas ("4,200 gns"): what livestock and bloodstock still sell for.
      re.compile(r"[£$€]\s?\d[\d,]*(?:\.\d\d)?"
                 r"|\b\d[\d,]*(?:\.\d\d)?\s?(?:GBP|USD|EUR|gns|guineas)\b")),
-    ("time", re.compile(r"\b(?:what|which)\s+time\b", re.I),
+    ("time", re.compile(r"\b(?:what|which)\s+time\b|(?<!the\s)\btime\s+of\b", re.I),
      re.compile(r"(?<![\d:.])(?:[01]?\d|2[0-3])[:.][0-5]\d(?:\s?[ap]\.?m\.?)?(?![\d:.])",
                 re.I)),
     ("date", re.compile(r"^\W*when\b|\b(?:what|which)\s+date\b|\bdue\s+(?:on|by|date)\b"
@@ -247,6 +247,7 @@ def typed_value(question: str, docs: Iterable[tuple[str, str]]) -> TypedValue | 
         return None
     kind, written = asked
     telling = set(stems(question)) - STOP - _KIND_WORDS
+    named = entities(question)
     # (words the line says, words its paragraph says, where): a line gives a value of the
     # kind and says at least two of the question's words; its paragraph tells lines apart
     # (a run's step heading over its diff's lines).
@@ -258,6 +259,11 @@ def typed_value(question: str, docs: Iterable[tuple[str, str]]) -> TypedValue | 
         for line in text.split("\n"):
             start, offset = offset, offset + len(line) + 1
             said = len(telling & _line_stems(line))
+            if (said < _MIN_WORDS and named and _BARE_STAMP.fullmatch(line)
+                    and all(says(normalise(_above(text, start)), e) for e in named)):
+                # A line of a date and a time alone is stamped on what the line above names
+                # (a receipt's "RCPT 0452  TILL 03" over "16/11/26  11:47").
+                said = _MIN_WORDS
             if said < _MIN_WORDS or (len(_GAPS.findall(line.strip())) >= _GRID_GAPS
                                      and not _noted_in_cell(line, kind, written)):
                 continue  # a grid's row: its columns are read by the grid readers
@@ -295,6 +301,17 @@ def typed_value(question: str, docs: Iterable[tuple[str, str]]) -> TypedValue | 
     if not answers or len({normalise(t.value) for t in answers}) != 1:
         return None
     return answers[0]
+
+
+_BARE_STAMP = re.compile(r"\s*(?:\w{3},?\s+)?\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4},?\s+"
+                         r"\d{1,2}[:.]\d\d(?::\d\d)?(?:\s?[ap]m)?\s*", re.I)
+"""A line giving a date and a clock time and nothing else."""
+
+
+def _above(text: str, start: int) -> str:
+    """The line right above the one starting at `start`, "" when blank or none."""
+    before = text[:max(start - 1, 0)]
+    return before[before.rfind("\n") + 1:] if start else ""
 
 
 def _wrapped(text: str, start: int, end: int) -> tuple[str, int]:

@@ -29,8 +29,8 @@ from .sections import FIRST_PERSON
 from .speakers import TURN_CHARS, speaker, strip_speaker
 from .wrapping import ENTRY, KEY_VALUE, TABULAR, logical_lines
 
-__all__ = ["EMAIL", "MONEY_SUM", "SENTENCE_END", "STOP", "THOUSANDS", "Unit", "has_word",
-           "normalise", "shared_words", "split_units", "stems"]
+__all__ = ["EMAIL", "MONEY_SUM", "SENTENCE_END", "STOP", "THOUSANDS", "Unit", "abbreviates",
+           "has_word", "normalise", "shared_words", "split_units", "stems"]
 
 STOP = frozenset((
     "a an and are as at be but by for if in into is it its no not of on or such that the their "
@@ -51,7 +51,8 @@ THOUSANDS = re.compile(r"(?<=\d)[,\u00a0\u202f\u2009'](?=\d{3}(?!\d))")
 _DASHES = re.compile(r"[\u2010-\u2015\u2212]")
 _SPACES = re.compile(r"\s+")
 _ABBREVIATIONS = ("Dr", "Mr", "Ms", "Mrs", "St", "Prof", "No", "vs", "Fig", "Dept", "ext", "Ext",
-                  "tel", "Tel", "mob", "Mob", "approx", "ref", "Ref", "dept", "extn", "Extn")
+                  "tel", "Tel", "mob", "Mob", "approx", "ref", "Ref", "dept", "extn", "Extn",
+                  "no", "Nos", "nos", "Rev", "Revd", "Col", "Capt", "Cllr")
 _INITIAL = r"(?<![\s(][A-Z]\.)(?<!^[A-Z]\.)"
 """Not after an initial ("P. Gill"); a code's last letter ("5254-Y. Every") is no initial."""
 SENTENCE_END = re.compile(
@@ -100,7 +101,10 @@ _ABBREVIATIONS = {
     "ext": "extension", "extn": "extension", "tel": "telephone", "mob": "mobile",
     "approx": "approximately", "qty": "quantity", "dept": "department", "mgr": "manager",
     "asst": "assistant", "appt": "appointment", "info": "information", "ref": "reference",
-    "odo": "odometer",
+    "odo": "odometer", "cert": "certificate", "certs": "certificates", "inv": "invoice",
+    "tkt": "ticket", "rcpt": "receipt", "pmt": "payment", "amt": "amount", "acct": "account",
+    "addr": "address", "reg": "registration", "bal": "balance", "avg": "average",
+    "yr": "year", "yrs": "years", "wk": "week", "hrs": "hours", "mins": "minutes",
 }
 """Abbreviations written in notes, boards and logs, as the words a question uses ("When is
 the fan expected?" - "ETA 16 April"). Upper-case keys match upper case only ("eta" is no
@@ -112,6 +116,16 @@ _SPELLINGS = ((re.compile(r"(?<=\w{3})is(e|es|ed|ing|ation|ations)$"), r"iz\1"),
               (re.compile(r"(?<=\w{3})ogue(s)?$"), r"og\1"))
 """British spellings written the American way before stemming, on both sides (colour and
 color, organise and organize, centre and center, analyse and analyze, catalogue)."""
+
+
+def abbreviates(short: str, word: str, lead: int = 2, shortest: int = 3) -> bool:
+    """`short` is `word` cut down ("emp" for employee, "dept" for department; "rcpt" for
+    receipt with `lead` 1): shorter, its first `lead` letters, the rest of its letters in
+    the word's order."""
+    if len(short) < shortest or len(short) >= len(word) or short[:lead] != word[:lead]:
+        return False
+    letters = iter(word[lead:])
+    return all(letter in letters for letter in short[lead:])
 
 
 def _word_forms(word: str) -> list[str]:
@@ -290,6 +304,9 @@ def _split(texts: Sequence[str]) -> list[Unit]:
             previous: int | None = None  # where the paragraph's last sentence starts
             in_para = len(units)
             header = _table_header(lines)
+            leads = _leads(lines)
+            starts = list(itertools.accumulate((len(x) + 1 for x in lines),
+                                               initial=para.start()))
             for start, end in logical_lines(text, para.start(), lines):
                 if header and start > para.start() and TABULAR.search(text[start:end]):
                     units.append(Unit(index, start, end, text[start:end], header=header))
@@ -319,7 +336,9 @@ def _split(texts: Sequence[str]) -> list[Unit]:
                     previous = start + at if sentence.strip() else previous
                 # A labelled entry ("Bed 7 — Mrs Whitlock, 70. Heparin at 900 units/hr.") is
                 # about its label throughout: the whole entry is a unit too.
-                if len(pieces) > 1 and len(line) <= _ENTRY_CHARS and ENTRY.match(line):
+                # So is a line of notes under a diary's timed entry (`_leads`).
+                if len(pieces) > 1 and len(line) <= _ENTRY_CHARS and (
+                        ENTRY.match(line) or leads[bisect.bisect_right(starts, start) - 1]):
                     units.append(Unit(index, start, end, line))
                 elif (who := speaker(line)) and len(line) <= TURN_CHARS:
                     # A speaker's turn in a transcript is about one thing: whole, it is a
@@ -329,10 +348,7 @@ def _split(texts: Sequence[str]) -> list[Unit]:
                         units.append(_spoken_by(Unit(index, start, end, line), who))
             # "Stock check this morning:" over "wards ...... 34 vials recovered": the line
             # that introduces a list says what its items are about.
-            leads = _leads(lines)
             if any(leads):
-                starts = list(itertools.accumulate((len(x) + 1 for x in lines),
-                                                   initial=para.start()))
                 units[in_para:] = [
                     replace(u, lead=lead) if (lead := leads[bisect.bisect_right(
                         starts, u.start) - 1]) else u for u in units[in_para:]]
@@ -341,8 +357,9 @@ def _split(texts: Sequence[str]) -> list[Unit]:
 
 def _leads(lines: list[str]) -> list[str]:
     """For each line of a paragraph, the line that introduces the list it is an item of:
-    a short line ending in a colon ("5.2 A deposit is payable when borrowing:"), over the
-    lines indented deeper than it or marked as items; "" for other lines."""
+    a short line ending in a colon ("5.2 A deposit is payable when borrowing:") or opening
+    with a clock time, over the lines indented deeper than it or marked as items; "" for
+    other lines."""
     out, lead, depth = [], "", 0
     for line in lines:
         indent = len(line) - len(line.lstrip())
@@ -351,7 +368,10 @@ def _leads(lines: list[str]) -> list[str]:
             continue
         lead = ""
         out.append("")
-        if line.rstrip().endswith(":") and len(line.strip()) <= _LEAD_CHARS:
+        # A diary's timed entry ("13:30  Mr Arjun Mehta, 7 Beech Close") over its indented
+        # notes ("Cert C4410.  £75 card."): they are about whom it names.
+        if ((line.rstrip().endswith(":") or _TIMED_ENTRY.match(line))
+                and len(line.strip()) <= _LEAD_CHARS):
             lead, depth = line.strip(), indent
     return out
 
@@ -360,6 +380,7 @@ _MARKER = re.compile(r"(?:\d{1,3}|[A-Za-z]|[ivxIVX]{1,4})[.)]")
 _ITEM = re.compile(r"^\s*(?:[-*•]\s|\(?[a-z0-9]{1,2}\)\s)")
 
 _LEAD_CHARS = 120
+_TIMED_ENTRY = re.compile(r"^\s*(?:[01]?\d|2[0-3])[:.][0-5]\d\s+\S")
 
 
 def _spoken_by(unit: Unit, who: str) -> Unit:

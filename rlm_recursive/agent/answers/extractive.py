@@ -142,12 +142,12 @@ def _from_record(question: str, record: Record, layout: Layout | None = None
                  ) -> tuple[str, str] | None:
     """The field the question asks about, and its value: "carrier" → ("carrier", "CMA CGM").
     A field whose value the question itself names (the entity) is not the answer."""
-    asked = set(stems(question))
     said = normalise(question)
     # "What's the mobile of the escalation contact for Fares?": the mobile, though the
     # contact's field shares more words.
     head = asked_head(re.sub(r"^(\s*\w+)['’]s\b", r"\1 is", question))
     asked_words = asked_phrase(question)
+    asked = set(stems(question)) | set(asked_words)  # "how old": the age
     phrase = set(asked_words)
     # "nightly rate": the rate, though "Nights" shares a word with it too.
     noun = asked_words[-1] if asked_words else None
@@ -256,12 +256,16 @@ def _from_passages(store: Store, session_id: str, question: str, layout: Layout 
         doc_said: dict[str, str] = {}  # joined once a document, not once a matching unit
         for unit in units:
             doc_id, offset = found[unit.source][:2]
-            if not all(contains(unit.norm, e) for e in named):
+            # Each entity said by the unit, or by its document's title or heading where the
+            # unit says one of them itself ("Eileen DOWLING" in St Oswin's register).
+            if not (all(names(unit, e) for e in named)
+                    and any(contains(unit.norm, e) for e in named)):
                 continue
             record = record_at(layout, doc_id, offset + unit.start)
             if record is not None and doc_id not in doc_said:
                 doc_said[doc_id] = _doc_said(layout, doc_id)
-            if record is not None and says_rest(question, record, doc_said[doc_id]) and (
+            if record is not None and says_rest(question, record, doc_said[doc_id],
+                                                unit.title) and (
                     picked := _from_record(question, record, layout)):
                 key, value = picked
                 return Extract(f"{key}: {value}", SpanRef(doc_id=doc_id, start=record.start,

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from ...corpus.asked import asked_label, label_words
 from ...corpus.blocks import lines_of
 from ...corpus.dates import MONTHS
-from ...corpus.units import STOP, has_word, normalise, stems
+from ...corpus.units import STOP, abbreviates, has_word, normalise, stems
 from ...store import Store
 from ...types import SpanRef
 from ..answers.extractive import Extract
@@ -105,7 +105,7 @@ def _says_label(part: str, label: tuple[str, ...]) -> bool:
     if any(has_word(w, said) for w in label):
         return True
     keys = re.findall(r"([a-z]{3,})\s*[:.]", part.lower())
-    return any(_abbreviates(key, word) for key in keys for word in label)
+    return any(abbreviates(key, word) for key in keys for word in label)
 
 
 def _labels(part: str, label: tuple[str, ...]) -> bool:
@@ -114,15 +114,6 @@ def _labels(part: str, label: tuple[str, ...]) -> bool:
     port-side team")."""
     words = re.findall(r"[^\W\d_][\w'’]*[:.]?|\d\S*", part)
     return bool(words) and any(_says_label(words[at], label) for at in {0, len(words) - 1})
-
-
-def _abbreviates(short: str, word: str) -> bool:
-    """`short` is `word` cut down ("dept" for "depart"): shorter, the same first two letters,
-    and its letters in the word's order."""
-    if len(short) >= len(word) or short[:2] != word[:2]:
-        return False
-    letters = iter(word)
-    return all(letter in letters for letter in short)
 
 
 def subject_parts(line: str) -> list[str]:

@@ -1,0 +1,175 @@
+"""Names as records write them: a title dropped ("Mrs"), a family by its plural ("the
+Okafors" of "Mr & Mrs Okafor"), a noun abbreviated ("TKT 0881"); a register's entries read
+across its page breaks; a timed diary entry's notes about whom it names; a bare date and time
+line stamped on the line above it; "how old" asking the age."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rlm_recursive.corpus.asked import asked_phrase
+from rlm_recursive.corpus.blocks import blocks
+from rlm_recursive.corpus.naming import entities, says
+from rlm_recursive.corpus.records import read_layout
+from rlm_recursive.corpus.sections import title
+from rlm_recursive.corpus.units import split_units
+from tests.strategy_support import search_answer
+
+REGISTER = """\
+REGISTER OF BURIALS in the Parish of SAINT ALDHELM, NETHER COMBE, County of Dorset, book 3
+Entries copied from the bound register by the churchwarden, 2025.
+
+==============================================================================
+Page 41
+==============================================================================
+No. 512   Name: Walter James GREAVES
+          Abode: 2 Quarry Lane, Nether Combe
+          Buried: 4th March 2025                  Age: 77
+          Officiant: Revd Ann Tull
+
+No. 513   Name: Phyllis Mary ORCHARD
+          Abode: Combe House, Nether Combe
+          Buried: 19th March 2025                 Age: 88
+          Officiant: Revd Ann Tull
+
+==============================================================================
+Page 42
+==============================================================================
+No. 514   Name: Dennis BRAY
+          Abode: 11 Mill Street, Upper Combe
+          Buried: 2nd April 2025                  Age: 64
+          Officiant: Mr Colin Sayer, Reader
+
+No. 515   Name: Ivy Rose TAPPER
+          Abode: The Almshouses, Nether Combe
+          Buried: 30th April 2025                 Age: 101
+          Officiant: Revd Ann Tull
+"""
+
+
+def test_page_numbers_open_no_record(tmp_path: Path):
+    """A page break is where a printout broke, not an entry: each "No." entry is a record
+    with its own age, not the first entry of the page."""
+    found = blocks(REGISTER, keyed=True)
+    assert len(found) == 4
+    layout = read_layout([("d", REGISTER)])
+    ages = {r.fields.get("Name"): r.fields.get("Age") for r in layout.records
+            if "Name" in r.fields}
+    assert ages["Phyllis Mary ORCHARD"] == "88" and ages["Ivy Rose TAPPER"] == "101"
+
+
+def test_a_long_banner_first_line_is_the_title():
+    assert title(REGISTER).startswith("REGISTER OF BURIALS in the Parish of SAINT ALDHELM")
+
+
+@pytest.mark.parametrize(("question", "gold", "other"), [
+    ("How old was Mrs Phyllis Orchard when she was buried at Saint Aldhelm's?", "88", "77"),
+    ("How old was Mr Dennis Bray?", "64", "101"),
+])
+def test_how_old_reads_the_age_of_the_named_entry(tmp_path: Path, monkeypatch: Any,
+                                                  question: str, gold: str, other: str):
+    result = search_answer(tmp_path, monkeypatch, REGISTER, question)
+    assert result.grounded and gold in result.answer and other not in result.answer
+
+
+def test_a_person_the_register_does_not_hold_is_not_found(tmp_path: Path, monkeypatch: Any):
+    result = search_answer(tmp_path, monkeypatch, REGISTER,
+                           "How old was Mrs Edna Greaves when she was buried?")
+    assert not result.grounded
+
+
+def test_titles_name_no_one_and_how_old_asks_the_age():
+    assert entities("How old was Mrs Phyllis Orchard?") == ["phyllis", "orchard"]
+    assert entities("When did Dr. Patel call?") == ["patel"]
+    assert asked_phrase("How old was Mr Dennis Bray?") == ["age"]
+    assert asked_phrase("How tall is the mast?") == ["height"]
+
+
+SERVICE = """\
+BOILER SERVICE RECORDS - Halden Court
+
+=========================================================
+JOB 7781     Address: Flat 5, Halden Court
+Occupier: Mr & Mrs Okafor     Visit: 03/02/2026  10:10
+---------------------------------------------------------
+Findings: Flue terminal too close to window. Appliance turned off,
+  classed at risk.  Occupier signed notice no. RN-2231.
+  Agent to arrange a new flue route.
+=========================================================
+JOB 7782     Address: Flat 6, Halden Court
+Occupier: Ms T. Brandt     Visit: 03/02/2026  11:30
+---------------------------------------------------------
+Findings: All satisfactory. No notice issued.
+=========================================================
+JOB 7783     Address: Flat 7, Halden Court
+Occupier: Mr L. Varga     Visit: 03/02/2026  13:00
+---------------------------------------------------------
+Findings: Pilot light unstable, thermocouple replaced.  Notice no. RN-2232
+  left with the caretaker.
+=========================================================
+"""
+
+
+def test_a_family_by_its_plural_and_a_notice_number(tmp_path: Path, monkeypatch: Any):
+    """"the Okafors" are the "Mr & Mrs Okafor" of their job's header; "no." is no sentence's
+    end; the header's "Occupier:" is a label, not another person."""
+    result = search_answer(tmp_path, monkeypatch, SERVICE,
+                           "notice no. given to the Okafors")
+    assert result.grounded and "RN-2231" in result.answer and "RN-2232" not in result.answer
+
+
+def test_no_dot_does_not_end_a_sentence():
+    texts = [unit.text for unit in split_units(["Occupier signed notice no. RN-2231. Done."])]
+    assert "Occupier signed notice no. RN-2231." in texts
+
+
+RECEIPTS = """\
+Till slips, scanned
+
+BREAD WHITE 800G                  1.10
+MILK 2L                           1.45
+TOTAL                             2.55
+CASH                              5.00
+CHANGE                            2.45
+TKT 0880  TILL 2  OP 117 DANA
+03/02/26  09:12
+
+COFFEE BEANS 1KG                 11.50
+TOTAL                            11.50
+CARD ****1188                    11.50
+TKT 0881  TILL 2  OP 104 REG
+03/02/26  14:05
+"""
+
+
+def test_a_bare_stamp_line_belongs_to_the_line_above(tmp_path: Path, monkeypatch: Any):
+    """"TKT 0881" writes ticket 0881; the date and time on the next line, alone, are its."""
+    result = search_answer(tmp_path, monkeypatch, RECEIPTS, "ticket 0881 time of sale")
+    assert result.grounded and "14:05" in result.answer and "09:12" not in result.answer
+
+
+def test_an_abbreviated_noun_says_its_number():
+    assert says("tkt 0881 till 2", "ticket 0881")
+    assert says("rm 4, east wing", "room 4")
+    assert not says("ref 0881 till 2", "ticket 0881")  # another noun's number
+    assert not says("tkt 0881 till 2", "ticket 881")
+
+
+DAYBOOK = """\
+HOLLOWAY SWEEPS - DAYBOOK
+
+Tue 6 Oct
+09:00  Mrs Gwen Price, Ash Cottage
+       Open fire.  Swept.  Smoke test pass.  Cert S-2041.  £65 cash.
+11:15  Mr Tom Rees, 4 Brook Row
+       WB (Clearview 500).  Swept, bird nest out.  Cert S-2042.  £80 card.
+"""
+
+
+def test_a_timed_entrys_notes_are_about_whom_it_names(tmp_path: Path, monkeypatch: Any):
+    result = search_answer(tmp_path, monkeypatch, DAYBOOK,
+                           "Which certificate did the sweep give Tom Rees for his Clearview?")
+    assert result.grounded and "S-2042" in result.answer and "S-2041" not in result.answer
