@@ -5,18 +5,20 @@ line stamped on the line above it; "how old" asking the age."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from rlm_recursive.agent.answers.persons import names_person
 from rlm_recursive.corpus.asked import asked_phrase
 from rlm_recursive.corpus.blocks import blocks
 from rlm_recursive.corpus.naming import entities, says
 from rlm_recursive.corpus.records import read_layout
 from rlm_recursive.corpus.sections import title
 from rlm_recursive.corpus.units import split_units
-from tests.strategy_support import search_answer
+from tests.strategy_support import answers, ask, load, search_answer, small_runtime
 
 REGISTER = """\
 REGISTER OF BURIALS in the Parish of SAINT ALDHELM, NETHER COMBE, County of Dorset, book 3
@@ -173,3 +175,38 @@ def test_a_timed_entrys_notes_are_about_whom_it_names(tmp_path: Path, monkeypatc
     result = search_answer(tmp_path, monkeypatch, DAYBOOK,
                            "Which certificate did the sweep give Tom Rees for his Clearview?")
     assert result.grounded and "S-2042" in result.answer and "S-2041" not in result.answer
+
+
+LOST = """\
+CITY TRAMS - LOST PROPERTY LOG            printed 02/03/26
+
+Ref      Logged    Where found              Description              Status
+-------- --------- ------------------------ ------------------------ -----------------------
+LP-5501  01/03/26  Tram 4, rear car         Violin in hard case      STORED
+LP-5502  01/03/26  Depot Road stop          Umbrella, green          STORED
+LP-5503  02/03/26  Market Square platform   Hearing aid (right ear)  RETURNED via audiology
+LP-5504  02/03/26  Tram 9, front car        Hearing aid case, empty  STORED
+"""
+
+
+@pytest.mark.parametrize(("question", "gold", "other"), [
+    ("Where exactly was the violin in the hard case left?", "Tram 4, rear car", "Depot Road"),
+    # Asked as a chain, by a relative clause: one record says it all.
+    ("The hearing aid that was returned via audiology - where was it found?",
+     "Market Square platform", "Tram 9"),
+])
+def test_where_reads_the_column_named_where(tmp_path: Path, monkeypatch: Any, question: str,
+                                            gold: str, other: str):
+    runtime = small_runtime(tmp_path, monkeypatch)
+    try:
+        sid = load(runtime, LOST)
+        result, _ = asyncio.run(ask(runtime, sid, question, "auto", answers("Not found.")))
+    finally:
+        runtime.close()
+    assert result.grounded and gold in result.answer and other not in result.answer
+
+
+def test_a_label_or_a_number_mark_is_no_person():
+    question = "Who officiated at the burial of the woman buried beside Dennis Bray?"
+    assert not names_person(question, "No. 514   Name: Dennis BRAY")
+    assert names_person(question, "Officiant: Mr Colin Sayer, Reader")

@@ -60,7 +60,9 @@ _MAX_POOL = 400
 
 
 def _wh(question: str) -> str | None:
-    match = re.match(r"\s*(when|where)\b", question, re.IGNORECASE)
+    """"when" or "where" asked, first or after a topic ("The hearing aid ... - where had it
+    been found?")."""
+    match = re.match(r"(?:[^?]*\s[-–—:]\s+)?\s*(when|where)\b", question, re.IGNORECASE)
     return match.group(1).lower() if match else None
 
 
@@ -137,9 +139,12 @@ def _asked_keys(question: str, record: Record, phrase: set[str], pool_labels: fr
     values = label_words(" ".join(filled.values()))
     named = {w for w in stems(question) if has_word(w, pool_labels) and not has_word(w, values)}
     hints = _WH_HINTS[wh]
-    keys = [k for k, v in filled.items() if named
-            and all(has_word(w, label_words(k)) for w in named)
-            and (label_words(k) & hints or (wh == "when" and _DATE.search(v)))]
+    # A column named by the question word itself ("Where found" for "where was the guitar
+    # left") says what is asked, whatever verb the question uses.
+    keys = [k for k, v in filled.items()
+            if all(has_word(w, label_words(k)) for w in named)
+            and (re.match(rf"(?i)\s*{wh}\b", k) or (named and (
+                label_words(k) & hints or (wh == "when" and _DATE.search(v)))))]
     return keys, named
 
 

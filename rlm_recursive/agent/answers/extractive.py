@@ -192,7 +192,7 @@ def _doc_said(layout: Layout | None, doc_id: str) -> str:
     return " ".join(r.text for r in records if r.doc_id == doc_id)
 
 
-def _looked_up(question: str, layout: Layout | None) -> Extract | None:
+def looked_up(question: str, layout: Layout | None) -> Extract | None:
     """The asked field of the record the question picks out by its values (`lookup`)."""
     found = lookup(question, layout.records, layout.titles) if layout is not None else None
     if found is None:
@@ -213,7 +213,7 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
     # A record the question picks out by its values, with a field named as what is asked
     # (`lookup`'s strict rules), answers before any passage: the passage holding the
     # question's words may be a sibling record's (the member's loans, not their row).
-    if (looked := _looked_up(question, layout)) is not None:
+    if (looked := looked_up(question, layout)) is not None:
         return looked
     found = windows(store, session_id, question)
     answered = _from_passages(store, session_id, question, layout, found) if found else None

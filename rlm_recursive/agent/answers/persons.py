@@ -243,6 +243,9 @@ def names_person(question: str, answer: str) -> bool:
                 run = run.split(" ", 1)[1]
             if not run or run.lower() in ("the", "a", "an") or normalise(run) in said:
                 continue
+            # A label ("Name:") or a number's mark ("No. 1096") names no one.
+            if re.match(r"[ \t]*:", value[match.end():]) or re.fullmatch(r"(?i)nos?\.?", run):
+                continue
             # "Doris May FELLOWES" is the Doris Fellowes the question names (a middle name
             # aside), not whom it asks.
             parts = normalise(run).split()

@@ -20,12 +20,12 @@ from ...corpus.units import normalise
 from ...providers.base import Message
 from ...tools.search import search_session
 from ...types import SpanRef
-from ..answers.extractive import cited, copied
+from ..answers.extractive import cited, copied, looked_up
 from ..answers.persons import asks_who
 from ..context import AgentAnswer, RunContext
 from ..grounding import not_found_answer
 from ..lookups.blocks import follow_block
-from ..lookups.chain import bridge_names, follow, linked_hops
+from ..lookups.chain import Chain, bridge_names, follow, linked_hops
 from ..lookups.hops import hop_through, says_label
 from ..lookups.legend import keyed_person
 from ..lookups.record_hops import record_hop
@@ -138,6 +138,12 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
             chain = (await asyncio.to_thread(hop_through, rc.store, rc.session_id, question)
                      or await asyncio.to_thread(record_hop, rc.store, rc.session_id,
                                                 question) or chain)
+        # No chain at all: the question may describe one record by its values ("the
+        # hearing aid that was returned through the audiology clinic - where had it been
+        # found?"), and the record's field asked answers (`lookup`'s strict rules).
+        if chain is None and (looked := await asyncio.to_thread(looked_up, question,
+                                                                layout)) is not None:
+            chain = Chain(looked, [], [])
         # "who", and the line names its person by a code or a role: the key says who.
         chain = await asyncio.to_thread(keyed_person, rc.store, rc.session_id, question,
                                         layout, chain) or chain
