@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from rlm_recursive.agent.answers.kinds import fits_kind
 from rlm_recursive.agent.answers.persons import names_person
 from rlm_recursive.corpus.asked import asked_phrase
 from rlm_recursive.corpus.blocks import blocks
@@ -210,3 +211,35 @@ def test_a_label_or_a_number_mark_is_no_person():
     question = "Who officiated at the burial of the woman buried beside Dennis Bray?"
     assert not names_person(question, "No. 514   Name: Dennis BRAY")
     assert names_person(question, "Officiant: Mr Colin Sayer, Reader")
+
+
+QUOTE = """\
+BRIGHTWATER GLAZING LTD
+                 WINDOW REPLACEMENT QUOTATION
+Quote ref:   BW-7731              Issued:       02 Feb 2026
+Estimator:   Pete Lowe            Valid until:  02 Apr 2026
+Client:      Mr & Mrs Haddad
+Site:        14 Orchard Rise, Dunmere
+Fitting date:  Mon 16 Mar 2026 (2 days)
+
+Item   Description                          Qty   Price
+1      Casement window, white uPVC          4     £1,880.00
+2      Back door, composite                 1     £1,240.00
+"""
+
+
+def test_until_what_date_reads_the_field_saying_until(tmp_path: Path, monkeypatch: Any):
+    """"Valid until" is one of two pairs on its line; the client, on a line below it in the
+    quote's front, is who the whole quote is for; "until" names the field, not "date"."""
+    result = search_answer(tmp_path, monkeypatch, QUOTE,
+                           "Until what date is the Haddads' window quotation valid?")
+    assert result.grounded and "02 Apr 2026" in result.answer
+    assert "16 Mar" not in result.answer
+
+
+def test_when_asks_a_time_not_a_year_in_a_file_name():
+    question = "When does the intranet site's TLS certificate expire?"
+    assert not fits_kind(question, "SSLCertificateFile /etc/pki/tls/intranet-2027.pem")
+    assert not fits_kind(question, "Issuer: Harbour CA")
+    assert fits_kind(question, "notAfter=Jun  1 09:00:00 2027 GMT")
+    assert fits_kind(question, "Renewed every 90 days")

@@ -60,7 +60,7 @@ from .sqldump import dump_records
 from .structured import structured_records
 from .zone_records import zone_records
 
-__all__ = ["Format", "Layout", "Record", "detect_format", "read_layout"]
+__all__ = ["Format", "Layout", "Record", "detect_format", "line_pairs", "read_layout"]
 
 Format = Literal["json", "yaml", "jsonl", "csv", "tsv", "logfmt", "syslog", "access",
                  "squid", "bracketed", "keyvalue", "prose", "contentlines", "segments", "crontab",
@@ -234,7 +234,7 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
             fields: dict[str, str] = {}
             if fmt == "keyvalue":
                 for line in item.text.splitlines():
-                    for key, value in _line_pairs(line):
+                    for key, value in line_pairs(line):
                         fields.setdefault(key, value)
             else:
                 fields = logfmt_fields(item.text)
@@ -281,7 +281,7 @@ def _block_records(doc_id: str, text: str) -> list[Record]:
         for block in blocks(text, keyed):
             fields: dict[str, str] = {}
             for a, b in block.header:
-                for key, value in _line_pairs(text[a:b]):
+                for key, value in line_pairs(text[a:b]):
                     fields.setdefault(key, value)
             out.append(Record(doc_id, block.start, block.end, text[block.start:block.end],
                               fields))
@@ -302,7 +302,7 @@ _PAIR_START = re.compile(r"[ \t]{2,}(?=[A-Za-z][\w.-]*(?: [\w.-]+){0,3}:[ \t]+\S
 1.84 kg   Pieces: 1")."""
 
 
-def _line_pairs(line: str) -> list[tuple[str, str]]:
+def line_pairs(line: str) -> list[tuple[str, str]]:
     """The `Key: value` pairs of a header line, one or several set apart by gutters."""
     pairs = []
     for part in _PAIR_START.split(line):

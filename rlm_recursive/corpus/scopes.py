@@ -31,6 +31,7 @@ from .assignments import is_reference
 from .blocks import lines_of, shape
 from .leaders import label_fits
 from .naming import contains, entities, written_forms
+from .records import line_pairs
 from .units import STOP, has_word, normalise, stems
 
 __all__ = ["Labelled", "labelled_lines", "scoped_value"]
@@ -186,7 +187,11 @@ def labelled_lines(text: str) -> tuple[Labelled, ...]:
                 lines[i + 1][2], line):
             header = i  # a grid's column headers: the rows under it are read by them
         elif not found and (pair := _label_value(line)) is not None:
-            found = [(pair[0], "", pair[1])]
+            # Pairs set apart by gutters ("Surveyor:  N. Forsyth     Valid until:  09 Jan
+            # 2027") are each a label's value.
+            pairs = line_pairs(line) if _KEYED.match(line.strip()) else []
+            found = ([(k, "", v) for k, v in pairs] if len(pairs) > 1
+                     else [(pair[0], "", pair[1])])
         if found:
             scope = [(1, j) for j in reversed(parents)]
             if para_lead != i and para_lead not in parents and not _sibling(
@@ -199,8 +204,11 @@ def labelled_lines(text: str) -> tuple[Labelled, ...]:
                     leads[above[-1]] = _stretch_lead(lines, rule_set, above)
                 scope += [(level, j) for j in leads[above[-1]]
                           if j < i and all(j != k for _, k in scope)]
+            # The front's lines say what the whole document is about: a line of the
+            # front has the others, below it too, in its scope (the customer under the
+            # quote's validity).
             scope += [(len(kinds) + 2, j) for j in front
-                      if j < i and all(j != k for _, k in scope)]
+                      if (j < i or i in front) and j != i and all(j != k for _, k in scope)]
             refs = tuple((level, lines[j][0], lines[j][1]) for level, j in scope)
             out += [Labelled(start, end, label, value, refs, column)
                     for label, column, value in found]
@@ -312,9 +320,10 @@ class _Reader:
 
 
 def _scored(question: str, asked: _Asked, item: Labelled, reader: _Reader,
-            scope_lines: dict[int, tuple[int, int]]) -> tuple[tuple[int, int, int], int] | None:
-    """(missing words, how far up the words are said, label words not asked) and the start
-    of the first scope line needed, for one labelled line; None when it cannot answer."""
+            scope_lines: dict[int, tuple[int, int]]
+            ) -> tuple[tuple[int, int, int], tuple[int, int]] | None:
+    """(missing words, how far up the words are said, label words not asked) and the span
+    of the scope lines needed with it, for one labelled line; None when it cannot answer."""
     label_stems = label_words(item.says)
     # The label says a word of the question, and it or its value (a unit, a shape) what
     # is asked: "Courtesy vehicle .... 7 days" for how many days of courtesy vehicle. The
@@ -352,14 +361,18 @@ def _scored(question: str, asked: _Asked, item: Labelled, reader: _Reader,
                for a, (level, b) in scope_lines.items()):
             return None
     used = [hit for hit in hits + name_hits if hit is not None]
-    first = min(a for _, a in used) if used else item.start
+    # The lines needed, cited with the line: from the first to the last (a front's line
+    # below it names the customer).
+    ends = {a: b for _, a, b in chain}
+    span = (min([item.start, *(a for _, a in used)]),
+            max([item.end, *(ends[a] for _, a in used)]))
     extra = len(label_stems - set(asked.words))
-    return (len(missing), sum(level for level, _ in used), extra), first
+    return (len(missing), sum(level for level, _ in used), extra), span
 
 
 def scoped_value(question: str, docs: Iterable[tuple[str, str]]
-                 ) -> tuple[str, Labelled, int] | None:
-    """(doc_id, the labelled line, the start of the first scope line it needs) for the
+                 ) -> tuple[str, Labelled, tuple[int, int]] | None:
+    """(doc_id, the labelled line, the span of it and the scope lines it needs) for the
     question, or None (see the module docstring). `docs`: (doc_id, text)."""
     asked = _Asked.of(question)
     if not asked.plain:
@@ -390,8 +403,8 @@ def scoped_value(question: str, docs: Iterable[tuple[str, str]]
     scored.sort(key=lambda entry: entry[0])
     if len(scored) > 1 and scored[0][0] == scored[1][0]:
         return None  # two lines fit the question as well: which one is not known
-    _, doc_id, item, first = scored[0]
-    return doc_id, item, first
+    _, doc_id, item, span = scored[0]
+    return doc_id, item, span
 
 
 def _said_at(chain: list[tuple[int, int, int]], says: Callable[[int, int], bool]

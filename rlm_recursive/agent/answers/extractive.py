@@ -138,6 +138,10 @@ _PROPER = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][a-z'’-]+(?:\s+[A-
 """A field value that is a person's or a firm's name ("Sato", "K. Byrne", "Dr Amelia Crane")."""
 
 
+_LEAD_PREPOSITION = re.compile(
+    r"\s*(until|till|since|from|before|after)\s+(?:what|which|when)\b", re.IGNORECASE)
+
+
 def _from_record(question: str, record: Record, layout: Layout | None = None
                  ) -> tuple[str, str] | None:
     """The field the question asks about, and its value: "carrier" → ("carrier", "CMA CGM").
@@ -151,17 +155,23 @@ def _from_record(question: str, record: Record, layout: Layout | None = None
     phrase = set(asked_words)
     # "nightly rate": the rate, though "Nights" shares a word with it too.
     noun = asked_words[-1] if asked_words else None
-    best: tuple[tuple[bool, int, bool], str, str] | None = None
+    # "Until what date is it valid?": the field saying the question's leading preposition
+    # and another of its words ("Valid until"), not the one saying only "date".
+    lead = _LEAD_PREPOSITION.match(question)
+    best: tuple[tuple[bool, bool, int, bool], str, str] | None = None
     for key, value in record.fields.items():
         # "ISBN (paperback)" for the hardback's ISBN: another thing of the asked name.
         if not value.strip() or normalise(value) in said or another_kind(question, phrase,
                                                                           key, record):
             continue
         key_stems = set(stems(key.replace("_", " ")))
-        score = (head in key_stems, len(key_stems & asked), noun in key_stems)
+        by_lead = bool(lead and lead.group(1).lower() in re.findall(r"[a-z]+", key.lower())
+                       and key_stems & asked)
+        score = (by_lead, head in key_stems, len(key_stems & asked), noun in key_stems)
         # "Room" shares no word with "phone extension"; `MAX_BATCH_SIZE` shares "max" with
         # "max replicas" but is not them.
-        if score[1] and label_says(question, key) and (best is None or score > best[0]):
+        if score[2] and (by_lead or label_says(question, key)) and (
+                best is None or score > best[0]):
             best = (score, key, value)
     if best is None and WHO.match(question):
         # "who is judging ...": a field whose text names someone under that role
@@ -233,14 +243,14 @@ def _outscoped(store: Store, session_id: str, question: str, found: Extract) -> 
 
 def _scoped(store: Store, session_id: str, question: str) -> Extract | None:
     """The labelled line the question's names pick out by its scope (`scopes`), cited
-    from the first scope line it needs to the line."""
+    with the scope lines it needs."""
     docs = store.documents(session_id)
     found = scoped_value(question, ((d.id, store.text(d)) for d in docs))
     if found is None:
         return None
-    doc_id, line, first = found
+    doc_id, line, (first, last) = found
     return Extract(f"{line.label}: {line.value}", SpanRef(doc_id=doc_id, start=first,
-                                                          end=line.end), line.label)
+                                                          end=last), line.label)
 
 
 def _from_passages(store: Store, session_id: str, question: str, layout: Layout | None,

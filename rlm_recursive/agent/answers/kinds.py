@@ -243,7 +243,24 @@ def fits_kind(question: str, answer: str) -> bool:
         return any(c.isdigit() for c in rest)
     if _DAY_ASKED.search(question):  # a weekday or a date, not any digit (a URL's, a time)
         return bool(CALENDAR_WORDS & set(stems(answer)) or _DATE.search(answer))
+    if _WHEN_FIRST.match(question):
+        # A time of some kind: a date, a clock time, a year, a month or a day's name, a
+        # span ("in two weeks", "nightly"); the year in a file's name is none
+        # ("/etc/ssl/certs/archive-2026.crt" for when a certificate expires).
+        body = _PATHS.sub(" ", answer)
+        return bool((CALENDAR_WORDS | _TIME_WORDS) & set(stems(body)) or _DATE.search(body)
+                    or _CLOCK_OR_DATE.search(body) or _YEAR.search(body))
     return True
+
+
+_WHEN_FIRST = re.compile(r"\W*when\b", re.IGNORECASE)
+_PATHS = re.compile(r"\S*[/\\]\S*|\S+\.[a-z]{2,4}\b|\S*[A-Za-z]-\d{4}\S*")
+"""Paths, file names and codes a year is part of ("archive-northfell-2026.crt")."""
+_TIME_WORDS = frozenset(stems(
+    "today tomorrow yesterday tonight morning afternoon evening night noon midnight dawn "
+    "dusk daily nightly weekly monthly yearly annually hourly week month year day hour "
+    "minute weekend fortnight spring summer autumn winter easter christmas term now soon "
+    "later after before until during"))
 
 
 _AMOUNT_ASKED = re.compile(
