@@ -243,3 +243,22 @@ def test_when_asks_a_time_not_a_year_in_a_file_name():
     assert not fits_kind(question, "Issuer: Harbour CA")
     assert fits_kind(question, "notAfter=Jun  1 09:00:00 2027 GMT")
     assert fits_kind(question, "Renewed every 90 days")
+
+
+KENNELS = """\
+HARBOUR KENNELS - BOARDING REGISTER (summer 2026)
+Licensed by Dunmere Council under the 2018 Regulations - licence no. DC/AB/118, 20 kennels
+Rates: £19/night one dog, £30/night two dogs sharing.
+
+Kennel | Dog              | Owner          | In       | Out
+1      | Bramble (collie) | Mrs J. Otter   | 01/07/26 | 08/07/26
+2      | Pip (terrier)    | Mr K. Lund     | 02/07/26 | 04/07/26
+"""
+
+
+def test_a_titles_dash_opens_no_entry(tmp_path: Path, monkeypatch: Any):
+    """The first line's "HARBOUR KENNELS - ..." is the title, not a labelled entry that the
+    licence line below carries on."""
+    result = search_answer(tmp_path, monkeypatch, KENNELS,
+                           "What is Harbour Kennels' licence number?")
+    assert result.grounded and "DC/AB/118" in result.answer and "20" not in result.answer

@@ -77,7 +77,8 @@ def entities(question: str) -> list[str]:
     asked = set(asked_phrase(question))
     for match in _CAPS_WORD.finditer(question):
         word = match.group()
-        # "the Wolskis' lease": the family is "Wolski".
+        # "the Wolskis' lease": the family is "Wolski" ("Harbour Kennels'" is written
+        # "KENNELS" too: `written_forms`).
         word = (word[:-2] if word.endswith("s'") and len(word) > 4 else
                 word.removesuffix("'s")).strip("'-")
         before = question[:match.start()].rstrip()
@@ -153,9 +154,10 @@ def says(norm: str, entity: str) -> bool:
 
 
 def _says_name(norm: str, entity: str) -> bool:
-    """`says`, or a family by one of them ("Mr & Mrs Lindell" for the Lindells)."""
-    return says(norm, entity) or (_FAMILY.fullmatch(entity) is not None
-                                  and _contains(norm, entity[:-1]))
+    """`says` (in any of its `written_forms`), or a family by one of them ("Mr & Mrs
+    Lindell" for the Lindells)."""
+    return any(says(norm, form) for form in written_forms(entity)) or (
+        _FAMILY.fullmatch(entity) is not None and _contains(norm, entity[:-1]))
 
 
 _FAMILY = re.compile(r"[a-z]{3,}[^su\W]s")
@@ -202,7 +204,10 @@ def _heading_names(heading: str, unit: Unit, entity: str) -> bool:
 
 
 def written_forms(entity: str) -> tuple[str, ...]:
-    """An entity as a text may write it: "3rd" as the 3 or 03 of a date's column."""
+    """An entity as a text may write it: "3rd" as the 3 or 03 of a date's column; a name
+    read off a plural's possessive ("Harbour Kennels' licence") as its plural."""
+    if re.fullmatch(r"[a-z]{3,}", entity):
+        return (entity, f"{entity}s")  # "Kennels'" of "HARBOUR KENNELS"
     ordinal = re.search(r"\b(\d{1,2})(?:st|nd|rd|th)\b", entity)
     if ordinal is None:
         return (entity,)

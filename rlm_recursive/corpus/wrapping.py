@@ -39,7 +39,9 @@ def logical_lines(text: str, offset: int, lines: list[str]) -> list[tuple[int, i
             spans[-1] = (spans[-1][0], end)
         else:
             spans.append((offset, end))
-            in_entry = bool(_LABELLED.match(line))
+            # (A banner in capitals, "WILLOWBROOK CATTERY - BOARDING BOOK (winter 2026)",
+            # is a title, no entry the next line carries on.)
+            in_entry = bool(_LABELLED.match(line)) and not _BANNER.match(line)
             # A bullet's lines indented under its text carry it on ("- 15.15  Dr Hale,
             # Mill House. Upright\n   (1931). Tuned to A440 ..."), whatever its gutters.
             # (Not a timed entry's: a programme's session line keeps its talks apart.)
@@ -49,6 +51,8 @@ def logical_lines(text: str, offset: int, lines: list[str]) -> list[tuple[int, i
     return spans
 
 
+_BANNER = re.compile(r"^\s*[A-Z]{2,}(?:\s+[A-Z&]{2,})+\s+[-—–]+\s+[A-Z]{2,}[^.!?]*$")
+"""A title line in capitals on both sides of its dash, with no sentence's end."""
 _BULLET = re.compile(r"^\s*[-*•]\s+\S")
 """A bullet opening a list item, whose indented lines below carry it on."""
 

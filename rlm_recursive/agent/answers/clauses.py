@@ -28,9 +28,10 @@ from .kinds import fits_kind
 __all__ = ["WHO", "answer_clause", "answers_kind", "keyed_line", "labelled_as_asked", "of_kind",
            "says_asked"]
 
-_CLAUSE = re.compile(r"\s*(?:;|,\s(?!\d{3}\b)|(?<![\s(][A-Z])(?<!^[A-Z])\.\s+|\s[—–]\s|\s-\s|"
-                     r"\sand\s|:\s)\s*")
-"""Where a clause ends; never inside brackets: "Ms Lindqvist (groups C and D)" is one."""
+_CLAUSE = re.compile(r"\s*(?:;|,\s(?!\d{3}\b)|(?<![\s(][A-Z])(?<!^[A-Z])(?<!\b[Nn]o)(?<!\b[Nn]os)"
+                     r"\.\s+|\s[—–]\s|\s-\s|\sand\s|:\s)\s*")
+"""Where a clause ends; never inside brackets: "Ms Lindqvist (groups C and D)" is one; nor
+after "no." ("licence no. DC/AB/118" is a label and its value)."""
 
 
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"

@@ -249,17 +249,21 @@ def fits_kind(question: str, answer: str) -> bool:
         # ("/etc/ssl/certs/archive-2026.crt" for when a certificate expires).
         body = _PATHS.sub(" ", answer)
         return bool((CALENDAR_WORDS | _TIME_WORDS) & set(stems(body)) or _DATE.search(body)
-                    or _CLOCK_OR_DATE.search(body) or _YEAR.search(body))
+                    or _CLOCK_OR_DATE.search(body) or _YEAR.search(body)
+                    or _HOURS.search(body))
     return True
 
 
 _WHEN_FIRST = re.compile(r"\W*when\b", re.IGNORECASE)
+_HOURS = re.compile(r"\b(?:[01]\d|2[0-3])[0-5]\d\b|\d\s?(?:am|pm|a\.m\.|p\.m\.)|"
+                    r"\b(?:[01]?\d|2[0-3])h\d\d\b", re.IGNORECASE)
+"""A clock time without a colon: "0745", "7pm", "19h30"."""
 _PATHS = re.compile(r"\S*[/\\]\S*|\S+\.[a-z]{2,4}\b|\S*[A-Za-z]-\d{4}\S*")
 """Paths, file names and codes a year is part of ("archive-northfell-2026.crt")."""
 _TIME_WORDS = frozenset(stems(
     "today tomorrow yesterday tonight morning afternoon evening night noon midnight dawn "
     "dusk daily nightly weekly monthly yearly annually hourly week month year day hour "
-    "minute weekend fortnight spring summer autumn winter easter christmas term now soon "
+    "minute weekend weekday fortnight spring summer autumn winter easter christmas term now soon "
     "later after before until during"))
 
 
