@@ -262,3 +262,10 @@ def test_a_titles_dash_opens_no_entry(tmp_path: Path, monkeypatch: Any):
     result = search_answer(tmp_path, monkeypatch, KENNELS,
                            "What is Harbour Kennels' licence number?")
     assert result.grounded and "DC/AB/118" in result.answer and "20" not in result.answer
+
+
+def test_an_address_or_the_questions_own_person_is_not_who():
+    question = "Who signed for Mr Okonjo's delivery?"
+    assert not names_person(question, "12 Weaver Mews")
+    assert not names_person(question, "Recipient: Mr D. Okonjo, 12 Weaver Mews")
+    assert names_person(question, "Received by: Lena Marsh (neighbour)")

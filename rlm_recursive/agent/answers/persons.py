@@ -243,14 +243,21 @@ def names_person(question: str, answer: str) -> bool:
                 run = run.split(" ", 1)[1]
             if not run or run.lower() in ("the", "a", "an") or normalise(run) in said:
                 continue
-            # A label ("Name:") or a number's mark ("No. 1096") names no one.
-            if re.match(r"[ \t]*:", value[match.end():]) or re.fullmatch(r"(?i)nos?\.?", run):
+            # A label ("Name:") or a number's mark ("No. 1096") names no one; nor do the
+            # words after a house number ("3 Orchard Mews").
+            if (re.match(r"[ \t]*:", value[match.end():]) or re.fullmatch(r"(?i)nos?\.?", run)
+                    or re.search(r"(?:^|[\s,])\d{1,4}[A-Za-z]?,?\s+$", value[:match.start()])):
                 continue
             # "Doris May FELLOWES" is the Doris Fellowes the question names (a middle name
             # aside), not whom it asks.
             parts = normalise(run).split()
             if len(parts) > 2 and re.search(rf"\b{re.escape(parts[0])}\s+{re.escape(parts[-1])}\b",
                                             said):
+                continue
+            # "C. Duckworth" is the "Ms Duckworth" the question names by title and surname
+            # (a namesake is refused, never given).
+            if len(parts) > 1 and re.search(
+                    rf"\b(?:mr|mrs|ms|miss|mx|dr|prof)\.?\s+{re.escape(parts[-1])}\b", said):
                 continue
             before = value[:match.start()].rstrip()
             opens = not before or before[-1] in ".!?*-•:"
