@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rlm_recursive.corpus.assignments import is_reference, settings
 from rlm_recursive.corpus.code_facts import code_fact
-from rlm_recursive.corpus.scopes import _label_value
+from rlm_recursive.corpus.label_values import label_value as _label_value
 
 STACK = '''# observatory stack, region north
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from strategy_support import ask, load_named, small_runtime
 
-from rlm_recursive.agent.grounding import _name_only
+from rlm_recursive.agent.copied_check import _name_only
 from rlm_recursive.corpus.doc_reference import without_document_reference
 from rlm_recursive.providers.fake import reply
 

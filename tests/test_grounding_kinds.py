@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from strategy_support import answers, ask, load, load_named, small_runtime
 
-from rlm_recursive.agent.answers.extractive import verify_extract
+from rlm_recursive.agent.copied_check import verify_extract
 from rlm_recursive.agent.grounding import NOT_FOUND, quoted_reply
 
 FILLER = "".join(f"Item {i}: the minutes of meeting {i} were read and approved.\n\n"

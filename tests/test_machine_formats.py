@@ -10,7 +10,7 @@ from typing import Any
 
 from strategy_support import ask, assert_counted_by_code, load_named, small_runtime
 
-from rlm_recursive.agent.answers.extractive import verify_extract
+from rlm_recursive.agent.copied_check import verify_extract
 from rlm_recursive.corpus.asked import asked_label
 from rlm_recursive.corpus.positional import positional_fields
 from rlm_recursive.corpus.proxy_log import squid_fields

@@ -17,7 +17,7 @@ from rlm_recursive.corpus.reading import reading_text, shown
 from rlm_recursive.corpus.records import read_layout
 from rlm_recursive.corpus.search import PassageIndex
 from rlm_recursive.corpus.sqldump import dump_records
-from rlm_recursive.corpus.units import split_units
+from rlm_recursive.corpus.unit_split import split_units
 
 MYSQL = """-- MySQL dump 10.13
 -- Host: db01    Database: allotments

@@ -18,7 +18,7 @@ from rlm_recursive.corpus.blocks import blocks
 from rlm_recursive.corpus.naming import entities, says
 from rlm_recursive.corpus.records import read_layout
 from rlm_recursive.corpus.sections import title
-from rlm_recursive.corpus.units import split_units
+from rlm_recursive.corpus.unit_split import split_units
 from tests.strategy_support import answers, ask, load, search_answer, small_runtime
 
 REGISTER = """\

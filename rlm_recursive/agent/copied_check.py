@@ -8,18 +8,20 @@ from __future__ import annotations
 import re
 
 from ..corpus.asked import label_says
+from ..corpus.dates import day_row_date, said_dates, same_date
 from ..corpus.doc_titles import file_words
-from ..corpus.evidence import entities, normalise
+from ..corpus.evidence import contains, entities, normalise
+from ..corpus.grid_tables import column_value_said
 from ..corpus.marc import marc_view
 from ..corpus.naming import says, written_forms
+from ..corpus.positional import positional_fields
 from ..corpus.sections import title
 from ..corpus.typed_values import asked_kind
-from .answers.extractive import verify_extract
 from .answers.kinds import only_intended
 from .answers.persons import asks_who, names_asked_role
 from .context import AgentAnswer, RunContext
 
-__all__ = ["copied_field_holds"]
+__all__ = ["copied_field_holds", "verify_extract"]
 
 
 def copied_field_holds(rc: RunContext, question: str, answer: AgentAnswer) -> bool:
@@ -78,3 +80,46 @@ def _name_only(question: str, source: str, text: str) -> str:
     if any(any(says(whole, f) for f in written_forms(e)) for e in by_name):
         return ""
     return name
+
+
+def verify_extract(question: str, answer: str, record_text: str, header: str,
+                   chain_end: str | None = None, above: str = "", dated: str = "") -> bool:
+    """A field copied from a record is grounded when its value is in the record, with every
+    entity the question names (for a multi-hop answer: the last entity its chain reached)
+    in it or in the heading above it, and the field's name is in the record or in the text
+    before it (a CSV or markdown table's header). A date the record gives by its day number
+    alone ("13 FR") is said with the line naming its month (`dated`: "NOVEMBER 2026")."""
+    key, _, value = answer.partition(": ")
+    norm = normalise(f"{above}\n{record_text}" if above else record_text)
+    # A value folded over lines in the text (iCalendar, vCard, mail headers: "Fee £25.\n
+    # 00.") is read back unfolded.
+    if not value or not (contains(norm, normalise(value))
+                         or re.sub(r"\s", "", normalise(value)) in re.sub(r"\s", "", norm)):
+        return False
+    named = [normalise(chain_end)] if chain_end else entities(question)
+    if any(not any(says(norm, form) for form in written_forms(e))
+           and not _day_row_says(record_text, dated, e)
+           and not column_value_said(e, record_text, header) for e in named):
+        return False
+    # A nested record's field is named by its path ("data.MAX_BATCH_SIZE"): its last step
+    # is the key written in the text.
+    key = normalise(key.rsplit(".", 1)[-1])
+    # A positional format's field is named by its documentation, not by the text.
+    return key in norm or key in normalise(header) or (
+        key in ("time", "when") and _CLOCK.fullmatch(value.strip()) is not None) or (
+        key in positional_fields(record_text))
+
+
+_CLOCK = re.compile(r"(?:[01]?\d|2[0-3])[:.h]?[0-5]\d(?:\s?[ap]\.?m\.?)?", re.IGNORECASE)
+"""A clock time: what a grid's cell gives for "what time" with no column named (the field
+is the kind of value asked, not a name the text writes)."""
+
+
+def _day_row_says(row: str, dated: str, entity: str) -> bool:
+    """The row opens with the entity's day number (and the date's weekday, if it writes
+    one) and the line naming its month says the entity's month (`dates.day_row_date`)."""
+    asked = said_dates(entity)
+    if not dated or len(asked) != 1 or asked[0][:2] != (0, len(entity)) or asked[0][2][0] is None:
+        return False
+    found = day_row_date(row, dated)
+    return found is not None and same_date(asked[0][2], found)

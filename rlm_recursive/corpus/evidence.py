@@ -38,14 +38,8 @@ from .asked import (
 from .leaders import label_fits
 from .naming import contains, entities, names, values
 from .row_values import unnamed_row_value
-from .units import (
-    Unit,
-    has_word,
-    normalise,
-    shared_words,
-    split_units,
-    stems,
-)
+from .unit_split import split_units
+from .units import Unit, has_word, normalise, shared_words, stems
 
 __all__ = ["Support", "Unit", "best_units", "check_support", "contains", "entities", "has_word",
            "is_echo", "leans_on_scope", "named_after", "names", "normalise", "qualifiers",

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 from .keyed_records import keyed_records
 from .record_units import line_fields, table_units
-from .units import STOP, normalise, split_units, stems
+from .unit_split import split_units
+from .units import STOP, normalise, stems
 
 __all__ = ["Said", "agent_stem", "aliases", "field_of", "related", "says_name"]
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from ...corpus.evidence import best_units, entities, normalise, stems, values
 from ...corpus.records import Layout
-from ...corpus.units import split_units
+from ...corpus.unit_split import split_units
 from ...store import Store
 from ...types import SpanRef
 from ..answers.clauses import answer_clause
