@@ -269,3 +269,20 @@ def test_an_address_or_the_questions_own_person_is_not_who():
     assert not names_person(question, "12 Weaver Mews")
     assert not names_person(question, "Recipient: Mr D. Okonjo, 12 Weaver Mews")
     assert names_person(question, "Received by: Lena Marsh (neighbour)")
+
+
+PROPERTY = """\
+Ref       Date      Where found          Description           Status   Notes
+--------- --------- -------------------- --------------------- -------- --------------------------
+LP-7101   04/05/26  Bus 12, top deck     Leather purse         STORED
+LP-7102   04/05/26  Station toilets      Silver bracelet       POLICE   Police 05/05, ref 26/8812
+LP-7103   05/05/26  Bus 3                Child's scooter       STORED
+"""
+
+
+def test_a_police_reference_is_not_the_items_own_ref(tmp_path: Path, monkeypatch: Any):
+    """The notes say the police's reference; the Ref column is the office's own: it is not
+    given for "police reference"."""
+    result = search_answer(tmp_path, monkeypatch, PROPERTY,
+                           "police reference number for the bracelet found in the toilets")
+    assert "LP-7102" not in result.answer

@@ -107,7 +107,16 @@ def another_kind(question: str, phrase: set[str], key: str, record: Record) -> b
     """The field is another thing of the asked name: the question says what kind it asks
     ("hardback ISBN", "work phone") and neither the field's name nor the record says it,
     while the name qualifies itself, in brackets, as a kind the question does not say
-    ("ISBN (paperback)", "phone (home)")."""
+    ("ISBN (paperback)", "phone (home)"); or another field says that kind with the name
+    ("police ... ref 26/44519" beside the record's own Ref)."""
+    # "police reference" where the record's Ref is its own and its notes say "police 13/11,
+    # ref 26/44519": the question's kind word is said with the label in another field.
+    own = label_words(key)
+    kinds = {w for w in phrase if w not in own and w not in LABEL_KINDS}
+    if kinds and own & phrase and any(
+            kinds <= (words := label_words(value)) and own & words
+            for other, value in record.fields.items() if other != key):
+        return True
     qualified = _QUALIFIER.search(key)
     if qualified is None:
         return False
