@@ -166,7 +166,8 @@ def blocks(text: str, keyed: bool = False) -> tuple[Block, ...]:
             current.append(i)
             if closing is not None and kind == closing:
                 current = None
-    if len(spans) > 1 and sum(bool(kinds[i]) for i in spans[-1]) == 1:
+    if (len(spans) > 1 and sum(bool(kinds[i]) for i in spans[-1]) == 1
+            and not re.search(r"\w", lines[spans[-1][0]][2])):
         spans.pop()  # a rule closing the last record opens none
     once = Counter()
     for span in spans:
