@@ -1,6 +1,6 @@
 """`bench written`: hand-written documents and questions, not made by any generator here.
 
-Each part (`dev`, `heldout`, `heldout2` to `heldout19`) is a folder under
+Each part (`dev`, `heldout`, `heldout2` to `heldout20`) is a folder under
 bench/data/written/ with its documents (a nursing handover, a CSV register, JSON lines, a
 syslog, `Key: value` records, a markdown table, minutes, a directory, numbered notes) and
 `questions.jsonl`:
@@ -47,9 +47,10 @@ bundle (Mozilla Public Licence 2.0, which the excerpt stays under). `heldout15` 
 `heldout16` (50 questions each) were written in session 16 by two more blind writers, whose
 work arrived after that session's final run; they were first run in session 17. `heldout17`,
 `heldout18` and `heldout19` (50 questions each) were written blind in session 18 by three
-more writers, from a brief alone, and first run on that session's starting code. Each
-held-out part's
-first run is its held-out figure
+more writers, from a brief alone, and first run on that session's starting code;
+`heldout20` (50 questions, everyday records of households, clubs and small offices in
+several countries and languages) by one more in session 19, run the same way. Each held-out
+part's first run is its held-out figure
 (benchmarks/results/issue20-written.md); after it, the part is seen, like dev.
 
 Scoring: a fact (or multi-hop) is right when the answer names the gold value and no value in
