@@ -243,6 +243,7 @@ def test_when_asks_a_time_not_a_year_in_a_file_name():
     assert not fits_kind(question, "Issuer: Harbour CA")
     assert fits_kind(question, "notAfter=Jun  1 09:00:00 2027 GMT")
     assert fits_kind(question, "Renewed every 90 days")
+    assert fits_kind("When is the next visit?", "The next visit is booked for 9 May.")
 
 
 KENNELS = """\

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from ...corpus.asked import asked_label
+from ...corpus.dates import said_dates
 from ...corpus.evidence import contains, entities, normalise, stems, values
 from ...corpus.units import EMAIL, MONEY_SUM
 from .labelled import (
@@ -250,7 +251,7 @@ def fits_kind(question: str, answer: str) -> bool:
         body = _PATHS.sub(" ", answer)
         return bool((CALENDAR_WORDS | _TIME_WORDS) & set(stems(body)) or _DATE.search(body)
                     or _CLOCK_OR_DATE.search(body) or _YEAR.search(body)
-                    or _HOURS.search(body))
+                    or _HOURS.search(body) or said_dates(body))  # "9 May" ("may" is no stem)
     return True
 
 
