@@ -287,3 +287,34 @@ def test_a_police_reference_is_not_the_items_own_ref(tmp_path: Path, monkeypatch
     result = search_answer(tmp_path, monkeypatch, PROPERTY,
                            "police reference number for the bracelet found in the toilets")
     assert "LP-7102" not in result.answer
+
+
+PROGRAMME = """\
+HARBOUR DATA DAY - PROGRAMME
+
+ROOMS
+  Main Hall ......... ground floor, seats 300
+  Quay Room ......... first floor, seats 60
+  Loft Room ......... second floor, seats 24 (workshops)
+
+10:00  (W) Workshop: mapping with open data — Lena Varga — Loft Room
+
+10:00  SESSION A  Sensors                         [Tom Beck] — Quay Room
+       10:00  Cheap tide gauges that work — Sam Ode
+       10:20  Drones over the estuary — Lena Varga
+"""
+
+
+def test_a_chain_asking_a_room_takes_the_room_over_the_talk(tmp_path: Path, monkeypatch: Any):
+    """The talk's speaker also runs a workshop in another room: "the room where the drones
+    talk is given" is its session's room, not the speaker's other one."""
+    runtime = small_runtime(tmp_path, monkeypatch)
+    try:
+        sid = load(runtime, PROGRAMME)
+        result, _ = asyncio.run(ask(runtime, sid, "how many seats are there in the room where "
+                                    "the drones over the estuary talk is given", "iterative",
+                                    answers("Not found.")))
+    finally:
+        runtime.close()
+    assert "24" not in result.answer
+    assert result.grounded and "60" in result.answer

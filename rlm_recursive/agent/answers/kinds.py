@@ -259,7 +259,8 @@ _WHEN_FIRST = re.compile(r"\W*when\b", re.IGNORECASE)
 _HOURS = re.compile(r"\b(?:[01]\d|2[0-3])[0-5]\d\b|\d\s?(?:am|pm|a\.m\.|p\.m\.)|"
                     r"\b(?:[01]?\d|2[0-3])h\d\d\b", re.IGNORECASE)
 """A clock time without a colon: "0745", "7pm", "19h30"."""
-_PATHS = re.compile(r"\S*[/\\]\S*|\S+\.[a-z]{2,4}\b|\S*[A-Za-z]-\d{4}\S*")
+_PATHS = re.compile(r"\S*[A-Za-z]\S*[/\\]\S*|\S*[/\\]\S*[A-Za-z]\S*|\S+\.[a-z]{2,4}\b"
+                    r"|\S*[A-Za-z]-\d{4}\S*")
 """Paths, file names and codes a year is part of ("archive-northfell-2026.crt")."""
 _TIME_WORDS = frozenset(stems(
     "today tomorrow yesterday tonight morning afternoon evening night noon midnight dawn "

@@ -220,6 +220,19 @@ def _first_hop(store: Store, session_id: str, question: str, layout: Layout | No
                 frontier.append(name)
                 links[name] = [unit_ref(found, unit)]
         headed.append((unit.scope, unit))
+    # "the room where the ... talk is given": a name of the bridge's own kind, on the line
+    # or on the entry it is under ("SESSION 2B ... — Avon Room"), is the bridge; the
+    # speaker the line names is not.
+    kind = re.match(r"\s*(?:the|a|an)\s+([a-z]{3,})\s+(?:where|in\s+which|at\s+which)\b",
+                    bridge, re.IGNORECASE)
+    if kind is not None:
+        noun = stems(kind.group(1))
+        of_kind = [(name, unit) for _, unit in best
+                   for name in _names(f"{unit.text}\n{unit.lead}", question, bridge)
+                   if noun and stems(name.split()[-1]) == noun]
+        if of_kind:
+            frontier = list(dict.fromkeys(name for name, _ in of_kind))
+            links = {name: [unit_ref(found, unit)] for name, unit in reversed(of_kind)}
     # The heading a bridge's line is under names what the line is about ("Hannah Osei
     # runs the site" under "Mill Race"): tried when the lines name nothing new.
     for name, unit in headed if not frontier else []:
