@@ -80,13 +80,14 @@ def answers(first: str, reasked: str = "NOT FOUND") -> Callable[[ChatRequest], A
     return script
 
 
-def search_answer(tmp_path: Path, monkeypatch: Any, text: str, question: str) -> QueryResult:
-    """One search run over one text with a model that finds nothing: what the runtime
-    reads and grounds by code alone."""
+def search_answer(tmp_path: Path, monkeypatch: Any, text: str, question: str,
+                  strategy: str = "search") -> QueryResult:
+    """One run (the search strategy, unless told) over one text with a model that finds
+    nothing: what the runtime reads and grounds by code alone."""
     runtime = small_runtime(tmp_path, monkeypatch)
     try:
         sid = load(runtime, text)
-        result, _ = asyncio.run(ask(runtime, sid, question, "search", answers("Not found.")))
+        result, _ = asyncio.run(ask(runtime, sid, question, strategy, answers("Not found.")))
     finally:
         runtime.close()
     return result

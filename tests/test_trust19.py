@@ -5,7 +5,6 @@ line stamped on the line above it; "how old" asking the age."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,7 @@ from rlm_recursive.corpus.naming import entities, says
 from rlm_recursive.corpus.records import read_layout
 from rlm_recursive.corpus.sections import title
 from rlm_recursive.corpus.unit_split import split_units
-from tests.strategy_support import answers, ask, load, search_answer, small_runtime
+from tests.strategy_support import search_answer
 
 REGISTER = """\
 REGISTER OF BURIALS in the Parish of SAINT ALDHELM, NETHER COMBE, County of Dorset, book 3
@@ -198,12 +197,7 @@ LP-5504  02/03/26  Tram 9, front car        Hearing aid case, empty  STORED
 ])
 def test_where_reads_the_column_named_where(tmp_path: Path, monkeypatch: Any, question: str,
                                             gold: str, other: str):
-    runtime = small_runtime(tmp_path, monkeypatch)
-    try:
-        sid = load(runtime, LOST)
-        result, _ = asyncio.run(ask(runtime, sid, question, "auto", answers("Not found.")))
-    finally:
-        runtime.close()
+    result = search_answer(tmp_path, monkeypatch, LOST, question, "auto")
     assert result.grounded and gold in result.answer and other not in result.answer
 
 
@@ -308,13 +302,7 @@ ROOMS
 def test_a_chain_asking_a_room_takes_the_room_over_the_talk(tmp_path: Path, monkeypatch: Any):
     """The talk's speaker also runs a workshop in another room: "the room where the drones
     talk is given" is its session's room, not the speaker's other one."""
-    runtime = small_runtime(tmp_path, monkeypatch)
-    try:
-        sid = load(runtime, PROGRAMME)
-        result, _ = asyncio.run(ask(runtime, sid, "how many seats are there in the room where "
-                                    "the drones over the estuary talk is given", "iterative",
-                                    answers("Not found.")))
-    finally:
-        runtime.close()
+    result = search_answer(tmp_path, monkeypatch, PROGRAMME, "how many seats are there in the "
+                           "room where the drones over the estuary talk is given", "iterative")
     assert "24" not in result.answer
     assert result.grounded and "60" in result.answer
