@@ -164,8 +164,6 @@ _FAMILY = re.compile(r"[a-z]{3,}[^su\W]s")
 """A family by its plural ("the Lindells"), never a word ending in -ss, -us or -is."""
 
 
-
-
 _WORD = re.compile(r"(?<![a-z])[a-z]{2,9}(?![a-z])")
 
 

@@ -37,6 +37,7 @@ from .blocks import lines_of
 from .described import Described, abbreviates, named_words, question_codes, says_stem, stems_of
 from .field_values import ASKED_UNIT, asked_kind, asked_kind_words, candidates
 from .keyed_records import keyed_records, preamble
+from .naming import HONORIFICS
 from .record_units import Unit
 from .units import MONEY_SUM, STOP, normalise, stems
 
@@ -47,7 +48,6 @@ _ASK = frozenset(stems("which what who whom whose where when how many much name 
                        "right today latest present please tell show find after before per "
                        "since until via re"))
 """Words that ask, or say 'now', rather than name a record or a field."""
-_TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "sir", "rev"})
 _RELATIVE = re.compile(r"\b(?:where|whose|who|that|which|whom)\b\s+\w", re.IGNORECASE)
 _HEAD_LINES = 6
 """A record's first lines name it (banner, key line, its fields): a thing named further
@@ -182,8 +182,8 @@ def _read(question: str, text: str, groups: list[list[Unit]], group: list[Unit],
     unit, said, naming = picked
     allowed = stems_of(unit.text + " " + preamble(text, group) + " " +
                         _enclosing(groups, unit))
-    asked = _asked_words(question) | either | set(_focus(question)[:1] if measure_asked(
-        question) else [])
+    measure = measure_asked(question)  # "how old": the age, which the question never says
+    asked = _asked_words(question) | either | ({measure} if measure else set())
     focus = [w for w in _focus(question) if w in asked]
     # Step 2: the record (with what is said about all records, or above it) says most of
     # what the question says of it: one word in common ("meter") is another document's.
@@ -231,7 +231,7 @@ def record_field(question: str, docs: Iterable[tuple[str, str]]) -> FieldRead | 
     when no one record is named or two readings differ."""
     # Names must be said by the record; an acronym ("IP", "UPN") or a title ("Mrs") is
     # a field or a courtesy, not a name.
-    must = {w for w in named_words(question) if w not in _TITLES and not re.search(
+    must = {w for w in named_words(question) if w not in HONORIFICS and not re.search(
         rf"\b{re.escape(w)}\b", " ".join(re.findall(r"\b[A-Z]{2,5}\b", question)).lower())}
     # Codes and numbers ("the 47", "-80 freezer") must be said by the record, whole.
     codes = question_codes(question) + [n for n in re.findall(r"(?<![\w.])\d{2}(?![\w.])",

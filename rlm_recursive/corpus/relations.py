@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .keyed_records import keyed_records
+from .naming import HONORIFICS
 from .record_units import line_fields, table_units
 from .unit_split import split_units
 from .units import STOP, normalise, stems
@@ -217,7 +218,7 @@ def aliases(docs: Iterable[tuple[str, str]], name: str) -> list[Said]:
     """The roles a document calls `name` by, as "the <role>" (an apposition: "the lender,
     Mr Ivo Pratt," for "Mr Pratt": the name's words other than a title are the person's);
     none when the name is given two roles."""
-    own = {w for w in stems(name)} - {"mr", "mrs", "ms", "miss", "dr", "prof"}
+    own = set(stems(name)) - HONORIFICS
     found: list[Said] = []
     for doc_id, text in docs:
         for m in _APPOSITIVE.finditer(text):

@@ -19,6 +19,7 @@ import re
 from ...corpus.asked import asked_label
 from ...corpus.dates import said_dates
 from ...corpus.evidence import contains, entities, normalise, stems, values
+from ...corpus.naming import HONORIFICS
 from ...corpus.units import EMAIL, MONEY_SUM
 from .labelled import (
     only_a_person_for_a_topic,
@@ -179,7 +180,6 @@ _CLOCK_OR_DATE = re.compile(r"(?<![\d.:])\d{1,2}:\d{2}(?::\d{2})?(?![\d.:])"
                             r"|(?<![\d/.-])\d{1,4}[/-]\d{1,2}[/-]\d{1,4}(?![\d/.-])")
 """A clock time ("08:20"; "15.15" where a diary's entry opens with it) or a date: a
 version ("1.24.0") or a reading ("6.30") is neither."""
-_TITLES = frozenset(stems("mr mrs ms miss dr prof sir dame rev revd"))
 
 
 def only_when_and_who(question: str, answer: str) -> bool:
@@ -192,7 +192,7 @@ def only_when_and_who(question: str, answer: str) -> bool:
     rest = _CLOCK_OR_DATE.sub(" ", answer)
     if re.search(r"\d", rest):  # "Eats 500 g wet food at 08:00": a value besides the time
         return False
-    said = set(stems(question)) | _TITLES
+    said = set(stems(question)) | HONORIFICS
     new = [w for w in stems(rest) if w not in said and not re.fullmatch(r"[a-z]", w)]
     return bool(_CLOCK_OR_DATE.search(answer)) and not new
 

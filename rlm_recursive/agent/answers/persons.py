@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from ...corpus.evidence import normalise, shared_words, stems
+from ...corpus.naming import HONORIFICS
 from ...corpus.units import Unit
 
 __all__ = ["CALENDAR_WORDS", "asks_org", "asks_person", "asks_who", "names_asked_role",
@@ -257,7 +258,7 @@ def names_person(question: str, answer: str) -> bool:
             # "C. Duckworth" is the "Ms Duckworth" the question names by title and surname
             # (a namesake is refused, never given).
             if len(parts) > 1 and re.search(
-                    rf"\b(?:mr|mrs|ms|miss|mx|dr|prof)\.?\s+{re.escape(parts[-1])}\b", said):
+                    rf"\b(?:{'|'.join(HONORIFICS)})\.?\s+{re.escape(parts[-1])}\b", said):
                 continue
             before = value[:match.start()].rstrip()
             opens = not before or before[-1] in ".!?*-•:"
