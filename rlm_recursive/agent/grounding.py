@@ -35,7 +35,8 @@ from ..corpus.evidence import (
     stems,
 )
 from ..corpus.records import Layout
-from ..corpus.sections import Scope, scopes_for, title
+from ..corpus.doc_titles import document_names
+from ..corpus.sections import Scope, scopes_for
 from ..errors import InvalidArgs
 from ..tools.search import search_session
 from ..types import SpanRef
@@ -289,9 +290,9 @@ def said_before(rc: RunContext) -> list[str]:
 
 def _cited_texts(rc: RunContext
                  ) -> tuple[list[SpanRef], list[str], list[list[Scope]], list[str]]:
-    """Every span the run cited, merged, its text, the headings over it and its
-    document's title (a heading names what the lines under it are about; read in a worker
-    thread)."""
+    """Every span the run cited, merged, its text, the headings over it and what names its
+    whole document (`document_names`: a heading names what the lines under it are about;
+    read in a worker thread)."""
     spans = rc.citations.merged()
     docs = {d.id: d for d in rc.store.documents(rc.session_id)} if spans else {}
     whole = {doc_id: rc.store.text(doc) for doc_id, doc in docs.items()
@@ -299,7 +300,7 @@ def _cited_texts(rc: RunContext
     texts = [whole[s.doc_id][s.start:s.end] if s.doc_id in whole else "" for s in spans]
     scopes = [scopes_for(whole[s.doc_id], s.start, s.end) if s.doc_id in whole else []
               for s in spans]
-    titles = [title(whole[s.doc_id]) if s.doc_id in whole else "" for s in spans]
+    titles = [document_names(whole[s.doc_id]) if s.doc_id in whole else "" for s in spans]
     return spans, texts, scopes, titles
 
 

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .. import trajectory
 from ..config import MAX_SUB_CALLS_LIMIT, MAX_TOOL_CALLS_LIMIT
+from ..corpus.acronyms import as_written
 from ..errors import EmptyAnswer, InvalidArgs, Timeout
 from ..lcm import LcmConfig
 from ..policy import AuditEntry, audited
@@ -214,6 +215,9 @@ async def _answer(
                             if options.preset else None)
             rc.memory = open_conversation(rc, lcm_config, options.conversation_id, question,
                                           summary_tier)
+        # Asked in the documents' own abbreviations ("original gravity" over "OG 1.048"),
+        # every step matches the words the records use; memory keeps the question as asked.
+        question = await asyncio.to_thread(_as_written, runtime, session_id, question)
         try:
             async with asyncio.timeout(options.timeout_s):
                 # auto may ask the model to pick: that call is part of the run's time.
@@ -256,6 +260,11 @@ async def _answer(
             rc.memory.lcm.close()
         if own_pool:
             await providers.aclose()
+
+
+def _as_written(runtime: RunHost, session_id: str, question: str) -> str:
+    docs = runtime.store.documents(session_id)
+    return as_written(question, (runtime.store.text(d) for d in docs), (d.source for d in docs))
 
 
 def _exact(computed: Any) -> bool | None:

@@ -168,7 +168,7 @@ def _asked_words(question: str) -> list[str]:
     out: list[str] = []
     first = len(written) - len(words)  # where `words` starts among the written words
     for at, word in enumerate(words):
-        if word in _NP_END or len(out) == 4:
+        if word in _NP_END or len(out) == 4 or (out and _participle(words, at)):
             break
         # "what race number Neil Haworth was riding with": a name after the asked noun is
         # whose it is, not the noun (an acronym, "total VAT", goes on).
@@ -303,11 +303,22 @@ _ASKED = re.compile(r"^\s*(?:what|which)\s+(?:is|are|was|were)\s+the\s+((?:[a-z]
                     r"[a-z][\w-]*)\s+(?:for|of|at|on)\s", re.IGNORECASE)
 
 
+def _participle(words: list[str], at: int) -> bool:
+    """A verb's past participle before a preposition ends the noun phrase: "the BHT
+    recorded for well B4" asks the BHT, not a record."""
+    return (len(words[at]) > 4 and words[at].endswith("ed")
+            and words[at + 1:at + 2] in (["for"], ["at"], ["on"], ["in"], ["by"], ["from"],
+                                         ["during"], ["to"]))
+
+
 def asked_head(question: str) -> str | None:
     """What "What is the X of/for ..." asks for: X's head noun, which a unit that names the
     entity only in its heading must say ("the budget for the Quarry Lane build" is not the
     phone line of its engineer). Extraction only: a table's row says its fields in the
     header."""
     match = _ASKED.search(question)
-    words = stems(match.group(1).split()[-1]) if match else []
+    phrase = match.group(1).split() if match else []
+    if len(phrase) > 1 and _participle([*map(str.lower, phrase), "for"], len(phrase) - 1):
+        phrase = phrase[:-1]
+    words = stems(phrase[-1]) if phrase else []
     return words[0] if words else None

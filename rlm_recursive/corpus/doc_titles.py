@@ -9,9 +9,12 @@ import itertools
 import re
 from collections.abc import Iterable
 
+from .label_values import KEYED
+from .sections import title
 from .word_stems import stems
 
-__all__ = ["document_subject", "document_title", "file_words", "name_says"]
+__all__ = ["document_names", "document_subject", "document_title", "file_words",
+           "front_fields", "name_says"]
 
 _TITLE_LINES = 3
 _HEADER_LINES = 10
@@ -58,3 +61,49 @@ def document_subject(text: str, fmt: str, records: Iterable[tuple[int, str]]) ->
     # Names only ("BISCUIT", "Arkwright"): a header's words ("report") are no subject.
     return " ".join(w for w in re.findall(r"\b[A-Z][A-Za-z'-]+", "\n".join(block[_TITLE_LINES:]))
                     if not set(stems(w)) & later)
+
+
+_FRONT_LINES = 40
+"""Non-blank lines from a document's top that may hold what the whole of it is about."""
+_FRONT_FIELDS = 12
+_FIELD = re.compile(r"^\s*([A-Za-z][\w ./()&'-]{0,40}?)\s*(?:\.{3,}|:|=)\s+(\S.*)$")
+"""A field line: a label, then a colon, an equals sign or a leader of dots, then a value
+("Reg          : LK16 PZW", "WELL.   NVE 7/11-B4 ST2  :  WELL")."""
+
+
+def front_fields(text: str) -> list[str]:
+    """The field lines at a document's top whose label no other line of it gives: what
+    the whole document is about (the well a log header names, the car a scan report's
+    "Reg :" line names), said once for every line below. The top ends where entries or a
+    table begin: at a label given again (a register's "Name:" over each entry) or a row of
+    many cells."""
+    lines = [line for line in text.splitlines() if line.strip() and not _COMMENT.match(line)]
+    labels: dict[str, int] = {}
+    for line in lines:
+        if (key := _label(line)) is not None:
+            labels[key] = labels.get(key, 0) + 1
+    out = []
+    for line in lines[:_FRONT_LINES]:
+        key = _label(line)
+        if key is not None and labels[key] > 1 or (
+                key is None and len(_TABLE_GAP.split(line.strip())) >= _ROW_CELLS):
+            break
+        if key is not None:
+            out.append(" ".join(line.split()))
+    return out[:_FRONT_FIELDS]
+
+
+_TABLE_GAP = re.compile(r"\s{2,}")
+_ROW_CELLS = 4
+_COMMENT = re.compile(r"^\s*[#;]")
+
+
+def _label(line: str) -> str | None:
+    field = _FIELD.match(line) or KEYED.match(line.strip())
+    return None if field is None else " ".join(field.group(1).lower().split())
+
+
+def document_names(text: str) -> str:
+    """What names every line of a document, as one heading: its title and its top fields
+    (`front_fields`), " / " between."""
+    return " / ".join(filter(None, [title(text), *front_fields(text)]))

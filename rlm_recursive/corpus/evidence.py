@@ -25,9 +25,10 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .asked import (
+    asked_phrase,
     asked_head,
     asked_things,
     clipped,
@@ -46,6 +47,8 @@ __all__ = ["Support", "Unit", "best_units", "check_support", "contains", "entiti
            "says_own", "shared_words", "siblings", "split_units", "stems", "values"]
 
 _ECHO_LEAD = re.compile(r"^\s*(question|answer|the answer is|a)\s*[:\-]?\s*", re.IGNORECASE)
+_CHOICE = re.compile(r"\b(or|either|whether|versus|vs)\b", re.IGNORECASE)
+"""A question offering options: an answer naming one of them is no echo."""
 
 
 @dataclass
@@ -82,7 +85,8 @@ class Support:
 def is_echo(answer: str, question: str) -> bool:
     """Mostly the question said back: no new value, and either nothing but filler, a few new
     words among many said back, or much of the question repeated ("Venus" picks an option
-    the question offers and is no echo)."""
+    the question offers and is no echo; "WELL" for the temperature "recorded for well NVE
+    7/11-B4" offers nothing)."""
     body = _ECHO_LEAD.sub("", answer.strip())
     if any(not contains(normalise(question), v) for v in values(body)):
         return False  # a value the question does not say ("0" is not in "500")
@@ -95,7 +99,8 @@ def is_echo(answer: str, question: str) -> bool:
     # Only the question's words, one of them over and over ("the tree ... is a tree that is
     # a tree that is a tree"): a loop on the question, however little of it is said back.
     circling = max(Counter(words).values(), default=0) >= _CIRCLING
-    return not words or (len(repeated) >= 2 and (2 * len(repeated) >= len(asked) or circling))
+    return not words or not _CHOICE.search(question) or (
+        len(repeated) >= 2 and (2 * len(repeated) >= len(asked) or circling))
 
 
 _CIRCLING = 3
@@ -177,7 +182,8 @@ def check_support(answer: str, question: str, cited: Sequence[str],
         if anchors and (later := named_after(unit, anchors, named)):
             support.missing_entities = later
             continue
-        if not says_own(unit, topic, named) or not label_fits(question, unit.text):
+        if (not says_own(unit, topic, named) or not label_fits(question, unit.text)
+                or not says_asked_itself(question, unit, named)):
             support.off_topic = True
             continue
         if (len(shared_words(topic, _need_words(unit, named))) < need
@@ -226,6 +232,15 @@ def _need_words(unit: Unit, named: list[str]) -> frozenset[str]:
     if any(not contains(unit.norm, e) for e in named):
         return unit.own_stems
     return unit.stem_set
+
+
+def says_asked_itself(question: str, unit: Unit, named: list[str]) -> bool:
+    """A unit that names an entity only through its document's title or top fields (the
+    well a log's header names) must say every word of what is asked itself: the title pins
+    the document down, not the line ("LOG DATE" is no spud date)."""
+    if not unit.title or all(names(replace(unit, title=""), e) for e in named):
+        return True
+    return all(has_word(w, unit.own_stems) for w in asked_phrase(question))
 
 
 def says_own(unit: Unit, words: Iterable[str], named: list[str]) -> bool:
@@ -321,6 +336,8 @@ def best_units(question: str, units: Iterable[Unit], limit: int = 3, *,
                     and not has_word(asked_for, unit.own_stems)):
                 continue
             if not named and not plain:
+                continue
+            if not says_asked_itself(question, unit, named):
                 continue
         elif not shared and not (named and any(names(unit, e) for e in named)):
             continue

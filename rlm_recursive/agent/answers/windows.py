@@ -9,7 +9,8 @@ from typing import NamedTuple
 
 from ...corpus.evidence import Unit, entities, split_units
 from ...corpus.search import Hit
-from ...corpus.sections import Scope, scopes_for, title
+from ...corpus.doc_titles import document_names
+from ...corpus.sections import Scope, scopes_for
 from ...corpus.wrapping import ENTRY
 from ...errors import InvalidArgs
 from ...store import Store
@@ -30,7 +31,7 @@ class Window(NamedTuple):
     scopes: list[Scope]
     """(offset in `text`, heading, author) in force (`sections.scopes_for`)."""
     title: str = ""
-    """The document's title (`sections.title`)."""
+    """What names every line of the document: its title and top fields (`document_names`)."""
 
 
 def windows(store: Store, session_id: str, question: str) -> list[Window]:
@@ -58,8 +59,9 @@ def windows(store: Store, session_id: str, question: str) -> list[Window]:
                 merged[-1][1] = max(merged[-1][1], b)
             else:
                 merged.append([a, b])
-        out += [Window(doc_id, a, texts[doc_id][a:b], scopes_for(texts[doc_id], a, b),
-                       title(texts[doc_id])) for a, b in merged]
+        named = document_names(texts[doc_id])
+        out += [Window(doc_id, a, texts[doc_id][a:b], scopes_for(texts[doc_id], a, b), named)
+                for a, b in merged]
     return out
 
 

@@ -1,0 +1,132 @@
+"""A question read in the documents' own abbreviations.
+
+Records abbreviate what people spell out: a brew log writes "OG 1.048" for the original
+gravity, a field book heads its column "RL" for the reduced level, a scan report says
+"412 CCA" for cold cranking amps. Someone asks in full words, or the other way round ("the KB
+elevation" over a header saying "KELLY BUSHING ELEVATION"). Every later step (search, the
+look-ups, the extractive answer, the grounding check) matches words, so the question is
+rewritten once, before them, into the form the documents use:
+
+- a run of the question's words whose initials are an abbreviation the documents write in
+  capitals becomes that abbreviation, when a line of the documents says both (a legend: "RL =
+  reduced level", a header: "BHT .DEGC 71.5 : BOTTOM HOLE TEMPERATURE"); or, for a run of
+  three words or more that the documents never say, when they write its abbreviation beside a
+  number ("tested 412 CCA");
+- an abbreviation of three capitals or more in the question that the documents never write
+  ("LAS") becomes the one run of capitalised words there whose initials it is ("Log ASCII
+  Standard").
+
+Anything less certain is left as asked: a question is never rewritten into a guess.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+__all__ = ["as_written"]
+
+_CAPS = re.compile(r"(?<![\w.-])[A-Z]{2,5}(?![\w-])")
+"""An abbreviation as records write it: two to five capitals standing alone."""
+_QUESTION_WORD = re.compile(r"[A-Za-z]+")
+_RUN_WORDS = (2, 3, 4)
+_FUNCTION_WORDS = frozenset(
+    "a all an and any are as at be been but by can could did do does each every few for from "
+    "get got had has have how in into is it its many more most much not of on one or out over "
+    "some than that the their them then there these they this those to took too under up "
+    "very was were what when where which who whom whose why will with would".split())
+"""Words no abbreviation spells: a run holding one is no name of a thing."""
+
+
+def as_written(question: str, texts: Iterable[str], sources: Iterable[str] = ()) -> str:
+    """`question` with its spelled-out runs and abbreviations in the documents' own form
+    (see the module docstring); the question itself when nothing is certain. `sources`:
+    the documents' file names, whose parts ("the LAS file") name a file, not a thing."""
+    corpus = "\n".join(texts)
+    named = {part.upper() for source in sources for part in re.split(r"[\W_]+", source)}
+    written = set(_CAPS.findall(corpus))
+    if not written:
+        return question
+    question = _abbreviated(question, corpus, written)
+    return _spelled_out(question, corpus, written | named)
+
+
+def _abbreviated(question: str, corpus: str, written: set[str]) -> str:
+    """Runs of lower-case words whose initials the documents write in capitals."""
+    found = list(_QUESTION_WORD.finditer(question))
+    out, at, i = [], 0, 0
+    while i < len(found):
+        for size in sorted(_RUN_WORDS, reverse=True):
+            run = found[i:i + size]
+            if len(run) < size or not _plain(question, run):
+                continue
+            initials = "".join(m.group()[0] for m in run).upper()
+            phrase = question[run[0].start():run[-1].end()]
+            if initials in written and _stands_for(phrase, initials, corpus):
+                out.append(question[at:run[0].start()] + initials)
+                at, i = run[-1].end(), i + size
+                break
+        else:
+            i += 1
+    return "".join(out) + question[at:]
+
+
+def _plain(question: str, run: list[re.Match[str]]) -> bool:
+    """Adjacent lower-case content words: a name ("Gold Leaf") or "of the" is no run."""
+    gaps = (question[a.end():b.start()] for a, b in zip(run, run[1:], strict=False))
+    return all(g in (" ", "-") for g in gaps) and all(
+        m.group().islower() and len(m.group()) > 1 and m.group() not in _FUNCTION_WORDS
+        for m in run)
+
+
+_UNDEFINED_RUN = 3
+"""Words (and capitals) an abbreviation no line defines must have: two letters are chance."""
+
+
+def _stands_for(phrase: str, initials: str, corpus: str) -> bool:
+    """Whether the documents' `initials` stand for `phrase` (see the module docstring)."""
+    said = re.compile(r"\b" + r"[\s-]+".join(map(re.escape, re.split(r"[\s-]+", phrase)))
+                      + r"\b", re.IGNORECASE)
+    abbreviation = rf"(?<![\w-]){initials}(?![\w-])"
+    lines = [line for line in corpus.splitlines() if said.search(line)]
+    if lines:
+        return any(_defines(said, abbreviation, line) and _only_run(phrase, initials, line)
+                   for line in lines)
+    number = r"\d[\d.,]*"
+    return len(initials) >= _UNDEFINED_RUN and re.search(
+        rf"{number}\s?{abbreviation}|{abbreviation}\s?[:=]?\s?{number}", corpus) is not None
+
+
+_DEFINED_WITHIN = 40
+"""Chars between an abbreviation and its words on a line that defines it: a legend ("RL =
+reduced level"), a header ("BHT .DEGC 71.5 : BOTTOM HOLE TEMPERATURE"). A row's far cells
+("BB ... bull bought from Penrhos Farm") define nothing."""
+
+
+def _defines(said: re.Pattern[str], abbreviation: str, line: str) -> bool:
+    spans = [m.span() for m in said.finditer(line)]
+    return any(max(a, c) - min(b, d) <= _DEFINED_WITHIN
+               for a, b in (m.span() for m in re.finditer(abbreviation, line))
+               for c, d in spans)
+
+
+def _only_run(phrase: str, initials: str, line: str) -> bool:
+    """No other run of words on the line has the same initials: "Belgian Blue bull bought
+    (BB)" defines the breed, not "bull bought"."""
+    found = [m.group().lower() for m in _QUESTION_WORD.finditer(line)]
+    runs = {" ".join(found[i:i + len(initials)]) for i in range(len(found))
+            if "".join(w[0] for w in found[i:i + len(initials)]) == initials.lower()}
+    return runs == {" ".join(phrase.lower().replace("-", " ").split())}
+
+
+def _spelled_out(question: str, corpus: str, written: set[str]) -> str:
+    """Abbreviations the documents never write, as their one spelled-out run there."""
+    for abbreviation in dict.fromkeys(_CAPS.findall(question)):
+        if abbreviation in written or len(abbreviation) < _UNDEFINED_RUN:
+            continue
+        run = r"\b" + r"[ -]".join(f"(?:{c}[a-z]+|{c}[A-Z]+)" for c in abbreviation) + r"\b"
+        spelled = {" ".join(m.group().lower().replace("-", " ").split())
+                   for m in re.finditer(run, corpus)}
+        if len(spelled) == 1:
+            question = re.sub(rf"(?<![\w-]){abbreviation}(?![\w-])", spelled.pop(), question)
+    return question
