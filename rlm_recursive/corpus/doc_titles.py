@@ -74,33 +74,45 @@ _FIELD = re.compile(r"^\s*([A-Za-z][\w ./()&'-]{0,40}?)\s*(?:\.{3,}|:|=)\s+(\S.*
 def front_fields(text: str) -> list[str]:
     """The field lines at a document's top whose label no other line of it gives: what
     the whole document is about (the well a log header names, the car a scan report's
-    "Reg :" line names), said once for every line below. The top ends where entries or a
-    table begin: at a label given again (a register's "Name:" over each entry) or a row of
-    many cells."""
+    "Reg :" line names), said once for every line below. The top is its first lines, and
+    its fields with short headings and rules between them; it ends where entries, a table
+    or prose begin: a label given again (a register's "Name:" over each entry), a row of
+    many cells, a line of many words that is no field."""
     lines = [line for line in text.splitlines() if line.strip() and not _COMMENT.match(line)]
     labels: dict[str, int] = {}
     for line in lines:
         if (key := _label(line)) is not None:
             labels[key] = labels.get(key, 0) + 1
-    out = []
-    for line in lines[:_FRONT_LINES]:
+    out: list[str] = []
+    for at, line in enumerate(lines[:_FRONT_LINES]):
         key = _label(line)
-        if key is not None and labels[key] > 1 or (
-                key is None and len(_TABLE_GAP.split(line.strip())) >= _ROW_CELLS):
+        if key is None:
+            if at < _TITLE_LINES and not out:
+                continue  # the title's lines, above the fields
+            if (len(line.split()) > _HEADING_WORDS
+                    or len(_TABLE_GAP.split(line.strip())) >= _ROW_CELLS):
+                break
+            continue  # a short heading ("VEHICLE") or a rule between fields
+        if labels[key] > 1:
             break
-        if key is not None:
-            out.append(" ".join(line.split()))
+        out.append(" ".join(line.split()))
     return out[:_FRONT_FIELDS]
 
 
 _TABLE_GAP = re.compile(r"\s{2,}")
 _ROW_CELLS = 4
+_HEADING_WORDS = 5
+_LABEL_WORDS = 4
 _COMMENT = re.compile(r"^\s*[#;]")
 
 
 def _label(line: str) -> str | None:
+    """The label of a field line (of a few words: "Rhys presented the figures: ..." is a
+    sentence)."""
     field = _FIELD.match(line) or KEYED.match(line.strip())
-    return None if field is None else " ".join(field.group(1).lower().split())
+    if field is None or len(field.group(1).split()) > _LABEL_WORDS:
+        return None
+    return " ".join(field.group(1).lower().split())
 
 
 def document_names(text: str) -> str:

@@ -1,0 +1,143 @@
+"""Questions asked in words that records abbreviate ("original gravity" over "OG", "the KB
+elevation" over "KELLY BUSHING ELEVATION"); a document about one thing names it once, in
+the fields at its top, for every line below; an answer that only says a word of the question
+back is no answer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rlm_recursive.corpus.acronyms import as_written
+from rlm_recursive.corpus.asked import asked_head, asked_phrase
+from rlm_recursive.corpus.doc_titles import front_fields
+from rlm_recursive.corpus.evidence import is_echo
+from tests.strategy_support import search_answer
+
+KILN_LOG = """\
+KILN FIRING RECORD - transcribed from the clipboard
+Kiln: North (gas, 1.2 m3)        Potter on duty: Ruth Amadi
+Cone ref: SW = setpoint wait, PCE = pyrometric cone equivalent
+
+FIRING 2291  stoneware glaze
+  Loaded 06:40, 38 pots, shelves 1-5
+  PCE 10 reached at 15:55 (cone 10 flat)
+  SW 1285 C held 20 min
+  Unloaded Fri, 2 crawled glazes
+
+FIRING 2292  bisque
+  Loaded 07:15, 61 pots
+  PCE 06 reached at 13:10
+  SW 1000 C held 10 min
+"""
+
+SCAN_REPORT = """\
+====================================================
+  DIAGSCAN 4 - VEHICLE REPORT
+  Garage   : Pell & Daughters, Brindle Yard
+  Report   : PD-0442          Date: 14/10/2026
+====================================================
+VEHICLE
+  Make/Model : Vauxhall Corsa E 1.4
+  Reg        : YX15 KTA
+  Odometer   : 61,870 mi
+----------------------------------------------------
+MODULES
+  ECM   Engine Control        FAULT   2
+  BCM   Body Control          OK      0
+----------------------------------------------------
+TECHNICIAN NOTES
+  - Battery tested 388 CCA against 540 CCA rated, replace.
+  - Rear wiper arm loose, tightened.
+  - Next service due at 70,000 mi.
+"""
+
+REGISTER = """\
+Name: Agnes Moor
+Room: 4
+Name: Basil Fenn
+Room: 9
+"""
+
+
+@pytest.mark.parametrize(("question", "written"), [
+    # Defined on a line: "SW = setpoint wait".
+    ("What setpoint wait did firing 2291 hold?", "What SW did firing 2291 hold?"),
+    # Never spelled out, and written beside a number ("388 CCA"): three words or more.
+    ("How many cold cranking amps did the battery test at?",
+     "How many CCA did the battery test at?"),
+    # An abbreviation the documents never write, as their one capitalised run.
+    ("What is the NSD for the Corsa?", "What is the next service due for the Corsa?"),
+])
+def test_questions_read_in_the_documents_abbreviations(question: str, written: str):
+    due = SCAN_REPORT.replace("Next service due at", "Next Service Due:")
+    assert as_written(question, [KILN_LOG, due]) == written
+
+
+@pytest.mark.parametrize("question", [
+    # Two letters no line defines are chance ("body control" is not the BCM... nor any "BC").
+    "Which module handles body control?",
+    # A row's far cell is no definition ("ECM ... Engine Control" defines ECM, not "EC").
+    "When was the engine control checked?",
+    # A name's capitals are no run of words.
+    "Who is Ruth Amadi?",
+    # Function words spell nothing ("... how many pots ..." is not "HMP").
+    "how many pots were loaded for firing 2292",
+])
+def test_anything_less_certain_is_left_as_asked(question: str):
+    assert as_written(question, [KILN_LOG, SCAN_REPORT]) == question
+
+
+def test_a_file_name_part_is_not_spelled_out():
+    """"the LAS file" names the file, however its text spells L-A-S out."""
+    text = "VERS. 2.0 : Log ASCII Standard - version 2.0\n"
+    assert as_written("depth steps in the LAS file", [text], ["well_b4.las"]) == (
+        "depth steps in the LAS file")
+    assert as_written("depth steps in the LAS file", [text]) == (
+        "depth steps in the log ascii standard file")
+
+
+def test_the_top_fields_name_the_document_until_its_entries_begin():
+    assert "Reg : YX15 KTA" in front_fields(SCAN_REPORT)
+    assert front_fields(REGISTER) == []  # "Name:" again: each entry's, not the document's
+    assert not any("Loaded" in f for f in front_fields(KILN_LOG))
+
+
+def test_a_reading_on_a_line_that_names_nothing_answers_for_the_car_the_top_names(
+        tmp_path: Path, monkeypatch: Any):
+    result = search_answer(tmp_path, monkeypatch, SCAN_REPORT,
+                           "How many cold cranking amps did the YX15 KTA battery test at?")
+    assert result.grounded and "388" in result.answer and "540" not in result.answer
+
+
+def test_the_title_pins_the_document_not_the_line(tmp_path: Path, monkeypatch: Any):
+    """A line named only by the top fields must say all that is asked: "Date:" of the
+    report is no date of the next service."""
+    result = search_answer(tmp_path, monkeypatch, SCAN_REPORT,
+                           "What is the MOT expiry date for YX15 KTA?")
+    assert not result.grounded and "14/10/2026" not in result.answer
+
+
+def test_a_defined_abbreviation_answers_the_words_it_stands_for(
+        tmp_path: Path, monkeypatch: Any):
+    result = search_answer(tmp_path, monkeypatch, KILN_LOG,
+                           "What pyrometric cone equivalent did firing 2292 reach?")
+    assert result.grounded and "PCE 06" in result.answer and "15:55" not in result.answer
+
+
+@pytest.mark.parametrize(("answer", "question", "echo"), [
+    ("WELL", "What was the spud date recorded for well B4?", True),
+    ("Venus", "Which is closer to the sun, Venus or Mars?", False),
+    ("North", "Which kiln fired batch 7?", False),
+])
+def test_a_word_of_the_question_said_back_offers_nothing(answer: str, question: str,
+                                                          echo: bool):
+    assert is_echo(answer, question) is echo
+
+
+def test_a_participle_before_a_preposition_ends_what_is_asked():
+    assert asked_phrase("What was the BHT recorded for well B4?") == ["bht"]
+    assert asked_head("What was the BHT recorded for well B4?") == "bht"
+    assert asked_head("What is the fixed rate for plot 9?") == "rate"
