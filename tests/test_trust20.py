@@ -141,3 +141,40 @@ def test_a_participle_before_a_preposition_ends_what_is_asked():
     assert asked_phrase("What was the BHT recorded for well B4?") == ["bht"]
     assert asked_head("What was the BHT recorded for well B4?") == "bht"
     assert asked_head("What is the fixed rate for plot 9?") == "rate"
+
+
+BREW_LOG = """\
+CRANBROOK ALES - BREW SHEETS, MARCH
+
+BREW 311   "Longstop" Amber Ale
+Brewer: Femi
+OG 1.050, 1000 L into FV2
+Yeast: house strain repitched from 304, 25 L slurry
+
+BREW 312   "Nightjar" Porter
+Brewer: Ola
+OG 1.058, 980 L into FV3
+Yeast: dry S-04, 10 packs
+
+BREW 313   "Longstop" Amber Ale
+Brewer: Femi
+OG 1.049, 1010 L into FV2
+Yeast: house strain gen 4 from brew 311, 24 L slurry
+"""
+
+
+def test_a_thing_described_through_another_is_not_that_other(tmp_path: Path,
+                                                             monkeypatch: Any):
+    """Brew 311's own OG is no answer about the brew whose yeast came from brew 311."""
+    result = search_answer(tmp_path, monkeypatch, BREW_LOG,
+                           "The brew that used house yeast repitched from brew 311 - what OG "
+                           "did it reach?", strategy="iterative")
+    assert "1.050" not in result.answer
+    assert not result.grounded or "1.049" in result.answer
+
+
+def test_the_entities_a_question_only_describes_by():
+    from rlm_recursive.corpus.naming import described
+    assert described("The brew that used yeast from brew 311 - what OG did it reach?") == [
+        "brew 311"]
+    assert described("What OG did brew 311 reach?") == []

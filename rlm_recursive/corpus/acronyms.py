@@ -10,8 +10,8 @@ rewritten once, before them, into the form the documents use:
 - a run of the question's words whose initials are an abbreviation the documents write in
   capitals becomes that abbreviation, when a line of the documents says both (a legend: "RL =
   reduced level", a header: "BHT .DEGC 71.5 : BOTTOM HOLE TEMPERATURE"); or, for a run of
-  three words or more that the documents never say, when they write its abbreviation beside a
-  number ("tested 412 CCA");
+  three words or more (or two naming a measure: "heart rate") that the documents never say,
+  when they write its abbreviation beside a number ("tested 412 CCA", "HR 88");
 - an abbreviation of three capitals or more in the question that the documents never write
   ("LAS") becomes the one run of capitalised words there whose initials it is ("Log ASCII
   Standard").
@@ -80,7 +80,12 @@ def _plain(question: str, run: list[re.Match[str]]) -> bool:
 
 
 _UNDEFINED_RUN = 3
-"""Words (and capitals) an abbreviation no line defines must have: two letters are chance."""
+"""Words (and capitals) an abbreviation no line defines must have: two letters are chance,
+unless the run names a measure ("heart rate" over "HR 88", "original gravity" over "OG
+1.048")."""
+_MEASURES = frozenset(
+    "count density flow gravity index level load output pressure rate ratio saturation "
+    "score speed temperature time value volume weight".split())
 
 
 def _stands_for(phrase: str, initials: str, corpus: str) -> bool:
@@ -93,7 +98,8 @@ def _stands_for(phrase: str, initials: str, corpus: str) -> bool:
         return any(_defines(said, abbreviation, line) and _only_run(phrase, initials, line)
                    for line in lines)
     number = r"\d[\d.,]*"
-    return len(initials) >= _UNDEFINED_RUN and re.search(
+    measured = phrase.lower().split()[-1] in _MEASURES
+    return (len(initials) >= _UNDEFINED_RUN or measured) and re.search(
         rf"{number}\s?{abbreviation}|{abbreviation}\s?[:=]?\s?{number}", corpus) is not None
 
 

@@ -37,7 +37,7 @@ from .asked import (
     siblings,
 )
 from .leaders import label_fits
-from .naming import contains, entities, names, values
+from .naming import contains, described, entities, names, values
 from .row_values import unnamed_row_value
 from .unit_split import split_units
 from .units import Unit, has_word, normalise, shared_words, stems
@@ -47,6 +47,7 @@ __all__ = ["Support", "Unit", "best_units", "check_support", "contains", "entiti
            "says_own", "shared_words", "siblings", "split_units", "stems", "values"]
 
 _ECHO_LEAD = re.compile(r"^\s*(question|answer|the answer is|a)\s*[:\-]?\s*", re.IGNORECASE)
+_BARE_WORDS = 2
 _CHOICE = re.compile(r"\b(or|either|whether|versus|vs)\b", re.IGNORECASE)
 """A question offering options: an answer naming one of them is no echo."""
 
@@ -99,7 +100,10 @@ def is_echo(answer: str, question: str) -> bool:
     # Only the question's words, one of them over and over ("the tree ... is a tree that is
     # a tree that is a tree"): a loop on the question, however little of it is said back.
     circling = max(Counter(words).values(), default=0) >= _CIRCLING
-    return not words or not _CHOICE.search(question) or (
+    # A bare word or two of the question said back names nothing, unless it picks one of
+    # the options the question offers.
+    bare = len(words) <= _BARE_WORDS and not _CHOICE.search(question)
+    return not words or bare or (
         len(repeated) >= 2 and (2 * len(repeated) >= len(asked) or circling))
 
 
@@ -237,7 +241,11 @@ def _need_words(unit: Unit, named: list[str]) -> frozenset[str]:
 def says_asked_itself(question: str, unit: Unit, named: list[str]) -> bool:
     """A unit that names an entity only through its document's title or top fields (the
     well a log's header names) must say every word of what is asked itself: the title pins
-    the document down, not the line ("LOG DATE" is no spud date)."""
+    the document down, not the line ("LOG DATE" is no spud date). An entity the question
+    names only to describe what it asks about (`naming.described`) must be said by the unit
+    itself: under its own heading, the unit is about it, not the thing asked."""
+    if any(not contains(unit.norm, e) for e in described(question)):
+        return False
     if not unit.title or all(names(replace(unit, title=""), e) for e in named):
         return True
     return all(has_word(w, unit.own_stems) for w in asked_phrase(question))

@@ -15,7 +15,8 @@ from .asked import asked_phrase
 from .dates import MONTHS, WEEKDAYS, said_dates, same_date, weekday_named
 from .units import SENTENCE_END, STOP, THOUSANDS, Unit, abbreviates, normalise, stems
 
-__all__ = ["HONORIFICS", "contains", "entities", "names", "says", "values", "written_forms"]
+__all__ = ["HONORIFICS", "contains", "described", "entities", "names", "says", "values",
+           "written_forms"]
 
 HONORIFICS = frozenset("mr mrs ms miss mx dr prof sir dame rev revd".split())
 """Titles before a name: a register writes "Eileen Frances DOWLING" of "Mrs Eileen Dowling",
@@ -212,3 +213,23 @@ def written_forms(entity: str) -> tuple[str, ...]:
     day = ordinal.group(1)
     return (entity, *(entity[:ordinal.start()] + form + entity[ordinal.end():]
                       for form in dict.fromkeys((day, day.zfill(2)))))
+
+
+_DESCRIBED = re.compile(
+    r"^\W*(?:the|a|an)\s+(?:[\w'’-]+\s+){0,3}?(?:that|which|who|whose|where)\s+"
+    r"(?P<clause>[^?]+?)\s*(?:\s[-–—]\s|,|\?|$)", re.IGNORECASE)
+"""A question opening on what it asks about, described by a relative clause: "The brew that
+used yeast repitched from batch 26-143 - what OG did it reach?"."""
+
+
+def described(question: str) -> list[str]:
+    """The entities a question names only inside the clause describing what it asks about:
+    "batch 26-143" of "the brew that used yeast repitched from batch 26-143". The thing asked
+    about is another record that refers to them, so a line that names them only through its
+    heading (batch 26-143's own OG) is about them, not it."""
+    match = _DESCRIBED.match(question)
+    if match is None:
+        return []
+    clause = normalise(match.group("clause"))
+    rest = normalise(question[match.end():])
+    return [e for e in entities(question) if _contains(clause, e) and not _contains(rest, e)]

@@ -34,6 +34,7 @@ from ...corpus.evidence import (
     values,
 )
 from ...corpus.lookup import another_kind, lookup, says_rest
+from ...corpus.naming import described
 from ...corpus.narrow import narrowed_in_line
 from ...corpus.records import Layout, Record
 from ...corpus.scopes import scoped_value
@@ -45,7 +46,8 @@ from .clauses import WHO, answer_clause, keyed_line, labelled_as_asked, of_kind,
 from .persons import names_asked_role
 from .windows import Window, entry_start, holds_heading, window_units, windows
 
-__all__ = ["Extract", "cited", "copied", "disagree", "extract", "looked_up", "record_at"]
+__all__ = ["Extract", "about_asked", "cited", "copied", "describes_other", "disagree", "extract",
+           "looked_up", "record_at"]
 
 _BRACKETED = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
 _LINES_CITED = 800
@@ -204,6 +206,8 @@ def looked_up(question: str, layout: Layout | None) -> Extract | None:
     if found is None:
         return None
     record, key = found
+    if describes_other(question, record.text):
+        return None
     return Extract(f"{key}: {record.fields[key]}",
                    SpanRef(doc_id=record.doc_id, start=record.start, end=record.end), key)
 
@@ -220,16 +224,38 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
     # (`lookup`'s strict rules), answers before any passage: the passage holding the
     # question's words may be a sibling record's (the member's loans, not their row).
     if (looked := looked_up(question, layout)) is not None:
-        return looked
+        return about_asked(store, session_id, question, looked)
     found = windows(store, session_id, question)
     answered = _from_passages(store, session_id, question, layout, found) if found else None
     # The line a sibling's (another car's due date: `siblings`) gives way to the scoped one.
     if isinstance(answered, Extract) and not _outscoped(store, session_id, question, answered):
-        return answered
+        return about_asked(store, session_id, question, answered)
     # No one passage answers: a labelled line may, named by the headings and opening
     # lines over it (a policy's page for one address, a chart's block for one resident).
-    return _scoped(store, session_id, question) or (
-        None if isinstance(answered, Extract) else answered)
+    scoped = _scoped(store, session_id, question)
+    if scoped is not None:
+        return about_asked(store, session_id, question, scoped)
+    return None if isinstance(answered, Extract) else answered
+
+
+def about_asked(store: Store, session_id: str, question: str, found: Extract
+                 ) -> Extract | None:
+    """None when what is cited is the own record of an entity the question names only to
+    describe what it asks about (`describes_other`)."""
+    if not described(question):
+        return found
+    doc = next(d for d in store.documents(session_id) if d.id == found.ref.doc_id)
+    return None if describes_other(question, store.text(doc)[found.ref.start:found.ref.end]
+                                   ) else found
+
+
+def describes_other(question: str, cited: str) -> bool:
+    """The cited record names an entity the question only uses to describe what it asks
+    about (`naming.described`) on its first line alone: that is the entity's own record
+    (batch 26-143's OG), not the one referring to it (the brew repitched from 26-143)."""
+    first, _, rest = cited.strip().partition("\n")
+    return any(contains(normalise(first), e) and not contains(normalise(rest), e)
+               for e in described(question))
 
 
 def _outscoped(store: Store, session_id: str, question: str, found: Extract) -> bool:

@@ -20,7 +20,7 @@ from ...corpus.units import normalise
 from ...providers.base import Message
 from ...tools.search import search_session
 from ...types import SpanRef
-from ..answers.extractive import cited, copied, looked_up
+from ..answers.extractive import about_asked, cited, copied, looked_up
 from ..answers.persons import asks_who
 from ..context import AgentAnswer, RunContext
 from ..grounding import not_found_answer
@@ -147,6 +147,10 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         # "who", and the line names its person by a code or a role: the key says who.
         chain = await asyncio.to_thread(keyed_person, rc.store, rc.session_id, question,
                                         layout, chain) or chain
+        # Batch 26-143's own OG is no answer about the brew repitched from it.
+        if chain is not None and await asyncio.to_thread(
+                about_asked, rc.store, rc.session_id, question, chain.found) is None:
+            chain = None
     answer = await _look_up(rc, state, question)
     # The name the chain went through is what the question says something about, never the
     # thing it asks ("what cheese does the woman who gave the tart recipe use": not the
