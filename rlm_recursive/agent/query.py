@@ -217,7 +217,10 @@ async def _answer(
                                           summary_tier)
         # Asked in the documents' own abbreviations ("original gravity" over "OG 1.048"),
         # every step matches the words the records use; memory keeps the question as asked.
-        question = await asyncio.to_thread(_as_written, runtime, session_id, question)
+        read = await asyncio.to_thread(_as_written, runtime, session_id, question)
+        if read != question:  # the trace shows the question as it was read
+            trajectory.describe(trajectory.active(), question_as_read=read)
+        question = read
         try:
             async with asyncio.timeout(options.timeout_s):
                 # auto may ask the model to pick: that call is part of the run's time.

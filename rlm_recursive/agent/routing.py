@@ -68,12 +68,15 @@ _SETTING = re.compile(
     r"|\bhow\s+many\s+(?!of\b)(?:[\w-]+\s+){1,4}?(?:does|do)\s+"
     r"(?:(?!not\b)[\w-]+\s+){1,4}?(?:allow|permit)\b"
     r"|\bhow\s+many\s+(?!of\b)(?:[\w-]+\s+){1,4}?(?:does|do|will)\s+(?:a|an|each|every|one|any|"
-    r"a\s+single)\s+(?:[\w-]+\s+){1,3}?(?:get|receive|have|keep|retain)\b",
+    r"a\s+single)\s+(?:[\w-]+\s+){1,3}?(?:get|receive|have|keep|retain)\b"
+    # A configured value: "how many cycles is read 1 set to", "... configured for".
+    r"|\bhow\s+many\s+(?!of\b)(?:[\w-]+\s+){1,2}?(?:is|are)\s+(?:[\w-]+\s+){1,4}?"
+    r"(?:set|configured)\s+(?:to|for|at)\b",
     re.IGNORECASE)
 """A setting or a limit the text states, asked as "how many": "how many snapshots does it
 keep by default", "how many days can the house stand empty before cover stops", "how many
 seats is the limit", "how many bags may I take", "how many retries does a failed delivery
-get": one stated number, not items to count
+get", "how many cycles is read 1 set to": one stated number, not items to count
 ("how many requests hit the limit", "how many of the rooms can be booked" still count)."""
 _SUMMARY = re.compile(
     r"\bsummari[sz](e|ing)\b|\b(give|write|provide|produce|need|want)\b[^?.]{0,20}"

@@ -191,6 +191,7 @@ def check_support(answer: str, question: str, cited: Sequence[str],
             support.off_topic = True
             continue
         if (len(shared_words(topic, _need_words(unit, named))) < need
+                or not _asked_beside_name(question, unit, named, list(topic), need)
                 or not _keyed(unit, anchors, topic)
                 or (head and not has_word(head, unit.stem_set))):
             support.off_topic = True
@@ -236,6 +237,48 @@ def _need_words(unit: Unit, named: list[str]) -> frozenset[str]:
     if any(not contains(unit.norm, e) for e in named):
         return unit.own_stems
     return unit.stem_set
+
+
+def name_words(question: str, unit: Unit, named: list[str]) -> set[str]:
+    """The question's words around an entity that the unit writes around it too, in the
+    same order: part of the name as the record writes it ("energy drink" of "energy drink lot
+    7781" beside "Sample: S-26-3303 energy drink lot 7781"), not words of what is asked."""
+    asked, said = _WORDS.findall(question.lower()), _WORDS.findall(unit.text.lower())
+    out: set[str] = set()
+    for entity in named:
+        size = len(_WORDS.findall(entity))
+        for i in range(len(asked) - size + 1):
+            if " ".join(asked[i:i + size]) != entity:
+                continue
+            for j in range(len(said) - size + 1):
+                if said[j:j + size] != asked[i:i + size]:
+                    continue
+                left = 0
+                while i - left > 0 and j - left > 0 and asked[i - left - 1] == said[j - left - 1]:
+                    left += 1
+                right = 0
+                while (i + size + right < len(asked) and j + size + right < len(said)
+                       and asked[i + size + right] == said[j + size + right]):
+                    right += 1
+                out |= {s for w in asked[i - left:i] + asked[i + size:i + size + right]
+                        for s in stems(w)}
+    return out
+
+
+_WORDS = re.compile(r"[\w'’/-]+")
+
+
+def _asked_beside_name(question: str, unit: Unit, named: list[str], words: list[str],
+                       need: int) -> bool:
+    """Of the question's words, those that are not words of the name as the unit writes it
+    (`name_words`) must still be shared as `need` says, when two or more are left: "caffeine
+    mg/L" is asked of "energy drink lot 7781", and the sample's line says only the name."""
+    around = name_words(question, unit, named)
+    rest = [w for w in words if w not in around]
+    if not around or len(rest) < 2:
+        return True
+    return len(shared_words(rest, _need_words(unit, named))) >= max(
+        1, min(need, _needed(len(rest), bool(named))))
 
 
 def says_asked_itself(question: str, unit: Unit, named: list[str]) -> bool:
@@ -332,6 +375,9 @@ def best_units(question: str, units: Iterable[Unit], limit: int = 3, *,
         if strict:
             need = max(1, _needed(len(plain), bool(named))) if plain else 0
             if not has_entities or len(shared_words(plain, _need_words(unit, named))) < need:
+                continue
+            # Words of the name as the record writes it are no words of what is asked.
+            if not _asked_beside_name(question, unit, named, plain, need):
                 continue
             if not says_own(unit, plain, named) or not label_fits(question, unit.text):
                 continue

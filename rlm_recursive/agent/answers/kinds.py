@@ -221,6 +221,9 @@ def fits_kind(question: str, answer: str) -> bool:
         return measured  # a weight for "how heavy", not a price; money for "paid out"
     if (placed := names_place(question, answer)) is not None:
         return placed  # "Chart Room" for "which room", not "13:45 (W) Workshop W1"
+    if _UNIT_NAMED.search(question):  # "caffeine mg/L ...": a number, not a sample's code
+        said = set(re.findall(r"\d[\d,.]*", question))
+        return any(m.group().rstrip(".") not in said for m in _AMOUNT.finditer(undated(answer)))
     if _HOW_MANY.match(question):
         return bool(re.search(r"\d", answer) or _COUNT_WORDS.search(answer))
     if _AMOUNT_ASKED.search(question):  # "the total yearly premium": 1,834.28, not a ref
@@ -269,6 +272,11 @@ _TIME_WORDS = frozenset(stems(
     "later after before until during"))
 
 
+_UNIT_NAMED = re.compile(
+    r"(?<![\w/])(?:[a-zµ]{1,3}/[a-z]{1,3}|mg|kg|km|mm|cm|kn|mpa|kpa|psi|ppm|ppb|kwh|kw|hz|"
+    r"khz|mhz|ml|mph|kph|degc|°c|bp|(?:milli|centi|kilo)?(?:metre|meter|gram|litre|liter)s?|"
+    r"degrees|celsius|newtons|kilonewtons|volts|amps)(?![\w/])", re.IGNORECASE)
+"""A unit of measure the question names ("mg/L", "in kN", "(metres)"): a number is asked."""
 _AMOUNT_ASKED = re.compile(
     r"\bhow\s+much\b(?!\s+(?:time|longer|of\b))|\b(?:price|cost|charge|fee|fare|premium|"
     r"excess|insured|worth|grant|quote|quoted)s?\b(?!\s+(?:centre|center|code|band|type|"
