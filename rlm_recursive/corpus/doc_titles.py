@@ -9,6 +9,7 @@ import itertools
 import re
 from collections.abc import Iterable
 
+from .dates import said_dates
 from .label_values import KEYED
 from .sections import title
 from .word_stems import stems
@@ -95,8 +96,26 @@ def front_fields(text: str) -> list[str]:
             continue  # a short heading ("VEHICLE") or a rule between fields
         if labels[key] > 1:
             break
-        out.append(" ".join(line.split()))
+        if own := _own_names(line, text):
+            out.append(own)
     return out[:_FRONT_FIELDS]
+
+
+_NAME_TOKEN = re.compile(r"[A-Za-z0-9][\w/.'’-]*[A-Za-z0-9]|[A-Za-z0-9]")
+_NOT_NAMES = re.compile(r"\S+@\S+|\b(?:https?|ftp)://\S+")
+
+
+def _own_names(line: str, text: str) -> str:
+    """The words of a field's value that the document says nowhere else: what names its
+    subject ("LK16 PZW" of "Reg : LK16 PZW"). Not a date (a report's range is no subject),
+    an address, nor a name said again below ("Also available: AEROLITE V9 PLUS" on a
+    page about the V9)."""
+    body = _NOT_NAMES.sub(" ", line)  # the whole line: a log header's value may come first
+    for start, end, _ in reversed(said_dates(body)):
+        body = f"{body[:start]} {body[end:]}"
+    own = [t for t in _NAME_TOKEN.findall(body)
+           if len(re.findall(rf"(?<![\w-]){re.escape(t)}(?![\w-])", text, re.IGNORECASE)) == 1]
+    return " ".join(own)
 
 
 _TABLE_GAP = re.compile(r"\s{2,}")

@@ -48,6 +48,7 @@ __all__ = ["Support", "Unit", "best_units", "check_support", "contains", "entiti
 
 _ECHO_LEAD = re.compile(r"^\s*(question|answer|the answer is|a)\s*[:\-]?\s*", re.IGNORECASE)
 _BARE_WORDS = 2
+_LABELLED = re.compile(r"^[A-Za-z][\w ./'’()-]{0,30}:\s*(\S.*)$")
 _CHOICE = re.compile(r"\b(or|either|whether|versus|vs)\b", re.IGNORECASE)
 """A question offering options: an answer naming one of them is no echo."""
 
@@ -94,6 +95,10 @@ def is_echo(answer: str, question: str) -> bool:
     asked = set(stems(question))
     words = stems(body)
     new = [w for w in words if w not in asked | {"question", "answer"}]
+    labelled = _LABELLED.match(body)
+    if labelled and stems(labelled.group(1)) and set(stems(labelled.group(1))) <= asked and (
+            not _CHOICE.search(question)):
+        return True  # "Title: 4-cyano-4'-methylbiphenyl": a label over the question's name
     if new:
         return len(words) >= 4 and len(new) <= len(words) // 4
     repeated = set(words) & asked
@@ -281,13 +286,29 @@ def _asked_beside_name(question: str, unit: Unit, named: list[str], words: list[
         1, min(need, _needed(len(rest), bool(named))))
 
 
+_SUPERLATIVE = re.compile(
+    r"\b(?:strongest|weakest|largest|biggest|smallest|highest|lowest|longest|shortest|oldest|"
+    r"youngest|earliest|heaviest|lightest|fastest|slowest|deepest|shallowest|warmest|"
+    r"coldest|hottest|busiest|cheapest|dearest|costliest)\b", re.IGNORECASE)
+"""A rank among records ("the second-strongest earthquake"): read by comparing them, not off
+one line, unless that line says the rank itself ("the largest peak: 3.2 min")."""
+
+
+def says_rank(question: str, unit: Unit) -> bool:
+    """The unit says every superlative the question ranks by (`_SUPERLATIVE`)."""
+    return all(has_word(s, unit.stem_set) for m in _SUPERLATIVE.finditer(question)
+               for s in stems(m.group()))
+
+
 def says_asked_itself(question: str, unit: Unit, named: list[str]) -> bool:
     """A unit that names an entity only through its document's title or top fields (the
     well a log's header names) must say every word of what is asked itself: the title pins
     the document down, not the line ("LOG DATE" is no spud date). An entity the question
     names only to describe what it asks about (`naming.described`) must be said by the unit
-    itself: under its own heading, the unit is about it, not the thing asked."""
-    if any(not contains(unit.norm, e) for e in described(question)):
+    itself: under its own heading, the unit is about it, not the thing asked. A rank the
+    question asks by must be said too (`says_rank`)."""
+    if any(not contains(unit.norm, e) for e in described(question)) or not says_rank(
+            question, unit):
         return False
     if not unit.title or all(names(replace(unit, title=""), e) for e in named):
         return True

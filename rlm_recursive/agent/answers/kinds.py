@@ -31,7 +31,7 @@ from .labelled import (
 from .measures import QP_ESCAPE, measure_fits, names_place, states_count, unmarked_among_sums
 from .persons import CALENDAR_WORDS, asks_who, names_person
 
-__all__ = ["change_side", "fits_kind", "fits_kind_in", "named_as_reference", "only_intended",
+__all__ = ["asks_when", "change_side", "fits_kind", "fits_kind_in", "named_as_reference", "only_intended",
            "only_when_and_who", "other_end"]
 
 _MAIL_PARTY_ASKED = re.compile(r"\b(?:sent|send|sends|sender|received?|recipient|mailed|"
@@ -180,6 +180,11 @@ _CLOCK_OR_DATE = re.compile(r"(?<![\d.:])\d{1,2}:\d{2}(?::\d{2})?(?![\d.:])"
                             r"|(?<![\d/.-])\d{1,4}[/-]\d{1,2}[/-]\d{1,4}(?![\d/.-])")
 """A clock time ("08:20"; "15.15" where a diary's entry opens with it) or a date: a
 version ("1.24.0") or a reading ("6.30") is neither."""
+
+
+def asks_when(question: str) -> bool:
+    """The question asks a time of some kind: "when", a date, a day, a time, how long."""
+    return bool(_WHEN_ASKED.search(question))
 
 
 def only_when_and_who(question: str, answer: str) -> bool:

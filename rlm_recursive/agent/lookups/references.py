@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ...corpus.dates import said_dates
 from ...corpus.evidence import best_units, entities, normalise, stems, values
 from ...corpus.records import Layout
 from ...corpus.unit_split import split_units
@@ -37,6 +38,7 @@ from ...store import Store
 from ...types import SpanRef
 from ..answers.clauses import answer_clause
 from ..answers.extractive import Extract, extract
+from ..answers.kinds import asks_when
 from .bridges import GENERIC_HEAD, bridge_span
 from .chain import Chain
 
@@ -223,6 +225,11 @@ class _LookUp:
         if ref.doc_id == doc_id and ref.start < scope[1] and scope[0] < ref.end:
             return None  # the scope's own line answers nothing it did not already
         if not set(values(answer.answer)) - set(values(asked)):
+            return None
+        # A reference's own header line gives its date, not what is asked of it
+        # ("TK-3-051   2026-11-16" for the yield of the repeat).
+        new = set(values(answer.answer)) - set(values(asked)) - {normalise(reference)}
+        if new and all(said_dates(v) for v in new) and not asks_when(self.question):
             return None
         # A code is followed to where it is defined: the same document, a line or a row it
         # opens ("E12  Unoccupancy ...", "| WELCOME-BACK | 15% |") and the lines that carry
