@@ -97,3 +97,11 @@ def test_a_value_after_a_word_ending_in_a_digit_is_named():
     assert names_value("Tel 01632 960 418", "01632 960 418")
     assert not names_value("1700 units per hour", "700 units per hour")
     assert not names_value("cmake:amd64", "4")
+
+
+def test_a_value_of_a_few_letters_is_named_only_as_a_word():
+    """A drive letter "S" is not named by the "s" of "documents": "not found" is right."""
+    from rlm_recursive.bench.suite import names_value
+
+    assert not names_value("Not found in the loaded documents.", "S")
+    assert names_value("Mapped to S: on logon", "S")

@@ -112,7 +112,11 @@ def value_score(gold: str, others: list[str]) -> Callable[[str], float]:
 def names_value(answer: str, value: str) -> bool:
     """Whether `answer` names `value` (case, spaces and thousands separators aside). Each
     word of the answer is also read apart: with every space dropped, "amd64 3.25.1-1" would
-    hide the version after a word ending in a digit."""
+    hide the version after a word ending in a digit. A value of a few letters ("S", a
+    drive) is named only as a word of its own, not inside "documents"."""
+    if re.fullmatch(r"[^\W\d_]{1,3}", value.strip()):
+        return any(word.strip(".,:;()[]{}'\"!?\\/").lower() == value.strip().lower()
+                   for word in answer.split())
     return _said(value, _norm(answer)) or any(
         _said(value, _norm(" ".join(words))) for n in range(1, len(value.split()) + 1)
         for words in zip(*(answer.split()[i:] for i in range(n)), strict=False))
