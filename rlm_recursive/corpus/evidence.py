@@ -48,7 +48,8 @@ __all__ = ["Support", "Unit", "best_units", "check_support", "contains", "entiti
 
 _ECHO_LEAD = re.compile(r"^\s*(question|answer|the answer is|a)\s*[:\-]?\s*", re.IGNORECASE)
 _BARE_WORDS = 2
-_LABELLED = re.compile(r"^[A-Za-z][\w ./'’()-]{0,30}:\s*(\S.*)$")
+_LABELLED = re.compile(r"^[\"']?[A-Za-z][\w ./'’()-]{0,30}[\"']?\s*[:=]\s*(\S.*)$")
+"""A label and its value: "Title: ...", a registry's `"Display Name"="..."`."""
 _CHOICE = re.compile(r"\b(or|either|whether|versus|vs)\b", re.IGNORECASE)
 """A question offering options: an answer naming one of them is no echo."""
 

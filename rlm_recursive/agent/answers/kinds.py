@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from ...corpus.asked import asked_label
+from ...corpus.asked import asked_label, asked_phrase
 from ...corpus.dates import said_dates
 from ...corpus.evidence import contains, entities, normalise, stems, values
 from ...corpus.naming import HONORIFICS
@@ -182,6 +182,13 @@ _CLOCK_OR_DATE = re.compile(r"(?<![\d.:])\d{1,2}:\d{2}(?::\d{2})?(?![\d.:])"
 version ("1.24.0") or a reading ("6.30") is neither."""
 
 
+def _asks_date(question: str) -> bool:
+    """What is asked is a date: its phrase ends in "date" ("what date was ...", "the date of
+    birth"), or the question does ("Pfalzkorn order CL-0100 - requested delivery date?")."""
+    phrase = asked_phrase(question)
+    return bool(phrase and phrase[-1] == "date") or bool(_DATE_ASKED.search(question))
+
+
 def asks_when(question: str) -> bool:
     """The question asks a time of some kind: "when", a date, a day, a time, how long."""
     return bool(_WHEN_ASKED.search(question))
@@ -218,6 +225,11 @@ def fits_kind(question: str, answer: str) -> bool:
             or other_side(question, answer)  # "Previous rating: 4" for the rating after
             or only_a_person_for_a_topic(question, answer)):
         return False
+    if _IP_ASKED.search(question):  # "the IP address of the printer": an address
+        return bool(_IP.search(answer))
+    if _asks_date(question):  # "requested delivery date?": a date, not the order's line
+        return bool(said_dates(answer) or _DATE.search(answer) or _COMPACT_DATE.search(answer)
+                    or CALENDAR_WORDS & set(stems(answer)))
     if _VERSION_ASKED.search(question):  # "which image version": "4.18.1", not the image
         return bool(_VERSION.search(answer))
     if _PERCENT_ASKED.search(question):  # "what % off": 15%, not the scenario's tag
@@ -277,6 +289,12 @@ _TIME_WORDS = frozenset(stems(
     "later after before until during"))
 
 
+_IP_ASKED = re.compile(r"\bIP\b(?:v[46])?(?:\s+address)?|\bip\s+address\b")
+_IP = re.compile(r"(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?![\d.])|\b[0-9a-f]{1,4}(?::[0-9a-f]{0,4}){2,7}\b",
+                 re.IGNORECASE)
+_DATE_ASKED = re.compile(r"\bdate\s*\??\s*$", re.IGNORECASE)
+_COMPACT_DATE = re.compile(r"(?<!\d)(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])(?!\d)")
+"""A date written as digits alone, as machine formats do ("20241109")."""
 _UNIT_NAMED = re.compile(
     r"(?<![\w/])(?:[a-zµ]{1,3}/[a-z]{1,3}|mg|kg|km|mm|cm|kn|mpa|kpa|psi|ppm|ppb|kwh|kw|hz|"
     r"khz|mhz|ml|mph|kph|degc|°c|bp|(?:milli|centi|kilo)?(?:metre|meter|gram|litre|liter)s?|"
