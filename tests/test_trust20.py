@@ -178,3 +178,100 @@ def test_the_entities_a_question_only_describes_by():
     assert described("The brew that used yeast from brew 311 - what OG did it reach?") == [
         "brew 311"]
     assert described("What OG did brew 311 reach?") == []
+
+
+def test_a_setting_asked_as_how_many_is_a_look_up():
+    from rlm_recursive.agent.routing import route
+    assert route("How many cycles is read 2 set to in the run sheet?", None)[0] == "search"
+    assert route("How many alarms were set to priority 1?", None)[0] == "count"
+
+
+@pytest.mark.parametrize(("question", "answer", "fits"), [
+    # A unit of measure named: a number, not a sample's code beside the question's lot.
+    ("nitrate mg/L borehole lot 5520", "W-26-118 borehole lot 5520", False),
+    ("nitrate mg/L borehole lot 5520", "Nitrate 41.5 mg/L", True),
+    # An IP address asked: an address, not a printer's display name.
+    ("What is the IP address of the printer in Ms Okoro's office?",
+     '"Display Name"="Okoro office printer"', False),
+    ("What is the IP address of the printer in Ms Okoro's office?", "IP: 192.0.2.44", True),
+    # A date asked: a date, not the order's header segment.
+    ("order KD-0042 - requested delivery date?", "BGM+220+KD-0042+9'", False),
+    ("order KD-0042 - requested delivery date?", "DTM+2:20260314:102", True),
+])
+def test_the_kind_asked_by_its_words(question: str, answer: str, fits: bool):
+    from rlm_recursive.agent.answers.kinds import fits_kind
+    assert fits_kind(question, answer) is fits
+
+
+@pytest.mark.parametrize(("answer", "question"), [
+    ("Title: 2-bromo-4'-fluorobiphenyl", "Boiling point of 2-bromo-4'-fluorobiphenyl?"),
+    ('"Display Name"="Ana Ruiz"', "Which printer is Ana Ruiz's default?"),
+])
+def test_a_label_over_the_questions_own_name_is_an_echo(answer: str, question: str):
+    assert is_echo(answer, question)
+
+
+WATER_LAB = """\
+WATER TESTING - SAMPLE REGISTER
+Injection  4   Vial: A-04   Sample: W-26-118 borehole lot 5520
+Injection  5   Vial: A-05   Sample: W-26-119 spring lot 5521
+
+Inj  Sample ID     Nitrate mg/L   Status
+  4  W-26-118      41.5           OK
+  5  W-26-119      12.0           OK
+"""
+
+
+def test_words_of_the_name_as_written_are_not_what_is_asked(tmp_path: Path,
+                                                           monkeypatch: Any):
+    """"borehole lot 5520" is the sample's name on its register line: the line says no
+    nitrate, so it gives no nitrate figure."""
+    result = search_answer(tmp_path, monkeypatch, WATER_LAB, "nitrate mg/L borehole lot 5520")
+    assert "W-26-118 borehole" not in result.answer
+
+
+QUAKES = """\
+MONTHLY SEISMIC SUMMARY - REGIONAL NETWORK (RNX)
+Date        Time      Mag   Region
+2026-09-03  04:12     3.1   Upper Kell Valley
+2026-09-17  22:40     4.6   Marrow Basin
+2026-09-25  11:05     3.9   Lowfield Ridge
+"""
+
+
+def test_a_rank_is_read_by_comparing_not_off_a_line(tmp_path: Path, monkeypatch: Any):
+    result = search_answer(tmp_path, monkeypatch, QUAKES,
+                           "In which region did the second-strongest earthquake occur?")
+    assert "REGIONAL NETWORK" not in result.answer
+
+
+NOTEBOOK = """\
+=====================================
+RK-2-014   2026-10-02
+Title: amide coupling, HATU
+flask cracked in the oil bath at 60 C, lost everything. near miss NM-26-040.
+Conclusion: FAILED.
+
+=====================================
+RK-2-015   2026-10-05
+Title: repeat of 014 (new flask)
+as 014. column. white solid 0.91 g = 68 %
+Conclusion: good.
+"""
+
+
+def test_a_references_dated_header_is_no_answer(tmp_path: Path, monkeypatch: Any):
+    result = search_answer(tmp_path, monkeypatch, NOTEBOOK,
+                           "what yield came from the repeat of the experiment where the flask "
+                           "cracked?", strategy="iterative")
+    assert "2026-10-05" not in result.answer
+    assert not result.grounded or "68" in result.answer
+
+
+def test_a_row_does_not_say_its_rank():
+    from rlm_recursive.corpus.evidence import check_support
+    question = "In which region did the strongest earthquake of September occur?"
+    row = "Earthquake of 17 September occurred in the Marrow Basin region (M 4.6)"
+    said = "The strongest earthquake of September was in the Marrow Basin region."
+    assert not check_support("Marrow Basin", question, [row]).supported
+    assert check_support("Marrow Basin", question, [said]).supported
