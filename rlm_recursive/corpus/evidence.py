@@ -313,7 +313,13 @@ def says_asked_itself(question: str, unit: Unit, named: list[str]) -> bool:
         return False
     if not unit.title or all(names(replace(unit, title=""), e) for e in named):
         return True
-    return all(has_word(w, unit.own_stems) for w in asked_phrase(question))
+    return all(has_word(w, unit.own_stems) for w in asked_phrase(question)
+               if w not in _KIND_WORDS)
+
+
+_KIND_WORDS = frozenset(stems("number no code id ref reference value"))
+"""Words that say what kind of value is asked, not which: "Meter serial HN-3390127" is the
+serial number."""
 
 
 def says_own(unit: Unit, words: Iterable[str], named: list[str]) -> bool:

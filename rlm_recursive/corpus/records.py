@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
@@ -120,7 +121,11 @@ _UNIT: dict[str, str] = {"json": "record", "yaml": "record", "jsonl": "line", "c
 
 
 def _csv_rows(text: str, delimiter: str) -> list[tuple[int, int, dict[str, str]]] | None:
+    """A delimited table's rows under its header line; comment lines above the header (an
+    export's "# generated ... by PantryDesk") are no part of it."""
     spans = line_spans(text)
+    while spans and text.startswith("#", spans[0][0]):
+        spans = spans[1:]
     if len(spans) < 2:
         return None
     header = next(csv.reader([text[spans[0][0]:spans[0][1]]], delimiter=delimiter))
@@ -138,6 +143,20 @@ def _csv_rows(text: str, delimiter: str) -> list[tuple[int, int, dict[str, str]]
     if sample_ok < _SHARE * min(len(spans) - 1, _SAMPLE_LINES):
         return None
     return rows
+
+
+_DELIMITERS = ("\t", ",", ";", "|")
+
+
+def _delimiter(text: str) -> str | None:
+    """The delimiter of a table whose header is its first line (comment lines aside): a
+    tab, a comma, a semicolon or a pipe ("visit_date|time_in|client_id|...")."""
+    lines = [text[a:b] for a, b in line_spans(text)[:_SAMPLE_LINES + _SAMPLE_LINES]]
+    lines = list(itertools.dropwhile(lambda line: line.startswith("#"), lines))[:_SAMPLE_LINES]
+    if not lines:
+        return None
+    return next((d for d in _DELIMITERS
+                 if lines[0].count(d) >= 1 and _csv_rows("\n".join(lines), d)), None)
 
 
 def detect_format(text: str, name: str = "") -> Format:
@@ -188,10 +207,8 @@ def _line_format(text: str) -> Format:
 
     if share(json_fields) >= need:
         return "jsonl"
-    first = lines[0]
-    for delimiter, name in (("\t", "tsv"), (",", "csv"), (";", "csv")):
-        if first.count(delimiter) >= 1 and _csv_rows("\n".join(lines), delimiter):
-            return name  # type: ignore[return-value]
+    if (delimiter := _delimiter(text)) is not None:
+        return "tsv" if delimiter == "\t" else "csv"
     if share(syslog_fields) >= need:
         return "syslog"
     if share(access_fields) >= need:
@@ -212,9 +229,7 @@ def _line_format(text: str) -> Format:
 
 def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
     if fmt in ("csv", "tsv"):
-        delimiter = "\t" if fmt == "tsv" else ("," if text.split("\n", 1)[0].count(",")
-                                               else ";")
-        rows = _csv_rows(text, delimiter) or []
+        rows = _csv_rows(text, _delimiter(text) or ("\t" if fmt == "tsv" else ",")) or []
         return [Record(doc_id, a, b, text[a:b], f) for a, b, f in rows]
     if fmt == "prose" and (found := _block_records(doc_id, text)):
         return found

@@ -297,7 +297,8 @@ _COMPACT_DATE = re.compile(r"(?<!\d)(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]
 """A date written as digits alone, as machine formats do ("20241109")."""
 _UNIT_NAMED = re.compile(
     r"(?<![\w/])(?:[a-zµ]{1,3}/[a-z]{1,3}|mg|kg|km|mm|cm|kn|mpa|kpa|psi|ppm|ppb|kwh|kw|hz|"
-    r"khz|mhz|ml|mph|kph|degc|°c|bp|(?:milli|centi|kilo)?(?:metre|meter|gram|litre|liter)s?|"
+    r"khz|mhz|ml|mph|kph|degc|°c|bp|(?:milli|centi|kilo)(?:metre|meter|gram|litre|liter)s?|"
+    r"(?:metre|meter|gram|litre|liter)s|"  # plural: a "heat meter" is a device
     r"degrees|celsius|newtons|kilonewtons|volts|amps)(?![\w/])", re.IGNORECASE)
 """A unit of measure the question names ("mg/L", "in kN", "(metres)"): a number is asked."""
 _AMOUNT_ASKED = re.compile(

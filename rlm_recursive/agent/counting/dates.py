@@ -11,9 +11,9 @@ field named is on the documents' first date field (the date the record is of).
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, timedelta
 
-from ...corpus.dates import MONTHS, DateCondition, date_of
+from ...corpus.dates import MONTHS, DateCondition, date_of, said_dates
 from ...corpus.records import Layout, Record
 from ...corpus.tally import FieldFilter, blank_tables, left_blank
 from ...corpus.word_stems import phrase_regex, stems
@@ -157,7 +157,36 @@ def date_conditions(question: str, layout: Layout, taken: set[int] | None = None
             cond = DateCondition(field=subject, op=bound_op, value=bound)  # type: ignore[arg-type]
         out.append(cond)
         used |= said | _naming(toks, subject, said | used)
+    if not out:
+        day, day_at = _on_day(question, toks, fields, used, layout)
+        out, used = day, used | day_at
     return out, used - set(taken or ())
+
+
+def _on_day(question: str, toks: list[str], fields: list[str], taken: set[int],
+            layout: Layout) -> tuple[list[DateCondition], set[int]]:
+    """"... visits on 14 November 2024": one day written whole (a day and its month), on the
+    date field the question names, else the first one of its documents: that day from its
+    start to the next's. The year, unsaid, is the records' latest."""
+    written = [(a, b, d) for a, b, d in said_dates(question) if d[0] is not None]
+    if len(written) != 1:
+        return [], set()
+    start, end, (day, month, year) = written[0]
+    year = year or _latest_year(layout.records, fields)
+    try:
+        first = date(year, month, day) if year else None
+    except ValueError:
+        first = None
+    if first is None:
+        return [], set()
+    offsets = [m.start() for m in _TOKEN.finditer(question)]
+    at = {i for i, o in enumerate(offsets) if start <= o < end}
+    at |= {i - 1 for i in at if i > 0 and toks[i - 1] == "on"}
+    subject = _subject(question, toks, fields, taken | at, None, layout, min(at, default=0))
+    if subject is None or not at:
+        return [], set()
+    return [DateCondition(field=subject, op=">=", value=first),
+            DateCondition(field=subject, op="<", value=first + timedelta(days=1))], at
 
 
 def _latest_year(records: list[Record], fields: list[str]) -> int | None:

@@ -117,7 +117,7 @@ def aggregation(question: str, layout: Layout) -> Aggregation | None:
     nor when no numeric field is named ("the total on invoice 7")."""
     cue = _AGGREGATE.search(question)
     if cue is None:
-        return None
+        return _counted_field(question, layout)
     q_words = [question[a:b].lower() for a, b in word_offsets(question)]
     cue_at = next(i for i, (a, _) in enumerate(word_offsets(question)) if a >= cue.start())
     best: tuple[float, int, int, str] | None = None
@@ -153,6 +153,27 @@ def aggregation(question: str, layout: Layout) -> Aggregation | None:
         measure.add(i)
     measure |= key_positions(q_words, key)
     return Aggregation(_OPERATION[cue.group(1).lower()], key, frozenset(measure))
+
+
+_HOW_MANY_NOUN = re.compile(r"\bhow\s+many\s+([A-Za-z][\w-]*)", re.IGNORECASE)
+
+
+def _counted_field(question: str, layout: Layout) -> Aggregation | None:
+    """"How many children were covered ...": the counted noun is a numeric field's whole
+    name ("children" of a food bank's visits), so its values are summed over the records
+    the rest selects, not the records counted. A field the noun only begins ("visits" of
+    `visits_ytd`) is another quantity."""
+    match = _HOW_MANY_NOUN.search(question)
+    if match is None:
+        return None
+    noun = stems(match.group(1))
+    keys = [key for key in numeric_fields(layout)
+            if [stems(k) for k in words(key) if k not in STOP] == [noun]]
+    if len(keys) != 1:
+        return None
+    offsets = word_offsets(question)
+    measure = frozenset(i for i, (a, _) in enumerate(offsets) if match.start() <= a < match.end())
+    return Aggregation("sum", keys[0], measure)
 
 
 def collection(question: str, layout: Layout) -> tuple[set[int], list[str]]:
