@@ -228,8 +228,10 @@ def described(question: str) -> list[str]:
     about is another record that refers to them, so a line that names them only through its
     heading (batch 26-143's own OG) is about them, not it."""
     match = _DESCRIBED.match(question)
-    if match is None:
+    rest = normalise(question[match.end():]) if match else ""
+    # A bare description ("the kiln that fires the cone 6 glaze", a chain's bridge) asks
+    # nothing of another record: what it names is what it looks for.
+    if match is None or not re.search(r"\b(?:what|which|who|whom|whose|when|where|how)\b", rest):
         return []
     clause = normalise(match.group("clause"))
-    rest = normalise(question[match.end():])
     return [e for e in entities(question) if _contains(clause, e) and not _contains(rest, e)]
