@@ -42,7 +42,8 @@ def has_month(text: str, month: int) -> bool:
 
 
 _Y = r"((?:1[5-9]|20)\d\d)"
-_ISO = re.compile(rf"\b{_Y}-(\d\d)-(\d\d)(?:\b|T)|\b{_Y}(\d\d)(\d\d)(?:T|\b)")
+_ISO = re.compile(rf"\b{_Y}[-/.](\d\d)[-/.](\d\d)(?:\b|T)|\b{_Y}(\d\d)(\d\d)(?:T|\b)")
+"""A year first: "2026-10-01", a ledger's "2025/04/02", "2025.04.02", "20261001"."""
 _DMY = re.compile(rf"\b(\d{{1,2}})[/.](\d{{1,2}})[/.]{_Y}\b")
 _NAMED = re.compile(rf"\b(?:(\d{{1,2}})[ -]?)?([A-Za-z]{{3,9}})\.?,?[ -](?:(\d{{1,2}}),?\s+)?"
                     rf"{_Y}\b")
@@ -137,14 +138,15 @@ _SAID = (  # (pattern, which groups are day, month, year)
                 rf"(?:,?[ -]{_YEAR4}(?![\d.:/-]\d))?", re.I), (1, 2, 3)),
     (re.compile(rf"(?<![a-z])({_MONTH_WORD})\.? {_DAY}(?![\d:.]\d|\d)(?:,? {_YEAR4}(?!\d))?",
                 re.I), (2, 1, 3)),
-    (re.compile(rf"(?<![\d.])\b{_YEAR4}-(\d\d)-(\d\d)(?!\d)"), (3, 2, 1)),
+    (re.compile(rf"(?<![\d.])\b{_YEAR4}([-/.])(\d\d)\2(\d\d)(?!\d)"), (4, 3, 1)),
     (re.compile(r"(?<![\w/.:])(\d{1,2})([/.])(\d{1,2})\2((?:19|20)?\d\d)(?![\w/]|[.:]\d)"),
      (1, 3, 4)),
     (re.compile(rf"(?<![a-z\d] )(?<![\w])({_MONTH_WORD})\.?,? {_YEAR4}(?!\d)", re.I),
      (0, 1, 2)),
 )
 """A date as a text writes it: "1 Dec 2025", "1st of December", "December 1, 2025",
-"2025-12-01", "01/12/2025", "11.03.2026"; a month of a year ("December 2025")."""
+"2025-12-01" (or a ledger's "2025/12/01"), "01/12/2025", "11.03.2026"; a month of a year
+("December 2025")."""
 
 SaidDate = tuple[int | None, int, int | None]
 """(day, month, year) of a written date; no day for a month of a year, no year for
