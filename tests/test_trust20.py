@@ -275,3 +275,29 @@ def test_a_row_does_not_say_its_rank():
     said = "The strongest earthquake of September was in the Marrow Basin region."
     assert not check_support("Marrow Basin", question, [row]).supported
     assert check_support("Marrow Basin", question, [said]).supported
+
+
+RINGING = """\
+FÅGELRINGMÄRKNING - Strandby fågelstation, fältprotokoll 2026-10-03
+Tid    Ringnr     Art     Ålder  Vinge  Vikt   Anm
+07.10  CX 5510    BLMES   1K     64     11.2
+07.25  CX 5511    BLMES   2K+    63     10.9   fästing vid öga
+07.40  DX 2204    TALGO   1K     78     17.5
+"""
+
+
+@pytest.mark.parametrize(("question", "gold", "other"), [
+    ("What was the weight of CX 5511?", "10.9", "11.2"),
+    ("What remark was noted for CX 5511?", "fästing vid öga", "11.2"),
+])
+def test_a_label_in_another_language_says_its_english_words(
+        tmp_path: Path, monkeypatch: Any, question: str, gold: str, other: str):
+    result = search_answer(tmp_path, monkeypatch, RINGING, question)
+    assert result.grounded and gold in result.answer and other not in result.answer, result.answer
+
+
+def test_a_word_that_is_english_too_keeps_its_english_sense():
+    from rlm_recursive.corpus.glossary import glossed
+    from rlm_recursive.corpus.units import stems
+    assert glossed(stems("Vikt Anm"), stems) >= set(stems("weight note"))
+    assert not glossed(stems("alder loon art"), stems)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from .glossary import glossed
 from .units import Unit, has_word, stems
 
 __all__ = ["CONTRAST_WORDS", "LABEL_KINDS", "asked_head", "asked_label", "asked_phrase",
@@ -275,6 +276,7 @@ def label_words(label: str) -> frozenset[str]:
     own = Unit(0, 0, len(text), text).own_stems
     if _NUMBER_MARK.search(label):  # "Certificate No.", "Job #": its number
         own |= {"number"}
+    own |= glossed(own, stems)  # "Vikt", "factuurnr": weight, invoice number
     extra = [_FAMILIES[w] for w in own if w in _FAMILIES]
     return own.union(*extra) if extra else own
 

@@ -29,6 +29,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from .dates import said_dates, same_date
+from .glossary import glossed
 from .record_units import Unit, record_units, table_units
 from .units import STOP, abbreviates, normalise, stems
 
@@ -114,8 +115,10 @@ def says_stem(unit_stems: frozenset[str], word: str) -> bool:
 
 @functools.lru_cache(maxsize=65536)
 def stems_of(text: str) -> frozenset[str]:
-    """A record's stems, read once for all the labels and questions."""
-    return frozenset(stems(text))
+    """A record's stems, read once for all the labels and questions; a label of another
+    language says its English words too (`glossary`: "Vikt" is the weight)."""
+    own = stems(text)
+    return frozenset(own) | glossed(own, stems)
 
 
 @functools.lru_cache(maxsize=65536)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from .dates import MONTHS, day_row_date, month_heading, said_dates, same_date, weekday_named
 from .described import abbreviates, asked_phrase, named_words, question_codes, says_stem, stems_of
+from .glossary import glossed
 from .grid_tables import Cell, Grid, GridRow, grids, preamble_end
 from .units import STOP, stems
 
@@ -139,9 +140,10 @@ def _columns(grid: Grid, phrase: list[str]) -> set[int]:
     out = set()
     days = {d for p in phrase if (d := weekday_named(p)) is not None and len(p) >= 3}
     for k, head in enumerate(grid.heads):
-        words = [w for w in re.findall(r"[A-Za-z]+", head.lower()) if w not in STOP]
+        words = [w for w in re.findall(r"[^\W\d_]+", head.lower()) if w not in STOP]
         if words and all(any(w == p or w in stems(p) or stems(w)[:1] == [p]
-                             or abbreviates(w, p) for p in phrase)
+                             or abbreviates(w, p) or p in glossed(stems(w), stems)
+                             for p in phrase)
                          or weekday_named(w) in days for w in words):
             out.add(k)
     return out
@@ -273,8 +275,9 @@ def grid_cell(question: str, docs: Iterable[tuple[str, str]]) -> GridCell | None
     if read is None:
         return None
     cell, label = read
+    label_stems = set(stems(label)) | glossed(stems(label), stems)
     asked_as = " ".join(w for w in re.findall(r"[A-Za-z]+", question)
-                        if label != "time" and set(stems(w)) & set(stems(label)))
+                        if label != "time" and set(stems(w)) & label_stems)
     if not asked_as:
         asked_as = "time" if re.search(r"\btime\b", question, re.I) else "when"
     first = row.cells[0].text if row.cells else ""

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 import tantivy
 
+from .glossary import glossed
+
 __all__ = ["EMAIL", "FULL_STOP", "MONEY_SUM", "SENTENCE_END", "STOP", "THOUSANDS", "Unit",
            "abbreviates", "has_word", "normalise", "shared_words", "stems"]
 
@@ -183,8 +185,9 @@ class Unit:
             shapes = (*shapes, "email", "mail")
         if _TEMPERATURE.search(self.text):  # "bake at 160°C" gives a temperature
             shapes = (*shapes, "temperatur")
-        return frozenset((*stems(self.text), *stems(self.lead), *stems(self.header), *shapes,
-                          *kind_words(self.text)))
+        own = (*stems(self.text), *stems(self.lead), *stems(self.header))
+        # A label of another language says the English words of its meaning ("Vikt").
+        return frozenset((*own, *shapes, *kind_words(self.text), *glossed(own, stems)))
 
 
 _CODE = re.compile(r"(?=[\w/.-]*[A-Z])(?=[\w/.-]*\d)[A-Za-z\d][\w/.-]{0,10}[A-Za-z\d]")

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from ...corpus.evidence import entities
+from ...corpus.glossary import with_english
 from ...corpus.narrow import MONEY_ASKED
 from ...corpus.word_stems import stems, words
 from ..counting.scope import content_positions, head_unit, noun_phrase
@@ -157,8 +158,9 @@ def measure_fits(question: str, answer: str, context: str | None = None) -> bool
     kinds = asked_measures(question)
     if not kinds:
         return None
-    answer = QP_ESCAPE.sub(" ", answer)
-    context = QP_ESCAPE.sub(" ", context) if context is not None else None
+    # A label of another language says its measure ("Vikt: 10.9" is a weight).
+    answer = with_english(QP_ESCAPE.sub(" ", answer), stems)
+    context = with_english(QP_ESCAPE.sub(" ", context), stems) if context is not None else None
     asked_numbers = _answer_numbers(question)
     marked = f"{answer}\n{context or ''}"
     if any(m.numbers(answer, marked) - asked_numbers for m in kinds):

@@ -34,6 +34,7 @@ from collections.abc import Callable
 from ...corpus.asked import asked_label, label_words
 from ...corpus.blocks import lines_of
 from ...corpus.dates import MONTHS
+from ...corpus.glossary import glossed
 from ...corpus.units import STOP, abbreviates, has_word, normalise, stems
 from ...store import Store
 from ...types import SpanRef
@@ -101,7 +102,8 @@ def says_label(question: str, text: str) -> bool:
 def _says_label(part: str, label: tuple[str, ...]) -> bool:
     """The part says the label in words: the word itself, or an abbreviation of it used as
     a key ("dept:" for department); not a value's shape (a phone number is anyone's)."""
-    said = frozenset(stems(part))
+    own = stems(part)
+    said = frozenset(own) | glossed(own, stems)  # "Vikt: 10.9" says the weight
     if any(has_word(w, said) for w in label):
         return True
     keys = re.findall(r"([a-z]{3,})\s*[:.]", part.lower())
