@@ -101,6 +101,10 @@ _ABBREVIATIONS = {
 """Abbreviations written in notes, boards and logs, as the words a question uses ("When is
 the fan expected?" - "ETA 16 April"). Upper-case keys match upper case only ("eta" is no
 word, but "Eta" may be a name); the others match any case."""
+_SLASHED = re.compile(r"(?<![\w/])[A-Za-z]/[A-Za-z](?![\w/])")
+_SLASHED_WORDS = {"s/n": "serial number", "p/n": "part number", "a/c": "account",
+                  "c/o": "care of", "w/e": "week ending"}
+"""Two letters with a slash, as forms and plates write them ("S/N DEAB812044")."""
 _SPELLINGS = ((re.compile(r"(?<=\w{3})is(e|es|ed|ing|ation|ations)$"), r"iz\1"),
               (re.compile(r"(?<=\w{2})our(s|ed|ing|ful|less)?$"), r"or\1"),
               (re.compile(r"(?<=\w{3})tre(s)?$"), r"ter\1"),
@@ -134,7 +138,9 @@ def _word_forms(word: str) -> list[str]:
 def stems(text: str) -> list[str]:
     """English stems of the content words of `text` (stopwords and numbers left out;
     abbreviations expanded, British spellings made American)."""
-    words = [form for w in re.findall(r"[^\W\d_]{2,}", unicodedata.normalize("NFC", text))
+    text = _SLASHED.sub(lambda m: _SLASHED_WORDS.get(m.group().lower(), m.group()),
+                        unicodedata.normalize("NFC", text))
+    words = [form for w in re.findall(r"[^\W\d_]{2,}", text)
              for form in _word_forms(w) if form not in STOP]
     return _stemmer().analyze(" ".join(words)) if words else []
 
