@@ -301,3 +301,26 @@ def test_a_word_that_is_english_too_keeps_its_english_sense():
     from rlm_recursive.corpus.units import stems
     assert glossed(stems("Vikt Anm"), stems) >= set(stems("weight note"))
     assert not glossed(stems("alder loon art"), stems)
+
+
+FIELD_BOOK = """\
+LEVELLING FIELD BOOK - Brook Lane culvert, 12 Mar 2026
+Method: rise & fall.  RL = reduced level (m AOD)
+
+ Station   BS      FS      RL       Remarks
+ MH-A1     1.204           48.205   manhole A1, lid
+ MH-A2             2.310   47.099   manhole A2, lid, invert via dip 1.85 below lid
+
+Notes:
+ - Dip at A2: 1.85 m lid to invert, dry.
+"""
+
+
+def test_the_bridges_own_line_is_no_answer(tmp_path: Path, monkeypatch: Any):
+    """"the manhole where the dip was 1.85 m" is found by the dip's line; that line gives no
+    reduced level of the manhole."""
+    result = search_answer(tmp_path, monkeypatch, FIELD_BOOK,
+                           "Reduced level at the manhole where the dip to invert was 1.85 m?",
+                           strategy="iterative")
+    assert "Dip at A2" not in result.answer
+    assert not result.grounded or "47.099" in result.answer

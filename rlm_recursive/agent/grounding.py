@@ -21,21 +21,24 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .. import trajectory
-from ..corpus.asked import asked_label
+from ..corpus.asked import asked_label, asked_phrase
+from ..corpus.doc_titles import document_names
 from ..corpus.evidence import (
     Support,
     Unit,
     best_units,
     check_support,
+    contains,
     entities,
+    has_word,
     is_echo,
     normalise,
     shared_words,
     split_units,
     stems,
+    values,
 )
 from ..corpus.records import Layout
-from ..corpus.doc_titles import document_names
 from ..corpus.sections import Scope, scopes_for
 from ..errors import InvalidArgs
 from ..tools.search import search_session
@@ -55,7 +58,7 @@ from .answers.persons import asks_person, says_act
 from .context import AgentAnswer, RunContext
 from .copied_check import copied_field_holds
 from .reask import quoted_reply, reask
-from .routing import session_layout
+from .routing import has_bridge, session_layout
 
 __all__ = ["NOT_FOUND", "Grounding", "ground_answer", "not_found_answer", "quoted_reply",
            "said_before"]
@@ -245,9 +248,22 @@ def _of_asked_kind(question: str, answer: str, unit: Unit | None,
         return False  # "Rise of 23 from 0h sample" gives no value of the 0h sample
     if unit is not None and other_end(question, unit.text):
         return False  # "the first Saturday journey" says nothing of the last one
+    if unit is not None and _bridge_line(question, unit, chain_end):
+        return False  # the bridge's own line ("Dip at S09: 2.31 m") is no RL of the manhole
     if unit is None or chain_end or not asks_person(question):
         return True
     return says_act(question, unit, entities(question))
+
+
+def _bridge_line(question: str, unit: Unit, chain_end: str | None) -> bool:
+    """The unit is the line the question's bridge describes, not one saying what is asked:
+    it holds a value the bridge gives ("the manhole where the dip was 2.31 m"), or names no
+    chain's end, and says none of the asked words ("RL")."""
+    asked = asked_phrase(question)
+    if not asked or not has_bridge(question) or any(has_word(w, unit.stem_set) for w in asked):
+        return False
+    given = [v for v in values(question) if any(c.isdigit() for c in v)]
+    return not chain_end or any(contains(unit.norm, v) for v in given)
 
 
 _STRING_LITERAL = re.compile(r"([\"'])(.*?)(?<!\\)\1", re.DOTALL)

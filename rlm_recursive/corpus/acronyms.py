@@ -11,7 +11,8 @@ rewritten once, before them, into the form the documents use:
   capitals becomes that abbreviation, when a line of the documents says both (a legend: "RL =
   reduced level", a header: "BHT .DEGC 71.5 : BOTTOM HOLE TEMPERATURE"); or, for a run of
   three words or more (or two naming a measure: "heart rate") that the documents never say,
-  when they write its abbreviation beside a number ("tested 412 CCA", "HR 88");
+  nor its last word, when they write its abbreviation beside a number ("tested 412 CCA",
+  "HR 88");
 - an abbreviation of three capitals or more in the question that the documents never write
   ("LAS") becomes the one run of capitalised words there whose initials it is ("Log ASCII
   Standard").
@@ -21,6 +22,7 @@ Anything less certain is left as asked: a question is never rewritten into a gue
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
 
@@ -72,11 +74,14 @@ def _abbreviated(question: str, corpus: str, written: set[str]) -> str:
 
 
 def _plain(question: str, run: list[re.Match[str]]) -> bool:
-    """Adjacent lower-case content words: a name ("Gold Leaf") or "of the" is no run."""
-    gaps = (question[a.end():b.start()] for a, b in zip(run, run[1:], strict=False))
+    """Adjacent lower-case content words (the question's first may be capitalised): a name
+    ("Gold Leaf") or "of the" is no run."""
+    gaps = (question[a.end():b.start()] for a, b in itertools.pairwise(run))
+    first = re.search(r"[A-Za-z]", question)
     return all(g in (" ", "-") for g in gaps) and all(
-        m.group().islower() and len(m.group()) > 1 and m.group() not in _FUNCTION_WORDS
-        for m in run)
+        (m.group().islower() or (first is not None and m.start() == first.start()
+                                 and m.group()[1:].islower()))  # the question's first word
+        and len(m.group()) > 1 and m.group().lower() not in _FUNCTION_WORDS for m in run)
 
 
 _UNDEFINED_RUN = 3
@@ -98,7 +103,10 @@ def _stands_for(phrase: str, initials: str, corpus: str) -> bool:
         return any(_defines(said, abbreviation, line) and _only_run(phrase, initials, line)
                    for line in lines)
     number = r"\d[\d.,]*"
-    measured = phrase.lower().split()[-1] in _MEASURES
+    head = re.split(r"[\s-]+", phrase.lower())[-1]
+    if re.search(rf"\b{re.escape(head)}", corpus, re.IGNORECASE):
+        return False  # "maximum load" over "Max load": the words are there, shortened
+    measured = head in _MEASURES
     return (len(initials) >= _UNDEFINED_RUN or measured) and re.search(
         rf"{number}\s?{abbreviation}|{abbreviation}\s?[:=]?\s?{number}", corpus) is not None
 

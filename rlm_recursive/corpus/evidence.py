@@ -28,8 +28,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from .asked import (
-    asked_phrase,
     asked_head,
+    asked_phrase,
     asked_things,
     clipped,
     object_head,
@@ -91,6 +91,12 @@ def is_echo(answer: str, question: str) -> bool:
     the question offers and is no echo; "WELL" for the temperature "recorded for well NVE
     7/11-B4" offers nothing)."""
     body = _ECHO_LEAD.sub("", answer.strip())
+    # A legend defining the question's own abbreviation ("RL = reduced level") says what
+    # it means, not its value.
+    if any(re.search(rf"(?<![\w-]){re.escape(abbr)}\s*(?:=|:|-)\s*[a-z]", body, re.IGNORECASE)
+           and not re.search(r"\d", body.split(abbr, 1)[-1])
+           for abbr in re.findall(r"(?<![\w-])[A-Z]{2,6}(?![\w-])", question)):
+        return True
     if any(not contains(normalise(question), v) for v in values(body)):
         return False  # a value the question does not say ("0" is not in "500")
     asked = set(stems(question))

@@ -31,8 +31,8 @@ from .labelled import (
 from .measures import QP_ESCAPE, measure_fits, names_place, states_count, unmarked_among_sums
 from .persons import CALENDAR_WORDS, asks_who, names_person
 
-__all__ = ["asks_when", "change_side", "fits_kind", "fits_kind_in", "named_as_reference", "only_intended",
-           "only_when_and_who", "other_end"]
+__all__ = ["asks_when", "change_side", "fits_kind", "fits_kind_in", "named_as_reference",
+           "only_intended", "only_when_and_who", "other_end"]
 
 _MAIL_PARTY_ASKED = re.compile(r"\b(?:sent|send|sends|sender|received?|recipient|mailed|"
                                r"e-?mails?|messages?)\b", re.IGNORECASE)
@@ -290,8 +290,8 @@ _TIME_WORDS = frozenset(stems(
 
 
 _IP_ASKED = re.compile(r"\bIP\b(?:v[46])?(?:\s+address)?|\bip\s+address\b")
-_IP = re.compile(r"(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?![\d.])|\b[0-9a-f]{1,4}(?::[0-9a-f]{0,4}){2,7}\b",
-                 re.IGNORECASE)
+_IP = re.compile(r"(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?![\d.])"
+                 r"|\b[0-9a-f]{1,4}(?::[0-9a-f]{0,4}){2,7}\b", re.IGNORECASE)
 _DATE_ASKED = re.compile(r"\bdate\s*\??\s*$", re.IGNORECASE)
 _COMPACT_DATE = re.compile(r"(?<!\d)(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])(?!\d)")
 """A date written as digits alone, as machine formats do ("20241109")."""

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ...corpus.doc_titles import document_names
 from ...corpus.evidence import Unit, entities, split_units
 from ...corpus.search import Hit
-from ...corpus.doc_titles import document_names
 from ...corpus.sections import Scope, scopes_for
 from ...corpus.wrapping import ENTRY
 from ...errors import InvalidArgs
