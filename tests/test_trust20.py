@@ -324,3 +324,25 @@ def test_the_bridges_own_line_is_no_answer(tmp_path: Path, monkeypatch: Any):
                            strategy="iterative")
     assert "Dip at A2" not in result.answer
     assert not result.grounded or "47.099" in result.answer
+
+
+def test_the_trace_shows_the_question_as_read(tmp_path: Path, monkeypatch: Any):
+    import asyncio
+
+    from rlm_recursive.providers.fake import reply
+    from rlm_recursive.store.trajectory import load_events
+    from tests.strategy_support import ask, load, small_runtime
+
+    runtime = small_runtime(tmp_path, monkeypatch)
+    try:
+        sid = load(runtime, KILN_LOG)
+        result, _ = asyncio.run(ask(runtime, sid, "What setpoint wait did firing 2292 hold?",
+                                    "search", lambda request: reply("Not found.")))
+        runtime.store.writer.flush()
+        steps = [e for e in load_events(runtime.store.sql, result.run_id)
+                 if e["name"] == "read_question"]
+    finally:
+        runtime.close()
+    assert "1000 C" in result.answer and "1285" not in result.answer
+    assert len(steps) == 1
+    assert steps[0]["output"] == {"question_as_read": "What SW did firing 2292 hold?"}

@@ -218,8 +218,9 @@ async def _answer(
         # Asked in the documents' own abbreviations ("original gravity" over "OG 1.048"),
         # every step matches the words the records use; memory keeps the question as asked.
         read = await asyncio.to_thread(_as_written, runtime, session_id, question)
-        if read != question:  # the trace shows the question as it was read
-            trajectory.describe(trajectory.active(), question_as_read=read)
+        if read != question:  # the trace shows the question as it was read (content)
+            with trajectory.tool_call("read_question", {"question": question}) as step:
+                step.result({"question_as_read": read})
         question = read
         try:
             async with asyncio.timeout(options.timeout_s):
