@@ -25,11 +25,10 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from .asked import (
     asked_head,
-    asked_phrase,
     asked_things,
     clipped,
     object_head,
@@ -37,8 +36,14 @@ from .asked import (
     siblings,
 )
 from .leaders import label_fits
-from .naming import contains, described, entities, names, values
+from .naming import contains, entities, names, values
 from .row_values import unnamed_row_value
+from .unit_asked import (
+    asked_beside_name,
+    need_words,
+    needed,
+    says_asked_itself,
+)
 from .unit_split import split_units
 from .units import Unit, has_word, normalise, shared_words, stems
 
@@ -123,8 +128,6 @@ _CIRCLING = 3
 
 
 _MIN_WORD_SHARE = 0.7
-_TOPIC_SHARE = 0.6
-"""Of the question's words (entities aside) the answer's unit must hold, as extraction does."""
 _SHORT_ANSWER = 300
 """Chars: a longer answer (a summary) is checked word by word, not against one unit."""
 
@@ -176,7 +179,7 @@ def check_support(answer: str, question: str, cited: Sequence[str],
     topic = asked - set(stems(" ".join(named)))
     # A named entity already pins the unit down: one word fewer is needed beside it
     # ("Who sent invoice 8?" - "Invoice 8 from Ångström AB").
-    need = _needed(len(topic), bool(named))
+    need = needed(len(topic), bool(named))
     if chain_end:  # the question's words describe the whole chain, not its last link
         need = min(need, 1)
     head = None if named else object_head(question)
@@ -202,8 +205,8 @@ def check_support(answer: str, question: str, cited: Sequence[str],
                 or not says_asked_itself(question, unit, named)):
             support.off_topic = True
             continue
-        if (len(shared_words(topic, _need_words(unit, named))) < need
-                or not _asked_beside_name(question, unit, named, list(topic), need)
+        if (len(shared_words(topic, need_words(unit, named))) < need
+                or not asked_beside_name(question, unit, named, list(topic), need)
                 or not _keyed(unit, anchors, topic)
                 or (head and not has_word(head, unit.stem_set))):
             support.off_topic = True
@@ -241,93 +244,6 @@ def _own_value(line: str, anchors: list[str], entity: str) -> bool:
                for v in values(line))
 
 
-def _need_words(unit: Unit, named: list[str]) -> frozenset[str]:
-    """The words a unit is matched on: its heading's too, unless the heading already stands
-    for an entity the unit does not name (then the heading's words are that same evidence
-    again: "the budget for the Quarry Lane build" is not any line under "Quarry Lane
-    build")."""
-    if any(not contains(unit.norm, e) for e in named):
-        return unit.own_stems
-    return unit.stem_set
-
-
-def name_words(question: str, unit: Unit, named: list[str]) -> set[str]:
-    """The question's words around an entity that the unit writes around it too, in the
-    same order: part of the name as the record writes it ("energy drink" of "energy drink lot
-    7781" beside "Sample: S-26-3303 energy drink lot 7781"), not words of what is asked."""
-    asked, said = _WORDS.findall(question.lower()), _WORDS.findall(unit.text.lower())
-    out: set[str] = set()
-    for entity in named:
-        size = len(_WORDS.findall(entity))
-        for i in range(len(asked) - size + 1):
-            if " ".join(asked[i:i + size]) != entity:
-                continue
-            for j in range(len(said) - size + 1):
-                if said[j:j + size] != asked[i:i + size]:
-                    continue
-                left = 0
-                while i - left > 0 and j - left > 0 and asked[i - left - 1] == said[j - left - 1]:
-                    left += 1
-                right = 0
-                while (i + size + right < len(asked) and j + size + right < len(said)
-                       and asked[i + size + right] == said[j + size + right]):
-                    right += 1
-                out |= {s for w in asked[i - left:i] + asked[i + size:i + size + right]
-                        for s in stems(w)}
-    return out
-
-
-_WORDS = re.compile(r"[\w'’/-]+")
-
-
-def _asked_beside_name(question: str, unit: Unit, named: list[str], words: list[str],
-                       need: int) -> bool:
-    """Of the question's words, those that are not words of the name as the unit writes it
-    (`name_words`) must still be shared as `need` says, when two or more are left: "caffeine
-    mg/L" is asked of "energy drink lot 7781", and the sample's line says only the name."""
-    around = name_words(question, unit, named)
-    rest = [w for w in words if w not in around]
-    if not around or len(rest) < 2:
-        return True
-    return len(shared_words(rest, _need_words(unit, named))) >= max(
-        1, min(need, _needed(len(rest), bool(named))))
-
-
-_SUPERLATIVE = re.compile(
-    r"\b(?:strongest|weakest|largest|biggest|smallest|highest|lowest|longest|shortest|oldest|"
-    r"youngest|earliest|heaviest|lightest|fastest|slowest|deepest|shallowest|warmest|"
-    r"coldest|hottest|busiest|cheapest|dearest|costliest)\b", re.IGNORECASE)
-"""A rank among records ("the second-strongest earthquake"): read by comparing them, not off
-one line, unless that line says the rank itself ("the largest peak: 3.2 min")."""
-
-
-def says_rank(question: str, unit: Unit) -> bool:
-    """The unit says every superlative the question ranks by (`_SUPERLATIVE`)."""
-    return all(has_word(s, unit.stem_set) for m in _SUPERLATIVE.finditer(question)
-               for s in stems(m.group()))
-
-
-def says_asked_itself(question: str, unit: Unit, named: list[str]) -> bool:
-    """A unit that names an entity only through its document's title or top fields (the
-    well a log's header names) must say every word of what is asked itself: the title pins
-    the document down, not the line ("LOG DATE" is no spud date). An entity the question
-    names only to describe what it asks about (`naming.described`) must be said by the unit
-    itself: under its own heading, the unit is about it, not the thing asked. A rank the
-    question asks by must be said too (`says_rank`)."""
-    if any(not contains(unit.norm, e) for e in described(question)) or not says_rank(
-            question, unit):
-        return False
-    if not unit.title or all(names(replace(unit, title=""), e) for e in named):
-        return True
-    return all(has_word(w, unit.own_stems) for w in asked_phrase(question)
-               if w not in _KIND_WORDS)
-
-
-_KIND_WORDS = frozenset(stems("number no code id ref reference value"))
-"""Words that say what kind of value is asked, not which: "Meter serial HN-3390127" is the
-serial number."""
-
-
 def says_own(unit: Unit, words: Iterable[str], named: list[str]) -> bool:
     """A unit under a heading or a block's header says something asked itself: an entity
     the question names or one of its words. The header names the patient and the test:
@@ -361,14 +277,6 @@ def leans_on_scope(question: str, unit: Unit, named: list[str]) -> bool:
     over = frozenset(stems(unit.scope))
     return any(w in over and not has_word(w, unit.own_stems) for w in stems(question))
 
-
-def _needed(topic: int, named: bool) -> int:
-    """How many of the question's other words the answer's unit must hold: 60 %, one fewer
-    beside a named entity (it pins the unit down); with no entity named, every word but one
-    of four or more ("the pharmacy line" is not "the prescriptions line")."""
-    if not named:
-        return topic - 1 if topic >= 4 else topic
-    return max(0, math.ceil(_TOPIC_SHARE * topic) - 1)
 
 
 def _keyed(unit: Unit, anchors: list[str], topic: set[str]) -> bool:
@@ -407,11 +315,11 @@ def best_units(question: str, units: Iterable[Unit], limit: int = 3, *,
         shared = [w for w in topic if has_word(w, unit.stem_set) or w in headed]
         has_entities = all(names(unit, e) for e in named)
         if strict:
-            need = max(1, _needed(len(plain), bool(named))) if plain else 0
-            if not has_entities or len(shared_words(plain, _need_words(unit, named))) < need:
+            need = max(1, needed(len(plain), bool(named))) if plain else 0
+            if not has_entities or len(shared_words(plain, need_words(unit, named))) < need:
                 continue
             # Words of the name as the record writes it are no words of what is asked.
-            if not _asked_beside_name(question, unit, named, plain, need):
+            if not asked_beside_name(question, unit, named, plain, need):
                 continue
             if not says_own(unit, plain, named) or not label_fits(question, unit.text):
                 continue
