@@ -70,7 +70,7 @@ _MEANINGS: dict[str, str] = {
     "guest": "gast huésped gäst gjest gæst",
     "arrival arrived": "ankunft aankomst llegada arrivée ankomst",
     "departure left": "abfahrt abreise vertrek salida départ avresa avreise",
-    "odometer mileage": "kilometerstand tachostand",
+    "odometer mileage": "kilometerstand km-stand tachostand",
     "distance": "strecke entfernung afstand distancia distanza avstånd",
     "purpose reason": "zweck grund doel motivo ändamål formål",
     "driver": "fahrer chauffeur förare sjåfør",
@@ -87,32 +87,35 @@ _MEANINGS: dict[str, str] = {
 
 
 @functools.cache
-def _glossary(stem: Callable[[str], list[str]]) -> dict[str, frozenset[str]]:
-    """Each label's stems, and the English stems of its meaning (stemmed as units are)."""
-    out: dict[str, frozenset[str]] = {}
+def _glossary(stem: Callable[[str], list[str]]) -> dict[tuple[str, ...], frozenset[str]]:
+    """Each label's stems (a compound's in order: "km-Stand"), and the English stems of its
+    meaning (stemmed as units are)."""
+    out: dict[tuple[str, ...], frozenset[str]] = {}
     for english, labels in _MEANINGS.items():
         for label in labels.split():
-            for word in stem(label):
-                out[word] = out.get(word, frozenset()) | frozenset(stem(english))
+            key = tuple(stem(label))
+            if key:
+                out[key] = out.get(key, frozenset()) | frozenset(stem(english))
     return out
 
 
 def glossed(words: Iterable[str], stem: Callable[[str], list[str]]) -> frozenset[str]:
-    """The English stems the given stems mean, when they are labels of another language
-    (`stem`: the stemmer the words were stemmed with)."""
+    """The English stems the given stems (in order) mean, when they are labels of another
+    language, a word or a compound of two ("km-Stand": odometer)."""
     table = _glossary(stem)
+    said = list(words)
     out: frozenset[str] = frozenset()
-    for word in words:
-        if word in table:
-            out |= table[word]
+    for at, word in enumerate(said):
+        for key in ((word,), tuple(said[at:at + 2])):
+            out |= table.get(key, frozenset())
     return out
 
 
 @functools.cache
 def _english_of(stem: Callable[[str], list[str]]) -> dict[str, str]:
     """Each label's stem, and the English words of its meaning as written."""
-    return {word: english for english, labels in _MEANINGS.items()
-            for label in labels.split() for word in stem(label)}
+    return {words[0]: english for english, labels in _MEANINGS.items()
+            for label in labels.split() if len(words := stem(label)) == 1}
 
 
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
