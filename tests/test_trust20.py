@@ -298,6 +298,9 @@ def test_a_word_that_is_english_too_keeps_its_english_sense():
     from rlm_recursive.corpus.units import stems
     assert glossed(stems("Vikt Anm"), stems) >= set(stems("weight note"))
     assert not glossed(stems("alder loon art"), stems)
+    # A compound label of two words: "km-Stand" is the odometer, "stand" alone nothing.
+    assert glossed(stems("km-Stand Ende"), stems) >= set(stems("odometer"))
+    assert not glossed(stems("stand by"), stems)
 
 
 FIELD_BOOK = """\
