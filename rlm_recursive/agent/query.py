@@ -268,7 +268,10 @@ async def _answer(
 
 def _as_written(runtime: RunHost, session_id: str, question: str) -> str:
     docs = runtime.store.documents(session_id)
-    return as_written(question, (runtime.store.text(d) for d in docs), (d.source for d in docs))
+    # The same documents are read once for every question asked of them.
+    key = tuple((d.id, d.content_hash) for d in docs)
+    return as_written(question, (runtime.store.text(d) for d in docs), (d.source for d in docs),
+                      key=key)
 
 
 def _exact(computed: Any) -> bool | None:

@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 __all__ = ["as_written"]
 
@@ -40,20 +42,67 @@ _FUNCTION_WORDS = frozenset(
 """Words no abbreviation spells: a run holding one is no name of a thing."""
 
 
-def as_written(question: str, texts: Iterable[str], sources: Iterable[str] = ()) -> str:
+@dataclass(frozen=True)
+class _Corpus:
+    """The documents as one text, in lower case for fast searching (when lowering keeps
+    every offset), and the capitals they write."""
+
+    text: str
+    lower: str | None
+    written: frozenset[str]
+
+    @classmethod
+    def of(cls, texts: Iterable[str]) -> _Corpus:
+        text = "\n".join(texts)
+        lower = text.lower()
+        return cls(text, lower if len(lower) == len(text) else None,
+                   frozenset(_CAPS.findall(text)))
+
+    def search(self, pattern: str) -> Iterator[re.Match[str]]:
+        """Matches of a pattern written in lower case, in any case, starting a word (the
+        pattern opens with a literal: a leading `\\b` would stop the fast literal scan)."""
+        text = self.lower if self.lower is not None else self.text
+        flags = 0 if self.lower is not None else re.IGNORECASE
+        return (m for m in re.finditer(pattern, text, flags)
+                if m.start() == 0 or not text[m.start() - 1].isalnum())
+
+    def lines_saying(self, pattern: str) -> list[str]:
+        """The lines holding a match of `pattern` (lower case, matched in any case)."""
+        out = []
+        for match in self.search(pattern):
+            start = self.text.rfind("\n", 0, match.start()) + 1
+            end = self.text.find("\n", match.end())
+            out.append(self.text[start:len(self.text) if end < 0 else end])
+        return list(dict.fromkeys(out))
+
+
+_READ: OrderedDict[object, _Corpus] = OrderedDict()
+_KEEP = 2
+"""Sessions whose reading is kept: a run asks one question, a conversation several."""
+
+
+def as_written(question: str, texts: Iterable[str], sources: Iterable[str] = (),
+               key: object = None) -> str:
     """`question` with its spelled-out runs and abbreviations in the documents' own form
     (see the module docstring); the question itself when nothing is certain. `sources`:
-    the documents' file names, whose parts ("the LAS file") name a file, not a thing."""
-    corpus = "\n".join(texts)
-    named = {part.upper() for source in sources for part in re.split(r"[\W_]+", source)}
-    written = set(_CAPS.findall(corpus))
-    if not written:
+    the documents' file names, whose parts ("the LAS file") name a file, not a thing.
+    `key`: what identifies these texts (their ids and content hashes): their reading is
+    kept for the next question on the same texts."""
+    corpus = _READ.get(key) if key is not None else None
+    if corpus is None:
+        corpus = _Corpus.of(texts)
+        if key is not None:
+            _READ[key] = corpus
+            while len(_READ) > _KEEP:
+                _READ.popitem(last=False)
+    if not corpus.written:
         return question
-    question = _abbreviated(question, corpus, written)
-    return _spelled_out(question, corpus, written | named)
+    named = {part.upper() for source in sources for part in re.split(r"[\W_]+", source)}
+    question = _abbreviated(question, corpus)
+    return _spelled_out(question, corpus, corpus.written | named)
 
 
-def _abbreviated(question: str, corpus: str, written: set[str]) -> str:
+def _abbreviated(question: str, corpus: _Corpus) -> str:
     """Runs of lower-case words whose initials the documents write in capitals."""
     found = list(_QUESTION_WORD.finditer(question))
     out, at, i = [], 0, 0
@@ -64,7 +113,7 @@ def _abbreviated(question: str, corpus: str, written: set[str]) -> str:
                 continue
             initials = "".join(m.group()[0] for m in run).upper()
             phrase = question[run[0].start():run[-1].end()]
-            if initials in written and _stands_for(phrase, initials, corpus):
+            if initials in corpus.written and _stands_for(phrase, initials, corpus):
                 out.append(question[at:run[0].start()] + initials)
                 at, i = run[-1].end(), i + size
                 break
@@ -93,22 +142,22 @@ _MEASURES = frozenset(
     "score speed temperature time value volume weight".split())
 
 
-def _stands_for(phrase: str, initials: str, corpus: str) -> bool:
+def _stands_for(phrase: str, initials: str, corpus: _Corpus) -> bool:
     """Whether the documents' `initials` stand for `phrase` (see the module docstring)."""
-    said = re.compile(r"\b" + r"[\s-]+".join(map(re.escape, re.split(r"[\s-]+", phrase)))
-                      + r"\b", re.IGNORECASE)
+    words = re.split(r"[\s-]+", phrase.lower())
+    pattern = r"[\s-]+".join(map(re.escape, words)) + r"\b"
+    said = re.compile(r"\b" + pattern, re.IGNORECASE)
     abbreviation = rf"(?<![\w-]){initials}(?![\w-])"
-    lines = [line for line in corpus.splitlines() if said.search(line)]
+    lines = corpus.lines_saying(pattern)
     if lines:
         return any(_defines(said, abbreviation, line) and _only_run(phrase, initials, line)
                    for line in lines)
     number = r"\d[\d.,]*"
-    head = re.split(r"[\s-]+", phrase.lower())[-1]
-    if re.search(rf"\b{re.escape(head)}", corpus, re.IGNORECASE):
+    if next(corpus.search(re.escape(words[-1])), None) is not None:
         return False  # "maximum load" over "Max load": the words are there, shortened
-    measured = head in _MEASURES
+    measured = words[-1] in _MEASURES
     return (len(initials) >= _UNDEFINED_RUN or measured) and re.search(
-        rf"{number}\s?{abbreviation}|{abbreviation}\s?[:=]?\s?{number}", corpus) is not None
+        rf"{number}\s?{abbreviation}|{abbreviation}\s?[:=]?\s?{number}", corpus.text) is not None
 
 
 _DEFINED_WITHIN = 40
@@ -133,14 +182,14 @@ def _only_run(phrase: str, initials: str, line: str) -> bool:
     return runs == {" ".join(phrase.lower().replace("-", " ").split())}
 
 
-def _spelled_out(question: str, corpus: str, written: set[str]) -> str:
+def _spelled_out(question: str, corpus: _Corpus, written: frozenset[str]) -> str:
     """Abbreviations the documents never write, as their one spelled-out run there."""
     for abbreviation in dict.fromkeys(_CAPS.findall(question)):
         if abbreviation in written or len(abbreviation) < _UNDEFINED_RUN:
             continue
         run = r"\b" + r"[ -]".join(f"(?:{c}[a-z]+|{c}[A-Z]+)" for c in abbreviation) + r"\b"
         spelled = {" ".join(m.group().lower().replace("-", " ").split())
-                   for m in re.finditer(run, corpus)}
+                   for m in re.finditer(run, corpus.text)}
         if len(spelled) == 1:
             question = re.sub(rf"(?<![\w-]){abbreviation}(?![\w-])", spelled.pop(), question)
     return question
