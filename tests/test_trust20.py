@@ -346,3 +346,26 @@ def test_the_trace_shows_the_question_as_read(tmp_path: Path, monkeypatch: Any):
     assert "1000 C" in result.answer and "1285" not in result.answer
     assert len(steps) == 1
     assert steps[0]["output"] == {"question_as_read": "What SW did firing 2292 hold?"}
+
+
+LEDGER = """\
+; Huishoudboekje 2026 - ledger-cli journal
+2026/04/24 * Salaris Ines  -- Bakkerij Vos BV
+    Assets:Bank:Betaal                       € 2.914,66
+    Income:Salaris:Ines
+
+2026/04/25 * Salaris Ruud  -- Dijkstra Techniek BV  ; incl. overwerk
+    Assets:Bank:Betaal                       € 3.388,72
+    Income:Salaris:Ruud
+"""
+
+
+def test_a_continental_sum_keeps_its_cents(tmp_path: Path, monkeypatch: Any):
+    """"€ 3.388,72" is three thousand and more, not 3.388: a year-first ledger's entry."""
+    from rlm_recursive.corpus.units import MONEY_SUM
+    assert MONEY_SUM.search("Betaal € 3.388,72").group() == "€ 3.388,72"
+    assert MONEY_SUM.search("fee £1,250 paid").group() == "£1,250"
+    result = search_answer(tmp_path, monkeypatch, LEDGER,
+                           "how much net pay did Ruud get in april 2026 (incl overtime)")
+    assert "3.388,72" in result.answer or not result.grounded
+    assert "2.914,66" not in result.answer and not result.answer.rstrip().endswith("3.388")

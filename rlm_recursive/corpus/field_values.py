@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from .blocks import lines_of
 from .described import abbreviates, says_stem, stems_of
 from .record_units import LABEL_CELLS, Unit
-from .units import normalise, stems
+from .units import MONEY_SUM, normalise, stems
 
 __all__ = ["ASKED_UNIT", "Candidate", "asked_kind", "asked_kind_words", "candidates",
            "label_matches"]
@@ -45,7 +45,7 @@ _KINDS: dict[str, re.Pattern[str]] = {
                        re.IGNORECASE),
     "duration": re.compile(r"\d+(?:\.\d+)?\s?(?:s|secs?|seconds?|min|mins|minutes?|h|hrs?|"
                            r"hours?|days?|weeks?|months?|years?)\b", re.IGNORECASE),
-    "money": re.compile(r"[£$€]\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*(?:\.\d+)?\s?(?:GBP|USD|EUR)\b"),
+    "money": re.compile(rf"{MONEY_SUM.pattern}|\b\d[\d,]*(?:\.\d+)?\s?(?:GBP|USD|EUR)\b"),
     "percent": re.compile(r"\d+(?:\.\d+)?\s?%"),
 }
 _ASKS_KIND = (

@@ -34,7 +34,7 @@ from .asked import qualifiers
 from .dates import MONTHS, date_of, said_dates, weekday_named
 from .grid_tables import grids
 from .naming import entities, says
-from .units import STOP, normalise, stems
+from .units import CONTINENTAL_SUM, STOP, normalise, stems
 
 __all__ = ["KINDS", "TypedValue", "asked_kind", "gives_kind", "typed_value"]
 
@@ -58,7 +58,8 @@ _KINDS: tuple[tuple[str, re.Pattern[str], re.Pattern[str] | None], ...] = (
                           r"(?:\bhow\s+much\b(?!\s+(?:longer|later|earlier))"
                           r"|\b(?:cost|price|fee|charged?|paid|invoiced|billed)\b)", re.I),
      # Guineas ("4,200 gns"): what livestock and bloodstock still sell for.
-     re.compile(r"[£$€]\s?\d[\d,]*(?:\.\d\d)?"
+     # A continental sum first ("€ 3.388,72", "€ 12,50"), its decimals kept.
+     re.compile(rf"[£$€]\s?(?:{CONTINENTAL_SUM}|\d[\d,]*(?:\.\d\d)?)"
                 r"|\b\d[\d,]*(?:\.\d\d)?\s?(?:GBP|USD|EUR|gns|guineas)\b")),
     ("time", re.compile(r"\b(?:what|which)\s+time\b|(?<!the\s)\btime\s+of\b", re.I),
      re.compile(r"(?<![\d:.])(?:[01]?\d|2[0-3])[:.][0-5]\d(?:\s?[ap]\.?m\.?)?(?![\d:.])",

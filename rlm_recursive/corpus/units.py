@@ -24,7 +24,8 @@ import tantivy
 
 from .glossary import glossed
 
-__all__ = ["EMAIL", "FULL_STOP", "MONEY_SUM", "SENTENCE_END", "STOP", "THOUSANDS", "Unit",
+__all__ = ["CONTINENTAL_SUM", "EMAIL", "FULL_STOP", "MONEY_SUM", "SENTENCE_END", "STOP",
+           "THOUSANDS", "Unit",
            "abbreviates", "has_word", "normalise", "shared_words", "stems"]
 
 STOP = frozenset((
@@ -199,8 +200,11 @@ class Unit:
 _CODE = re.compile(r"(?=[\w/.-]*[A-Z])(?=[\w/.-]*\d)[A-Za-z\d][\w/.-]{0,10}[A-Za-z\d]")
 """A code: a short word of capitals and digits ("R19", "SR-1", "D/WHT/4/3", "12A"), not a
 timestamp or a hash."""
-MONEY_SUM = re.compile(r"[£$€]\s?\d[\d,]*(?:\.\d+)?")
-"""A sum written with its currency sign ("£1,240", "€17.64")."""
+CONTINENTAL_SUM = r"\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?(?![\d.,])|\d+,\d{2}(?![\d.,])"
+"""A sum as much of Europe writes it: dots between thousands, a comma before the cents
+("3.388,72", "12,50"); "1,250" is an English thousand."""
+MONEY_SUM = re.compile(rf"[£$€]\s?(?:{CONTINENTAL_SUM}|\d[\d,]*(?:\.\d+)?)")
+"""A sum written with its currency sign ("£1,240", "€17.64", "€ 3.388,72")."""
 _MONEY = re.compile(r"[£$€¥]\s?\d|\b\d[\d.,]*\s?(?:GBP|USD|EUR|pence|p)\b")
 _DECIBELS = re.compile(r"\d\s?dB", re.IGNORECASE)
 _CLOCK = re.compile(r"(?<![\d:.])([01]?\d|2[0-3])[:.]([0-5]\d)(?![\d.]|:\d\d\d)")
