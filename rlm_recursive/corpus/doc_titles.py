@@ -5,6 +5,7 @@ BISCUIT" over a clinical history), whom the whole document is about."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Iterable
@@ -134,6 +135,7 @@ def _label(line: str) -> str | None:
     return " ".join(field.group(1).lower().split())
 
 
+@functools.lru_cache(maxsize=64)  # asked per window and per cited span, of the same texts
 def document_names(text: str) -> str:
     """What names every line of a document, as one heading: its title and its top fields
     (`front_fields`), " / " between."""
