@@ -9,13 +9,12 @@ import re
 
 from ..corpus.asked import label_says
 from ..corpus.dates import day_row_date, said_dates, same_date
-from ..corpus.doc_titles import file_words
+from ..corpus.doc_titles import document_names, file_words
 from ..corpus.evidence import contains, entities, normalise
 from ..corpus.grid_tables import column_value_said
 from ..corpus.marc import marc_view
 from ..corpus.naming import says, written_forms
 from ..corpus.positional import positional_fields
-from ..corpus.sections import title
 from ..corpus.typed_values import asked_kind
 from .answers.kinds import only_intended
 from .answers.persons import asks_who, names_asked_role
@@ -54,7 +53,7 @@ def copied_field_holds(rc: RunContext, question: str, answer: AgentAnswer) -> bo
     # gives by day number alone.
     above, dated = copied.get("heading"), copied.get("dated")
     # The file's name says what the whole file is too ("the postgresql sample config").
-    named_above = [title(text) if not links else "",
+    named_above = [document_names(text) if not links else "",
                    "" if links else _name_only(question, doc.source, text),
                    text[above[0]:above[1]] if above else ""]
     record, header = text[copied["start"]:copied["end"]], text[:copied["start"]]

@@ -11,7 +11,8 @@ import re
 from .glossary import glossed
 from .units import Unit, has_word, stems
 
-__all__ = ["CONTRAST_WORDS", "LABEL_KINDS", "asked_head", "asked_label", "asked_phrase",
+__all__ = ["CONTRAST_WORDS", "LABEL_KINDS", "asked_clause", "asked_head", "asked_label",
+           "asked_phrase",
            "asked_things", "clipped", "label_says", "label_words", "measure_asked",
            "object_head", "qualifiers", "siblings"]
 
@@ -123,6 +124,23 @@ def measure_asked(question: str) -> str | None:
     return _HOW_MEASURED.get(match.group(1).lower()) if match else None
 
 
+_ASKING_START = re.compile(r"\s*(?:who|whose|whom|what|which|when|where|why|how|is|are|was|were|"
+                           r"do|does|did|can|could|has|have|had)\b", re.IGNORECASE)
+_DASHED_ASK = re.compile(r"\s(?:[—–]|--?)\s+((?:what|which|who|how|when|where)\b[^—–]*)$",
+                        re.IGNORECASE)
+
+
+def asked_clause(question: str) -> str:
+    """The clause that asks: in "Whose mailbox got knocked down on January 6th — what's the
+    address?", the question after the dash (the clause before it says whose)."""
+    found = _DASHED_ASK.search(question)
+    # Only after a question of its own: "The brew that used yeast from brew 311 - what OG did
+    # it reach?" describes what "it" is, and the whole asks.
+    if found is None or not _ASKING_START.match(question):
+        return question
+    return found.group(1)
+
+
 def _asked_words(question: str) -> list[str]:
     """The words of the noun phrase a question asks for, as written: "What's the cost
     centre on ..." → cost centre; "which mobile carrier was ..." → mobile carrier; "max
@@ -131,6 +149,7 @@ def _asked_words(question: str) -> list[str]:
     other who/when/where questions and imperatives."""
     if topic := _TOPIC.match(question):  # "ledgerline: which port is ...": a topic first
         question = question[topic.end():]
+    question = asked_clause(question)
     question = _POLITE.sub("", question)  # "Can you tell me what race number ..."
     written = _WORD.findall(question)
     words = [w.lower().rstrip(".") for w in written]

@@ -12,7 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["MONTHS", "WEEKDAYS", "DateCondition", "SaidDate", "date_of", "day_row_date",
+__all__ = ["FOREIGN_WEEKDAYS", "MONTHS", "WEEKDAYS", "DateCondition", "SaidDate", "date_of",
+           "day_row_date",
            "has_month", "in_year", "month_heading", "record_years", "said_dates", "same_date",
            "weekday_named"]
 
@@ -44,7 +45,7 @@ def has_month(text: str, month: int) -> bool:
 _Y = r"((?:1[5-9]|20)\d\d)"
 _ISO = re.compile(rf"\b{_Y}[-/.](\d\d)[-/.](\d\d)(?:\b|T)|\b{_Y}(\d\d)(\d\d)(?:T|\b)")
 """A year first: "2026-10-01", a ledger's "2025/04/02", "2025.04.02", "20261001"."""
-_DMY = re.compile(rf"\b(\d{{1,2}})[/.](\d{{1,2}})[/.]{_Y}\b")
+_DMY = re.compile(rf"\b(\d{{1,2}})([/.-])(\d{{1,2}})\2{_Y}\b")
 _NAMED = re.compile(rf"\b(?:(\d{{1,2}})[ -]?)?([A-Za-z]{{3,9}})\.?,?[ -](?:(\d{{1,2}}),?\s+)?"
                     rf"{_Y}\b")
 _YEAR = re.compile(rf"(?<![\d.:/-]){_Y}(?![\d.:/-])")
@@ -66,7 +67,7 @@ def record_years(text: str) -> set[int]:
     opening = _OPENING.match(text.lstrip())
     if opening and (day := date_of(opening.group(1))) is not None:
         return {day.year}
-    years = {int(m.group(3)) for m in _DMY.finditer(text)}
+    years = {int(m.group(4)) for m in _DMY.finditer(text)}
     years |= {int(m.group(1) or m.group(4)) for m in _ISO.finditer(text)}
     years |= {int(m.group(4)) for m in _NAMED.finditer(text) if m.group(2).lower() in MONTHS}
     return years
@@ -90,7 +91,7 @@ def date_of(value: str) -> date | None:
         return _safe(y, m, d)
     dmy = _DMY.search(text)
     if dmy:
-        return _safe(int(dmy.group(3)), int(dmy.group(2)), int(dmy.group(1)))
+        return _safe(int(dmy.group(4)), int(dmy.group(3)), int(dmy.group(1)))
     named = _NAMED.search(text)
     if named and MONTHS.get(named.group(2).lower()):
         day = named.group(1) or named.group(3) or "1"
@@ -141,6 +142,9 @@ _SAID = (  # (pattern, which groups are day, month, year)
     (re.compile(rf"(?<![\d.])\b{_YEAR4}([-/.])(\d\d)\2(\d\d)(?!\d)"), (4, 3, 1)),
     (re.compile(r"(?<![\w/.:])(\d{1,2})([/.])(\d{1,2})\2((?:19|20)?\d\d)(?![\w/]|[.:]\d)"),
      (1, 3, 4)),
+    # "06-11-2026" (a Dutch till's day first), with its whole year: "10-12-14" may be a range.
+    (re.compile(r"(?<![\w/.:-])(\d{1,2})(-)(\d{1,2})-((?:19|20)\d\d)(?![\w/-]|[.:]\d)"),
+     (1, 3, 4)),
     (re.compile(rf"(?<![a-z\d] )(?<![\w])({_MONTH_WORD})\.?,? {_YEAR4}(?!\d)", re.I),
      (0, 1, 2)),
 )
@@ -187,10 +191,25 @@ def same_date(asked: SaidDate, written: SaidDate) -> bool:
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
+FOREIGN_WEEKDAYS = {name: k for k, names in enumerate((
+    "maandag lundi lunes montag lunedì lunedi måndag mandag",
+    "dinsdag mardi martes dienstag martedì martedi tisdag tirsdag",
+    "woensdag mercredi miércoles miercoles mittwoch mercoledì mercoledi onsdag",
+    "donderdag jeudi jueves donnerstag giovedì giovedi torsdag",
+    "vrijdag vendredi viernes freitag venerdì venerdi fredag",
+    "zaterdag samedi sábado sabado samstag sonnabend lördag lørdag",
+    "zondag dimanche domingo sonntag domenica söndag søndag")) for name in names.split()}
+"""Weekdays written in full in Dutch, French, Spanish, German, Italian and the Nordic
+languages ("vrijdag 06-11-2026" is a Friday)."""
+
+
 def weekday_named(word: str) -> int | None:
     """The weekday (0 = Monday) a word names, in full, in the plural or cut to two letters
-    or more ("Fri", "FR", "Saturdays"); None for any other word, or one two days share."""
+    or more ("Fri", "FR", "Saturdays"), or in full in another language ("vrijdag"); None
+    for any other word, or one two days share."""
     word = word.lower().rstrip(".")
+    if word in FOREIGN_WEEKDAYS:
+        return FOREIGN_WEEKDAYS[word]
     word = word[:-1] if word.endswith("s") and len(word) > 3 else word
     if len(word) < 2 or not word.isalpha():
         return None

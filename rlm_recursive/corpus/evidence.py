@@ -36,7 +36,7 @@ from .asked import (
     siblings,
 )
 from .leaders import label_fits
-from .naming import contains, entities, names, values
+from .naming import contains, entities, names, says, values
 from .row_values import unnamed_row_value
 from .unit_asked import (
     asked_beside_name,
@@ -272,8 +272,8 @@ def leans_on_scope(question: str, unit: Unit, named: list[str]) -> bool:
     if not unit.scope:
         return False
     scope = normalise(unit.scope)
-    if any(not contains(unit.norm, e) and contains(scope, e) for e in named):
-        return True
+    if any(not says(unit.norm, e) and says(scope, e) for e in named):
+        return True  # (a date however written: "January 6th" over "Event #14 — Jan 6 2026")
     over = frozenset(stems(unit.scope))
     return any(w in over and not has_word(w, unit.own_stems) for w in stems(question))
 

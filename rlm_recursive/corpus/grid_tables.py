@@ -29,7 +29,8 @@ from dataclasses import dataclass
 
 from .blocks import lines_of
 
-__all__ = ["Cell", "Grid", "GridRow", "column_value_said", "grids", "preamble_end"]
+__all__ = ["Cell", "Grid", "GridRow", "column_value_said", "grid_rows", "grids",
+           "preamble_end"]
 
 _CELL = re.compile(r"[^\s|]+(?: [^\s|]+)*")
 """A cell: words set apart from the next cell by two or more spaces, or a bar."""
@@ -330,6 +331,23 @@ def grids(doc_id: str, text: str) -> tuple[Grid, ...]:
                             (lines[found[0]][0], lines[found[0]][1]) if found else None,
                             _heading(lines, top)))
     return tuple(out)
+
+
+_NAMED_COLUMNS = 3
+
+
+def grid_rows(text: str) -> list[tuple[int, int, dict[str, str]]]:
+    """The rows of the document's grids whose every column is named (three or more), each
+    with its cells by column name: a fixed-width report's rows under a header set between
+    two full rules ("N°Adh  Nom  Prénom ... Date règl.") are records like any table's."""
+    out = []
+    for grid in grids("", text):
+        if len(grid.heads) < _NAMED_COLUMNS or not all(grid.heads) or len(set(grid.heads)) < len(
+                grid.heads):
+            continue
+        for row in grid.rows:
+            out.append((row.start, row.end, {grid.heads[c.column]: c.text for c in row.cells}))
+    return out
 
 
 def preamble_end(text: str, grid: Grid) -> int:

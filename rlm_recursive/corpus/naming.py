@@ -12,7 +12,7 @@ import re
 import unicodedata
 
 from .asked import asked_phrase
-from .dates import MONTHS, WEEKDAYS, said_dates, same_date, weekday_named
+from .dates import FOREIGN_WEEKDAYS, MONTHS, WEEKDAYS, said_dates, same_date, weekday_named
 from .units import SENTENCE_END, STOP, THOUSANDS, Unit, abbreviates, normalise, stems
 
 __all__ = ["HONORIFICS", "contains", "described", "entities", "names", "says", "values",
@@ -149,9 +149,29 @@ def says(norm: str, entity: str) -> bool:
     noun, _, number = entity.rpartition(" ")
     if any(_contains(norm, f"{noun}{gap}{number}") for gap in ("", " #", " no. ", " no ")):
         return True
+    if _row_says(norm, noun, number.lstrip("#")):
+        return True
     # The noun abbreviated ("RCPT 0452" for receipt 0452, "Rm 4" for room 4).
     return any(abbreviates(m.group(1), noun, lead=1, shortest=2) for m in re.finditer(
         r"(?<![^\W_])([a-z]{2,8})\.?\s?#?\s?" + re.escape(number) + r"(?![^\W_]|[.,]\d)", norm))
+
+
+_CODE_LENGTH = 4
+"""A number this long is a code of its own: "24371" is the invoice wherever its row says
+"Invoice"; "7" is ward 7 only beside the word ("Ward 3: 7 beds" is not ward 7)."""
+
+
+def _row_says(norm: str, noun: str, number: str) -> bool:
+    """A table's row says the noun and, columns later, its number: "Invoice  07/23/2026
+    24371" is invoice 24371 (its type, its date, its number)."""
+    if len(number) < _CODE_LENGTH or not any(c.isdigit() for c in number):
+        return False
+    number_at = re.compile(rf"(?<![\w./:-])#?{re.escape(number)}(?!\w|[./:-]\w)")
+    for line in norm.split("\n"):
+        found = number_at.search(line)
+        if found and stems(noun)[-1:] and stems(noun)[-1] in stems(line[:found.start()]):
+            return True
+    return False
 
 
 def _says_name(norm: str, entity: str) -> bool:
@@ -165,7 +185,7 @@ _FAMILY = re.compile(r"[a-z]{3,}[^su\W]s")
 """A family by its plural ("the Lindells"), never a word ending in -ss, -us or -is."""
 
 
-_WORD = re.compile(r"(?<![a-z])[a-z]{2,9}(?![a-z])")
+_WORD = re.compile(r"(?<![^\W\d_])[^\W\d_]{2,9}(?![^\W\d_])")
 
 
 def _says_weekday(norm: str, day: int) -> bool:
@@ -176,7 +196,7 @@ def _says_weekday(norm: str, day: int) -> bool:
         word = match.group()
         if weekday_named(word) != day:
             continue
-        if word in (WEEKDAYS[day], f"{WEEKDAYS[day]}s") or re.search(
+        if word in (WEEKDAYS[day], f"{WEEKDAYS[day]}s") or word in FOREIGN_WEEKDAYS or re.search(
                 r"(?<![\d.:/])\d{1,2}\s+$", norm[:match.start()]) or re.match(
                 r"\.?,?\s+\d{1,2}(?![\d:./])", norm[match.end():]):
             return True

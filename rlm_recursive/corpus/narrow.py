@@ -223,7 +223,21 @@ def _picked_aside(question: str, inner: str, outside: str) -> bool:
     not ("£65 for the term (£35 for students)" for the students' rate): it is the answer."""
     named = set(stems(" ".join(entities(question))))
     picking = set(stems(inner)) - set(stems(outside)) - named
-    return bool(_figures(question, outside)) and bool(picking & set(stems(question)))
+    # The aside's value is of the kind the line's is: "(T-4, wing)" beside "2290 Brill Rd"
+    # names the truck that hit the mailbox, not another address.
+    kinds = {_figure_kind(v) for v in _figures(question, outside)}
+    return bool(kinds & {_figure_kind(v) for v in _figures(question, inner)}) and bool(
+        picking & set(stems(question)))
+
+
+def _figure_kind(value: str) -> str:
+    """A figure's kind by its shape: a sum, a clock time, a code of letters and digits, or
+    a plain number."""
+    if MONEY_SUM.search(value) or value[:1] in "£$€":
+        return "money"
+    if _CLOCK.search(value):
+        return "clock"
+    return "code" if re.search(r"[^\W\d_]", value) else "number"
 
 
 def _names_another(owner: str, question: str) -> bool:

@@ -41,6 +41,7 @@ from .entries import entry_records
 from .events import event_fields, event_records
 from .exposition import exposition_records, is_exposition
 from .gherkin import feature_records
+from .grid_tables import grid_rows
 from .items import MARKDOWN_HEADING, Item, heading_path, line_spans, split_items
 from .levels import level_records
 from .list_entries import list_entries
@@ -237,6 +238,10 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
         piped = pipe_rows(text)
         spans = {(a, b) for a, b, _ in piped}  # a markdown table's rule is a rule too
         found = [*piped, *(r for r in ruled_rows(text) if r[:2] not in spans)]
+        # An aligned table read by its columns' positions (a header between full rules),
+        # where no rule under the header or bars made it a table already.
+        found += [r for r in grid_rows(text)
+                  if not any(a < r[1] and r[0] < b for a, b, _ in found)]
         rows = [Record(doc_id, a, b, text[a:b], f) for a, b, f in sorted(
             found, key=lambda r: r[:2])]
         out = list(rows)

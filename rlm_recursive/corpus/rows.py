@@ -105,6 +105,35 @@ def _fits(line: str, columns: list[tuple[int, int]]) -> bool:
                                       for _, b in columns[:-1])
 
 
+_GROUP_GAP = 3
+"""Lines between two groups of a report's rows: a subtotal, a blank, the next group's name."""
+_FULL_ROW = 3
+"""Cells a row must fill to carry the table on past a gap (a group's name fills one)."""
+
+
+def _between_groups(lines: list[str], at: int, columns: list[tuple[int, int]]) -> bool:
+    """The line is one of a few between two groups of the table's rows (an aged-debt
+    report's "Total Current", a blank, "1 - 30 days past due"): a full row in the same
+    columns follows, with no rule of a new table's header among them."""
+    for ahead in range(at, min(at + _GROUP_GAP + 1, len(lines))):
+        line = lines[ahead]
+        if _RULED.match(line) or _FOOTER.match(line):
+            return False
+        if ahead > at and _fits(line, columns) and sum(
+                bool(c) for c in _cells(line, columns)) >= _FULL_ROW:
+            return ahead + 1 >= len(lines) or not _RULED.match(lines[ahead + 1])
+    return False
+
+
+def _group_name(line: str) -> str | None:
+    """A line naming the group of rows under it: one cell, not a total ("1 - 30 days past
+    due", "Current")."""
+    text = line.strip()
+    if not text or _GUTTER.search(text) or re.match(r"(?i)(?:sub)?totals?\b", text):
+        return None
+    return text
+
+
 def _cells(line: str, columns: list[tuple[int, int]]) -> list[str]:
     first = columns[0][0]
     spans = [(0 if i == 0 else a, b) for i, (a, b) in enumerate(columns)] if first else columns
@@ -131,6 +160,7 @@ def ruled_rows(text: str) -> list[tuple[int, int, dict[str, str]]]:
         header = _cells(lines[i - 1], columns)
         if sum(bool(h) for h in header) < 2:
             continue
+        group = None
         for j in range(i + 1, len(lines)):
             row = lines[j]
             if _FOOTER.match(row) or _RULED.match(row) or not _fits(row, columns):
@@ -139,8 +169,18 @@ def ruled_rows(text: str) -> list[tuple[int, int, dict[str, str]]]:
                 if j == i + 1 and j + 1 < len(lines) and row.strip() and _fits(
                         lines[j + 1], columns):
                     continue
+                if _between_groups(lines, j, columns):
+                    group = _group_name(row) or group
+                    continue
                 break
+            if _RULE.match(row):
+                continue  # a sum's rule over its total
+            if (name := _group_name(row)) and _between_groups(lines, j, columns):
+                group = name  # "Current" over its rows, in the first column
+                continue
             fields = {h: c for h, c in zip(header, _cells(row, columns), strict=True)
                       if h and c}
+            if group is not None:
+                fields.setdefault("group", group)
             rows.append((spans[j][0], spans[j][1], fields))
     return rows

@@ -58,6 +58,9 @@ _LABEL_DASH = re.compile(r"\s(?:[—–]|-{1,2})\s")
 """A label and a dash ("Bed 3 — empty"): an entry of a board, a heading only as a title."""
 
 
+_FIRM_END = re.compile(r"(?i)(?<=\w)\s+(?:inc|ltd|co|corp|llc|plc|pty|gmbh|bv|sa|ag|srl)\.$")
+
+
 def _shaped(line: str, title: bool) -> bool:
     body = line.strip()
     # A document's first line may be a long banner ("REGISTER OF BURIALS in the Churchyard
@@ -65,6 +68,8 @@ def _shaped(line: str, title: bool) -> bool:
     chars, words = (_TITLE_CHARS, _TITLE_WORDS) if title else (_MAX_CHARS, _MAX_WORDS)
     if not body or len(body) > chars or len(body.split()) > words:
         return False
+    if title:  # "BELLBIRD HEADS SURF LIFE SAVING CLUB INC.": a firm's name, no sentence
+        body = _FIRM_END.sub("", body)
     if (body[-1] in ".,;:!?" or body[0].islower() or _NOT_HEADING.search(body)
             or not re.search(r"[^\W\d_]", body)):
         return False  # a sentence, a field, a row; a rule of dashes or equals names nothing
@@ -181,4 +186,5 @@ def scopes_for(text: str, start: int, end: int) -> list[Scope]:
 def title(text: str) -> str:
     """The document's title: its first heading, when that is on its first line."""
     found = headings(text)
-    return found[0][2] if found and found[0][0] == len(text) - len(text.lstrip()) else ""
+    # A report's title may be centred ("          Halvorsen Plumbing & Drain LLC").
+    return found[0][2] if found and not text[:found[0][0]].strip() else ""

@@ -127,15 +127,20 @@ def _split(texts: Sequence[str]) -> list[Unit]:
 def _leads(lines: list[str]) -> list[str]:
     """For each line of a paragraph, the line that introduces the list it is an item of:
     a short line ending in a colon ("5.2 A deposit is payable when borrowing:") or opening
-    with a clock time, over the lines indented deeper than it or marked as items; "" for
-    other lines."""
-    out, lead, depth = [], "", 0
+    with a clock time, over the lines indented deeper than it or marked as items; or the
+    label cells of an entry whose text hangs under its own column ("Moorhead Vintage Motors
+    09/02  Owner disputes ..." over lines indented to "Owner"); "" for other lines."""
+    out, lead, depth, opener = [], "", 0, ""
     for line in lines:
         indent = len(line) - len(line.lstrip())
         if lead and line.strip() and (indent > depth or _ITEM.match(line)):
             out.append(lead)
             continue
-        lead = ""
+        if (hung := _hanging_label(opener, line)) is not None:
+            lead, depth = hung, len(opener) - len(opener.lstrip())
+            out.append(lead)
+            continue
+        lead, opener = "", line
         out.append("")
         # A diary's timed entry ("13:30  Mr Arjun Mehta, 7 Beech Close") over its indented
         # notes ("Cert C4410.  £75 card."): they are about whom it names.
@@ -143,6 +148,18 @@ def _leads(lines: list[str]) -> list[str]:
                 and len(line.strip()) <= _LEAD_CHARS):
             lead, depth = line.strip(), indent
     return out
+
+
+def _hanging_label(opener: str, line: str) -> str | None:
+    """The cells of `opener` before the column `line` is indented to, when `line` carries
+    on the opener's last column there (a gutter of two spaces before it in the opener)."""
+    indent = len(line) - len(line.lstrip())
+    start = len(opener) - len(opener.lstrip())
+    if not line.strip() or not opener.strip() or indent <= start or indent >= len(opener):
+        return None
+    if opener[indent - 2:indent] != "  " or opener[indent] == " ":
+        return None
+    return opener[:indent].strip()
 
 
 _MARKER = re.compile(r"(?:\d{1,3}|[A-Za-z]|[ivxIVX]{1,4})[.)]")

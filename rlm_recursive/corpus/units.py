@@ -48,7 +48,8 @@ _DASHES = re.compile(r"[\u2010-\u2015\u2212]")
 _SPACES = re.compile(r"\s+")
 _ABBREVIATIONS = ("Dr", "Mr", "Ms", "Mrs", "St", "Prof", "No", "vs", "Fig", "Dept", "ext", "Ext",
                   "tel", "Tel", "mob", "Mob", "approx", "ref", "Ref", "dept", "extn", "Extn",
-                  "no", "Nos", "nos", "Rev", "Revd", "Col", "Capt", "Cllr")
+                  "no", "Nos", "nos", "Rev", "Revd", "Col", "Capt", "Cllr", "NO", "Nr", "nr",
+                  "NR", "Nº", "Mme", "Mlle", "Sr", "Sra", "Hr", "Fr")
 _INITIAL = r"(?<![\s(][A-Z]\.)(?<!^[A-Z]\.)"
 """Not after an initial ("P. Gill"); a code's last letter ("5254-Y. Every") is no initial."""
 SENTENCE_END = re.compile(
@@ -208,8 +209,13 @@ MONEY_SUM = re.compile(rf"[£$€]\s?(?:{CONTINENTAL_SUM}|\d[\d,]*(?:\.\d+)?)")
 _MONEY = re.compile(r"[£$€¥]\s?\d|\b\d[\d.,]*\s?(?:GBP|USD|EUR|pence|p)\b")
 _DECIBELS = re.compile(r"\d\s?dB", re.IGNORECASE)
 _CLOCK = re.compile(r"(?<![\d:.])([01]?\d|2[0-3])[:.]([0-5]\d)(?![\d.]|:\d\d\d)")
+_STREET = re.compile(r"\b\d{1,5}[A-Za-z]?,?\s+(?:[A-Z][\w'.-]*\s+){1,3}(?:Rd|Road|St|Street|Ave|"
+                     r"Avenue|Ln|Lane|Dr|Drive|Ct|Court|Way|Close|Cres|Crescent|Pl|Place|"
+                     r"Blvd|Boulevard|Hwy|Highway|Terrace|Tce|Sq|Square|Pike|Trail)\b")
+"""A street address ("2290 Brill Rd", "14 Harbour Lane")."""
 _KINDS = ((_MONEY, "cost price fee charge amount"),
-          (_DECIBELS, "decibel loud noise"))
+          (_DECIBELS, "decibel loud noise"),
+          (_STREET, "address street"))
 """Values whose shape says what they are, and the words that ask for them: a money amount is
 a cost or a fee whether or not its line says so ("a half plot is £48.00 a year")."""
 _PARTS_OF_DAY = ((5, "morning"), (12, "afternoon"), (17, "evening"), (22, "night"))

@@ -168,6 +168,9 @@ def answer_clause(question: str, unit: Unit) -> str:
     # Who speaks a transcript's line answers "who" questions only; else it is context.
     text = unit.text if WHO.match(question) else strip_speaker(unit.text)
     clauses = [c for c in _clauses(text.strip()) if c and c.strip()]
+    # "At what time did the ambulance get to the beach for the man ...": the clause saying
+    # the ambulance did it, not the one naming the man the entry is about.
+    subject = frozenset(stems(found.group(1))) if (found := _SUBJECT.search(question)) else None
     scored = []
     for i, clause in enumerate(clauses):
         new = [v for v in values(clause) if v not in said]
@@ -182,12 +185,18 @@ def answer_clause(question: str, unit: Unit) -> str:
         scored.append((bool(new), contrast, _labelled(question, clause),
                        of_kind(question, clause), _event(question, clause),
                        near + len(shared_words(topic, words)) + 0.5 * len(named & words)
-                       + whole + _fits(question, clause) + 2 * _fills_slot(question, clause),
+                       + whole + _fits(question, clause) + 2 * _fills_slot(question, clause)
+                       + bool(subject and subject <= words),
                        -i, clause))
     if not scored:
         return unit.text.strip()
     clause = re.sub(r"\s+(?:and|or|but|with)$", "", max(scored)[-1].strip().rstrip(".,;:"))
     return _balanced(clause)
+
+
+_SUBJECT = re.compile(r"\b(?:did|does|do|was|were|has|have|had)\s+(?:the|a|an|their|his|her|"
+                      r"our|my|its)\s+([a-z]{3,})\b(?!\s+(?:of|for)\b)")
+"""The subject of the question's verb ("did the ambulance get")."""
 
 
 _STRANDED = re.compile(r"\b([a-z]{3,}(?:ed|en))\s+(to|at|by|for|from|with|into|onto|on|in|under)"

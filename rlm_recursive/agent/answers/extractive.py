@@ -34,7 +34,7 @@ from ...corpus.evidence import (
     values,
 )
 from ...corpus.lookup import another_kind, lookup, says_rest
-from ...corpus.naming import described
+from ...corpus.naming import described, says
 from ...corpus.narrow import narrowed_in_line
 from ...corpus.records import Layout, Record
 from ...corpus.scopes import scoped_value
@@ -291,13 +291,14 @@ def _from_passages(store: Store, session_id: str, question: str, layout: Layout 
             # Each entity said by the unit, or by its document's title or heading where the
             # unit says one of them itself ("Eileen DOWLING" in St Oswin's register).
             if not (all(names(unit, e) for e in named)
-                    and any(contains(unit.norm, e) for e in named)):
+                    and any(says(unit.norm, e) for e in named)):
                 continue
             record = record_at(layout, doc_id, offset + unit.start)
             if record is not None and doc_id not in doc_said:
                 doc_said[doc_id] = _doc_said(layout, doc_id)
-            if record is not None and says_rest(question, record, doc_said[doc_id],
-                                                unit.title) and (
+            # Its document's first lines name every record too ("(Club de randonnée)").
+            if record is not None and says_rest(question, record, doc_said[doc_id], " ".join((
+                    unit.title, layout.titles.get(doc_id, "") if layout else ""))) and (
                     picked := _from_record(question, record, layout)):
                 key, value = picked
                 return Extract(f"{key}: {value}", SpanRef(doc_id=doc_id, start=record.start,

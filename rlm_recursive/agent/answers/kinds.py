@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from ...corpus.asked import asked_label, asked_phrase
+from ...corpus.asked import asked_clause, asked_label, asked_phrase
 from ...corpus.dates import said_dates
 from ...corpus.evidence import contains, entities, normalise, stems, values
 from ...corpus.naming import HONORIFICS
@@ -83,9 +83,18 @@ question after the colon says what kind of value is asked; the words before desc
 is asked of ("how much" there asks no amount)."""
 
 
+_CLOCK_ASKED = re.compile(r"\b(?:what|which)\s+time\b(?!\s+(?:zone|slot|period|limit|frame))"
+                          r"|\bat\s+what\s+hour\b", re.IGNORECASE)
+_CLOCK_SAID = re.compile(
+    r"(?<![\d.:/])(?:[01]?\d|2[0-3])(?:[:.h][0-5]\d)(?![\d/])|\b(?:[01]\d|2[0-3])[0-5]\d\b"
+    r"|\b(?:1[0-2]|0?[1-9])(?:[:.][0-5]\d)?\s?[ap]\.?m\b|\b(?:noon|midnight|midday)\b",
+    re.IGNORECASE)
+"""A time of day: "21:40", "6.40", "10h20", "1109" (a log's 24-hour clock), "6:40am", "noon"."""
+
+
 def _asking_part(question: str) -> str:
     match = _ASKED_AFTER_COLON.match(question.strip())
-    return match.group("asked") if match else question
+    return match.group("asked") if match else asked_clause(question)
 
 
 def fits_kind_in(question: str, answer: str, unit_text: str, heading: str = "") -> bool:
@@ -130,6 +139,7 @@ def _kind_named_elsewhere(question: str, answer: str, unit_text: str) -> bool:
 
 
 _HOW_MANY = re.compile(r"\s*how\s+many\b", re.IGNORECASE)
+_WHOLE_NUMBER = re.compile(r"(?<![\w.:/-])\d[\d,]*(?![\w:/-]|\.\d)")
 _WHEN_DONE = re.compile(r"\b(?:when|what\s+date|which\s+day|what\s+day)\b.*\b(?:was|were|did|has|"
                         r"had)\b.*?\b([a-z]{3,}ed)\b", re.IGNORECASE)
 _INTENT = r"(?:to|will|shall|should|must|needs?\s+to|awaiting|pending|due\s+to)\s+(?:be\s+)?"
@@ -227,6 +237,8 @@ def fits_kind(question: str, answer: str) -> bool:
         return False
     if _IP_ASKED.search(question):  # "the IP address of the printer": an address
         return bool(_IP.search(answer))
+    if _CLOCK_ASKED.search(question):  # "at what time did the ambulance get there": a time
+        return bool(_CLOCK_SAID.search(answer.rsplit(": ", 1)[-1]))
     if _asks_date(question):  # "requested delivery date?": a date, not the order's line
         return bool(said_dates(answer) or _DATE.search(answer) or _COMPACT_DATE.search(answer)
                     or CALENDAR_WORDS & set(stems(answer)))
@@ -241,8 +253,9 @@ def fits_kind(question: str, answer: str) -> bool:
     if _UNIT_NAMED.search(question):  # "caffeine mg/L ...": a number, not a sample's code
         said = set(re.findall(r"\d[\d,.]*", question))
         return any(m.group().rstrip(".") not in said for m in _AMOUNT.finditer(undated(answer)))
-    if _HOW_MANY.match(question):
-        return bool(re.search(r"\d", answer) or _COUNT_WORDS.search(answer))
+    if _HOW_MANY.match(question):  # a whole number: a version ("3.14.14") counts nothing
+        return bool(_WHOLE_NUMBER.search(without_times(undated(answer)))
+                    or _COUNT_WORDS.search(answer))
     if _AMOUNT_ASKED.search(question):  # "the total yearly premium": 1,834.28, not a ref
         # A quoted-printable mail body writes "£18.50" as "=C2=A318.50": its escapes are no
         # code. A date or a clock time ("asked 2 Nov", "[2026-09-30 Wed 09:12]") is no sum.

@@ -1,0 +1,173 @@
+"""Reports as software prints them (a centred title, groups of rows with subtotals between,
+an entry's notes hanging under its own column) and questions as people type them (a name
+clause, a dash, then what is asked; "at what time"; an invoice named by its type column)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rlm_recursive.agent.answers.clauses import answer_clause
+from rlm_recursive.agent.answers.kinds import fits_kind
+from rlm_recursive.corpus.asked import asked_phrase
+from rlm_recursive.corpus.evidence import split_units
+from rlm_recursive.corpus.naming import says
+from rlm_recursive.corpus.rows import ruled_rows
+from rlm_recursive.corpus.sections import title
+from rlm_recursive.corpus.units import normalise
+from tests.strategy_support import search_answer
+
+AGED_DEBTS = """\
+                         Tarnwell Glazing & Joinery Ltd
+                           Customer Balance Detail
+                            As at 30 September 2026
+
+  Type        Date        No.     Customer                  Job                        Amount Due
+  ----------  ----------  ------  ------------------------  -------------------------  ----------
+Not yet due
+  Invoice     09/12/2026  71830   Castle Mews Dental        Sash cords, 4 windows          316.00
+  Invoice     09/19/2026  71844   Orchard Vets              Door closer fitted             148.50
+Total Not yet due                                                                          464.50
+
+Overdue 1 - 45 days
+  Invoice     08/14/2026  71790   Brookside Nursery         Replacement fire door        1,905.00
+  Credit      08/20/2026  CR-31   Orchard Vets              Refund, wrong hinge            -42.00
+  Invoice     08/28/2026  71811   Pemberton, Alan           Conservatory roof seal         512.25
+Total Overdue 1 - 45                                                                     2,375.25
+
+Overdue over 45 days
+  Invoice     07/02/2026  71702   Saltmarsh Inn             Bar hatch rebuilt              880.00
+Total Overdue over 45                                                                      880.00
+
+Account notes
+  Brookside Nursery     09/03  Manager (Ines) queried the fire door certificate. Sent copy
+                               09/05. 09/24 passed to Fenwick Recoveries under file FR-20417.
+                               Hold all new quotes.
+  Pemberton, Alan       09/10  Paying in two halves, second by 10/15.
+"""
+
+WINTER_LOG = """\
+PARISH ROADS - GRITTING BOOK
+Depot: Lowfold Lane
+
+--------------------------------------------------------
+Run #31 - Wed Dec 9 2026
+ Lorry G2  Tom Varley   A-roads   out 04:10  in 07:55  salt 6.0 t
+Property damage: 14 Mill Lane (G2, plough blade). Resident rang at 08:20.
+
+--------------------------------------------------------
+Run #32 - Sat Dec 12 2026
+ Lorry G3  Ann Birch    estates   out 05:00  in 07:30  salt 2.5 t
+Property damage: 7 Kiln Road (G3) - fence post leaning.
+
+--------------------------------------------------------
+Run #33 - Mon Dec 14 2026
+ Lorry G2  Tom Varley   A-roads   out 03:50  in 06:40  salt 5.5 t
+No damage reported.
+"""
+
+LIFEGUARD_LOG = """\
+PORTHCAVE LIFEGUARD CLUB INC.
+Beach log, summer 2026
+
+SAT 4 JUL 2026 - Captain: Reza Malik
+ 1120  FA  woman approx 70, dizzy at the cafe - phoned 999 at 1124, kept shaded, \
+Paramedic arrived 1141, taken to hospital.
+ 1530  PA  paddlers moved back from the outflow
+Headcount (1300): 410 / 95
+"""
+
+
+def test_a_row_in_a_later_group_of_a_report_is_still_the_tables():
+    rows = ruled_rows(AGED_DEBTS)
+    by_number = {f.get("No."): f for _, _, f in rows}
+    assert by_number["71702"]["Amount Due"] == "880.00"
+    assert by_number["71702"]["group"] == "Overdue over 45 days"
+    assert by_number["71830"]["group"] == "Not yet due"
+    assert by_number["CR-31"]["Type"] == "Credit"
+    # The rules over totals are no rows; the notes after the table are not its rows.
+    assert not any(set(f.values()) <= {"----------"} for _, _, f in rows)
+    assert not any(f.get("Type") == "Brookside Nursery" for _, _, f in rows)
+
+
+def test_a_table_ends_where_a_new_header_begins():
+    text = AGED_DEBTS + "\n  Code   Name          Rate\n  -----  ------------  ----\n" \
+                        "  A1     Standard      20.0\n"
+    rows = ruled_rows(text)
+    assert any(f.get("Code") == "A1" for _, _, f in rows)
+    assert not any(f.get("Type") == "Code" for _, _, f in rows)
+
+
+def test_a_centred_title_and_a_firms_full_stop_are_titles():
+    assert title(AGED_DEBTS) == "Tarnwell Glazing & Joinery Ltd"
+    assert title(LIFEGUARD_LOG) == "PORTHCAVE LIFEGUARD CLUB INC."
+    assert title("He left early.\nThe rest stayed.\n") == ""
+
+
+@pytest.mark.parametrize(("line", "entity", "said"), [
+    ("  Invoice     09/12/2026  71830   Castle Mews Dental", "invoice #71830", True),
+    ("  Invoice     09/12/2026  71830   Castle Mews Dental", "invoice 71844", False),
+    ("  Credit      08/20/2026  71830", "invoice 71830", False),
+    ("Ward 3: 7 beds free", "ward 7", False),  # a short number only beside its noun
+])
+def test_a_rows_type_and_its_number_name_the_thing(line: str, entity: str, said: bool):
+    assert says(normalise(line), entity) is said
+
+
+def test_an_invoice_named_by_its_type_column_answers_from_its_row(
+        tmp_path: Path, monkeypatch: Any):
+    result = search_answer(tmp_path, monkeypatch, AGED_DEBTS,
+                           "Tarnwell Joinery: how much is still due on invoice #71702?")
+    assert result.grounded and "880.00" in result.answer and "2,375.25" not in result.answer
+
+
+def test_notes_hanging_under_their_column_are_about_the_entrys_label(
+        tmp_path: Path, monkeypatch: Any):
+    units = split_units([AGED_DEBTS])
+    hung = next(u for u in units if "FR-20417" in u.text)
+    assert "Brookside Nursery" in hung.lead
+    result = search_answer(tmp_path, monkeypatch, AGED_DEBTS,
+                           "What file number did Fenwick give the Brookside Nursery debt?")
+    assert result.grounded and "FR-20417" in result.answer
+
+
+def test_the_question_after_a_dash_is_what_is_asked():
+    asked = "Whose fence got hit by the gritter on December 12th - what's the address?"
+    assert asked_phrase(asked) == ["address"]
+    assert fits_kind(asked, "7 Kiln Road")
+    assert asked_phrase("Whose fence got hit by the gritter?") == []
+
+
+def test_an_address_asked_under_a_dated_heading(tmp_path: Path, monkeypatch: Any):
+    result = search_answer(tmp_path, monkeypatch, WINTER_LOG,
+                           "Whose property took damage from the plough blade on December 9th "
+                           "— what's the address?")
+    assert result.grounded and "14 Mill Lane" in result.answer
+    assert "7 Kiln Road" not in result.answer
+
+
+@pytest.mark.parametrize(("answer", "fits"), [
+    ("Paramedic arrived 1141", True),
+    ("at 21:40", True),
+    ("6:40am", True),
+    ("Headcount (1300): 410 / 95", False),
+    ("410 people", False),
+])
+def test_a_time_of_day_is_asked_by_what_time(answer: str, fits: bool):
+    assert fits_kind("At what time did the paramedic reach the woman?", answer) is fits
+
+
+def test_the_clause_saying_the_questions_subject_answers():
+    unit = split_units([LIFEGUARD_LOG.splitlines()[4]])[0]
+    question = "At what time did the paramedic get to the woman who felt dizzy?"
+    assert "1141" in answer_clause(question, unit)
+
+
+def test_a_count_line_is_no_time(tmp_path: Path, monkeypatch: Any):
+    result = search_answer(tmp_path, monkeypatch, LIFEGUARD_LOG,
+                           "At what time did the paramedic get to the beach for the dizzy "
+                           "woman at Porthcave?")
+    assert "410" not in result.answer
+    assert not result.grounded or "1141" in result.answer
