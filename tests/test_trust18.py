@@ -180,13 +180,13 @@ def test_blocks_opened_by_a_key_line_are_records_with_every_pair_of_their_lines(
 
 
 def test_of_two_fields_sharing_a_question_word_the_asked_noun_s_answers():
-    from rlm_recursive.agent.answers.extractive import _from_record
+    from rlm_recursive.agent.answers.record_answer import field_asked
     from rlm_recursive.corpus.records import Record
 
     folio = "Room: 214   Nights: 3   Rate: GBP 88.00 per night"
     record = Record("f", 0, len(folio), folio, {"Room": "214", "Nights": "3",
                                                 "Rate": "GBP 88.00 per night"})
-    assert _from_record("nightly rate for room 214", record) == ("Rate", "GBP 88.00 per night")
+    assert field_asked("nightly rate for room 214", record) == ("Rate", "GBP 88.00 per night")
 
 
 def test_records_of_key_blocks_are_counted_and_summed(tmp_path: Path, monkeypatch: Any):

@@ -12,7 +12,7 @@ import pytest
 from rlm_recursive.agent.answers.clauses import answer_clause
 from rlm_recursive.agent.answers.kinds import fits_kind
 from rlm_recursive.corpus.asked import asked_phrase
-from rlm_recursive.corpus.evidence import split_units
+from rlm_recursive.corpus.evidence import is_echo, split_units
 from rlm_recursive.corpus.naming import says
 from rlm_recursive.corpus.rows import ruled_rows
 from rlm_recursive.corpus.sections import title
@@ -171,3 +171,127 @@ def test_a_count_line_is_no_time(tmp_path: Path, monkeypatch: Any):
                            "woman at Porthcave?")
     assert "410" not in result.answer
     assert not result.grounded or "1141" in result.answer
+
+
+DUTY_BOOK = """\
+HARBOUR WATCH BOOK
+Legend: WO = Watch Officer, DH = deck hand
+
+==============================================
+MON 3 AUG 2026 - WO: Ingrid Salo   DH: Tomas Reyes
+Weather: NW 10 kn, clear
+ 0900  Pontoon C gate jammed, freed with oil
+ 1420  Yacht "Kestrel" moored on visitor berth 4
+
+==============================================
+TUE 4 AUG 2026 - WO: Pavel Novak   DH: Tomas Reyes
+Weather: SW 25 kn, rain squalls
+ 0715  Harbour CLOSED to small craft - gale warning
+ 1600  Fuel berth reopened
+"""
+
+
+def test_who_held_a_role_on_the_day_something_happened(tmp_path: Path, monkeypatch: Any):
+    """"On the day ..." is a bridge: the day's line, then the role its block opens with."""
+    assert asked_phrase("Who was watch officer on the day the harbour was closed?") == [
+        "watch", "offic"]
+    assert asked_phrase("Who was late on the day the gate jammed?") == []
+    result = search_answer(tmp_path, monkeypatch, DUTY_BOOK,
+                           "Who was watch officer on the day the harbour was closed to small "
+                           "craft because of the gale warning?", strategy="auto")
+    assert result.grounded and "Pavel Novak" in result.answer
+    assert "Ingrid" not in result.answer
+
+
+@pytest.mark.parametrize(("answer", "echo"), [
+    ("WO: Pavel Novak", False),  # whose the role is
+    ("WO = Watch Officer", True),  # what the letters stand for
+])
+def test_a_role_and_its_holder_is_no_legend(answer: str, echo: bool):
+    assert is_echo(answer, "Who was WO on the day the harbour closed?") is echo
+
+
+TIMESHEETS = """\
+ShiftBook Export | Approved timesheets
+Business: Quarry Lane Bakehouse Pty Ltd
+
+==================================================================
+EMP 201  Okoye, Ada           Head Baker      Full-time   Base $33.10/hr
+------------------------------------------------------------------
+Date        Start  End    Hours
+02/11/2026  03:00  11:30  8.00
+==================================================================
+EMP 207  Lund, Pia            Counter         Casual      Base $27.45/hr
+------------------------------------------------------------------
+Date        Start  End    Hours
+02/11/2026  07:00  13:00  6.00
+"""
+
+
+def test_a_rate_is_read_by_its_shape(tmp_path: Path, monkeypatch: Any):
+    result = search_answer(tmp_path, monkeypatch, TIMESHEETS,
+                           "What is the head baker's hourly rate at Quarry Lane Bakehouse?")
+    assert result.grounded and "$33.10" in result.answer and "27.45" not in result.answer
+
+
+@pytest.mark.parametrize(("text", "entity", "said"), [
+    ("Z-RAPPORT NR. 2235   vrijdag 06-11-2026", "friday", True),
+    ("Z-RAPPORT NR. 2235   vrijdag 06-11-2026", "6 november 2026", True),
+    ("Z-RAPPORT NR. 2235   vrijdag 06-11-2026", "thursday", False),
+    ("lundi 2 mars", "monday", True),
+    ("scores 10-12-14 in three rounds", "10 december 2014", False),  # a run of scores
+])
+def test_weekdays_in_other_languages_and_dashed_dates(text: str, entity: str, said: bool):
+    assert says(normalise(text), entity) is said
+
+
+def test_a_number_sign_ends_no_sentence():
+    units = split_units(["Z-RAPPORT NR. 2235   vrijdag 06-11-2026"])
+    assert [u.text for u in units] == ["Z-RAPPORT NR. 2235   vrijdag 06-11-2026"]
+
+
+DEBTORS = """\
+                         Fenwick Electrical Ltd
+                          Debtors by age
+
+  Type        Date        No.     Customer                  Job                        Amount Due
+  ----------  ----------  ------  ------------------------  -------------------------  ----------
+Current
+  Invoice     09/12/2026  5530    Greyfriars Surgery        Light fittings, 4 rooms        316.00
+  Invoice     09/19/2026  5541    Mill House Hotel          Fire alarm test                148.50
+Total Current                                                                              464.50
+
+31 - 60 days
+  Invoice     08/14/2026  5480    Greyfriars Surgery        Emergency lights             1,205.00
+  Invoice     08/28/2026  5495    Pemberton, Alan           Consumer unit                  512.25
+Total 31 - 60                                                                            1,717.25
+
+----------------------------------------------------------------------------------------------
+Debtors Summary                          Current     31 - 60       TOTAL
+  Greyfriars Surgery                      316.00    1,205.00    1,521.00
+  Mill House Hotel                        148.50        0.00      148.50
+  Pemberton, Alan                           0.00      512.25      512.25
+
+Account notes
+  Greyfriars Surgery    09/20  AP contact changed to Lena Marsh, lmarsh@greyfriars.invalid.
+  Mill House Hotel      09/22  Pays on the 1st.
+"""
+
+
+def test_an_ageing_summarys_buckets_are_its_columns():
+    from rlm_recursive.corpus.records import read_layout
+    layout = read_layout([("d", DEBTORS)])
+    summary = next(r.fields for r in layout.records if r.fields.get("TOTAL") == "1,521.00")
+    assert summary["31 - 60"] == "1,205.00" and summary["Debtors Summary"] == \
+        "Greyfriars Surgery"
+
+
+def test_a_bridge_that_opens_the_question_leads_to_the_total(
+        tmp_path: Path, monkeypatch: Any):
+    """The customer is found by its note ("AP contact" for accounts-payable contact, the
+    note's label naming whose it is); their total is the summary's, not one invoice's."""
+    result = search_answer(tmp_path, monkeypatch, DEBTORS,
+                           "The customer whose accounts-payable contact is now Lena Marsh - "
+                           "what is their total amount due?", strategy="auto")
+    assert result.grounded and "1,521.00" in result.answer
+    assert "316.00" not in result.answer and "1,205.00" not in result.answer

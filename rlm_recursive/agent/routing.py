@@ -22,7 +22,7 @@ from ..corpus.tally import select
 from ..corpus.word_stems import stems, words
 from .answers.measures import asks_capacity
 from .counting.draft import MIN_ITEMS, OFTEN, RANK, CountDraft, count_draft, rank_key
-from .counting.plan_words import BRIDGE_VERB, aggregation
+from .counting.plan_words import BRIDGE_VERB, EVENT_TIME, aggregation
 from .counting.scope import FRAME_WORDS as _STOP
 from .counting.scope import content_positions, head_unit, noun_phrase
 from .counting.table_rows import compared_rows, summed_rows
@@ -136,6 +136,8 @@ def has_bridge(question: str) -> bool:
         # itself, one look-up. A clause further on bridges to another entity.
         if m.start() > target_end + 1 or not head:
             return True
+    if EVENT_TIME.search(body):  # "on the day the beach had to be closed"
+        return True
     # "is the heparin infusion running for bed 4A": the question's own verb, not a bridge.
     return any(not _AUXILIARY.search(body[:m.start()]) for m in _PARTICIPLE.finditer(body))
 
@@ -252,7 +254,12 @@ def route(question: str, layout: Layout | None, texts: list[str] | None = None
     # A sum or average of a numeric field the records hold: computed by code, however few.
     if layout is not None and aggregation(question, layout):
         draft = count_draft(question, layout)
-        if draft.aggregate and not (draft.unknown or draft.negated):
+        # "The customer whose AP contact is now Brenda Voss - what is their total balance?":
+        # the customer is found first; the bridge's words select no record to sum.
+        bridged = has_bridge(question) and draft.aggregate is not None and not any(
+            re.search(r"\d", r.fields.get(draft.aggregate.key, ""))
+            for r in select(layout.records, draft.plan))
+        if draft.aggregate and not (draft.unknown or draft.negated or bridged):
             return "count", (f"the {draft.aggregate.op} of {draft.aggregate.key} over "
                              f"{draft.plan.describe()}: computed by code")
     if layout is not None:

@@ -113,7 +113,8 @@ def _abbreviated(question: str, corpus: _Corpus) -> str:
                 continue
             initials = "".join(m.group()[0] for m in run).upper()
             phrase = question[run[0].start():run[-1].end()]
-            if initials in corpus.written and _stands_for(phrase, initials, corpus):
+            after = found[i + size].group() if i + size < len(found) else ""
+            if initials in corpus.written and _stands_for(phrase, initials, corpus, after):
                 out.append(question[at:run[0].start()] + initials)
                 at, i = run[-1].end(), i + size
                 break
@@ -142,8 +143,10 @@ _MEASURES = frozenset(
     "score speed temperature time value volume weight".split())
 
 
-def _stands_for(phrase: str, initials: str, corpus: _Corpus) -> bool:
-    """Whether the documents' `initials` stand for `phrase` (see the module docstring)."""
+def _stands_for(phrase: str, initials: str, corpus: _Corpus, after: str = "") -> bool:
+    """Whether the documents' `initials` stand for `phrase` (see the module docstring).
+    `after`: the question's word after the phrase; the documents writing the abbreviation
+    before it ("AP contact" for "accounts-payable contact") say what it stands for."""
     words = re.split(r"[\s-]+", phrase.lower())
     pattern = r"[\s-]+".join(map(re.escape, words)) + r"\b"
     said = re.compile(r"\b" + pattern, re.IGNORECASE)
@@ -155,6 +158,9 @@ def _stands_for(phrase: str, initials: str, corpus: _Corpus) -> bool:
     number = r"\d[\d.,]*"
     if next(corpus.search(re.escape(words[-1])), None) is not None:
         return False  # "maximum load" over "Max load": the words are there, shortened
+    if after and after.lower() not in _FUNCTION_WORDS and re.search(
+            rf"{abbreviation}[ -]{re.escape(after)}\b", corpus.text, re.IGNORECASE):
+        return True
     measured = words[-1] in _MEASURES
     return (len(initials) >= _UNDEFINED_RUN or measured) and re.search(
         rf"{number}\s?{abbreviation}|{abbreviation}\s?[:=]?\s?{number}", corpus.text) is not None

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from .glossary import glossed
-from .units import Unit, has_word, stems
+from .units import STOP, Unit, has_word, stems
 
 __all__ = ["CONTRAST_WORDS", "LABEL_KINDS", "asked_clause", "asked_head", "asked_label",
            "asked_phrase",
@@ -124,6 +124,7 @@ def measure_asked(question: str) -> str | None:
     return _HOW_MEASURED.get(match.group(1).lower()) if match else None
 
 
+_TOPIC_WORDS = 6
 _ASKING_START = re.compile(r"\s*(?:who|whose|whom|what|which|when|where|why|how|is|are|was|were|"
                            r"do|does|did|can|could|has|have|had)\b", re.IGNORECASE)
 _DASHED_ASK = re.compile(r"\s(?:[—–]|--?)\s+((?:what|which|who|how|when|where)\b[^—–]*)$",
@@ -134,11 +135,34 @@ def asked_clause(question: str) -> str:
     """The clause that asks: in "Whose mailbox got knocked down on January 6th — what's the
     address?", the question after the dash (the clause before it says whose)."""
     found = _DASHED_ASK.search(question)
-    # Only after a question of its own: "The brew that used yeast from brew 311 - what OG did
-    # it reach?" describes what "it" is, and the whole asks.
-    if found is None or not _ASKING_START.match(question):
+    if found is None:
         return question
-    return found.group(1)
+    # After a question of its own, or a name ("Oakes Family Dental - what is their balance?");
+    # "The brew that used yeast from brew 311 - what OG did it reach?" describes what "it"
+    # is, and the whole asks.
+    before = question[:found.start()].split()
+    named = len(before) <= _TOPIC_WORDS and before[0][:1].isupper() and not any(
+        w.lower() in _FINITE or w.lower() in ("that", "which", "who", "whose") or (
+            w.islower() and w.endswith("ed")) for w in before)
+    return found.group(1) if _ASKING_START.match(question) or named else question
+
+
+_ROLE_END = re.compile(r"(?:er|or|ist|ain|ant|ent|ian|chair|head|lead|officer)$")
+
+
+def _bare_role(rest: list[str], written: list[str]) -> list[str]:
+    """The role a "who was" names without an article, up to a preposition: an abbreviation
+    ("PC"), or words ending in a role noun ("patrol captain"); [] for anything else ("who was
+    late on Monday")."""
+    out: list[str] = []
+    for word in rest:
+        if word in _NP_END or word in STOP:
+            break
+        out.append(word)
+    if not out or len(out) == len(rest) or len(out) > 3:
+        return []
+    last = written[len(out) - 1]
+    return out if (last.isupper() and len(last) >= 2) or _ROLE_END.search(out[-1]) else []
 
 
 def _asked_words(question: str) -> list[str]:
@@ -165,6 +189,8 @@ def _asked_words(question: str) -> list[str]:
         # "who supplies ..." names none.
         rest = words[1:] if words[0] != "who" else words[2:] if words[1:2] in (
             ["is"], ["was"], ["are"], ["were"]) else []
+        if rest and rest[0] != "the" and (role := _bare_role(rest, written[-len(rest):])):
+            return role  # "Who was patrol captain on the day ...", "who was PC on ..."
         if not rest or rest[0] != "the":
             return []
         words = rest[1:]

@@ -45,7 +45,7 @@ from .unit_asked import (
     says_asked_itself,
 )
 from .unit_split import split_units
-from .units import Unit, has_word, normalise, shared_words, stems
+from .units import STOP, Unit, has_word, normalise, shared_words, stems
 
 __all__ = ["Support", "Unit", "best_units", "check_support", "contains", "entities", "has_word",
            "is_echo", "leans_on_scope", "named_after", "names", "normalise", "qualifiers",
@@ -98,8 +98,7 @@ def is_echo(answer: str, question: str) -> bool:
     body = _ECHO_LEAD.sub("", answer.strip())
     # A legend defining the question's own abbreviation ("RL = reduced level") says what
     # it means, not its value.
-    if any(re.search(rf"(?<![\w-]){re.escape(abbr)}\s*(?:=|:|-)\s*[a-z]", body, re.IGNORECASE)
-           and not re.search(r"\d", body.split(abbr, 1)[-1])
+    if any(_defines(body, abbr)
            for abbr in re.findall(r"(?<![\w-])[A-Z]{2,6}(?![\w-])", question)):
         return True
     if any(not contains(normalise(question), v) for v in values(body)):
@@ -122,6 +121,18 @@ def is_echo(answer: str, question: str) -> bool:
     bare = len(words) <= _BARE_WORDS and not _CHOICE.search(question)
     return not words or bare or (
         len(repeated) >= 2 and (2 * len(repeated) >= len(asked) or circling))
+
+
+def _defines(body: str, abbr: str) -> bool:
+    """The body spells the abbreviation out ("PC = Patrol Captain", "RL - reduced level"),
+    with no value after: its words' initials are its letters ("PC: Liam Okafor" names who
+    the PC is)."""
+    found = re.search(rf"(?<![\w-]){re.escape(abbr)}\s*(?:=|:|-)\s*([A-Za-z][^\d]*)$", body)
+    if found is None:
+        return False
+    initials = "".join(w[0] for w in re.findall(r"[A-Za-z][\w'-]*", found.group(1))
+                       if w.lower() not in STOP)
+    return initials.lower().startswith(abbr.lower())
 
 
 _CIRCLING = 3
@@ -254,7 +265,8 @@ def says_own(unit: Unit, words: Iterable[str], named: list[str]) -> bool:
         return True
     words = list(words)
     if unit.norm.strip() in normalise(unit.scope):
-        over = frozenset(stems(unit.scope))
+        # (with what its values' shapes say: "Base $31.85/hr" is an hourly rate)
+        over = Unit(0, 0, len(unit.scope), unit.scope).own_stems
         if any(w not in _VALUE_WORDS and not has_word(w, over) for w in words):
             return False
     return any(has_word(w, unit.own_stems) for w in words)

@@ -39,6 +39,9 @@ _WORD = re.compile(r"\S+")
 _RULE = re.compile(r"^[\s\-=_~*+|:]+$")
 _WORDY = re.compile(r"^[^\d£$€%]*[A-Za-z][^\d£$€%]*$")
 """A header cell: words, no value (a number, money, a time)."""
+_BUCKET = re.compile(r"^(?:[<>≤≥+]\s*)?\d{1,4}(?:\s*[-–]\s*\d{1,4})?(?:\s*[+]|\s+[A-Za-z]+)?$")
+"""A range or threshold naming a column ("1 - 30", "> 90", "61-90 days"), no sum."""
+_BUCKET_WORDS = 2
 _OCCUPIED = 0.3
 """Of a block's lines: the share that must write on a position for it to be a column's."""
 _HEADING_LINES = 2
@@ -191,8 +194,7 @@ def _header(lines: list[tuple[int, int, str]], first: int, pipes: bool
     if i < 0 or first - i > 4:
         return None
     cells = _cells(lines[i][2], pipes)
-    if len(cells) >= 2 and all(_WORDY.match(text) and len(text.split()) <= _HEAD_WORDS
-                               for _, _, text in cells):
+    if len(cells) >= 2 and _header_cells(cells):
         return i, cells
     return None
 
@@ -204,9 +206,17 @@ def _heads_rows(lines: list[tuple[int, int, str]], rows: list[tuple[int, list[in
     if len(rows) < 3:
         return False
     first = _cells(lines[rows[0][0]][2], pipes)
-    wordy = all(_WORDY.match(text) and len(text.split()) <= _HEAD_WORDS for _, _, text in first)
-    return wordy and (pipes or any(not _WORDY.match(text) for i, _ in rows[1:]
-                                   for _, _, text in _cells(lines[i][2], pipes)))
+    return _header_cells(first) and (pipes or any(not _WORDY.match(text) for i, _ in rows[1:]
+                                                  for _, _, text in _cells(lines[i][2], pipes)))
+
+
+def _header_cells(cells: list[tuple[int, int, str]]) -> bool:
+    """Cells naming columns: words, or an ageing report's buckets ("1 - 30", "> 90") beside
+    two words at least ("Current", "TOTAL")."""
+    wordy = [bool(_WORDY.match(text)) and len(text.split()) <= _HEAD_WORDS
+             for _, _, text in cells]
+    return all(w or _BUCKET.match(text) for w, (_, _, text) in zip(wordy, cells, strict=True)
+               ) and (all(wordy) or sum(wordy) >= _BUCKET_WORDS)
 
 
 def _names(cells: list[tuple[int, int, str]], columns: list[tuple[int, int]], count: int

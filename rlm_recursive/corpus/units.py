@@ -34,6 +34,7 @@ STOP = frozenset((
     "do does did has have had were been being can could would should may might must shall "
     "i me my we our you your he him his she her them than so very also just only about from "
     "up down out over under again any all each both few more most other some own same too "
+    "because now "
     "answer question excerpt excerpts passage passages text document documents based given "
     "according says said here following "
     # The frame of a question, not its topic ("how long did it take", "when did it go off").
@@ -213,9 +214,15 @@ _STREET = re.compile(r"\b\d{1,5}[A-Za-z]?,?\s+(?:[A-Z][\w'.-]*\s+){1,3}(?:Rd|Roa
                      r"Avenue|Ln|Lane|Dr|Drive|Ct|Court|Way|Close|Cres|Crescent|Pl|Place|"
                      r"Blvd|Boulevard|Hwy|Highway|Terrace|Tce|Sq|Square|Pike|Trail)\b")
 """A street address ("2290 Brill Rd", "14 Harbour Lane")."""
+_HOURLY = re.compile(r"\d\s*(?:/|per\s+|an?\s+|p/)\s*(?:hr|hour|h)\b", re.IGNORECASE)
+_RATE = re.compile(r"\d\s*(?:/|per\s+|p/)\s*(?:day|d|week|wk|night|month|mo|year|yr|annum|km|mile|"
+                   r"kg|unit|item|person|head|visit|session)\b", re.IGNORECASE)
+"""A rate by its shape: "$31.85/hr" is an hourly rate, "€18 per night" a nightly one."""
 _KINDS = ((_MONEY, "cost price fee charge amount"),
           (_DECIBELS, "decibel loud noise"),
-          (_STREET, "address street"))
+          (_STREET, "address street"),
+          (_HOURLY, "rate hourly"),
+          (_RATE, "rate"))
 """Values whose shape says what they are, and the words that ask for them: a money amount is
 a cost or a fee whether or not its line says so ("a half plot is £48.00 a year")."""
 _PARTS_OF_DAY = ((5, "morning"), (12, "afternoon"), (17, "evening"), (22, "night"))

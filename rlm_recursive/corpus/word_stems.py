@@ -11,7 +11,8 @@ import snowballstemmer
 
 __all__ = ["NOT_VALUES", "STEMMER", "names_key", "phrase_regex", "stems", "words"]
 
-_WORD = re.compile(r"[A-Za-z0-9]+")
+_WORD = re.compile(r"[^\W_]+")
+"""Letters of any alphabet ("electrónica" is one word) and digits."""
 STEMMER = snowballstemmer.stemmer("english")
 _CANON = {"err": "error", "crit": "critic", "inform": "info", "dbg": "debug", "emerg": "emerg",
           "warning": "warn"}

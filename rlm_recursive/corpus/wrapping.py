@@ -15,9 +15,10 @@ _SETTING = re.compile(r"^\s*[A-Za-z_][\w.-]{0,40}[ \t]*=[ \t]*[^\s=]")
 """A settings file's `key = value` line (INI, TOML, .properties): a field, like `Key: value`."""
 KEY_VALUE = re.compile(r"^\s*[\w][\w ./()-]{0,40}:\s+\S|" + _SETTING.pattern)
 ENTRY = re.compile(r"^\s*(?:[-*•]\s+|\d{1,3}[.)]\s+|[A-Z][\w'.]*(?:\s+[\w'.&]+){0,3}\s+"
-                    r"[—–]\s|[A-Z][\w'.]*(?:\s+[\w'.&]+){0,3}\s+-{1,2}\s)")
-"""An entry of a list or board: a bullet, a number, or a label and a dash ("Bed 7 — ...")."""
-_LABELLED = re.compile(r"^\s*[A-Z][\w'.]*(?:\s+[\w'.&]+){0,3}\s+(?:[—–]|-{1,2})\s")
+                    r"[—–]\s(?!\s*\d)|[A-Z][\w'.]*(?:\s+[\w'.&]+){0,3}\s+-{1,2}\s(?!\s*\d))")
+"""An entry of a list or board: a bullet, a number, or a label and a dash ("Bed 7 — ..."; not
+a range's, "31 - 60")."""
+_LABELLED = re.compile(r"^\s*[A-Z][\w'.]*(?:\s+[\w'.&]+){0,3}\s+(?:[—–]|-{1,2})\s(?!\s*\d)")
 """A label and a dash ("Bed 7 — ", "Rhys Pemberton — "): what follows is about the label."""
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ...corpus.asked import asked_head, asked_label, asked_phrase, label_says
+from ...corpus.asked import asked_label, asked_phrase, label_says
 from ...corpus.doc_reference import without_document_reference
 from ...corpus.evidence import (
     Unit,
@@ -33,7 +33,7 @@ from ...corpus.evidence import (
     stems,
     values,
 )
-from ...corpus.lookup import another_kind, lookup, says_rest
+from ...corpus.lookup import lookup, says_rest
 from ...corpus.naming import described, says
 from ...corpus.narrow import narrowed_in_line
 from ...corpus.records import Layout, Record
@@ -42,12 +42,13 @@ from ...corpus.sections import author, headings
 from ...corpus.siblings import outscoped
 from ...store import Store
 from ...types import SpanRef
-from .clauses import WHO, answer_clause, keyed_line, labelled_as_asked, of_kind, says_asked
+from .clauses import answer_clause, keyed_line, labelled_as_asked, of_kind, says_asked
 from .persons import names_asked_role
+from .record_answer import field_asked, part_of_total
 from .windows import Window, entry_start, holds_heading, window_units, windows
 
-__all__ = ["Extract", "about_asked", "cited", "copied", "describes_other", "disagree", "extract",
-           "looked_up", "record_at"]
+__all__ = ["Extract", "about_asked", "asked_row", "cited", "copied", "describes_other",
+           "disagree", "extract", "looked_up", "record_at"]
 
 _BRACKETED = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
 _LINES_CITED = 800
@@ -131,69 +132,6 @@ def record_at(layout: Layout | None, doc_id: str, start: int) -> Record | None:
                  and len(r.fields) >= 2), None)
 
 
-_PROPER = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+)*"
-                     r"|[A-Z]\.\s*[A-Z][a-z'’-]+")
-"""A field value that is a person's or a firm's name ("Sato", "K. Byrne", "Dr Amelia Crane")."""
-
-
-_LEAD_PREPOSITION = re.compile(
-    r"\s*(until|till|since|from|before|after)\s+(?:what|which|when)\b", re.IGNORECASE)
-
-
-def _from_record(question: str, record: Record, layout: Layout | None = None
-                 ) -> tuple[str, str] | None:
-    """The field the question asks about, and its value: "carrier" → ("carrier", "CMA CGM").
-    A field whose value the question itself names (the entity) is not the answer."""
-    said = normalise(question)
-    # "What's the mobile of the escalation contact for Fares?": the mobile, though the
-    # contact's field shares more words.
-    head = asked_head(re.sub(r"^(\s*\w+)['’]s\b", r"\1 is", question))
-    asked_words = asked_phrase(question)
-    asked = set(stems(question)) | set(asked_words)  # "how old": the age
-    phrase = set(asked_words)
-    # "nightly rate": the rate, though "Nights" shares a word with it too.
-    noun = asked_words[-1] if asked_words else None
-    # "Until what date is it valid?": the field saying the question's leading preposition
-    # and another of its words ("Valid until"), not the one saying only "date".
-    lead = _LEAD_PREPOSITION.match(question)
-    best: tuple[tuple[bool, bool, int, bool], str, str] | None = None
-    for key, value in record.fields.items():
-        # "ISBN (paperback)" for the hardback's ISBN: another thing of the asked name.
-        if not value.strip() or normalise(value) in said or another_kind(question, phrase,
-                                                                          key, record):
-            continue
-        key_stems = set(stems(key.replace("_", " ")))
-        by_lead = bool(lead and lead.group(1).lower() in re.findall(r"[a-z]+", key.lower())
-                       and key_stems & asked)
-        score = (by_lead, head in key_stems, len(key_stems & asked), noun in key_stems)
-        # "Room" shares no word with "phone extension"; `MAX_BATCH_SIZE` shares "max" with
-        # "max replicas" but is not them.
-        if score[2] and (by_lead or label_says(question, key)) and (
-                best is None or score > best[0]):
-            best = (score, key, value)
-    if best is None and WHO.match(question):
-        # "who is judging ...": a field whose text names someone under that role
-        # ("DESCRIPTION: Judge: Celia Marsden ..."), not the one field holding any name.
-        labelled = [(k, v) for k, v in record.fields.items() if names_asked_role(question, v)]
-        if len(labelled) == 1:
-            return labelled[0]
-    if best is None and (WHO.match(question) or re.search(r"\bname\b", question, re.I)):
-        # "Under what name is booking B-7709?": no field is called "name", but one field
-        # holds a name (guest: Sato) and no other does. Not when the document's other
-        # records have a field of the asked name this one leaves out (a log's contact with
-        # no NAME: its country is no name).
-        if layout is not None and not WHO.match(question) and any(
-                "name" in stems(key) for r in layout.records if r.doc_id == record.doc_id
-                for key in r.fields):
-            return None
-        named = [(k, v) for k, v in record.fields.items()
-                 if _PROPER.fullmatch(v.strip()) and normalise(v) not in said]
-        return named[0] if len(named) == 1 else None
-    return (best[1], best[2]) if best else None
-
-
-
-
 def _doc_said(layout: Layout | None, doc_id: str) -> str:
     """What a document's records say, as one text (`says_rest`)."""
     records = layout.records if layout is not None else []
@@ -236,6 +174,23 @@ def extract(store: Store, session_id: str, question: str, layout: Layout | None
     if scoped is not None:
         return about_asked(store, session_id, question, scoped)
     return None if isinstance(answered, Extract) else answered
+
+
+def asked_row(store: Store, session_id: str, question: str, layout: Layout | None
+              ) -> Extract | None:
+    """The table row the question's words pick out, whole, when none of its cells says what
+    is asked (the therapist's code "JO" for "which room"): a key line may give it for a
+    code the row holds (`legend_values.keyed_value`). Never an answer itself."""
+    found = windows(store, session_id, question)
+    best = best_units(question, window_units(found), 1)
+    if not best:
+        return None
+    unit = best[0][1]
+    doc_id, offset = found[unit.source][:2]
+    record = record_at(layout, doc_id, offset + unit.start)
+    if record is None:
+        return None
+    return Extract(record.text, SpanRef(doc_id=doc_id, start=record.start, end=record.end))
 
 
 def about_asked(store: Store, session_id: str, question: str, found: Extract
@@ -299,8 +254,10 @@ def _from_passages(store: Store, session_id: str, question: str, layout: Layout 
             # Its document's first lines name every record too ("(Club de randonnée)").
             if record is not None and says_rest(question, record, doc_said[doc_id], " ".join((
                     unit.title, layout.titles.get(doc_id, "") if layout else ""))) and (
-                    picked := _from_record(question, record, layout)):
+                    picked := field_asked(question, record, layout)):
                 key, value = picked
+                if part_of_total(question, key, record, layout, named):
+                    continue
                 return Extract(f"{key}: {value}", SpanRef(doc_id=doc_id, start=record.start,
                                                           end=record.end), key)
     # A heading (or an email's header) names the subject, and a line ending in a colon
@@ -321,7 +278,7 @@ def _from_passages(store: Store, session_id: str, question: str, layout: Layout 
     doc_id, offset, text = found[unit.source][:3]
     # A table's row the question's words picked: the column the question asks about.
     record = record_at(layout, doc_id, offset + unit.start)
-    picked = _from_record(question, record, layout) if record is not None else None
+    picked = field_asked(question, record, layout) if record is not None else None
     # In a record of many lines (a calendar event), a field off the line the question's
     # words picked answers only when its name says what is asked (not the organiser's
     # name for who judges).

@@ -23,8 +23,16 @@ from .scope import FRAME_WORDS, head_unit
 
 __all__ = ["CodeCount", "code_count", "coded_question"]
 
-_PAIR = re.compile(r"(?<!\S)([A-Z]{1,3}|[-*+/?])\s{0,3}=\s{0,3}([A-Za-z][^=\n]*?)(?=\s{2,}|\s*$)",
-                   re.MULTILINE)
+_PAIR = re.compile(r"(?<!\S)([A-Z]{1,3}|[-*+/?])\s{0,3}=\s{0,3}([A-Za-z][^=\n]*?)"
+                   r"(?=\s{2,}|\s*$|\s*[,;]\s*(?:[A-Z]{1,3}|[-*+/?])\s{0,3}=)", re.MULTILINE)
+"""A key's pair: "R = refused", set apart by two spaces or a comma ("P = presencial, C =
+correo postal, S = sede electrónica")."""
+_COUNTED = re.compile(r"\bhow\s+many\s+((?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:were|was|are|is|did|do|"
+                      r"does|have|has|had|came|went|got|in|on|at|from|of|for|with|by|that|which|"
+                      r"who)\b", re.IGNORECASE)
+"""The noun phrase a count asks for: the things counted, which the code's cells are."""
+_MARKING = frozenset(stems("code coded marked flagged labelled labeled entered recorded logged"))
+"""Words saying how the thing is written ("coded R"), not what the records say."""
 _CELL = 3
 """A grid cell holds a code or initials: at most this many characters."""
 _MIN_CELLS = 4
@@ -100,11 +108,13 @@ def _grid_rows(text: str, start: int = 0) -> list[tuple[int, int, list[str]]]:
     return out
 
 
-def code_count(question: str, layout: Layout, texts: list[tuple[str, str]], plan: TallyPlan
-               ) -> CodeCount | None:
+def code_count(question: str, layout: Layout, texts: list[tuple[str, str]], plan: TallyPlan,
+               unknown: list[str] | None = None) -> CodeCount | None:
     """The count of the code the question asks for in the grid rows of its documents (and
-    of the records the rest of its plan selects there); None when no key defines one code
-    the question asks for, or no grid row holds it."""
+    of the records the rest of its plan selects there), else in the cells of its lines (a
+    register's "Forma" column, a log's incident type); None when no key defines one code
+    the question asks for, or nothing holds it. `unknown`: the question's words no record
+    holds: the code's meaning must say them all."""
     scoped = [(d, t) for d, t in texts if not plan.docs or d in plan.docs]
     for _, text in scoped:
         asked = _asked(question, _key(text))
@@ -115,18 +125,39 @@ def code_count(question: str, layout: Layout, texts: list[tuple[str, str]], plan
         # "how many days was Maja late": the cells are the days; her name picks the rows.
         head = head_unit(question)
         said |= set(stems(words(question)[head])) if head is not None else set()
+        if counted := _COUNTED.search(question):  # "how many first aid treatments were ..."
+            said |= set(stems(counted.group(1)))
+        if unknown and not set(stems(" ".join(unknown))) <= said | _MARKING:
+            return None  # "letters from schools": the key says nothing of schools
         rest = plan.model_copy(update={
             "docs": docs, "phrases": [p for p in plan.phrases
-                                      if not set(stems(p)) & said]})
+                                      if not set(stems(p)) & (said | _MARKING)]})
         parts = _parts(layout, texts, docs, rest)
         rows = [(d, a, b, cells) for d, part_start, part in parts
                 for a, b, cells in _grid_rows(part, part_start)]
         total = sum(cells.count(code) for *_, cells in rows)
-        if not total:
+        if total:
+            return CodeCount(code, meaning, total, docs,
+                             [(d, a, b) for d, a, b, cells in rows if code in cells])
+        lines = [(d, a, b) for d, part_start, part in parts
+                 for a, b in _cell_lines(part, part_start, code)]
+        if not lines:
             return None
-        return CodeCount(code, meaning, total, docs,
-                         [(d, a, b) for d, a, b, cells in rows if code in cells])
+        return CodeCount(code, meaning, len(lines), docs, lines)
     return None
+
+
+def _cell_lines(text: str, start: int, code: str) -> list[tuple[int, int]]:
+    """The lines holding the code as a cell of its own (two spaces or the line's edge on
+    each side: " 1410  R   female caught in rip"), not a key's line."""
+    cell = re.compile(rf"(?:^|(?<=\s\s)){re.escape(code)}(?=\s{{2,}}|\s*$)")
+    out, offset = [], start
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip("\n")
+        if "=" not in body and cell.search(body):
+            out.append((offset, offset + len(body)))
+        offset += len(line)
+    return out
 
 
 def _parts(layout: Layout, texts: list[tuple[str, str]], docs: list[str], rest: TallyPlan
@@ -144,6 +175,6 @@ def coded_question(question: str, layout: Layout, texts: list[tuple[str, str]]
     """The code count a counting question's own plan supports (none when the plan leaves
     words no record holds, or a negation: those are judged)."""
     draft = count_draft(question, layout)
-    if draft.unknown or draft.negated or draft.rank_key or draft.aggregate:
+    if draft.negated or draft.rank_key or draft.aggregate:
         return None
-    return code_count(question, layout, texts, draft.plan)
+    return code_count(question, layout, texts, draft.plan, draft.unknown)

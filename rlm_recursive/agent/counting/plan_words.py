@@ -20,10 +20,16 @@ from ...corpus.tally import Comparison
 from ...corpus.units import STOP
 from ...corpus.word_stems import names_key, stems, words
 
-__all__ = ["BRIDGE_VERB", "Aggregation", "Stated", "aggregation", "collection", "comparisons",
-           "key_positions", "negated_scopes", "owner_words", "particles", "stated_comparisons",
+__all__ = ["BRIDGE_VERB", "EVENT_TIME", "Aggregation", "Stated", "aggregation", "collection",
+           "comparisons", "key_positions", "negated_scopes", "owner_words", "particles", "stated_comparisons",
            "uncompared_comparisons", "word_offsets", "written_negations"]
 
+EVENT_TIME = re.compile(
+    r"\b(?:on|in|during|for|at)\s+the\s+(?:day|night|morning|afternoon|evening|week|weekend|"
+    r"date|shift|occasion|visit|trip|event)\s+(?:when\s+|that\s+)?(?=(?:the|a|an|his|her|"
+    r"their|our|(?-i:[A-Z])[\w'’-]+)\s+\w+)", re.IGNORECASE)
+"""A time named by what happened then ("on the day the beach had to be closed"): a bridge
+to the line saying it, whose block names the day."""
 BRIDGE_VERB = (
     r"(?:running|housing|managing|owning|leading|hosting|operating|supervising|overseeing|"
     r"handling|responsible\s+for|in\s+charge\s+of|assigned\s+to|based\s+in|located\s+in"

@@ -26,6 +26,8 @@ GENERIC_HEAD = re.compile(r"\b(the|a|an)\s+(?:person|people|one|someone|member\s
                           r"|\b(?:who|what)(?:so)?ever\b", re.IGNORECASE)
 _CLAUSE_END = re.compile(r"\s*(?::|;|\s[-–—]\s)")
 """Where a clause ends inside a question: "... where the test crashed: which line?"."""
+_LATER_ASK = re.compile(r"(?:\s[-–—]\s+|:\s+|[.?!]\s+)(?:(?:on|in|at|for|from|by|to)\s+)?"
+                        r"(?:what|which|who|whom|whose|when|where|how)\b", re.IGNORECASE)
 _CUTS = 6
 _FUNCTION = frozenset("the a an of in on at for to with by from her his their its my our your "
                       "and or".split())
@@ -46,7 +48,11 @@ def bridge_spans(question: str) -> list[tuple[int, int]]:
     woman who gave the tart recipe use in her pasties"): each cut of the last `_CUTS` words
     that leaves the clause its verb and a word after it, longest first (`tightest`)."""
     body = question.rstrip(" ?.!")
-    match = next((m for m in _BRIDGE.finditer(body) if m.start() > 0), None)
+    # A bridge opens the question when the question proper follows it ("The customer whose
+    # contact is now Brenda Voss - what is their balance?", "The donor who ...: on which
+    # date ...").
+    opens = _LATER_ASK.search(body) is not None
+    match = next((m for m in _BRIDGE.finditer(body) if m.start() > 0 or opens), None)
     if match is None:
         return []
     stop = _CLAUSE_END.search(body, match.end())

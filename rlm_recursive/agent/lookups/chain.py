@@ -43,9 +43,9 @@ __all__ = ["Chain", "bridge_match", "bridge_names", "follow", "follow_role", "li
            "unit_ref"]
 
 MAX_HOPS = 3
-_NAMES = re.compile(r"\b(?:[A-Z][\w'.-]*[a-z0-9][\w'-]*|[A-Z]{2,}\d*)(?:\s+(?:[A-Z][\w'.-]*"
+_NAMES = re.compile(r"\b(?:[A-Z][\w'.-]*[a-z0-9][\w'-]*|[A-Z]{2,}\d*)(?:[ \t](?:[A-Z][\w'.-]*"
                     r"[a-z0-9][\w'-]*|[A-Z]{2,}\d*|of|de|van|von))*"
-                    r"(?:\s+\d{1,4}[A-Z]?(?![\w.,:])|\s+(?!I\b)[A-Z](?![\w'’]))?\b")
+                    r"(?:\s+\d{1,4}[A-Z]?(?![\w.,:/-])|\s+(?!I\b)[A-Z](?![\w'’]))?\b")
 """Names, codes and labels with their number or letter ("Boiler 3", "Bed 4A", "Block C"; not
 "I": "On Tuesday I ...")."""
 _I_AM = re.compile(r"I['’](?:ll|m|ve|d)$")

@@ -39,6 +39,7 @@ from ...corpus.units import STOP, abbreviates, has_word, normalise, stems
 from ...store import Store
 from ...types import SpanRef
 from ..answers.extractive import Extract
+from ..counting.plan_words import EVENT_TIME
 from .blocks import bridge_units
 from .bridges import role_spans
 from .chain import Chain
@@ -49,8 +50,10 @@ __all__ = ["described", "follow_hop", "hop_label", "hop_through", "labelled_part
 _LEAD_IN = re.compile(r"^\s*(on|in|at|since|from|for|to|by|until|till)\s+(?=(?:which|what)\b)",
                       re.IGNORECASE)
 """A preposition before the question word: "since what year" asks for what "since" says."""
-_PARTS = re.compile(r"\s{2,}|\t|\s*[|;,]\s*|\s*\.{3,}\s*|\s+[—–]\s+|\s*\[|\]\s*|\s*\(|\)\s*")
-"""Where a line's parts (cells, clauses, bracketed asides) divide."""
+_PARTS = re.compile(r"\s{2,}|\t|\s*[|;,]\s*|\s*\.{3,}\s*|\s+[—–]\s+|\s*\[|\]\s*|\s*\(|\)\s*"
+                    r"|\s+-{1,2}\s+(?=[A-Z][\w .]{0,20}:)")
+"""Where a line's parts (cells, clauses, bracketed asides) divide; a hyphen only before a
+label ("TUE 4 AUG 2026 - WO: Pavel Novak", not "HILLSIDE HARRIERS - 5K RACE")."""
 _RULE = re.compile(r"\s*([=\-*_~#+])\1{9,}\s*")
 _CANDIDATE = re.compile(r"(?:[A-Z][\w'’.-]*(?:\s+(?:[A-Z][\w'’.-]*|\d[\w-]*|of|de|van|von))*"
                         r"|[\w./-]*\d[\w./-]*|[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+)")
@@ -80,6 +83,9 @@ def described(question: str) -> str:
     """The question without what it asks for: the description of the line it is about
     ("on which floor is the room hosting the funding bid workshop" → "is the room hosting
     the funding bid workshop")."""
+    if (event := EVENT_TIME.search(question)) is not None:
+        # "on the day the beach had to be closed at setup": the line of what happened then.
+        return re.split(r"[,?]", question[event.end():], maxsplit=1)[0].strip()
     match = _WH.match(question)
     if match is None:
         return question
@@ -160,6 +166,11 @@ def _scope(lines: list[tuple[int, int, str]], at: int) -> tuple[list[int], list[
             over.append(j)
             indent = _indent(text)
         j -= 1
+    # The block's opening line under the rule ("SAT 13 DEC 2025 — Patrol 5 — PC: ..." over
+    # the day's entries), at the left margin: a banner of its own block.
+    opening = next((k for k in range(j + 1, at) if lines[k][2].strip()), None)
+    if opening is not None and opening not in over and not _indent(lines[opening][2]):
+        over.append(opening)
     upper = next((k for k in range(j - 1, max(j - _BANNER - 2, -1), -1)
                   if _RULE.fullmatch(lines[k][2])), None)
     if j >= 0 and upper is not None:

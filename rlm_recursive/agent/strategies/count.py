@@ -75,8 +75,8 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         rows = None if draft.negated else compared_rows(question, texts, plan.docs)
         return _cells(rc, tier, plan, rows) if rows is not None else _refuse(tier, layout,
                                                                               draft)
-    found = (None if draft.unknown or draft.negated else code_count(question, layout, texts,
-                                                                      plan)) or (
+    found = (None if draft.negated else code_count(question, layout, texts, plan,
+                                                    draft.unknown)) or (
         listed_count(question, texts, plan) if lists_apply(draft) else None)
     if found is not None:
         return _cells(rc, tier, plan, found)

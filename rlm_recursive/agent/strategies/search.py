@@ -15,7 +15,7 @@ from ...providers.base import Message
 from ...store import Document, Store
 from ...tools.search import search_session
 from ...types import SpanRef
-from ..answers.extractive import Extract, cited, copied, extract
+from ..answers.extractive import Extract, asked_row, cited, copied, extract
 from ..context import AgentAnswer, RunContext
 from ..grounding import not_found_answer, said_before
 from ..lookups.blocks import follow_block
@@ -152,6 +152,15 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         # "which surgery": the line found says a code ("RB") a key line gives it for.
         if isinstance(found, Extract) and not bridges:
             keyed = await asyncio.to_thread(keyed_value, store, session_id, question, found)
+            if keyed is not None:
+                found, bridges = keyed.found, keyed.bridges
+                for ref in keyed.links:
+                    rc.citations.add(ref)
+        if found is None and not bridges:
+            # A table's row holds the thing by a code ("JO"), not by the asked name.
+            row = await asyncio.to_thread(asked_row, store, session_id, question, layout)
+            keyed = None if row is None else await asyncio.to_thread(
+                keyed_value, store, session_id, question, row)
             if keyed is not None:
                 found, bridges = keyed.found, keyed.bridges
                 for ref in keyed.links:
