@@ -21,8 +21,8 @@ from ...corpus.units import STOP
 from ...corpus.word_stems import names_key, stems, words
 
 __all__ = ["BRIDGE_VERB", "EVENT_TIME", "Aggregation", "Stated", "aggregation", "collection",
-           "comparisons", "key_positions", "negated_scopes", "owner_words", "particles", "stated_comparisons",
-           "uncompared_comparisons", "word_offsets", "written_negations"]
+           "comparisons", "key_positions", "negated_scopes", "owner_words", "particles",
+           "stated_comparisons", "uncompared_comparisons", "word_offsets", "written_negations"]
 
 EVENT_TIME = re.compile(
     r"\b(?:on|in|during|for|at)\s+the\s+(?:day|night|morning|afternoon|evening|week|weekend|"
