@@ -34,7 +34,7 @@ STOP = frozenset((
     "do does did has have had were been being can could would should may might must shall "
     "i me my we our you your he him his she her them than so very also just only about from "
     "up down out over under again any all each both few more most other some own same too "
-    "because now "
+    "because now per "
     "answer question excerpt excerpts passage passages text document documents based given "
     "according says said here following "
     # The frame of a question, not its topic ("how long did it take", "when did it go off").
@@ -218,7 +218,11 @@ _HOURLY = re.compile(r"\d\s*(?:/|per\s+|an?\s+|p/)\s*(?:hr|hour|h)\b", re.IGNORE
 _RATE = re.compile(r"\d\s*(?:/|per\s+|p/)\s*(?:day|d|week|wk|night|month|mo|year|yr|annum|km|mile|"
                    r"kg|unit|item|person|head|visit|session)\b", re.IGNORECASE)
 """A rate by its shape: "$31.85/hr" is an hourly rate, "€18 per night" a nightly one."""
+_DOSE = re.compile(r"\d\s?(?:ml|mL|mg|mcg|µg|g|iu|IU|units?|tabs?|tablets?|caps(?:ules?)?|drops?|"
+                   r"puffs?|sachets?)\b")
+"""A dose by its shape: "1.4 ml", "250 mg", "2 tablets"."""
 _KINDS = ((_MONEY, "cost price fee charge amount"),
+          (_DOSE, "dose amount"),
           (_DECIBELS, "decibel loud noise"),
           (_STREET, "address street"),
           (_HOURLY, "rate hourly"),
