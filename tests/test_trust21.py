@@ -295,3 +295,24 @@ def test_a_bridge_that_opens_the_question_leads_to_the_total(
                            "what is their total amount due?", strategy="auto")
     assert result.grounded and "1,521.00" in result.answer
     assert "316.00" not in result.answer and "1,205.00" not in result.answer
+
+
+COUNT_SHEET = """\
+PARISH BY-ELECTION - COUNT SHEET
+
+FIRST COUNT                                    Bundles   Loose   Total
+ASHBY, Ruth (Independent)                         3        12      312
+MORLAND, Ken (Green Party)                        1        40      140
+OKOYE, Dayo (Labour Party)                        4         5      405
+"""
+
+
+def test_one_row_of_the_thing_named_is_looked_up_not_counted():
+    from rlm_recursive.agent.routing import route
+    from rlm_recursive.corpus.records import read_layout
+    layout = read_layout([("d", COUNT_SHEET)])
+    strategy, why = route("how many votes did Ken Morland get", layout, [COUNT_SHEET])
+    assert strategy == "search", why
+    # Counting the rows is still counting: how many candidates stood for a party.
+    assert route("how many candidates stood for the Green Party", layout,
+                 [COUNT_SHEET])[0] != "search"

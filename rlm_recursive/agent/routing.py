@@ -12,12 +12,13 @@ clause or participle on an entity the question does not name ("the office that r
 from __future__ import annotations
 
 import asyncio
+import itertools
 import re
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Literal
 
 from ..corpus.dates import MONTHS
-from ..corpus.records import Layout, read_layout
+from ..corpus.records import Layout, Record, read_layout
 from ..corpus.tally import select
 from ..corpus.word_stems import stems, words
 from .answers.measures import asks_capacity
@@ -152,6 +153,19 @@ def _ranks_a_field(question: str, layout: Layout) -> bool:
 _YEAR = r"(?:1[89]|2[01])\d\d\b"
 _MONTH_AFTER = rf"[ \t]+(?:{'|'.join(sorted(MONTHS, key=len, reverse=True))})\b"
 _MONTHS = {s for name in MONTHS for s in stems(name)}
+
+
+def _one_record_states(question: str, chosen: list[Record]) -> bool:
+    """"How many votes did Lorna Hepworth get?" over a count sheet's row for her: the one
+    record the question's names select gives figures in fields, and neither its fields nor
+    its text say the counted noun: the figure is looked up, not the record counted."""
+    head = head_unit(question)
+    if len(chosen) != 1 or head is None or head >= len(words(question)):
+        return False
+    record = chosen[0]
+    noun = stems(words(question)[head])
+    figures = [v for v in record.fields.values() if re.fullmatch(r"[\d.,]+", v.strip())]
+    return bool(noun) and bool(figures) and noun[0] not in set(stems(record.text))
 
 
 def _states_number(question: str, layout: Layout) -> bool:
@@ -315,6 +329,9 @@ def route(question: str, layout: Layout | None, texts: list[str] | None = None
                 # in one record; whether a record is one is a judgement.
                 return "classify", (f"no record holds {draft.plan.describe()} together: "
                                     "each record is judged")
+            if _one_record_states(question, list(itertools.islice(
+                    select(layout.records, draft.plan), 2))):
+                return "search", "the one record of the thing named states its figures: a look-up"
             return "count", f"the question names a phrase the text holds ({draft.plan.describe()})"
         if draft.plan.every and countable:
             return "count", f"every {layout.unit} is counted"
