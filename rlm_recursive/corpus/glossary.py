@@ -81,6 +81,17 @@ _MEANINGS: dict[str, str] = {
     "statement": "kontoauszug afschrift extracto relevé",
     "tax vat": "steuer mwst ust belasting iva tva mva",
     "signature signed": "unterschrift handtekening signatur",
+    "donation donor": "spende spenden spender schenking donación donativo donazione gåva "
+                      "donasjon",
+    "issued": "ausgestellt uitgegeven emitido émis utfärdad utstedt",
+    "cash till": "kasse kassa barkasse kas efectivo caja espèces contanti kontant kontanter",
+    "difference discrepancy": "differenz verschil diferencia différence differenza skillnad "
+                              "forskjell forskel",
+    "registration plate": "kennzeichen kenteken matrícula matricula immatriculation targa "
+                          "registreringsnummer",
+    "closed": "geschlossen gesloten cerrado fermé chiuso stängd stengt lukket",
+    "fuel diesel": "gasoil gazole gasóleo brandstof carburant bränsle drivstoff kraftstoff",
+    "school": "schule escuela école scuola skola skole",
 }
 """English words, and the labels of other languages that mean them."""
 

@@ -225,8 +225,9 @@ def _heading_names(heading: str, unit: Unit, entity: str) -> bool:
 def written_forms(entity: str) -> tuple[str, ...]:
     """An entity as a text may write it: "3rd" as the 3 or 03 of a date's column; a name
     read off a plural's possessive ("Harbour Kennels' licence") as its plural."""
-    if re.fullmatch(r"[a-z]{3,}", entity):
-        return (entity, f"{entity}s")  # "Kennels'" of "HARBOUR KENNELS"
+    if re.fullmatch(r"[^\W\d_]{3,}", entity):
+        # "Kennels'" of "HARBOUR KENNELS"; a German or Dutch plural ("Zuwendungsbestätigungen").
+        return (entity, f"{entity}s", f"{entity}es", f"{entity}en", f"{entity}n")
     ordinal = re.search(r"\b(\d{1,2})(?:st|nd|rd|th)\b", entity)
     if ordinal is None:
         return (entity,)

@@ -98,7 +98,8 @@ _ABBREVIATIONS = {
     "asst": "assistant", "appt": "appointment", "info": "information", "ref": "reference",
     "odo": "odometer", "cert": "certificate", "certs": "certificates", "inv": "invoice",
     "tkt": "ticket", "rcpt": "receipt", "pmt": "payment", "amt": "amount", "acct": "account",
-    "addr": "address", "reg": "registration", "bal": "balance", "avg": "average",
+    "addr": "address", "reg": "registration", "rego": "registration", "bal": "balance",
+    "avg": "average",
     "yr": "year", "yrs": "years", "wk": "week", "hrs": "hours", "mins": "minutes",
 }
 """Abbreviations written in notes, boards and logs, as the words a question uses ("When is
