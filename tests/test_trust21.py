@@ -316,3 +316,20 @@ def test_one_row_of_the_thing_named_is_looked_up_not_counted():
     # Counting the rows is still counting: how many candidates stood for a party.
     assert route("how many candidates stood for the Green Party", layout,
                  [COUNT_SHEET])[0] != "search"
+
+
+def test_a_plural_of_another_language_names_the_thing():
+    from rlm_recursive.corpus.naming import written_forms
+    assert any(says(normalise("SPENDENQUITTUNGEN (Zuwendungsbestätigungen) im Quartal"), form)
+               for form in written_forms("zuwendungsbestätigung"))
+
+
+@pytest.mark.parametrize(("label", "word"), [
+    ("van rego 1XY-4KT", "registr"),  # Australian for the registration
+    ("Metacam 1.4 ml in his supper", "dose"),
+    ("Base $31.85/hr", "hour"),
+    ("Kennzeichen: B-KX 204", "registr"),
+])
+def test_words_a_label_or_a_values_shape_says(label: str, word: str):
+    from rlm_recursive.corpus.asked import label_words
+    assert word in label_words(label)
