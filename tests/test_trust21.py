@@ -333,3 +333,31 @@ def test_a_plural_of_another_language_names_the_thing():
 def test_words_a_label_or_a_values_shape_says(label: str, word: str):
     from rlm_recursive.corpus.asked import label_words
     assert word in label_words(label)
+
+
+PO_FILE = """\
+# Danish translation for till-app (self-service checkout terminal).
+# This file is distributed under the same license as the till package.
+#
+#: screens/pay.py:12
+msgid "Card declined"
+msgstr "Kortet blev afvist"
+
+#: screens/pay.py:30
+msgid "You have reached your spending limit"
+msgstr ""
+"""
+
+
+def test_a_file_with_no_rules_has_no_block_over_its_lines(tmp_path: Path, monkeypatch: Any):
+    """An untranslated message has no Danish text: the file's first line, which says
+    "Danish", is no block's banner over it."""
+    from rlm_recursive.agent.lookups.hops import hop_through
+    from tests.strategy_support import load, small_runtime
+    runtime = small_runtime(tmp_path, monkeypatch)
+    try:
+        sid = load(runtime, PO_FILE)
+        question = "What is the Danish text for 'You have reached your spending limit'?"
+        assert hop_through(runtime.store, sid, question) is None
+    finally:
+        runtime.close()

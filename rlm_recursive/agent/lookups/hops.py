@@ -166,9 +166,9 @@ def _scope(lines: list[tuple[int, int, str]], at: int) -> tuple[list[int], list[
             over.append(j)
             indent = _indent(text)
         j -= 1
-    # The block's opening line under the rule ("SAT 13 DEC 2025 — Patrol 5 — PC: ..." over
-    # the day's entries), at the left margin: a banner of its own block.
-    opening = next((k for k in range(j + 1, at) if lines[k][2].strip()), None)
+    # The block's opening line under a rule ("SAT 13 DEC 2025 — Patrol 5 — PC: ..." over the
+    # day's entries), at the left margin: a banner of its own block. (No rule, no block.)
+    opening = next((k for k in range(j + 1, at) if lines[k][2].strip()), None) if j >= 0 else None
     if opening is not None and opening not in over and not _indent(lines[opening][2]):
         over.append(opening)
     upper = next((k for k in range(j - 1, max(j - _BANNER - 2, -1), -1)
