@@ -362,3 +362,28 @@ def test_a_file_with_no_rules_has_no_block_over_its_lines(tmp_path: Path, monkey
         assert hop_through(runtime.store, sid, question) is None
     finally:
         runtime.close()
+
+
+WELL_LOG = """\
+~Curve Information
+DEPT .M      : DEPTH
+GR   .GAPI   : GAMMA RAY
+~ASCII
+   DEPT       GR       RHOB
+   1200.0     88.10    2.41
+   1200.5    104.70    2.44
+   1201.0    131.20    2.39
+   1201.5     97.90    2.47
+"""
+
+
+def test_a_comparison_is_about_the_words_just_before_it():
+    """"depth samples have a GR above 100 GAPI": GR is compared, not the depth the counted
+    noun names; "GAPI", which no row says, is the number's unit, not a word to find."""
+    from rlm_recursive.agent.counting.plan_words import comparisons
+    from rlm_recursive.corpus.records import read_layout
+    layout = read_layout([("d", WELL_LOG)])
+    found = comparisons("how many depth samples have a GR above 100 GAPI?", layout)
+    assert [(c.field, c.op, c.value) for c, _ in found] == [("GR", ">", 100.0)]
+    said = {i for _, at in found for i in at}
+    assert 9 in said  # "GAPI" (word 9 from 0) belongs to the comparison

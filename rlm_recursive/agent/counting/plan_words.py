@@ -300,8 +300,12 @@ def comparisons(question: str, layout: Layout) -> list[tuple[Comparison, set[int
     for said in stated_comparisons(question):
         at = _positions(question, said.start, said.end)
         first, last = min(at), max(at)
-        before = [(max(p for p in ps if p < first), key) for key, ps in named.items()
-                  if any(p < first for p in ps)]
+        # A field named before the comparison is its subject unless other words come between
+        # ("how many depth samples have a gamma ray above 100": the gamma ray, not DEPT).
+        nearest = {key: max(p for p in ps if p < first) for key, ps in named.items()
+                   if any(p < first for p in ps)}
+        before = [(near, key) for key, near in nearest.items()
+                  if not any(w not in STOP and w.isalpha() for w in q_words[near + 1:first])]
         after = [(min(p for p in ps if p > last), key) for key, ps in named.items()
                  if any(last < p <= last + 3 for p in ps)]
         unit = said.unit
@@ -323,8 +327,12 @@ def comparisons(question: str, layout: Layout) -> list[tuple[Comparison, set[int
             key = percent[0]
         else:
             continue
-        if unit.isalpha() and unit != "percent" and not key_positions([unit], key):
-            at.discard(max(at))  # "under 60 and ...": the next word is not its unit
+        # "under 60 and ...": the next word is not its unit, when the records of the field
+        # say it ("above 100 GAPI" over rows of bare numbers: the curve's unit).
+        if unit.isalpha() and unit != "percent" and not key_positions([unit], key) and any(
+                re.search(rf"\b{re.escape(unit)}\b", r.text, re.IGNORECASE)
+                for r in layout.records if key in r.fields):
+            at.discard(max(at))
         out.append((Comparison(field=key, op=said.op, value=said.value),  # type: ignore[arg-type]
                     at | named[key]))
     return out
