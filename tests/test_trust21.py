@@ -387,3 +387,33 @@ def test_a_comparison_is_about_the_words_just_before_it():
     assert [(c.field, c.op, c.value) for c, _ in found] == [("GR", ">", 100.0)]
     said = {i for _, at in found for i in at}
     assert 9 in said  # "GAPI" (word 9 from 0) belongs to the comparison
+
+
+CONSUMER_GROUPS = """\
+GROUP           TOPIC         PARTITION  CURRENT-OFFSET  LOG-END-OFFSET  LAG
+search-indexer  catalog       0          1200            1500            300
+search-indexer  catalog       1          1100            1150            50
+
+GROUP           TOPIC         PARTITION  CURRENT-OFFSET  LOG-END-OFFSET  LAG
+billing         invoices      0          900             905             5
+billing         invoices      1          700             700             0
+"""
+
+
+def test_a_header_printed_again_is_no_row():
+    from rlm_recursive.corpus.grid_tables import grid_rows
+    rows = [fields for _, _, fields in grid_rows(CONSUMER_GROUPS)]
+    assert len(rows) == 4 and not any(f.get("PARTITION") == "PARTITION" for f in rows)
+
+
+def test_a_sum_of_a_column_the_selected_records_do_not_hold_is_no_sum():
+    """Another document's MIN column is no car park's maximum stay."""
+    from rlm_recursive.agent.routing import route
+    from rlm_recursive.corpus.records import read_layout
+    clinic = ("TIME   PATIENT          MIN  STATUS\n09:00  Ada Ross          30  Arrived\n"
+              "09:30  Ben Ola           45  Booked\n10:15  Cy Dunne          20  Arrived\n")
+    parking = "Library car park: max stay 240 minutes, free after 18:00.\n"
+    layout = read_layout([("a", clinic), ("b", parking)])
+    strategy, why = route("maximum stay allowed at the Library car park, in minutes?", layout,
+                          [clinic, parking])
+    assert strategy != "count", why

@@ -268,12 +268,14 @@ def route(question: str, layout: Layout | None, texts: list[str] | None = None
     # A sum or average of a numeric field the records hold: computed by code, however few.
     if layout is not None and aggregation(question, layout):
         draft = count_draft(question, layout)
-        # "The customer whose AP contact is now Brenda Voss - what is their total balance?":
-        # the customer is found first; the bridge's words select no record to sum.
-        bridged = has_bridge(question) and draft.aggregate is not None and not any(
+        # The records the question's words select hold no number of the field: "The customer
+        # whose AP contact is now Brenda Voss - what is their total balance?" (the customer
+        # is found first), "maximum stay at the Library car park, in minutes" (another
+        # document's MIN column).
+        unheld = draft.aggregate is not None and not any(
             re.search(r"\d", r.fields.get(draft.aggregate.key, ""))
             for r in select(layout.records, draft.plan))
-        if draft.aggregate and not (draft.unknown or draft.negated or bridged):
+        if draft.aggregate and not (draft.unknown or draft.negated or unheld):
             return "count", (f"the {draft.aggregate.op} of {draft.aggregate.key} over "
                              f"{draft.plan.describe()}: computed by code")
     if layout is not None:

@@ -356,6 +356,11 @@ def grid_rows(text: str) -> list[tuple[int, int, dict[str, str]]]:
                 grid.heads):
             continue
         for row in grid.rows:
+            # The header printed again over the next block ("GROUP  TOPIC  PARTITION ...") is
+            # no row.
+            if 2 * sum(c.text.casefold() == grid.heads[c.column].casefold()
+                       for c in row.cells) >= len(row.cells):
+                continue
             out.append((row.start, row.end, {grid.heads[c.column]: c.text for c in row.cells}))
     return out
 

@@ -312,6 +312,9 @@ def comparisons(question: str, layout: Layout) -> list[tuple[Comparison, set[int
         percent = [k for k in numeric if any(w in _PERCENT for w in words(k))]
         measured = [k for k in numeric if unit.isalpha() and key_positions([unit], k)]
         clocks = clock_fields(layout) if unit in _SECONDS else []
+        if measured and len(clocks) == 1 and _titled(question, clocks[0], layout) > max(
+                _titled(question, k, layout) for k in measured):
+            measured = []  # the feed's durations, not another document's MIN column
         if not measured and len(clocks) == 1:
             # "run longer than 45 minutes" over durations "00:47:05": in seconds.
             out.append((Comparison(field=clocks[0], op=said.op,  # type: ignore[arg-type]
@@ -336,6 +339,13 @@ def comparisons(question: str, layout: Layout) -> list[tuple[Comparison, set[int
         out.append((Comparison(field=key, op=said.op, value=said.value),  # type: ignore[arg-type]
                     at | named[key]))
     return out
+
+
+def _titled(question: str, key: str, layout: Layout) -> int:
+    """How many of the question's words the titles of the documents holding `key` say."""
+    asked = set(stems(question))
+    docs = {r.doc_id for r in layout.records if key in r.fields}
+    return max((len(asked & set(stems(layout.titles.get(d, "")))) for d in docs), default=0)
 
 
 _OWNER = re.compile(
