@@ -25,7 +25,7 @@ from .asked import asked_phrase, label_says
 from .naming import entities, values
 from .units import MONEY_SUM, normalise, stems
 
-__all__ = ["MONEY_ASKED", "narrowed", "narrowed_in_line"]
+__all__ = ["CLOCK_ASKED", "MONEY_ASKED", "narrowed", "narrowed_in_line"]
 
 _LABEL = re.compile(
     r"(?:^|(?<=\s)|(?<=[;|•·]))"
@@ -98,7 +98,7 @@ def narrowed(question: str, text: str) -> str | None:
             part = after.group(0)
     if (part := _word_picked(question, part)) is None:
         return None
-    if not label and _CLOCK_ASKED.search(question):
+    if not label and CLOCK_ASKED.search(question):
         part = _clock_time(question, part) or part
     if _undecided(question, part):
         return None
@@ -316,7 +316,9 @@ _STOPPED = frozenset(stems("and or to from the a an of at by on in for was is ar
 """Words before a number that name nothing of it ("from 3 to 4 m", "about 12")."""
 
 
-_CLOCK_ASKED = re.compile(r"\bwhat\s+time\b|\bat\s+what\s+hour\b", re.IGNORECASE)
+CLOCK_ASKED = re.compile(r"\b(?:what|which)\s+time\b(?!\s+(?:zone|slot|period|limit|frame))"
+                         r"|\bat\s+what\s+hour\b", re.IGNORECASE)
+"""A time of day asked ("at what time", not "what time zone")."""
 _CLOCK = re.compile(r"(?<![\d:.])(?:[01]?\d|2[0-3]):[0-5]\d(?:\s?[ap]\.?m\b\.?)?(?![\d:])"
                     r"|(?<![\d:.])(?:1[0-2]|0?[1-9])(?:\.[0-5]\d)?\s?[ap]\.?m\b\.?", re.IGNORECASE)
 

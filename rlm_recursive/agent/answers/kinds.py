@@ -20,6 +20,7 @@ from ...corpus.asked import asked_clause, asked_label, asked_phrase
 from ...corpus.dates import said_dates
 from ...corpus.evidence import contains, entities, normalise, stems, values
 from ...corpus.naming import HONORIFICS
+from ...corpus.narrow import CLOCK_ASKED
 from ...corpus.units import EMAIL, MONEY_SUM
 from .labelled import (
     only_a_person_for_a_topic,
@@ -83,8 +84,6 @@ question after the colon says what kind of value is asked; the words before desc
 is asked of ("how much" there asks no amount)."""
 
 
-_CLOCK_ASKED = re.compile(r"\b(?:what|which)\s+time\b(?!\s+(?:zone|slot|period|limit|frame))"
-                          r"|\bat\s+what\s+hour\b", re.IGNORECASE)
 _CLOCK_SAID = re.compile(
     r"(?<![\d.:/])(?:[01]?\d|2[0-3])(?:[:.h][0-5]\d)(?![\d/])|\b(?:[01]\d|2[0-3])[0-5]\d\b"
     r"|\b(?:1[0-2]|0?[1-9])(?:[:.][0-5]\d)?\s?[ap]\.?m\b|\b(?:noon|midnight|midday)\b",
@@ -237,7 +236,7 @@ def fits_kind(question: str, answer: str) -> bool:
         return False
     if _IP_ASKED.search(question):  # "the IP address of the printer": an address
         return bool(_IP.search(answer))
-    if _CLOCK_ASKED.search(question):  # "at what time did the ambulance get there": a time
+    if CLOCK_ASKED.search(question):  # "at what time did the ambulance get there": a time
         return bool(_CLOCK_SAID.search(answer.rsplit(": ", 1)[-1]))
     if _asks_date(question):  # "requested delivery date?": a date, not the order's line
         return bool(said_dates(answer) or _DATE.search(answer) or _COMPACT_DATE.search(answer)
