@@ -41,6 +41,9 @@ def field_asked(question: str, record: Record, layout: Layout | None = None
     # and another of its words ("Valid until"), not the one saying only "date".
     lead = _LEAD_PREPOSITION.match(question)
     best: tuple[tuple[bool, bool, int, bool], str, str] | None = None
+    # A summary's bare "TOTAL" column for "their total open balance", when no column of the
+    # row names the balance.
+    bare_total = "total" in phrase and not any(label_says(question, k) for k in record.fields)
     for key, value in record.fields.items():
         # "ISBN (paperback)" for the hardback's ISBN: another thing of the asked name.
         if not value.strip() or normalise(value) in said or another_kind(question, phrase,
@@ -52,10 +55,7 @@ def field_asked(question: str, record: Record, layout: Layout | None = None
         score = (by_lead, head in key_stems, len(key_stems & asked), noun in key_stems)
         # "Room" shares no word with "phone extension"; `MAX_BATCH_SIZE` shares "max" with
         # "max replicas" but is not them.
-        # A summary's bare "TOTAL" column for "their total open balance", when no column
-        # of the row names the balance.
-        totals = key_stems == {"total"} and "total" in phrase and not any(
-            label_says(question, k) for k in record.fields)
+        totals = bare_total and key_stems == {"total"}
         if score[2] and (by_lead or label_says(question, key) or totals) and (
                 best is None or score > best[0]):
             best = (score, key, value)
@@ -80,13 +80,11 @@ def field_asked(question: str, record: Record, layout: Layout | None = None
     return (best[1], best[2]) if best else None
 
 
-
-
 _TOTAL_ASKED = re.compile(r"\b(?:total|overall|altogether|in\s+all|combined)\b", re.IGNORECASE)
 
 
 def part_of_total(question: str, key: str, record: Record, layout: Layout | None,
-                   named: list[str]) -> bool:
+                  named: list[str]) -> bool:
     """A total is asked ("their total open balance") and the entity has other rows of the
     same table: one row's cell is a part of it, not the total (a summary's TOTAL column
     may answer)."""
