@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from .glossary import glossed
-from .units import STOP, Unit, has_word, stems
+from .units import STOP, Unit, consonants_of, has_word, stems
 
 __all__ = ["CONTRAST_WORDS", "LABEL_KINDS", "asked_clause", "asked_head", "asked_label",
            "asked_phrase",
@@ -81,7 +81,7 @@ _NP_END = frozenset((
     "the a an of for on in at to from by with per is are was were be been do does did has "
     "have had can could will would should got get gets that which who when where after "
     "before during since between this these those its their our my your his her "
-    "came come comes went goes gave took").split())
+    "came come comes went goes gave took so now still yet currently already").split())
 """Words that end the noun phrase a question asks for ("max replicas | the ledger api")."""
 _DETERMINERS = frozenset("the a an our my your their his her its this that".split())
 _NOT_NOUN_LEAD = frozenset((
@@ -274,7 +274,7 @@ def label_says(question: str, label: str) -> bool:
     if not wanted:
         return True
     said = label_words(label)
-    if any(has_word(w, said) for w in wanted):
+    if any(has_word(w, said) or any(consonants_of(s, w) for s in said) for w in wanted):
         return True
     # "the reference number of the analysis certificate": "Certificate No." says the kind
     # of value asked and the thing it is asked of, though not "reference"; a column of a

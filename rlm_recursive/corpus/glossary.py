@@ -36,7 +36,8 @@ _MEANINGS: dict[str, str] = {
     "balance": "saldo solde",
     "owner": "eigentümer eigentuemer eigenaar propietario propietaria propriétaire ägare "
              "eier ejer",
-    "member": "mitglied socio membre medlem",
+    "member membership": "mitglied mitgl socio membre adhérent medlem medl medlemsnr "
+                         "medlemsnummer",
     "note remark": "bemerkung anmerkung notiz opmerking opmerkingen observaciones "
                    "remarque anmärkning anm merknad bemærkning",
     "age": "leeftijd edad âge ålder",
@@ -92,6 +93,9 @@ _MEANINGS: dict[str, str] = {
     "closed": "geschlossen gesloten cerrado fermé chiuso stängd stengt lukket",
     "fuel diesel": "gasoil gazole gasóleo brandstof carburant bränsle drivstoff kraftstoff",
     "school": "schule escuela école scuola skola skole",
+    "berth mooring jetty pier": "liegeplatz ligplaats amarre amarradero brygga bryggplats "
+                                "båtplats bryggeplass",
+    "spot place": "platz plaats lugar plats plass plads",
 }
 """English words, and the labels of other languages that mean them."""
 

@@ -23,11 +23,11 @@ Pipe tables ("| a | b |") have their columns by the bars instead.
 from __future__ import annotations
 
 import functools
-import itertools
 import re
 from dataclasses import dataclass
 
 from .blocks import lines_of
+from .grid_headers import WORDY, column_names, cut, header_cells, header_cuts, parts
 
 __all__ = ["Cell", "Grid", "GridRow", "column_value_said", "grid_rows", "grids",
            "preamble_end"]
@@ -35,18 +35,10 @@ __all__ = ["Cell", "Grid", "GridRow", "column_value_said", "grid_rows", "grids",
 _CELL = re.compile(r"[^\s|]+(?: [^\s|]+)*")
 """A cell: words set apart from the next cell by two or more spaces, or a bar."""
 _GUTTER = re.compile(r"\S(?: {2,}|\s*\|\s*)\S")
-_WORD = re.compile(r"\S+")
 _RULE = re.compile(r"^[\s\-=_~*+|:]+$")
-_WORDY = re.compile(r"^[^\d£$€%]*[A-Za-z][^\d£$€%]*$")
-"""A header cell: words, no value (a number, money, a time)."""
-_BUCKET = re.compile(r"^(?:[<>≤≥+]\s*)?\d{1,4}(?:\s*[-–]\s*\d{1,4})?(?:\s*[+]|\s+[A-Za-z]+)?$")
-"""A range or threshold naming a column ("1 - 30", "> 90", "61-90 days"), no sum."""
-_BUCKET_WORDS = 2
 _OCCUPIED = 0.3
 """Of a block's lines: the share that must write on a position for it to be a column's."""
 _HEADING_LINES = 2
-_HEAD_WORDS = 4
-"""A column name is short: a longer run of words is a row's note, not a header."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +72,8 @@ class Grid:
     rows: tuple[GridRow, ...]
     header: tuple[int, int] | None
     heading: tuple[int, int] | None
+    columns: tuple[tuple[int, int], ...] = ()
+    """Where each column sits on its lines (none for a pipe table)."""
 
 
 def _cells(line: str, pipes: bool) -> list[tuple[int, int, str]]:
@@ -179,6 +173,13 @@ def _split(lines: list[tuple[int, int, str]], block: list[int]
     return [(cols, rows) for cols, rows in out if len(cols) >= 2]
 
 
+def _between(lines: list[tuple[int, int, str]], grid: Grid, first: int) -> bool:
+    """Only lines of rows that fit no column (notes set across them) stand between the
+    grid's last row and the line `first`: no blank line, heading or rule."""
+    last = next(i for i, (start, _, _) in enumerate(lines) if start == grid.rows[-1].start)
+    return all(_row_like(lines[j][2]) for j in range(last + 1, first))
+
+
 def _same_columns(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> bool:
     return len(a) == len(b) and all(x1 < y2 and x2 < y1 for (x1, y1), (x2, y2) in zip(a, b,
                                                                                        strict=True))
@@ -194,7 +195,7 @@ def _header(lines: list[tuple[int, int, str]], first: int, pipes: bool
     if i < 0 or first - i > 4:
         return None
     cells = _cells(lines[i][2], pipes)
-    if len(cells) >= 2 and _header_cells(cells):
+    if len(cells) >= 2 and header_cells(cells):
         return i, cells
     return None
 
@@ -206,76 +207,8 @@ def _heads_rows(lines: list[tuple[int, int, str]], rows: list[tuple[int, list[in
     if len(rows) < 3:
         return False
     first = _cells(lines[rows[0][0]][2], pipes)
-    return _header_cells(first) and (pipes or any(not _WORDY.match(text) for i, _ in rows[1:]
+    return header_cells(first) and (pipes or any(not WORDY.match(text) for i, _ in rows[1:]
                                                   for _, _, text in _cells(lines[i][2], pipes)))
-
-
-def _header_cells(cells: list[tuple[int, int, str]]) -> bool:
-    """Cells naming columns: words, or an ageing report's buckets ("1 - 30", "> 90") beside
-    two words at least ("Current", "TOTAL")."""
-    wordy = [bool(_WORDY.match(text)) and len(text.split()) <= _HEAD_WORDS
-             for _, _, text in cells]
-    return all(w or _BUCKET.match(text) for w, (_, _, text) in zip(wordy, cells, strict=True)
-               ) and (all(wordy) or sum(wordy) >= _BUCKET_WORDS)
-
-
-def _names(cells: list[tuple[int, int, str]], columns: list[tuple[int, int]], count: int
-           ) -> list[str]:
-    if len(cells) == count or not columns:
-        return [text for _, _, text in cells][:count] + [""] * max(0, count - len(cells))
-    names = [""] * count
-    # A program's report sets its header words one space apart over columns two apart
-    # ("CAT BR" over "AF  CEN"): each word goes to the column it sits over.
-    words = [(a + m.start(), a + m.end(), m.group()) for a, _, text in cells
-             for m in _WORD.finditer(text)]
-    if all(sum(a < y and x < b for x, y in columns) == 1 for a, b, _ in words) and len(
-            {_over(a, b, columns) for a, b, _ in words}) > len(
-                {_over(a, b, columns) for a, b, _ in cells}):
-        cells = words
-    for a, b, text in cells:
-        overlap = [(min(b, y) - max(a, x), k) for k, (x, y) in enumerate(columns)]
-        best = max(overlap)
-        if best[0] > 0:
-            names[best[1]] = f"{names[best[1]]} {text}".strip()
-    return names
-
-
-def _cuts(header: str, rows: list[str], columns: list[tuple[int, int]]) -> list[int]:
-    """Where a column holds two a header names one space apart ("BARCODE TITLE" over
-    "3100055321 The Lantern Men"): the start of a header word that is not its column's
-    first, when every row's text starts there after a space. A cell of several words
-    under one header word (a title) is not cut, for no header word starts inside it."""
-    cuts = []
-    for x, y in columns:
-        inside = [m.start() for m in _WORD.finditer(header) if x <= m.start() < y]
-        for at in inside[1:]:
-            if all(len(row) > at and row[at - 1] == " " and row[at] != " "
-                   and at - 1 > x and row[at - 2] != " " for row in rows):
-                cuts.append(at)
-    return cuts
-
-
-def _cut(cells: list[tuple[int, int, str]], cuts: list[int]) -> list[tuple[int, int, str]]:
-    out = []
-    for a, b, text in cells:
-        for at in cuts:
-            if a < at < b:
-                out.append((a, at - 1, text[:at - 1 - a]))
-                a, text = at, text[at - a:]
-        out.append((a, b, text))
-    return out
-
-
-def _parts(x: int, y: int, cuts: list[int]) -> list[tuple[int, int]]:
-    """A column's run cut at the positions inside it."""
-    edges = [x, *sorted(at for at in cuts if x < at < y), y]
-    return [(a, b - 1 if k < len(edges) - 2 else b)
-            for k, (a, b) in enumerate(itertools.pairwise(edges))]
-
-
-def _over(a: int, b: int, columns: list[tuple[int, int]]) -> int:
-    """The column a header cell overlaps most."""
-    return max((min(b, y) - max(a, x), k) for k, (x, y) in enumerate(columns))[1]
 
 
 def _heading(lines: list[tuple[int, int, str]], above: int) -> tuple[int, int] | None:
@@ -316,30 +249,37 @@ def grids(doc_id: str, text: str) -> tuple[Grid, ...]:
                 heads[k] = name
         else:
             found = _header(lines, rows[0][0], pipes)
-            cuts = _cuts(lines[found[0]][2], [lines[i][2] for i, _ in rows],
+            cuts = header_cuts(lines[found[0]][2], [lines[i][2] for i, _ in rows],
                          columns) if found and columns else []
             if cuts:  # two columns a single space apart: split, and place the cells again
                 columns = sorted([(x, y) for x, y in columns
                                   if not any(x < at < y for at in cuts)]
-                                 + [part for x, y in columns for part in _parts(x, y, cuts)
+                                 + [part for x, y in columns for part in parts(x, y, cuts)
                                     if any(x < at < y for at in cuts)])
                 count = len(columns)
                 rows = [(i, placed) for i, _ in rows
-                        if (placed := _place(_cut(_cells(lines[i][2], False), cuts),
+                        if (placed := _place(cut(_cells(lines[i][2], False), cuts),
                                              columns)) is not None]
-            heads = _names(found[1], columns, count) if found else [""] * count
+            heads = column_names(found[1], columns, count) if found else [""] * count
+            # Rows broken off by a line that fits no column ("117 Wendy Lutz ... ABSENT")
+            # are still under the header of the rows before, when their columns are those.
+            if found is None and out and out[-1].header and _same_columns(
+                    out[-1].columns, columns) and _between(lines, out[-1], rows[0][0]):
+                heads, found = list(out[-1].heads), (-1, [])
         top = found[0] if found else rows[0][0]
         grid_rows = []
         for i, placed in rows:
             start, _, line = lines[i]
             grid_rows.append(GridRow(start, lines[i][1], tuple(
                 Cell(cell, start + a, start + b, k)
-                for (a, b, cell), k in zip(_cut(_cells(line, pipes), cuts), placed,
+                for (a, b, cell), k in zip(cut(_cells(line, pipes), cuts), placed,
                                            strict=True))))
         if len(grid_rows) >= 2 and len(heads) >= 2:
-            out.append(Grid(doc_id, tuple(heads), tuple(grid_rows),
-                            (lines[found[0]][0], lines[found[0]][1]) if found else None,
-                            _heading(lines, top)))
+            header = (out[-1].header if found[0] < 0 else (lines[found[0]][0], lines[found[0]][1])
+                      ) if found else None
+            out.append(Grid(doc_id, tuple(heads), tuple(grid_rows), header,
+                            out[-1].heading if found and found[0] < 0 else _heading(lines, top),
+                            tuple(columns)))
     return tuple(out)
 
 

@@ -56,8 +56,12 @@ def label_fits(question: str, text: str) -> bool:
     if label is None:
         return True
     said = label_words(label)  # its words, and what its terms stand for (annual: yearly)
+    # The entry's own words after the label say them too ("drums 3-6  sold bulk to ...":
+    # the bulk drums), though no sibling's label ("Adult day ticket" for a child's).
+    entry = said | label_words(text.strip()[len(label):])
     for phrase in _phrases(question):
         if len(phrase) > 1 and any(has_word(w, said) for w in phrase) and not all(
-                has_word(w, said) for w in phrase[:-1]):
+                has_word(w, said) or (w not in said and has_word(w, entry))
+                for w in phrase[:-1]):
             return False
     return True

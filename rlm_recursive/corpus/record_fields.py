@@ -29,11 +29,12 @@ Two records, labels or groups that give different values give nothing (None).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .asked import measure_asked
-from .blocks import lines_of
+from .blocks import lines_of, shape
 from .described import Described, abbreviates, named_words, question_codes, says_stem, stems_of
 from .field_values import ASKED_UNIT, asked_kind, asked_kind_words, candidates
 from .keyed_records import keyed_records, preamble
@@ -52,6 +53,8 @@ _RELATIVE = re.compile(r"\b(?:where|whose|who|that|which|whom)\b\s+\w", re.IGNOR
 _HEAD_LINES = 6
 """A record's first lines name it (banner, key line, its fields): a thing named further
 down is one of the things it lists."""
+_ROW_SHAPES = 3
+"""Lines of one shape in a record, from which on they are rows of a list."""
 
 
 @dataclass(frozen=True)
@@ -102,14 +105,20 @@ def _own_lines(text: str, unit: Unit, said: set[str]) -> set[tuple[int, int]] | 
     not say, when there are such words: the record lists the thing asked of (a candidate's
     row; "V9 PLUS" on the page of the V9)."""
     lines = [(s, e, line) for s, e, line in lines_of(text[unit.start:unit.end]) if line.strip()]
-    head = " ".join(line for _, _, line in lines[:_HEAD_LINES])
+    # A row of a list is one of the things listed, even among the first lines (a diary
+    # day's "09:00-10:00  Niamh de Búrca  EDT 3"): rows share their shape.
+    shapes = Counter(shape(line) for _, _, line in lines)
+    heads = {k for k, (_, _, line) in enumerate(lines[:_HEAD_LINES])
+             if shapes[shape(line)] < _ROW_SHAPES}
+    head = " ".join(lines[k][2] for k in heads)
     words = {w for w in said if not w.startswith("code:") and not says_stem(stems_of(head), w)}
     words |= {w for w in said if w.startswith("code:") and not _said_code(w[5:], head)}
     if not words:
         return None
-    return {(unit.start + s, unit.start + e) for s, e, line in lines[_HEAD_LINES:]
-            if all(_said_code(w[5:], line) if w.startswith("code:")
-                   else says_stem(stems_of(line), w) for w in words)}
+    return {(unit.start + s, unit.start + e) for k, (s, e, line) in enumerate(lines)
+            if k not in heads and (k >= _HEAD_LINES or shapes[shape(line)] >= _ROW_SHAPES)
+            and all(_said_code(w[5:], line) if w.startswith("code:")
+                    else says_stem(stems_of(line), w) for w in words)}
 
 
 _FOCUS = (
@@ -211,7 +220,10 @@ def _read(question: str, text: str, groups: list[list[Unit]], group: list[Unit],
             c.used & set(focus) and not (focus[-1] in c.used and unsaid))]
     if not found:
         return None
-    names = said & (must | {f"code:{c}" for c in codes})
+    # Every name and code of the question the record says, whether or not it picked the
+    # record (each of a diary's weeks lists the pupil): the thing asked of is listed.
+    names = ({w for w in must if says_stem(stems_of(unit.text), w)}
+             | {f"code:{c}" for c in codes if _said_code(c, unit.text)})
     if not _RELATIVE.search(question) and (own := _own_lines(text, unit, names)) is not None:
         found = [c for c in found if (c.start, c.end) in own]
     best = max((c.score for c in found), default=(0, 0))

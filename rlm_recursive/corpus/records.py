@@ -277,7 +277,12 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
             return found
         return out
     if fmt == "events":
-        return [Record(doc_id, a, b, text[a:b], f) for a, b, f in event_records(text)]
+        # A report's rows under a header that names every column (a print farm's "Job
+        # Start Printer ... Fil(g)") are named by it, not as generic cells.
+        named = {(a, b): f for a, b, f in grid_rows(text)}
+        return [Record(doc_id, a, b, text[a:b], {**named[(a, b)], **{
+            k: v for k, v in f.items() if not _GENERIC_CELL.fullmatch(k)}}
+            if (a, b) in named else f) for a, b, f in event_records(text)]
     if fmt == "logfmt" and is_exposition(text):
         return [Record(doc_id, a, b, text[a:b], f) for a, b, f in exposition_records(text)]
     parse = {"jsonl": json_fields, "syslog": syslog_fields, "access": access_fields,
@@ -289,6 +294,10 @@ def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
         fields = found if found is not None else logfmt_fields(line)
         records.append(Record(doc_id, a, b, line, fields))
     return records
+
+
+_GENERIC_CELL = re.compile(r"cell\d+")
+"""The name an event line's cell gets when nothing names its column."""
 
 
 def _block_records(doc_id: str, text: str) -> list[Record]:

@@ -101,6 +101,7 @@ _ABBREVIATIONS = {
     "addr": "address", "reg": "registration", "rego": "registration", "bal": "balance",
     "avg": "average",
     "yr": "year", "yrs": "years", "wk": "week", "hrs": "hours", "mins": "minutes",
+    "gal": "gallons", "gals": "gallons", "lb": "pound", "lbs": "pounds",
 }
 """Abbreviations written in notes, boards and logs, as the words a question uses ("When is
 the fan expected?" - "ETA 16 April"). Upper-case keys match upper case only ("eta" is no
@@ -128,22 +129,48 @@ def abbreviates(short: str, word: str, lead: int = 2, shortest: int = 3) -> bool
     return all(letter in letters for letter in short[lead:])
 
 
+def consonants_of(short: str, word: str) -> bool:
+    """`short` is `word` written by its first letter and some of its consonants in order,
+    as column headers shorten words ("HDCP" handicap, "BLDG" building, "PMT" payment)."""
+    short, word = short.lower(), word.lower()
+    return (len(short) >= 3 and short.isalpha() and not set(short[1:]) & set("aeiouy")
+            and abbreviates(short, word, lead=1))
+
+
 def _word_forms(word: str) -> list[str]:
     expanded = _ABBREVIATIONS.get(word) or _ABBREVIATIONS.get(word.lower())
     if expanded:
         return expanded.split()
     lowered = word.lower()
+    if lowered in _IRREGULAR:
+        return [_IRREGULAR[lowered]]
     if len(lowered) >= 6:
         for pattern, replacement in _SPELLINGS:
             lowered = pattern.sub(replacement, lowered)
     return [lowered]
 
 
+_IRREGULAR = dict(pair.split(":") for pair in (
+    "sold:sell bought:buy paid:pay spent:spend made:make took:take taken:take gave:give "
+    "given:give sent:send kept:keep built:build held:hold told:tell brought:bring "
+    "wrote:write written:write drove:drive driven:drive shorn:shear ran:run won:win "
+    "lost:lose caught:catch flew:fly flown:fly bent:bend broke:break broken:break "
+    "fed:feed laid:lay lent:lend chose:choose chosen:choose").split())
+"""English verbs' irregular past forms, read as the verb ("sold" says sell)."""
+_PER_SLASH = re.compile(r"(?<=\d)/(?=[^\W\d_]{1,5}\b)")
+"""A rate's slash ("$3.10/lb", "€45/hr"): per."""
+_BOUND_PREFIX = re.compile(r"\b(non|ex|anti|pre|post|sub)-(?=[^\W\d_]{2})", re.IGNORECASE)
+"""A prefix that makes another thing of the word it is hyphenated to: a pre-test lesson is
+no test, a sub-total no total, an ex-owner no owner. Read as one word ("pretest")."""
+
+
 def stems(text: str) -> list[str]:
     """English stems of the content words of `text` (stopwords and numbers left out;
-    abbreviations expanded, British spellings made American)."""
+    abbreviations expanded, British spellings made American, a bound prefix joined to its
+    word)."""
     text = _SLASHED.sub(lambda m: _SLASHED_WORDS.get(m.group().lower(), m.group()),
                         unicodedata.normalize("NFC", text))
+    text = _PER_SLASH.sub(" per ", _BOUND_PREFIX.sub(r"\1", text))
     words = [form for w in re.findall(r"[^\W\d_]{2,}", text)
              for form in _word_forms(w) if form not in STOP]
     return _stemmer().analyze(" ".join(words)) if words else []

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from ...corpus.dates import said_dates
+from ...corpus.glossary import glossed
 from ...corpus.word_stems import stems
 
 __all__ = ["only_a_person_for_a_topic", "other_fields_only", "other_side", "undated",
@@ -72,8 +73,10 @@ def _short_for(short: str, word: str) -> bool:
 def _named(qualifier: str, question_stems: set[str]) -> bool:
     """The label's qualifier is a word of the question, or short for one."""
     q = stems(qualifier)[0] if stems(qualifier) else qualifier.lower()
-    return any(q == s or _short_for(q, s) or (len(s) >= 3 and q.startswith(s))
-               for s in question_stems)
+    # A label of another language says the English words of its meaning ("Medl." member).
+    meant = glossed(stems(qualifier), stems)
+    return bool(meant & question_stems) or any(
+        q == s or _short_for(q, s) or (len(s) >= 3 and q.startswith(s)) for s in question_stems)
 
 
 def other_fields_only(question: str, answer: str) -> bool:

@@ -7,9 +7,11 @@ import re
 
 from ...corpus.asked import asked_head, asked_phrase, label_says
 from ...corpus.evidence import normalise, stems
+from ...corpus.glossary import glossed
 from ...corpus.lookup import another_kind
 from ...corpus.naming import says
 from ...corpus.records import Layout, Record
+from ...corpus.units import consonants_of
 from .clauses import WHO
 from .persons import names_asked_role
 
@@ -49,7 +51,10 @@ def field_asked(question: str, record: Record, layout: Layout | None = None
         if not value.strip() or normalise(value) in said or another_kind(question, phrase,
                                                                           key, record):
             continue
+        # A label of another language says the English words of its meaning ("Medl.nr").
         key_stems = set(stems(key.replace("_", " ")))
+        key_stems |= glossed(stems(key.replace("_", " ")), stems)
+        key_stems |= {w for w in asked for k in key_stems if consonants_of(k, w)}  # "HDCP"
         by_lead = bool(lead and lead.group(1).lower() in re.findall(r"[a-z]+", key.lower())
                        and key_stems & asked)
         score = (by_lead, head in key_stems, len(key_stems & asked), noun in key_stems)

@@ -270,7 +270,19 @@ def document_words(question: str, layout: Layout, content: Iterable[int]
         beside = (i - 1 in naming) or (i + 1 in naming)
         if beside and _generic(q_words[i]):
             positions.add(i)
+    # "in the two-week print farm report": the words after the article describe the
+    # document its title words name, not the items counted.
+    for i in sorted(naming):
+        j = i - 1
+        while j >= 0 and q_words[j].lower() not in _ARTICLES | _PREPOSITIONS:
+            j -= 1
+        if j >= 0 and q_words[j].lower() in _ARTICLES:
+            positions.update(k for k in free if j < k < i)
     return positions, _selection(naming.values(), layout)
+
+
+_ARTICLES = frozenset(("the", "this", "that"))
+_PREPOSITIONS = frozenset("in on of for at from by with to about over under".split())
 
 
 def titled_documents(question: str, layout: Layout) -> list[str]:
