@@ -230,3 +230,84 @@ def test_sold_at_a_price_per_pound(tmp_path: Path, monkeypatch: Any):
                            "At what price per pound were the bulk drums sold to Riverside "
                            "Packers?")
     assert result.grounded and "2.95" in result.answer and "1.60" not in result.answer
+
+
+RESULTS = """\
+SplitTime 3.2   Split times                                       Printed 2026-06-07 15:10
+Lindgrove OK - Club Championship, middle distance
+Date: 2026-06-07   Arena: Lindgrove school
+
+W21  (Women 21)  4,1 km, 9 controls
+Pl   Name                    Club           Time
+1.   Elin Borg               Lindgrove OK   29:40
+2.   Hanna Vik               Norrby SK      31:02
+"""
+
+WATER_SPLIT = """\
+CONDOMINIO VIA DEI PINI 4 - ripartizione acqua 2025
+
+Sc. Int.  Condomino                 Matricola    Lett.prec  Lett.att  Cons.mc    TOTALE  N.
+-------------------------------------------------------------------------------------------
+A   A01   BERTOLI Marco             SNS4410021        512       590       78    121,40
+A   A02   FERRARI Lucia             MDD7730154        208       260       52     88,15  R
+A   A03   GALLO Piero               SNS2219870        660       771      111    170,92
+"""
+
+ROUND_BOOK = """\
+BRIGHTPANE - round book, November
+
+WED 4 NOV - Orchard Close + Mill Gardens
+ 3 Mill Gdns        Mrs Hale         F/B        £16   pd cash
+ 5 Mill Gdns        Dr Osei          F/B + C&F  £36   pd BT
+St Anne's Hall       (parish)         all ext.   £44   invoice to parish office,
+                                                   PO no. SAH/2026/41
+ 9 Orchard Close    Mr Quinn         F/O        £11   pd cash
+"""
+
+
+def test_the_line_under_a_programs_banner_names_the_document(tmp_path: Path, monkeypatch: Any):
+    from rlm_recursive.corpus.doc_titles import document_names
+
+    assert "Lindgrove OK - Club Championship" in document_names(RESULTS)
+    result = search_answer(tmp_path, monkeypatch, RESULTS,
+                           "Which club does Hanna Vik run for at the Lindgrove OK championship?")
+    assert result.grounded and "Norrby SK" in result.answer
+
+
+def test_a_runners_time_is_a_time_not_her_club(tmp_path: Path, monkeypatch: Any):
+    from rlm_recursive.agent.answers.kinds import fits_kind
+
+    asked = "What was Hanna Vik's time at the Lindgrove OK club championship?"
+    assert fits_kind(asked, "Time: 31:02") and fits_kind(asked, "1 h 02 min")
+    assert not fits_kind(asked, "2.: Norrby SK")
+    assert fits_kind("Is there a time zone on the Lindgrove sheet?", "CET")
+    result = search_answer(tmp_path, monkeypatch, RESULTS, asked)
+    assert "Norrby" not in result.answer
+
+
+def test_a_header_set_over_other_columns_is_read_where_its_words_sit(
+        tmp_path: Path, monkeypatch: Any):
+    row = next(f for _, _, f in grid_rows(WATER_SPLIT) if "FERRARI Lucia" in f.values())
+    assert row["Condomino"] == "FERRARI Lucia" and row["Matricola"] == "MDD7730154"
+    result = search_answer(tmp_path, monkeypatch, WATER_SPLIT,
+                           "water meter serial no. for Lucia Ferrari's flat")
+    assert result.grounded and "MDD7730154" in result.answer
+
+
+def test_a_street_written_short_and_a_note_typed_off_its_column(
+        tmp_path: Path, monkeypatch: Any):
+    result = search_answer(tmp_path, monkeypatch, ROUND_BOOK,
+                           "How much does the window cleaner charge Dr Osei in Mill Gardens?")
+    assert result.grounded and "£36" in result.answer and "£16" not in result.answer
+    result = search_answer(tmp_path, monkeypatch,
+                           ROUND_BOOK + "\nOrder of the round: east first.\n",
+                           "purchase order no. for the St Anne's Hall window job")
+    assert result.grounded and "SAH/2026/41" in result.answer
+
+
+def test_a_slot_starts_at_its_time():
+    from rlm_recursive.corpus.naming import contains
+
+    assert contains("11:30-12:30 conor fahy", "11:30")
+    assert not contains("10:30-11:30 laura byrne", "11:30")
+    assert not contains("11:300", "11:30")

@@ -156,11 +156,13 @@ def _stands_for(phrase: str, initials: str, corpus: _Corpus, after: str = "") ->
         return any(_defines(said, abbreviation, line) and _only_run(phrase, initials, line)
                    for line in lines)
     number = r"\d[\d.,]*"
-    if next(corpus.search(re.escape(words[-1])), None) is not None:
-        return False  # "maximum load" over "Max load": the words are there, shortened
+    # Written before the question's next word ("PO no." for "purchase order no."), even
+    # where another document uses the last word ("order") in another sense.
     if after and after.lower() not in _FUNCTION_WORDS and re.search(
             rf"{abbreviation}[ -]{re.escape(after)}\b", corpus.text, re.IGNORECASE):
         return True
+    if next(corpus.search(re.escape(words[-1])), None) is not None:
+        return False  # "maximum load" over "Max load": the words are there, shortened
     measured = words[-1] in _MEASURES
     return (len(initials) >= _UNDEFINED_RUN or measured) and re.search(
         rf"{number}\s?{abbreviation}|{abbreviation}\s?[:=]?\s?{number}", corpus.text) is not None

@@ -139,4 +139,23 @@ def _label(line: str) -> str | None:
 def document_names(text: str) -> str:
     """What names every line of a document, as one heading: its title and its top fields
     (`front_fields`), " / " between."""
-    return " / ".join(filter(None, [title(text), *front_fields(text)]))
+    return " / ".join(filter(None, [title(text), *_under_title(text), *front_fields(text)]))
+
+
+def _under_title(text: str) -> list[str]:
+    """The lines that carry on a title on its first line, up to the first blank line or
+    field (a program's banner over the event's name: "MeOS 4.1.2  Sträcktider" over "OK
+    Tjädern - Klubbmästerskap ..."): the document's name as its author gave it."""
+    if not title(text):
+        return []
+    lines = text.lstrip("\n").split("\n")[1:_TITLE_LINES]
+    out = []
+    for line in lines:
+        if (not line.strip() or _label(line) is not None or len(line.split()) > 2 * _HEADING_WORDS
+                or len(_TABLE_GAP.split(line.strip())) >= _ROW_CELLS or _RULE.fullmatch(line)):
+            break
+        out.append(line.strip())
+    return out
+
+
+_RULE = re.compile(r"\s*([=\-*_~#+])\1{3,}\s*")

@@ -50,7 +50,8 @@ _MEANINGS: dict[str, str] = {
     "room": "zimmer raum kamer habitación chambre",
     "meter reading": "zählerstand meterstand lectura relevé mätarställning målerstand "
                      "målerstand",
-    "meter": "zähler contador compteur mätare måler",
+    "meter": "zähler contador compteur mätare måler contatore",
+    "serial": "matricola seriennummer serienummer serienr",
     "electricity": "strom stroom electricidad électricité ström strøm",
     "water": "wasser agua vatten vann vand",
     "fee charge": "gebühr beitrag bijdrage contributie cuota cotisation avgift afgift",

@@ -40,13 +40,21 @@ def header_cells(cells: list[tuple[int, int, str]]) -> bool:
 
 def column_names(cells: list[tuple[int, int, str]], columns: list[tuple[int, int]], count: int
            ) -> list[str]:
+    words = [(a + m.start(), a + m.end(), m.group()) for a, _, text in cells
+             for m in _WORD.finditer(text)]
     if len(cells) == count or not columns:
-        return [text for _, _, text in cells][:count] + [""] * max(0, count - len(cells))
+        in_order = [text for _, _, text in cells][:count] + [""] * max(0, count - len(cells))
+        # As many header cells as columns, yet set over other ones ("Sc. Int." over two
+        # columns, a sparse last column unread): the words go where they sit.
+        if columns and len(cells) == count:
+            apart = sum(_gap(cell, column) for cell, column in zip(cells, columns, strict=True))
+            cost, aligned = _aligned_cost(words, columns)
+            if apart > count and 2 * cost < apart:
+                return aligned
+        return in_order
     names = [""] * count
     # A program's report sets its header words one space apart over columns two apart
     # ("CAT BR" over "AF  CEN"): each word goes to the column it sits over.
-    words = [(a + m.start(), a + m.end(), m.group()) for a, _, text in cells
-             for m in _WORD.finditer(text)]
     if all(sum(a < y and x < b for x, y in columns) == 1 for a, b, _ in words) and len(
             {_over(a, b, columns) for a, b, _ in words}) > len(
                 {_over(a, b, columns) for a, b, _ in cells}):
@@ -66,12 +74,20 @@ _FAR = 4
 """Characters from a column past which a header word is not its name."""
 
 
+def _gap(word: tuple[int, int, str], column: tuple[int, int]) -> int:
+    return max(0, column[0] - word[1], word[0] - column[1])
+
+
 def _aligned(words: list[tuple[int, int, str]], columns: list[tuple[int, int]]) -> list[str]:
     """The header's words given in order to columns (a word may be left out), each column's
     words joined, so that the words sit nearest the columns they name."""
-    def gap(word: tuple[int, int, str], column: tuple[int, int]) -> int:
-        return max(0, column[0] - word[1], word[0] - column[1])
+    return _aligned_cost(words, columns)[1]
 
+
+def _aligned_cost(words: list[tuple[int, int, str]], columns: list[tuple[int, int]]
+                  ) -> tuple[int, list[str]]:
+    """`_aligned`'s names, and how far in all its words sit from their columns."""
+    gap = _gap
     # best[j]: (cost, assignment) with the words so far placed in columns up to j.
     best: list[tuple[int, tuple[int, ...]]] = [(0, ())] * len(columns)
     for word in words:
@@ -84,10 +100,11 @@ def _aligned(words: list[tuple[int, int, str]], columns: list[tuple[int, int]]) 
             step.append(min(placed, skipped, key=lambda pair: pair[0]))
         best = step
     names = [""] * len(columns)
-    for (_, _, text), j in zip(words, min(best, key=lambda pair: pair[0])[1], strict=True):
+    cost, placed = min(best, key=lambda pair: pair[0])
+    for (_, _, text), j in zip(words, placed, strict=True):
         if j >= 0:
             names[j] = f"{names[j]} {text}".strip()
-    return names
+    return cost, names
 
 
 def header_cuts(header: str, rows: list[str], columns: list[tuple[int, int]]) -> list[int]:

@@ -59,9 +59,12 @@ def label_fits(question: str, text: str) -> bool:
     # The entry's own words after the label say them too ("drums 3-6  sold bulk to ...":
     # the bulk drums), though no sibling's label ("Adult day ticket" for a child's).
     entry = said | label_words(text.strip()[len(label):])
+    own = frozenset(stems(label))
     for phrase in _phrases(question):
+        # (Only a label that writes a word of the phrase itself: "LP-7102" is a number by its
+        # shape alone, and "Police ... ref 26/8812" after it is another's.)
+        carried = any(has_word(w, own) for w in phrase)
         if len(phrase) > 1 and any(has_word(w, said) for w in phrase) and not all(
-                has_word(w, said) or (w not in said and has_word(w, entry))
-                for w in phrase[:-1]):
+                has_word(w, said) or (carried and has_word(w, entry)) for w in phrase[:-1]):
             return False
     return True

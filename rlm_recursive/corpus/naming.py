@@ -13,7 +13,16 @@ import unicodedata
 
 from .asked import asked_phrase
 from .dates import FOREIGN_WEEKDAYS, MONTHS, WEEKDAYS, said_dates, same_date, weekday_named
-from .units import SENTENCE_END, STOP, THOUSANDS, Unit, abbreviates, normalise, stems
+from .units import (
+    SENTENCE_END,
+    STOP,
+    THOUSANDS,
+    Unit,
+    abbreviates,
+    consonants_of,
+    normalise,
+    stems,
+)
 
 __all__ = ["HONORIFICS", "contains", "described", "entities", "names", "says", "values",
            "written_forms"]
@@ -102,12 +111,19 @@ def entities(question: str) -> list[str]:
     return list(dict.fromkeys(normalise(n) for n in named if n.strip()))
 
 
+_SHORTENED = 6
+"""Letters of a name's word from which a text may write it by its consonants."""
+_CLOCK = re.compile(r"\d{1,2}:\d\d")
+
+
 def _contains(haystack: str, needle: str) -> bool:
     """`needle` occurs in `haystack` (both normalised) as whole tokens: no letter, digit or
     hyphen either side, no decimals after. "3308" is not "pelican-3308", "3" not "3.5"."""
     # A number goes on past a decimal point ("3" is not "3.5"); a word before a comma and a
     # digit is a CSV cell's end ("CMA CGM,3100").
     after = r"(?![^\W_]|-\w|[.,]\d)" if needle[-1:].isdigit() else r"(?![^\W_]|-\w)"
+    if _CLOCK.fullmatch(needle):  # "the 11:30 lesson": the slot "11:30-12:30" starts then
+        after = r"(?=-\d{1,2}[:.]\d\d(?!\d)|(?![^\W_]|-\w|[.,]\d))"
     pattern = r"(?<![^\W_])(?<!-)" + re.escape(needle) + after
     return re.search(pattern, haystack) is not None
 
@@ -135,6 +151,11 @@ def says(norm: str, entity: str) -> bool:
     text with dates of other months too (a table of dated rows) does not say it: a dump of
     its rows would pass for the one asked."""
     if _contains(norm, entity):
+        return True
+    # A name's word as addresses shorten it ("Kingsley Gdns" for Kingsley Gardens).
+    if len(entity) >= _SHORTENED and entity.isalpha() and any(
+            consonants_of(token, entity) for token in re.findall(r"(?<![\w-])[a-z]{3,6}(?![\w-])",
+                                                                 norm)):
         return True
     if (month := MONTHS.get(entity)) is not None and len(entity) >= 3 and entity != "may":
         months = {d[1] for _, _, d in said_dates(norm)}

@@ -25,7 +25,8 @@ from .asked import asked_phrase, label_says
 from .naming import entities, values
 from .units import MONEY_SUM, normalise, stems
 
-__all__ = ["CLOCK_ASKED", "MONEY_ASKED", "narrowed", "narrowed_in_line"]
+__all__ = ["CLOCK_ASKED", "MONEY_ASKED", "TIME_TAKEN", "TIME_TAKEN_ASKED", "narrowed",
+           "narrowed_in_line"]
 
 _LABEL = re.compile(
     r"(?:^|(?<=\s)|(?<=[;|•·]))"
@@ -319,6 +320,13 @@ _STOPPED = frozenset(stems("and or to from the a an of at by on in for was is ar
 CLOCK_ASKED = re.compile(r"\b(?:what|which)\s+time\b(?!\s+(?:zone|slot|period|limit|frame))"
                          r"|\bat\s+what\s+hour\b", re.IGNORECASE)
 """A time of day asked ("at what time", not "what time zone")."""
+TIME_TAKEN_ASKED = re.compile(
+    r"['’]s\s+(?:(?:finish(?:ing)?|race|final|winning|total|split|lap|run(?:ning)?)\s+)?"
+    r"time\b(?!\s+(?:zone|slot|off|sheet))|\b(?:finish(?:ing)?|race|winning|split|lap)\s+time\b",
+    re.IGNORECASE)
+"""A time taken asked ("Hanna Vik's time", "her finishing time"): a duration or a clock."""
+TIME_TAKEN = re.compile(r"\d:\d\d|\d\s*(?:h|hrs?|hours?|min|mins|minutes|s|secs?|seconds)\b",
+                        re.IGNORECASE)
 _CLOCK = re.compile(r"(?<![\d:.])(?:[01]?\d|2[0-3]):[0-5]\d(?:\s?[ap]\.?m\b\.?)?(?![\d:])"
                     r"|(?<![\d:.])(?:1[0-2]|0?[1-9])(?:\.[0-5]\d)?\s?[ap]\.?m\b\.?", re.IGNORECASE)
 

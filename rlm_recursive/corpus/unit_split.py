@@ -157,15 +157,22 @@ def _hanging_label(opener: str, line: str) -> str | None:
     start = len(opener) - len(opener.lstrip())
     if not line.strip() or not opener.strip() or indent <= start or indent >= len(opener):
         return None
-    if opener[indent - 2:indent] != "  " or opener[indent] == " ":
+    if opener[indent - 2:indent] == "  " and opener[indent] != " ":
+        return opener[:indent].strip()
+    # An opener's last cell running on past a comma ("invoice to council,") onto a line
+    # typed a little off its column ("PO no. CE/FAC/2231").
+    last = [m.end() for m in re.finditer(r"\S {2,}(?=\S)", opener)]
+    if not last or not opener.rstrip().endswith(",") or abs(last[-1] - indent) > _OFF_COLUMN:
         return None
-    return opener[:indent].strip()
+    return opener[:last[-1]].strip()
 
 
 _MARKER = re.compile(r"(?:\d{1,3}|[A-Za-z]|[ivxIVX]{1,4})[.)]")
 _ITEM = re.compile(r"^\s*(?:[-*•]\s|\(?[a-z0-9]{1,2}\)\s)")
 
 _LEAD_CHARS = 120
+_OFF_COLUMN = 4
+"""Places a note may sit off the column it carries on."""
 _TIMED_ENTRY = re.compile(r"^\s*(?:[01]?\d|2[0-3])[:.][0-5]\d\s+\S")
 
 

@@ -62,7 +62,13 @@ def _carries_entry(line: str) -> bool:
     """A line under a labelled entry ("Rhys Pemberton — Energy Lead. Office: ...") that is
     not itself a new entry, record, row or log line: it goes on describing that entry."""
     return not (ENTRY.match(line) or _NEW_LINE.match(line) or KEY_VALUE.match(line)
-                or TABULAR.search(line))
+                or TABULAR.search(line) or len(_GUTTER.findall(line)) >= _ROW_GUTTERS)
+
+
+_GUTTER = re.compile(r"\S {2,}(?=\S)")
+_ROW_GUTTERS = 3
+"""Gutters of two spaces or more on a line from which it is a fixed-width row ("3 Mill Gdns
+  Mrs Hale  F/B  £16  pd cash" under a day's heading), no note carrying an entry on."""
 
 
 TABULAR = re.compile(r"\t| \| |^\s*\||,(?!\d{3}\b)\S+,")

@@ -218,6 +218,10 @@ def _outscoped(store: Store, session_id: str, question: str, found: Extract) -> 
     return outscoped(question, found.answer, store.text(doc), found.ref.start, found.ref.end)
 
 
+_PLACE = re.compile(r"\d{1,3}[.)]?")
+"""A row's number or place in a list ("2."), which names no field."""
+
+
 def _scoped(store: Store, session_id: str, question: str) -> Extract | None:
     """The labelled line the question's names pick out by its scope (`scopes`), cited
     with the scope lines it needs."""
@@ -226,8 +230,9 @@ def _scoped(store: Store, session_id: str, question: str) -> Extract | None:
     if found is None:
         return None
     doc_id, line, (first, last) = found
-    return Extract(f"{line.label}: {line.value}", SpanRef(doc_id=doc_id, start=first,
-                                                          end=last), line.label)
+    # A grid's cell under a row numbered, not named ("2."): its column names it ("Club").
+    key = line.column if line.column and _PLACE.fullmatch(line.label.strip()) else line.label
+    return Extract(f"{key}: {line.value}", SpanRef(doc_id=doc_id, start=first, end=last), key)
 
 
 def _from_passages(store: Store, session_id: str, question: str, layout: Layout | None,

@@ -20,7 +20,7 @@ from ...corpus.asked import asked_clause, asked_label, asked_phrase
 from ...corpus.dates import said_dates
 from ...corpus.evidence import contains, entities, normalise, stems, values
 from ...corpus.naming import HONORIFICS
-from ...corpus.narrow import CLOCK_ASKED
+from ...corpus.narrow import CLOCK_ASKED, TIME_TAKEN, TIME_TAKEN_ASKED
 from ...corpus.units import EMAIL, MONEY_SUM
 from .labelled import (
     only_a_person_for_a_topic,
@@ -238,6 +238,8 @@ def fits_kind(question: str, answer: str) -> bool:
         return bool(_IP.search(answer))
     if CLOCK_ASKED.search(question):  # "at what time did the ambulance get there": a time
         return bool(_CLOCK_SAID.search(answer.rsplit(": ", 1)[-1]))
+    if TIME_TAKEN_ASKED.search(question):  # "Hanna Vik's time": 31:02, not her club
+        return bool(TIME_TAKEN.search(answer.rsplit(": ", 1)[-1]))
     if _asks_date(question):  # "requested delivery date?": a date, not the order's line
         return bool(said_dates(answer) or _DATE.search(answer) or _COMPACT_DATE.search(answer)
                     or CALENDAR_WORDS & set(stems(answer)))
