@@ -81,8 +81,11 @@ _NP_END = frozenset((
     "the a an of for on in at to from by with per is are was were be been do does did has "
     "have had can could will would should got get gets that which who when where after "
     "before during since between this these those its their our my your his her "
-    "came come comes went goes gave took so now still yet currently already").split())
+    "came come comes went goes gave took").split())
 """Words that end the noun phrase a question asks for ("max replicas | the ledger api")."""
+_ADVERBS = frozenset("so now still yet currently already".split())
+"""Words that end the phrase after it ("average | so far") and are passed over before it
+("what's | still open")."""
 _DETERMINERS = frozenset("the a an our my your their his her its this that".split())
 _NOT_NOUN_LEAD = frozenset((
     "who whom whose when where why how is are was were do does did can could will would "
@@ -214,7 +217,9 @@ def _asked_words(question: str) -> list[str]:
     out: list[str] = []
     first = len(written) - len(words)  # where `words` starts among the written words
     for at, word in enumerate(words):
-        if word in _NP_END or len(out) == 4 or (out and _participle(words, at)):
+        if word in _ADVERBS and not out:
+            continue
+        if word in _NP_END | _ADVERBS or len(out) == 4 or (out and _participle(words, at)):
             break
         # "what race number Neil Haworth was riding with": a name after the asked noun is
         # whose it is, not the noun (an acronym, "total VAT", goes on).

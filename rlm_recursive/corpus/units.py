@@ -34,7 +34,7 @@ STOP = frozenset((
     "do does did has have had were been being can could would should may might must shall "
     "i me my we our you your he him his she her them than so very also just only about from "
     "up down out over under again any all each both few more most other some own same too "
-    "because now "
+    "because now still yet currently already "
     "answer question excerpt excerpts passage passages text document documents based given "
     "according says said here following "
     # The frame of a question, not its topic ("how long did it take", "when did it go off").
