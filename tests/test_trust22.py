@@ -311,3 +311,29 @@ def test_a_slot_starts_at_its_time():
     assert contains("11:30-12:30 conor fahy", "11:30")
     assert not contains("10:30-11:30 laura byrne", "11:30")
     assert not contains("11:300", "11:30")
+
+
+def test_members_who_have_not_paid_are_the_no_of_a_yes_no_column(
+        tmp_path: Path, monkeypatch: Any):
+    import asyncio
+
+    from rlm_recursive.agent.pool import ProviderPool
+    from rlm_recursive.agent.query import QueryOptions, run_query
+    from rlm_recursive.providers.fake import FakeProvider
+    from tests.strategy_support import no_model
+
+    rows = "\n".join(f" {300 + k:04d}   | Member {k:<10} | Boat {k:<11} | C-{k:02d}         | "
+                     f"{'nej' if k % 4 == 1 else 'ja' if k % 7 else ''}"
+                     for k in range(1, 15))
+    register = BERTH_REGISTER.split("\n 0305")[0] + "\n" + rows + "\n"
+    runtime = small_runtime(tmp_path, monkeypatch)
+    try:
+        sid = load(runtime, register)
+        result = asyncio.run(run_query(
+            runtime, sid, "how many boat club members hadn't paid yet",
+            QueryOptions(provider="fake", model="small", strategy="auto"),
+            providers=ProviderPool({"fake": FakeProvider(script=no_model)})))
+    finally:
+        runtime.close()
+    # Members 1, 5, 9 and 13 wrote "nej"; 7 and 14 left the column blank (not known).
+    assert result.grounded and result.exact and result.answer.startswith("4 ")

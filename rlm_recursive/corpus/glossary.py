@@ -31,7 +31,7 @@ _MEANINGS: dict[str, str] = {
     "customer": "kunde klant cliente kund",
     "address": "adresse adres dirección direccion adress indirizzo",
     "phone": "telefon telefoon teléfono telefono téléphone",
-    "payment paid": "zahlung bezahlt betaling betaald pago pagado paiement payé betalning "
+    "payment paid": "zahlung bezahlt betaling betaald pago pagado paiement payé betalning betalt "
                     "betald",
     "balance": "saldo solde",
     "owner": "eigentümer eigentuemer eigenaar propietario propietaria propriétaire ägare "

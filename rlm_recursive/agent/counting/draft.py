@@ -133,6 +133,9 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     # "before 2012", "after the due date", "haven't come back yet": conditions on a date
     # or an empty field, not values to match.
     blank, blank_at = blank_fields(question, layout)
+    if flagged_clear := {f.field for f in flagged}:  # "hadn't paid": Paid=no, not a blank
+        blank_at = set() if set(blank) & flagged_clear else blank_at
+        blank = [k for k in blank if k not in flagged_clear]
     dated, dated_at = date_conditions(question, layout, blank_at)
     said |= dated_at | blank_at
     years, year_at = year_words(question, layout.records, said)  # "seen in 2026"

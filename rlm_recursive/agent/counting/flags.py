@@ -8,6 +8,7 @@ those whose flag is clear. The flag's value is a condition, not a word to find i
 
 from __future__ import annotations
 
+from ...corpus.glossary import glossed
 from ...corpus.records import Layout
 from ...corpus.tally import FieldFilter
 from ...corpus.word_stems import stems
@@ -15,8 +16,9 @@ from .plan_words import negation_words
 
 __all__ = ["flag_terms"]
 
-_YES = frozenset({"y", "yes", "true", "t"})
-_NO = frozenset({"n", "no", "false", "f"})
+_YES = frozenset({"y", "yes", "true", "t", "ja", "j", "oui", "si", "sí", "sim", "tak", "kyllä"})
+_NO = frozenset({"n", "no", "false", "f", "nej", "nein", "non", "nee", "nei", "não", "nie",
+                 "ei"})
 _FLAG_SHARE = 0.9
 """Share of a field's values that must be yes or no for it to be a flag."""
 _SPREAD = 4
@@ -66,7 +68,15 @@ def flag_terms(question: str, layout: Layout) -> tuple[list[FieldFilter], set[in
     at: set[int] = set()
     for key, (yes, no) in _flags(layout).items():
         name = stems(key)
-        if len(name) < 2:  # a one-word flag ("paid") is a value the readers match already
+        if len(name) < 2:
+            # A one-word flag ("Paid", "Betalt") asked set is a value the readers match
+            # already; asked clear ("hadn't paid yet"), it is its "no", not a blank.
+            meant = set(name) | glossed(name, stems)
+            hit = next((i for i, w in enumerate(q_stems) if w in meant), None)
+            if hit is not None and no is not None and set(
+                    range(max(0, hit - _NEGATION_REACH), hit + 1)) & negated:
+                found.append(FieldFilter(field=key, value=no))
+                at.add(hit)
             continue
         said = _said_at(name, q_stems)
         if said is None:
