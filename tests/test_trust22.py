@@ -87,6 +87,20 @@ STANDINGS = """\
   205  Lou Patel             M    3    27   197    11     256
 """
 
+LEAGUE = """\
+  THURSDAY TRIOS LEAGUE     week 6 of 30
+
+  ID   Name                 Sex Team  Gms   Avg  HDCP   Hi Gm
+""" + "".join(f"  {300 + k}  {name:<20}  {'MW'[k % 2]}    {1 + k % 4}    18   {avg}    "
+              f"{max(0, 198 - avg)}     {avg + 40}{note}\n"
+              for k, (name, avg, note) in enumerate([
+                  ("Ron Baxter", 188, ""), ("Mae Baxter", 151, ""), ("Vic Dolan", 166, ""),
+                  ("Ida Crowe", 173, ""), ("Lou Patel", 197, ""), ("Sid Moss", 159,
+                                                                   "   SICK (avg-10 used)"),
+                  ("Ada Ruiz", 184, ""), ("Kit Lamb", 142, "   SICK (avg-10 used)"),
+                  ("Ned Shaw", 181, ""), ("Pat Kerr", 170, ""), ("Ann Voss", 163, ""),
+                  ("Ben Tate", 192, "")]))
+
 JOB_HISTORY = """\
 PRINT ROOM -- job history (export)   Range: 2026-04-01 .. 2026-04-03
 
@@ -173,6 +187,29 @@ def test_a_standings_sheet_is_read_by_its_header():
     rows = {fields["Name"]: fields for _, _, fields in grid_rows(STANDINGS) if "Name" in fields}
     assert rows["Ida Crowe"]["Avg"] == "173" and rows["Lou Patel"]["HDCP"] == "11"
     assert rows["Ron Baxter"]["Sex"] == "M" and rows["Ron Baxter"]["Team"] == "1"
+
+
+def test_bowlers_averaging_a_score_or_better_are_counted_by_code(
+        tmp_path: Path, monkeypatch: Any):
+    import asyncio
+
+    from rlm_recursive.agent.pool import ProviderPool
+    from rlm_recursive.agent.query import QueryOptions, run_query
+    from rlm_recursive.providers.fake import FakeProvider
+    from tests.strategy_support import no_model
+
+    runtime = small_runtime(tmp_path, monkeypatch)
+    try:
+        sid = load(runtime, LEAGUE)
+        result = asyncio.run(run_query(
+            runtime, sid, "In the Thursday trios league, how many bowlers are averaging 180 or "
+                          "better?", QueryOptions(provider="fake", model="small", strategy="auto"),
+            providers=ProviderPool({"fake": FakeProvider(script=no_model)})))
+    finally:
+        runtime.close()
+    # Ron 188, Lou 197, Ned 181, Ben 192, and Ada 184, whose row stands alone between two
+    # notes.
+    assert result.grounded and result.exact and result.answer.startswith("5 ")
 
 
 @pytest.mark.parametrize(("short", "word", "meant"), [

@@ -188,8 +188,10 @@ def _states_number(question: str, layout: Layout) -> bool:
         run.append(w)
     nouns = [w for w in run[:1] + [w for w in run[1:] if w.endswith("s")]
              if not re.fullmatch(_NUMBER, w)]
+    # (Not the words naming a document: "in the diary" is about every line of it.)
+    titled = set(stems(" ".join(layout.titles.values())))
     about = {stems(w)[0] for i, w in enumerate(ws)
-             if i in content_positions(question) and w not in run}
+             if i in content_positions(question) and w not in run} - titled
     # A name the question gives ("at Porthallow") is what the stating document must be
     # about: another document's "within 56 days" shares a common word, not the place.
     # Names as the text writes them ("VN2209" whole): capitalised words past the first.

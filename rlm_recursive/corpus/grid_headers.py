@@ -22,8 +22,10 @@ WORDY = re.compile(r"^[^\d£$€%]*[A-Za-z][^\d£$€%]*$")
 _MARK_HEAD = re.compile(r"^(?:[#№%]|[A-Za-z]{1,4}\d{1,2}:?(?: [A-Za-z]{1,4}\d{1,2})*)$")
 """A header cell that is no word: a number sign ("#"), a week's or a game's short name
 ("G1", "Wk11: G1")."""
-_BUCKET = re.compile(r"^(?:[<>≤≥+]\s*)?\d{1,4}(?:\s*[-–]\s*\d{1,4})?(?:\s*[+]|\s+[A-Za-z]+)?$")
-"""A range or threshold naming a column ("1 - 30", "> 90", "61-90 days"), no sum."""
+_BUCKET = re.compile(r"^(?=.*[-–<>≤≥+A-Za-z])"
+                     r"(?:[<>≤≥+]\s*)?\d{1,4}(?:\s*[-–]\s*\d{1,4})?(?:\s*[+]|\s+[A-Za-z]+)?$")
+"""A range or threshold naming a column ("1 - 30", "> 90", "61-90 days"), no sum, nor a
+bare number (a row's "300")."""
 _BUCKET_WORDS = 2
 _HEAD_WORDS = 4
 """A column name is short: a longer run of words is a row's note, not a header."""

@@ -274,7 +274,9 @@ def grids(doc_id: str, text: str) -> tuple[Grid, ...]:
                 Cell(cell, start + a, start + b, k)
                 for (a, b, cell), k in zip(cut(_cells(line, pipes), cuts), placed,
                                            strict=True))))
-        if len(grid_rows) >= 2 and len(heads) >= 2:
+        # (One row between two notes is still a row of the grid it carries on.)
+        carried = bool(found) and found[0] < 0
+        if (len(grid_rows) >= 2 or carried) and len(heads) >= 2:
             header = (out[-1].header if found[0] < 0 else (lines[found[0]][0], lines[found[0]][1])
                       ) if found else None
             out.append(Grid(doc_id, tuple(heads), tuple(grid_rows), header,

@@ -220,7 +220,7 @@ _COMPARE = re.compile(
     # "5.2 m or higher", "£40 or less": the comparison after its number.
     + r"|(?<![\w.,])" + _NUM.format(k="2") + _UNIT.format(k="2")
     + r"\s+or\s+(?P<after>more|higher|above|over|greater|longer|less|lower|below|fewer|under|"
-    r"shorter)\b"
+    r"shorter|better|worse)\b"
     # "between 20 and 30 kg": both ends, inclusive.
     + r"|\bbetween\s+" + _NUM.format(k="3") + r"(?:\s*(?P<unit3>%|[a-z]+\b))??\s+and\s+"
     + _NUM.format(k="4") + _UNIT.format(k="4"), re.IGNORECASE)
@@ -231,7 +231,10 @@ _OPS: dict[str, str] = {"under": "<", "below": "<", "less than": "<", "fewer tha
                         "at most": "<=", "up to": "<="}
 _OR_AFTER: dict[str, str] = {"more": ">=", "higher": ">=", "above": ">=", "over": ">=",
                              "greater": ">=", "longer": ">=", "less": "<=", "lower": "<=",
-                             "below": "<=", "fewer": "<=", "under": "<=", "shorter": "<="}
+                             "below": "<=", "fewer": "<=", "under": "<=", "shorter": "<=",
+                             # a score's ("averaging 180 or better"; a race time is asked
+                             # "or faster")
+                             "better": ">=", "worse": "<="}
 _PERCENT = ("pct", "percent", "perc", "pc")
 _SECONDS = {"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "min": 60, "mins": 60,
             "minute": 60, "minutes": 60, "h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600,
