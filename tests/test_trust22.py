@@ -374,3 +374,30 @@ def test_members_who_have_not_paid_are_the_no_of_a_yes_no_column(
         runtime.close()
     # Members 1, 5, 9 and 13 wrote "nej"; 7 and 14 left the column blank (not known).
     assert result.grounded and result.exact and result.answer.startswith("4 ")
+
+
+def test_no_seed_time_is_the_code_the_sheet_writes_for_it(tmp_path: Path, monkeypatch: Any):
+    import asyncio
+
+    from rlm_recursive.agent.pool import ProviderPool
+    from rlm_recursive.agent.query import QueryOptions, run_query
+    from rlm_recursive.providers.fake import FakeProvider
+    from tests.strategy_support import no_model
+
+    seeds = ["31.20", "NT", "33.05", "NT", "29.88", "32.40", "NT", "30.15"]
+    sheet = ("Event 5  Girls 11-12 50 LC Meter Butterfly\n"
+             "    Name                    Age Team        Seed Time  Finals Time\n"
+             + "".join(f"  {k + 1} Swimmer, Name{k:<12}  12 LKHD-ON   {seed:>9}      "
+                       f"{34 + k}.{k}0\n" for k, seed in enumerate(seeds))
+             + "Legend: NT = no time  DQ = disqualified\n")
+    runtime = small_runtime(tmp_path, monkeypatch)
+    try:
+        sid = load(runtime, sheet)
+        result = asyncio.run(run_query(
+            runtime, sid, "how many swimmers had no seed time (NT)",
+            QueryOptions(provider="fake", model="small", strategy="auto"),
+            providers=ProviderPool({"fake": FakeProvider(script=no_model)})))
+    finally:
+        runtime.close()
+    assert result.grounded and result.exact and result.answer.startswith("3 ")
+    assert "≠" not in result.answer and "blank" not in result.answer

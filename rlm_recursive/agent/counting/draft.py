@@ -71,6 +71,8 @@ _UNITS = frozenset(stems("line lines entry entries record records row rows item 
                          "events message messages log logs note notes paragraph paragraphs "
                          "section sections request requests"))
 MIN_ITEMS = 5
+_CODE_NAME = 3
+"""Words before a code in brackets that may be its everyday name ("no seed time (NT)")."""
 """Fewer records than this is not a countable unit: the text states facts, it does not list."""
 
 
@@ -167,8 +169,11 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     said |= gloss
     filters = list(dict.fromkeys([*coded, *flagged, *(FieldFilter(field=m.field, value=m.value)
                                             for m in matches if m.start not in negated_at)]))
+    # "no seed time (NT)": the negation is the everyday name of the code the records write
+    # for it (NT), not a condition against it.
+    code_fields = {f.field for f in coded}
     exclude = list(dict.fromkeys(FieldFilter(field=m.field, value=m.value) for m in matches
-                                 if m.start in negated_at))
+                                 if m.start in negated_at and m.field not in code_fields))
     skip = {i for m in matches for i in range(m.start, m.stop)} | negation_words(question)
     keys = {s for key in layout.fields for s in key_stems(key)}
     absent = [key for key in layout.fields if stems(key) and any(
@@ -199,6 +204,14 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
         # noun phrase is the unit counted.
         skip |= {head} | (noun_phrase(question, head) - taken)
     absent = [k for k in absent if k not in blank]
+    if code_fields:
+        # The words naming the code, before its brackets ("seed time"), name no field that
+        # says none.
+        naming = {q_stems[i] for m in re.finditer(r"\(", question)
+                  for i in range(max(0, len(words(question[:m.start()])) - _CODE_NAME), len(
+                      words(question[:m.start()]))) if i < len(q_stems)}
+        blank = [k for k in blank if k not in code_fields]
+        absent = [k for k in absent if k not in code_fields and not set(stems(k)) <= naming]
     draft = CountDraft(TallyPlan(filters=filters, exclude=exclude, absent=absent, docs=docs,
                                  compare=[c for c, _ in compared], dated=dated, blank=blank,
                                  inside=inside, labelled=labelled),
