@@ -5,18 +5,22 @@ irregular verbs ("sold"), rates by a slash ("$3.10/lb"), headers cut short ("HDC
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from rlm_recursive.agent.pool import ProviderPool
+from rlm_recursive.agent.query import QueryOptions, run_query
 from rlm_recursive.corpus.asked import asked_phrase, label_says
 from rlm_recursive.corpus.evidence import Unit, best_units
 from rlm_recursive.corpus.grid_tables import grid_rows, grids
 from rlm_recursive.corpus.record_fields import _own_lines, record_field
 from rlm_recursive.corpus.records import read_layout
 from rlm_recursive.corpus.units import consonants_of, stems
-from tests.strategy_support import load, search_answer, small_runtime
+from rlm_recursive.providers.fake import FakeProvider
+from tests.strategy_support import load, no_model, search_answer, small_runtime
 
 LESSON_DIARY = """\
 DRIVING LESSONS - diary, March 2026  (instructor: Orla Keane)
@@ -124,6 +128,18 @@ Drums (sold Apr):
 """
 
 
+def _counted(tmp_path: Path, monkeypatch: Any, text: str, question: str) -> Any:
+    """One `auto` run over one text with a model that must not be asked: counted by code."""
+    runtime = small_runtime(tmp_path, monkeypatch)
+    try:
+        sid = load(runtime, text)
+        return asyncio.run(run_query(
+            runtime, sid, question, QueryOptions(provider="fake", model="small", strategy="auto"),
+            providers=ProviderPool({"fake": FakeProvider(script=no_model)})))
+    finally:
+        runtime.close()
+
+
 def test_a_pre_test_is_no_test(tmp_path: Path, monkeypatch: Any):
     assert "test" not in stems("pre-test (3/4)") and "test" in stems("mock test")
     assert "total" not in stems("Sub-total 40.00")
@@ -191,22 +207,9 @@ def test_a_standings_sheet_is_read_by_its_header():
 
 def test_bowlers_averaging_a_score_or_better_are_counted_by_code(
         tmp_path: Path, monkeypatch: Any):
-    import asyncio
-
-    from rlm_recursive.agent.pool import ProviderPool
-    from rlm_recursive.agent.query import QueryOptions, run_query
-    from rlm_recursive.providers.fake import FakeProvider
-    from tests.strategy_support import no_model
-
-    runtime = small_runtime(tmp_path, monkeypatch)
-    try:
-        sid = load(runtime, LEAGUE)
-        result = asyncio.run(run_query(
-            runtime, sid, "In the Thursday trios league, how many bowlers are averaging 180 or "
-                          "better?", QueryOptions(provider="fake", model="small", strategy="auto"),
-            providers=ProviderPool({"fake": FakeProvider(script=no_model)})))
-    finally:
-        runtime.close()
+    result = _counted(tmp_path, monkeypatch, LEAGUE,
+                      "In the Thursday trios league, how many bowlers are averaging 180 or "
+                      "better?")
     # Ron 188, Lou 197, Ned 181, Ben 192, and Ada 184, whose row stands alone between two
     # notes.
     assert result.grounded and result.exact and result.answer.startswith("5 ")
@@ -239,23 +242,8 @@ def test_a_job_historys_rows_are_named_by_its_header(tmp_path: Path, monkeypatch
 
 
 def test_the_words_describing_the_document_select_no_items(tmp_path: Path, monkeypatch: Any):
-    import asyncio
-
-    from rlm_recursive.agent.pool import ProviderPool
-    from rlm_recursive.agent.query import QueryOptions, run_query
-    from rlm_recursive.providers.fake import FakeProvider
-    from tests.strategy_support import no_model
-
-    runtime = small_runtime(tmp_path, monkeypatch)
-    try:
-        sid = load(runtime, JOB_HISTORY)
-        result = asyncio.run(run_query(
-            runtime, sid, "number of failed prints on Delta-1 in the three-day print room "
-                          "export", QueryOptions(provider="fake", model="small",
-                                                 strategy="auto"),
-            providers=ProviderPool({"fake": FakeProvider(script=no_model)})))
-    finally:
-        runtime.close()
+    result = _counted(tmp_path, monkeypatch, JOB_HISTORY,
+                      "number of failed prints on Delta-1 in the three-day print room export")
     assert result.grounded and result.exact and result.answer.startswith("2 ")
     assert "three" not in result.answer
 
@@ -352,52 +340,22 @@ def test_a_slot_starts_at_its_time():
 
 def test_members_who_have_not_paid_are_the_no_of_a_yes_no_column(
         tmp_path: Path, monkeypatch: Any):
-    import asyncio
-
-    from rlm_recursive.agent.pool import ProviderPool
-    from rlm_recursive.agent.query import QueryOptions, run_query
-    from rlm_recursive.providers.fake import FakeProvider
-    from tests.strategy_support import no_model
-
     rows = "\n".join(f" {300 + k:04d}   | Member {k:<10} | Boat {k:<11} | C-{k:02d}         | "
                      f"{'nej' if k % 4 == 1 else 'ja' if k % 7 else ''}"
                      for k in range(1, 15))
     register = BERTH_REGISTER.split("\n 0305")[0] + "\n" + rows + "\n"
-    runtime = small_runtime(tmp_path, monkeypatch)
-    try:
-        sid = load(runtime, register)
-        result = asyncio.run(run_query(
-            runtime, sid, "how many boat club members hadn't paid yet",
-            QueryOptions(provider="fake", model="small", strategy="auto"),
-            providers=ProviderPool({"fake": FakeProvider(script=no_model)})))
-    finally:
-        runtime.close()
+    result = _counted(tmp_path, monkeypatch, register, "how many boat club members hadn't paid yet")
     # Members 1, 5, 9 and 13 wrote "nej"; 7 and 14 left the column blank (not known).
     assert result.grounded and result.exact and result.answer.startswith("4 ")
 
 
 def test_no_seed_time_is_the_code_the_sheet_writes_for_it(tmp_path: Path, monkeypatch: Any):
-    import asyncio
-
-    from rlm_recursive.agent.pool import ProviderPool
-    from rlm_recursive.agent.query import QueryOptions, run_query
-    from rlm_recursive.providers.fake import FakeProvider
-    from tests.strategy_support import no_model
-
     seeds = ["31.20", "NT", "33.05", "NT", "29.88", "32.40", "NT", "30.15"]
     sheet = ("Event 5  Girls 11-12 50 LC Meter Butterfly\n"
              "    Name                    Age Team        Seed Time  Finals Time\n"
              + "".join(f"  {k + 1} Swimmer, Name{k:<12}  12 LKHD-ON   {seed:>9}      "
                        f"{34 + k}.{k}0\n" for k, seed in enumerate(seeds))
              + "Legend: NT = no time  DQ = disqualified\n")
-    runtime = small_runtime(tmp_path, monkeypatch)
-    try:
-        sid = load(runtime, sheet)
-        result = asyncio.run(run_query(
-            runtime, sid, "how many swimmers had no seed time (NT)",
-            QueryOptions(provider="fake", model="small", strategy="auto"),
-            providers=ProviderPool({"fake": FakeProvider(script=no_model)})))
-    finally:
-        runtime.close()
+    result = _counted(tmp_path, monkeypatch, sheet, "how many swimmers had no seed time (NT)")
     assert result.grounded and result.exact and result.answer.startswith("3 ")
     assert "≠" not in result.answer and "blank" not in result.answer
