@@ -353,13 +353,13 @@ def best_units(question: str, units: Iterable[Unit], limit: int = 3, *,
         # is in no unit's own words: counted once.
         score = sum(math.log(1 + len(pool) / max(df[w], 1)) for w in shared)
         score += 2.0 * sum(names(unit, e) for e in named)
-        # Rows under one heading share its names: the row saying the entity itself is its
-        # own ("Scuderia Le Querce - fattura n. 43/2026"), not a sibling's.
-        score += 1.0 * sum(contains(unit.norm, e) for e in named)
         score += 0.5 * len(clipped([w for w in topic if w not in shared], unit.own_stems))
         # Among equals, the unit saying the question's words whole ("Emergency", not the
         # note's "emerg.") is about them; then the shorter unit is the sharper answer.
         score += 0.01 * sum(w in unit.stem_set for w in shared)
+        # Among equals, rows under one heading share its names: the row saying the entity
+        # itself is its own ("Scuderia Le Querce - fattura n. 43/2026"), not a sibling's.
+        score += 0.01 * sum(contains(unit.norm, e) for e in named)
         scored.append((score - len(unit.text) / 10_000, unit))
     scored.sort(key=lambda pair: -pair[0])
     return scored[:limit]

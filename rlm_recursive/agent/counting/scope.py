@@ -282,7 +282,9 @@ def document_words(question: str, layout: Layout, content: Iterable[int]
 
 
 _ARTICLES = frozenset(("the", "this", "that"))
-_PREPOSITIONS = frozenset("in on of for at from by with to about over under".split())
+_PREPOSITIONS = frozenset("in on of for at from by with to about over under during since "
+                          "between after before until till than and or who which that "
+                          "whose where when".split())
 
 
 def titled_documents(question: str, layout: Layout) -> list[str]:
