@@ -100,14 +100,16 @@ def _enclosing(groups: list[list[Unit]], unit: Unit) -> str:
                     if other is not unit and other.start <= unit.start and unit.end <= other.end)
 
 
-def _own_lines(text: str, unit: Unit, said: set[str]) -> set[tuple[int, int]] | None:
+def _own_lines(text: str, unit: Unit, said: set[str], listed: bool = True
+               ) -> set[tuple[int, int]] | None:
     """The lines of the record's body saying the words that picked it that its head does
     not say, when there are such words: the record lists the thing asked of (a candidate's
     row; "V9 PLUS" on the page of the V9)."""
     lines = [(s, e, line) for s, e, line in lines_of(text[unit.start:unit.end]) if line.strip()]
     # A row of a list is one of the things listed, even among the first lines (a diary
     # day's "09:00-10:00  Niamh de Búrca  EDT 3"): rows share their shape.
-    shapes = Counter(shape(line) for _, _, line in lines)
+    # (Only in a record no name picked: one a name picked is about it, first lines and all.)
+    shapes = Counter(shape(line) for _, _, line in lines) if listed else Counter()
     heads = {k for k, (_, _, line) in enumerate(lines[:_HEAD_LINES])
              if shapes[shape(line)] < _ROW_SHAPES}
     head = " ".join(lines[k][2] for k in heads)
@@ -220,11 +222,15 @@ def _read(question: str, text: str, groups: list[list[Unit]], group: list[Unit],
             c.used & set(focus) and not (focus[-1] in c.used and unsaid))]
     if not found:
         return None
-    # Every name and code of the question the record says, whether or not it picked the
-    # record (each of a diary's weeks lists the pupil): the thing asked of is listed.
-    names = ({w for w in must if says_stem(stems_of(unit.text), w)}
-             | {f"code:{c}" for c in codes if _said_code(c, unit.text)})
-    if not _RELATIVE.search(question) and (own := _own_lines(text, unit, names)) is not None:
+    names = said & (must | {f"code:{c}" for c in codes})
+    listed = not names
+    if listed:
+        # No name picked the record (each of a diary's weeks lists the pupil): the names
+        # and codes it says are still the thing asked of, listed in it.
+        names = ({w for w in must if says_stem(stems_of(unit.text), w)}
+                 | {f"code:{c}" for c in codes if _said_code(c, unit.text)})
+    if not _RELATIVE.search(question) and (own := _own_lines(text, unit, names, listed)
+                                           ) is not None:
         found = [c for c in found if (c.start, c.end) in own]
     best = max((c.score for c in found), default=(0, 0))
     values = {normalise(c.value): c for c in found if c.score == best}

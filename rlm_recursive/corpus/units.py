@@ -151,7 +151,7 @@ def _word_forms(word: str) -> list[str]:
 
 
 _IRREGULAR = dict(pair.split(":") for pair in (
-    "sold:sell bought:buy paid:pay spent:spend made:make took:take taken:take gave:give "
+    "sold:sell bought:buy spent:spend made:make took:take taken:take gave:give "
     "given:give sent:send kept:keep built:build held:hold told:tell brought:bring "
     "wrote:write written:write drove:drive driven:drive shorn:shear ran:run won:win "
     "lost:lose caught:catch flew:fly flown:fly bent:bend broke:break broken:break "
