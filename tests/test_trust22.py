@@ -250,6 +250,7 @@ def test_the_words_describing_the_document_select_no_items(tmp_path: Path, monke
 
 def test_sold_at_a_price_per_pound(tmp_path: Path, monkeypatch: Any):
     assert {"sell", "per", "pound"} <= set(stems("sold at $2.95/lb"))
+    assert "per" not in stems("0400-0800 3/E  Fuel valve change good.")  # the third engineer
     assert "gallon" in stems("syrup: 33.5 gal")
     result = search_answer(tmp_path, monkeypatch, SYRUP_NOTES,
                            "At what price per pound were the bulk drums sold to Riverside "

@@ -157,8 +157,9 @@ _IRREGULAR = dict(pair.split(":") for pair in (
     "lost:lose caught:catch flew:fly flown:fly bent:bend broke:break broken:break "
     "fed:feed laid:lay lent:lend chose:choose chosen:choose").split())
 """English verbs' irregular past forms, read as the verb ("sold" says sell)."""
-_PER_SLASH = re.compile(r"(?<=\d)/(?=[^\W\d_]{1,5}\b)")
-"""A rate's slash ("$3.10/lb", "€45/hr"): per."""
+_PER_SLASH = re.compile(r"(?<=\d)/(?=[a-z]{1,5}\b)")
+"""A rate's slash before a unit in lower case ("$3.10/lb", "€45/hr"): per. (A watch's
+"3/E" is the third engineer.)"""
 _BOUND_PREFIX = re.compile(r"\b(non|ex|anti|pre|post|sub)-(?=[^\W\d_]{2})", re.IGNORECASE)
 """A prefix that makes another thing of the word it is hyphenated to: a pre-test lesson is
 no test, a sub-total no total, an ex-owner no owner. Read as one word ("pretest")."""
