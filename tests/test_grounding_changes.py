@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 from strategy_support import ask, load
 
-from rlm_recursive.agent.answers.kinds import change_side, fits_kind, named_as_reference
+from rlm_recursive.agent.answers.kinds import fits_kind
+from rlm_recursive.agent.answers.sides import change_side, named_as_reference
 from rlm_recursive.agent.grounding import NOT_FOUND, _says_more
 from rlm_recursive.corpus.evidence import split_units
 from rlm_recursive.providers.fake import reply

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from rlm_recursive.agent.answers.answer_form import as_answer
-from rlm_recursive.agent.answers.kinds import other_end
+from rlm_recursive.agent.answers.sides import other_end
 from rlm_recursive.agent.copied_check import verify_extract
 from rlm_recursive.corpus.dates import day_row_date, month_heading, weekday_named
 from rlm_recursive.corpus.evidence import best_units, split_units

@@ -46,15 +46,10 @@ from ..types import SpanRef
 from .answers.answer_form import as_answer
 from .answers.clauses import answers_kind, labelled_as_asked
 from .answers.extractive import disagree, record_at
-from .answers.kinds import (
-    change_side,
-    fits_kind,
-    fits_kind_in,
-    named_as_reference,
-    other_end,
-)
+from .answers.kinds import fits_kind, fits_kind_in
 from .answers.measures import alternative_sums
 from .answers.persons import asks_person, says_act
+from .answers.sides import change_side, named_as_reference, other_end
 from .context import AgentAnswer, RunContext
 from .copied_check import copied_field_holds
 from .reask import quoted_reply, reask

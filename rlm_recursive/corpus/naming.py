@@ -154,8 +154,8 @@ def says(norm: str, entity: str) -> bool:
         return True
     # A name's word as addresses shorten it ("Kingsley Gdns" for Kingsley Gardens).
     if len(entity) >= _SHORTENED and entity.isalpha() and any(
-            consonants_of(token, entity) for token in re.findall(r"(?<![\w-])[a-z]{3,6}(?![\w-])",
-                                                                 norm)):
+            consonants_of(token, entity) for token in re.findall(
+                rf"(?<![\w-]){re.escape(entity[0])}[a-z]{{2,5}}(?![\w-])", norm)):
         return True
     if (month := MONTHS.get(entity)) is not None and len(entity) >= 3 and entity != "may":
         months = {d[1] for _, _, d in said_dates(norm)}

@@ -48,6 +48,7 @@ from .scope import (
 from .terms import (
     acronym_values,
     addressees,
+    code_naming,
     compared_values,
     defined_code,
     judged_words,
@@ -71,8 +72,6 @@ _UNITS = frozenset(stems("line lines entry entries record records row rows item 
                          "events message messages log logs note notes paragraph paragraphs "
                          "section sections request requests"))
 MIN_ITEMS = 5
-_CODE_NAME = 3
-"""Words before a code in brackets that may be its everyday name ("no seed time (NT)")."""
 """Fewer records than this is not a countable unit: the text states facts, it does not list."""
 
 
@@ -204,12 +203,8 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
         # noun phrase is the unit counted.
         skip |= {head} | (noun_phrase(question, head) - taken)
     absent = [k for k in absent if k not in blank]
-    if code_fields:
-        # The words naming the code, before its brackets ("seed time"), name no field that
-        # says none.
-        naming = {q_stems[i] for m in re.finditer(r"\(", question)
-                  for i in range(max(0, len(words(question[:m.start()])) - _CODE_NAME), len(
-                      words(question[:m.start()]))) if i < len(q_stems)}
+    if code_fields:  # the words naming the code ("seed time") name no field that says none
+        naming = code_naming(question)
         blank = [k for k in blank if k not in code_fields]
         absent = [k for k in absent if k not in code_fields and not set(stems(k)) <= naming]
     draft = CountDraft(TallyPlan(filters=filters, exclude=exclude, absent=absent, docs=docs,

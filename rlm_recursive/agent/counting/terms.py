@@ -14,8 +14,8 @@ from ...corpus.records import Layout, Record
 from ...corpus.tally import FieldFilter
 from ...corpus.word_stems import phrase_regex, stems, words
 
-__all__ = ["acronym_values", "addressees", "compared_values", "defined_code", "judged_words",
-           "month_words", "telling_years", "time_frames", "year_words"]
+__all__ = ["acronym_values", "addressees", "code_naming", "compared_values", "defined_code",
+           "judged_words", "month_words", "telling_years", "time_frames", "year_words"]
 
 _CODE = re.compile(r"\b[A-Z]{2,5}\b")
 
@@ -214,3 +214,17 @@ def acronym_values(question: str, layout: Layout, taken: set[int], frame: frozen
                 out.append(FieldFilter(field=holding[0], value=initials))
                 used |= at
     return out, used
+
+
+_CODE_NAME = 3
+"""Words before a code in brackets that may be its everyday name ("no seed time (NT)")."""
+
+
+def code_naming(question: str) -> set[str]:
+    """The stems of the words just before each bracket of the question: the everyday name
+    of the code it gives there ("seed time" of "no seed time (NT)")."""
+    out: set[str] = set()
+    for bracket in re.finditer(r"\(", question):
+        before = words(question[:bracket.start()])[-_CODE_NAME:]
+        out |= set(stems(" ".join(before)))
+    return out
