@@ -15,8 +15,11 @@ __all__ = ["Operation", "aggregate", "clock_fields", "format_number", "number_of
 
 Operation = Literal["sum", "mean", "median", "min", "max"]
 _NUMBER = re.compile(r"^(?:[£$€¥]\s?|[A-Z]{3}\s)?"
-                     r"(?P<n>[+-]?\d{1,3}(?:[,\u00a0\u202f ]\d{3})+(?:\.\d+)?|[+-]?\d+(?:\.\d+)?)"
+                     r"(?:(?P<c>[+-]?\d{1,3}(?:[.\u00a0\u202f ]\d{3})*,\d{1,2})"
+                     r"|(?P<n>[+-]?\d{1,3}(?:[,\u00a0\u202f ]\d{3})+(?:\.\d+)?|[+-]?\d+(?:\.\d+)?))"
                      r"\s*[A-Za-z%/]{0,8}\.?$")
+"""A number as English writes it ("1,150.50"), or as much of Europe does, with a comma
+before its one or two decimals ("39,00", "1 110,00", "3.388,72"): "1,150" is a thousand."""
 _NUMERIC_SHARE = 0.8
 """Share of a field's values that must read as numbers for it to be summed."""
 _CLOCK = re.compile(r"^(?P<h>\d{1,3}):(?P<m>[0-5]\d):(?P<s>[0-5]\d)$")
@@ -31,6 +34,8 @@ def number_of(value: str) -> float | None:
     match = _NUMBER.match(value.strip())
     if match is None:
         return None
+    if match.group("c") is not None:
+        return float(re.sub(r"[.\u00a0\u202f ]", "", match.group("c")).replace(",", "."))
     return float(re.sub(r"[,\u00a0\u202f ]", "", match.group("n")))
 
 

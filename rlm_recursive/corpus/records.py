@@ -22,9 +22,6 @@ tables a document, each row with its own header's fields.
 
 from __future__ import annotations
 
-import csv
-import io
-import itertools
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
@@ -36,6 +33,7 @@ from .blocks import blocks
 from .console import console_records
 from .contentlines import component_records
 from .crontab import crontab_records
+from .delimited import SAMPLE_LINES, SHARE, delimited_rows, table_delimiter
 from .doc_titles import document_subject, document_title
 from .entries import entry_records
 from .events import event_fields, event_records
@@ -69,20 +67,12 @@ Format = Literal["json", "yaml", "jsonl", "csv", "tsv", "logfmt", "syslog", "acc
                  "markup", "levels", "entries", "sql", "feature", "events", "marc", "console",
                  "zone", "adif"]
 
-_SAMPLE_LINES = 200
-_SHARE = 0.6
-"""Share of sampled lines that must fit a line format for the document to be read as it."""
 _KEY_LINE = re.compile(r"^[ \t]*(?P<key>[A-Za-z][\w .-]{0,30}?)[ \t]*:[ \t]+(?P<value>\S.{0,200}?)"
                        r"[ \t]*$")
 _BLOCK_SHARE = 0.8
 """Share of a document's blocks whose header must hold a `Key: value` line."""
 _OPEN_KEY = re.compile(r"\n[ \t]*[A-Za-z][\w .-]{0,30}:[ \t]*$")
 """A record's last line, a key whose value is on the lines that follow."""
-_CSV_NAME = re.compile(r"^[A-Za-z_#][\w .\-/()#%&+']{0,40}$")
-"""A header cell: a short name; spreadsheet exports write "Species / breed", "Fee (EUR)",
-"Appt #" (a header with such a cell was read as prose, so nothing in the file counted)."""
-
-
 @dataclass(frozen=True)
 class Record(Item):
     """One countable unit: an item (`doc_id[start:end]`) and the fields it marks."""
@@ -121,45 +111,6 @@ _UNIT: dict[str, str] = {"json": "record", "yaml": "record", "jsonl": "line", "c
                          "marc": "record", "console": "line", "adif": "contact"}
 
 
-def _csv_rows(text: str, delimiter: str) -> list[tuple[int, int, dict[str, str]]] | None:
-    """A delimited table's rows under its header line; comment lines above the header (an
-    export's "# generated ... by PantryDesk") are no part of it."""
-    spans = line_spans(text)
-    while spans and text.startswith("#", spans[0][0]):
-        spans = spans[1:]
-    if len(spans) < 2:
-        return None
-    header = next(csv.reader([text[spans[0][0]:spans[0][1]]], delimiter=delimiter))
-    names = [h.strip() for h in header]
-    if len(names) < 2 or not all(_CSV_NAME.match(n) for n in names):
-        return None
-    rows = []
-    sample_ok = 0
-    for i, (start, end) in enumerate(spans[1:]):
-        cells = next(csv.reader(io.StringIO(text[start:end]), delimiter=delimiter), [])
-        fits = len(cells) == len(names)
-        sample_ok += fits and i < _SAMPLE_LINES
-        rows.append((start, end, {n: c.strip() for n, c in zip(names, cells, strict=False)
-                                  if c.strip()}))
-    if sample_ok < _SHARE * min(len(spans) - 1, _SAMPLE_LINES):
-        return None
-    return rows
-
-
-_DELIMITERS = ("\t", ",", ";", "|")
-
-
-def _delimiter(text: str) -> str | None:
-    """The delimiter of a table whose header is its first line (comment lines aside): a
-    tab, a comma, a semicolon or a pipe ("visit_date|time_in|client_id|...")."""
-    lines = [text[a:b] for a, b in line_spans(text)[:_SAMPLE_LINES + _SAMPLE_LINES]]
-    lines = list(itertools.dropwhile(lambda line: line.startswith("#"), lines))[:_SAMPLE_LINES]
-    if not lines:
-        return None
-    return next((d for d in _DELIMITERS
-                 if lines[0].count(d) >= 1 and _csv_rows("\n".join(lines), d)), None)
-
-
 def detect_format(text: str, name: str = "") -> Format:
     """The format a document is written in, from a sample of its lines (a JSON or YAML
     collection of records, or a layout whose records span lines, as a whole); `name` is its
@@ -195,20 +146,20 @@ def _whole_records(text: str, name: str) -> tuple[_WholeFormat, list[tuple[int, 
 
 
 def _line_format(text: str) -> Format:
-    spans = line_spans(text)[:_SAMPLE_LINES]
+    spans = line_spans(text)[:SAMPLE_LINES]
     if not spans:
         return "prose"
     if is_exposition(text):  # a Prometheus scrape: its labels are `key="value"` pairs
         return "logfmt"
     lines = [text[a:b] for a, b in spans]
-    need = _SHARE * len(lines)
+    need = SHARE * len(lines)
 
     def share(test: object) -> int:
         return sum(bool(test(line)) for line in lines)  # type: ignore[operator]
 
     if share(json_fields) >= need:
         return "jsonl"
-    if (delimiter := _delimiter(text)) is not None:
+    if (delimiter := table_delimiter(text)) is not None:
         return "tsv" if delimiter == "\t" else "csv"
     if share(syslog_fields) >= need:
         return "syslog"
@@ -230,7 +181,7 @@ def _line_format(text: str) -> Format:
 
 def _doc_records(doc_id: str, text: str, fmt: Format) -> list[Record]:
     if fmt in ("csv", "tsv"):
-        rows = _csv_rows(text, _delimiter(text) or ("\t" if fmt == "tsv" else ",")) or []
+        rows = delimited_rows(text, table_delimiter(text) or ("\t" if fmt == "tsv" else ",")) or []
         return [Record(doc_id, a, b, text[a:b], f) for a, b, f in rows]
     if fmt == "prose" and (found := _block_records(doc_id, text)):
         return found
@@ -359,7 +310,11 @@ def read_layout(docs: Iterable[tuple[str, str]], names: dict[str, str] | None = 
         else:
             formats[doc_id] = _line_format(text)
             found = _doc_records(doc_id, text, formats[doc_id])
-        titles[doc_id] = document_title(name, text, formats[doc_id])
+        # A table's first rows are records, not what the document is about: its title
+        # ends at its header ("2025-05-31" of the latest activity is no period it covers).
+        top = min((r.start for r in found), default=len(text)) if formats[doc_id] in (
+            "csv", "tsv") else len(text)
+        titles[doc_id] = document_title(name, text[:top], formats[doc_id])
         subjects[doc_id] = document_subject(text, formats[doc_id],
                                             ((r.start, r.text) for r in found))
         records.extend(found)

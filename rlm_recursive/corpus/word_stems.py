@@ -9,6 +9,8 @@ from functools import lru_cache
 
 import snowballstemmer
 
+from .glossary import glossed
+
 __all__ = ["NOT_VALUES", "STEMMER", "names_key", "phrase_regex", "stems", "words"]
 
 _WORD = re.compile(r"[^\W_]+")
@@ -42,12 +44,21 @@ def names_key(key_word: str, word: str) -> bool:
     """A word of a field's name (`germ`, `pct`) names a question's word ("germinated",
     "percentage"): the same stem, a short form of it, or a prefix of four letters or more."""
     key_word, word = key_word.lower(), word.lower()
-    if _stem(key_word) == _stem(word):
+    if _stem(key_word) == _stem(word) or _glossed(key_word, word):
         return True
     full = _SHORT_FORMS.get(key_word)
     if full is not None:
         return word.startswith(full[:max(len(full) - 1, 4)])
     return len(key_word) >= _PREFIX and not key_word.isdigit() and word.startswith(key_word)
+
+
+def _glossed(key_word: str, word: str) -> bool:
+    """A label word of another language means the question's word ("Distância": distance)."""
+    return _stem(word) in glossed((_stem(key_word),), _stem_list)
+
+
+def _stem_list(text: str) -> list[str]:
+    return list(stems(text))
 
 
 @lru_cache(maxsize=65536)

@@ -48,6 +48,7 @@ from .scope import (
 from .terms import (
     acronym_values,
     addressees,
+    answer_units,
     code_naming,
     compared_values,
     defined_code,
@@ -130,7 +131,7 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     flagged, flagged_at = flag_terms(question, layout)  # "has a QSL been sent": QSL_SENT=Y
     said |= labelled_at | flagged_at
     # "posts that tell residents that ...": whom they tell is no field (RESIDENT) to match.
-    said |= addressees(question) | time_frames(question)
+    said |= addressees(question) | time_frames(question) | answer_units(question)
     # "before 2012", "after the due date", "haven't come back yet": conditions on a date
     # or an empty field, not values to match.
     blank, blank_at = blank_fields(question, layout)

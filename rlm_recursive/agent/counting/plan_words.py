@@ -49,7 +49,10 @@ _NEGATION = re.compile(
     r"\b(?:not|except(?:\s+for)?|excluding|excluded|without|other\s+than|apart\s+from|"
     r"aside\s+from|besides|never|no|non|(?:are|is|were|was|do|does|did|has|have|had)n['’]t)"
     r"\b[\s-]*", re.IGNORECASE)
-_CLAUSE_END = re.compile(r"[,;?!.]|\s(?:and|but|or|which|that|who)\s", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[,;?!.]|\s[/–—-]\s|\s(?:and|but|or|which|that|who)\s",
+                         re.IGNORECASE)
+"""Where a negation's clause ends: a stop, a conjunction, or a slash or dash set apart
+("not usable / sent to recycling": the second wording is no part of what is negated)."""
 _AGGREGATE = re.compile(r"\b(total|sum|combined|overall|average|mean|median|"
                         r"(?:lowest|smallest|minimum)|(?:highest|largest|maximum))\b",
                         re.IGNORECASE)

@@ -197,6 +197,10 @@ def _documents_naming(word: str, layout: Layout, rare: bool) -> set[str]:
             if saying > limit:
                 continue
         out.add(doc_id)
+    # A number several documents' names hold ("2025" of every export this year) is when
+    # their records fall, not the name of one of them.
+    if word.isdigit() and sum(stem[0] in names[d] for d in layout.titles) > 1:
+        return set()
     return out
 
 

@@ -14,8 +14,9 @@ from ...corpus.records import Layout, Record
 from ...corpus.tally import FieldFilter
 from ...corpus.word_stems import phrase_regex, stems, words
 
-__all__ = ["acronym_values", "addressees", "code_naming", "compared_values", "defined_code",
-           "judged_words", "month_words", "telling_years", "time_frames", "year_words"]
+__all__ = ["acronym_values", "addressees", "answer_units", "code_naming", "compared_values",
+           "defined_code", "judged_words", "month_words", "telling_years", "time_frames",
+           "year_words"]
 
 _CODE = re.compile(r"\b[A-Z]{2,5}\b")
 
@@ -83,6 +84,23 @@ def time_frames(question: str) -> set[int]:
     state the records hold is the current one, no word they must say."""
     out: set[int] = set()
     for match in _NOW.finditer(question):
+        first = len(words(question[:match.start()]))
+        out |= set(range(first, first + len(words(match.group()))))
+    return out
+
+
+_IN_UNIT = re.compile(
+    r"(?:\b(?:in|as)\s+|\(\s*)(?:kms?|kilomet(?:re|er)s|miles|kgs?|kilos|kilograms|grams|lbs|"
+    r"pounds|litres|liters|euros?|eur|gbp|usd|dollars|rands?|hours|hrs|minutes|mins|seconds|"
+    r"metres|meters|percent)\b\s*\)?", re.IGNORECASE)
+"""The unit an answer is asked in ("in km", "(euros)"): how the sum is written, no word a
+record must say."""
+
+
+def answer_units(question: str) -> set[int]:
+    """Positions of the words asking for the answer's unit ("..., in km?")."""
+    out: set[int] = set()
+    for match in _IN_UNIT.finditer(question):
         first = len(words(question[:match.start()]))
         out |= set(range(first, first + len(words(match.group()))))
     return out

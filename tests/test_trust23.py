@@ -1,0 +1,113 @@
+"""Spreadsheet exports as people get them: a title and a blank row above the header, a
+second table under its own header, sums written with a decimal comma, column names in the
+language the records are kept in, and file names that all carry the year."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+from pathlib import Path
+from typing import Any
+
+from rlm_recursive.agent.counting.plan_words import negated_scopes
+from rlm_recursive.agent.counting.terms import answer_units
+from rlm_recursive.agent.pool import ProviderPool
+from rlm_recursive.agent.query import QueryOptions, run_query
+from rlm_recursive.corpus.aggregate import number_of
+from rlm_recursive.corpus.records import read_layout
+from rlm_recursive.corpus.word_stems import names_key, words
+from rlm_recursive.providers.fake import FakeProvider
+from tests.strategy_support import load_named, no_model, small_runtime
+
+
+def _sheet(rows: list[list[str]]) -> str:
+    """Rows written by the csv module, padded to one width as a spreadsheet saves them."""
+    width = max(len(r) for r in rows)
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows([r + [""] * (width - len(r)) for r in rows])
+    return out.getvalue()
+
+
+DUES = _sheet([
+    ["Club de Remo Ría de Vigo"],
+    ["LISTADO DE CUOTAS - FEBRERO 2026"],
+    ["Cuota: 45,00 € al mes. Plazo: 10.02.2026"],
+    [],
+    ["Nº", "Socio", "Cuota", "Pagado", "Fecha pago", "Forma"],
+    ["1", "Lucía Ferreiro", "45,00", "45,00", "03.02.2026", "T"],
+    ["2", "Brais Otero", "45,00", "20,00", "09.02.2026", "E"],
+    ["3", "Uxía Pazos", "45,00", "45,00", "05.02.2026", "T"],
+    ["", "TOTAL", "135,00", "110,00"],
+    [],
+    ["", "PENDIENTES DE ENERO"],
+    ["Nº", "Socio", "", "Pagado", "Fecha pago", "Forma"],
+    ["1", "Brais Otero", "", "25,00", "12.02.2026", "E"],
+])
+
+OUTINGS = _sheet([
+    ["Tipo", "Fecha", "Embarcación", "Distancia", "Tiempo", "Notas"],
+    ["Skiff", "2026-03-28 08:10", "Lúa", "12,40", "01:05:12", ""],
+    ["Yola", "2026-02-21 09:00", "Cíes", "18,25", "01:40:03", "mar picada"],
+    ["Skiff", "2026-02-14 08:30", "Lúa", "10,50", "00:58:40", ""],
+    ["Skiff", "2026-02-07 08:45", "Ons", "11,75", "01:01:09", "viento norte"],
+    ["Yola", "2026-01-31 09:10", "Cíes", "16,00", "01:31:55", ""],
+    ["Skiff", "2026-01-24 08:20", "Lúa", "9,80", "00:55:30", ""],
+])
+
+
+def test_a_title_and_a_blank_row_above_the_header_are_no_rows():
+    layout = read_layout([("d", DUES)])
+    rows = [r.fields for r in layout.records]
+    assert {"Socio": "Uxía Pazos", "Pagado": "45,00", "Fecha pago": "05.02.2026"}.items() <= (
+        rows[2].items())
+    # The banner lines and blank rows are no records; the arrears keep their own header,
+    # which has no Cuota column.
+    assert not any(set(r) <= {"Nº"} or "LISTADO" in " ".join(r.values()) for r in rows)
+    arrears = rows[-1]
+    assert arrears["Pagado"] == "25,00" and "Cuota" not in arrears
+    assert "Socio" not in [v for r in rows for v in r.values()]
+
+
+def test_a_decimal_comma_is_read_as_europe_writes_it():
+    assert number_of("45,00") == 45.0 and number_of("1 110,50") == 1110.5
+    assert number_of("3.388,72") == 3388.72
+    # An English thousand stays a thousand.
+    assert number_of("1,150") == 1150.0 and number_of("£2,400.50") == 2400.5
+
+
+def test_a_column_named_in_its_own_language():
+    assert names_key("Distância", "distance") and names_key("distancia", "distance")
+    assert not names_key("Distância", "time")
+
+
+def test_a_sum_over_a_spanish_export_in_one_month(tmp_path: Path, monkeypatch: Any):
+    runtime = small_runtime(tmp_path, monkeypatch)
+    try:
+        # Every file name carries the year: "2026" names none of them in particular.
+        sid = load_named(runtime, {"remo_salidas_2026-01_a_03.csv": OUTINGS,
+                                   "cuotas_2026-02.csv": DUES})
+        result = asyncio.run(run_query(
+            runtime, sid, "Total distance rowed in the skiff in February 2026, in km?",
+            QueryOptions(provider="fake", model="small", strategy="auto"),
+            providers=ProviderPool({"fake": FakeProvider(script=no_model)})))
+    finally:
+        runtime.close()
+    assert result.grounded and result.exact
+    assert result.answer.startswith("22.25 ")  # 10,50 + 11,75
+
+
+def test_a_negation_ends_where_a_second_wording_begins():
+    question = "number of intakes graded as not usable / sent to textile recycling"
+    negated = {words(question)[i] for scope in negated_scopes(question) for i in scope}
+    assert negated == {"usable"}
+    question = "how many rows show a shortage - not the total line"
+    assert {words(question)[i] for scope in negated_scopes(question) for i in scope} == {
+        "the", "total", "line"}
+
+
+def test_the_unit_a_sum_is_asked_in_is_no_word_to_match():
+    question = "total still owed on the accounts at 31/12 (euros)"
+    assert {words(question)[i] for i in answer_units(question)} == {"euros"}
+    question = "Total distance ridden in May, in km?"
+    assert {words(question)[i] for i in answer_units(question)} == {"in", "km"}
