@@ -111,3 +111,78 @@ def test_the_unit_a_sum_is_asked_in_is_no_word_to_match():
     assert {words(question)[i] for i in answer_units(question)} == {"euros"}
     question = "Total distance ridden in May, in km?"
     assert {words(question)[i] for i in answer_units(question)} == {"in", "km"}
+
+
+SHOE_REPAIRS = """\
+KOVÁCS CIPŐJAVÍTÁS - munkalapok, 2026. február
+MUNKA:     T = talpalás        S = sarokcsere       K = kopogó       V = varrás
+FIZETÉS:   K = készpénz   B = bankkártya   U = utalás
+
+sorsz. | dátum  | ügyfél              | munka | ár Ft  | fiz.
+-------+--------+---------------------+-------+--------+-----
+ 201   | 02.02  | Nagy Ilona          | T     | 6 500  | K
+ 202   | 02.03  | Szabó Péter         | K     | 1 800  | B
+ 203   | 02.05  | Tóth Anna           | S     | 3 200  | K
+ 204   | 02.06  | Kiss Gábor          | V     | 2 400  | U
+ 205   | 02.09  | Varga Réka          | K     | 1 800  | K
+ 206   | 02.10  | Nagy Ilona          | T+S   | 9 200  | B
+"""
+
+DINNER_FEES = _sheet([
+    ["Escola Bressol Els Pins"],
+    ["QUOTES DE MENJADOR - MARÇ 2026"],
+    [],
+    ["Núm.", "Nen/a", "Import", "Data pagament", "Forma"],
+    ["1", "Pau Soler", "96,00", "02.03.2026", "E"],
+    ["2", "Aina Roca", "96,00", "03.03.2026", "T"],
+    ["3", "Martí Vila", "48,00", "03.03.2026", "E"],
+    ["4", "Júlia Puig", "96,00", "05.03.2026", "D"],
+    ["5", "Nil Ferrer", "96,00", "06.03.2026", "T"],
+    [],
+    ["", "Forma: E - efectiu (secretaria), T - transferència, D - domiciliació"],
+])
+
+
+def _coded(tmp_path: Path, monkeypatch: Any, files: dict[str, str], question: str) -> Any:
+    runtime = small_runtime(tmp_path, monkeypatch)
+    try:
+        sid = load_named(runtime, files)
+        return asyncio.run(run_query(
+            runtime, sid, question, QueryOptions(provider="fake", model="small", strategy="auto"),
+            providers=ProviderPool({"fake": FakeProvider(script=no_model)})))
+    finally:
+        runtime.close()
+
+
+def test_a_payment_code_its_key_defines_is_counted_in_its_own_column(
+        tmp_path: Path, monkeypatch: Any):
+    # "K" is cash under FIZETÉS (payment) and a heel tip under MUNKA: the column holding
+    # the payment codes is counted, not the work column.
+    result = _coded(tmp_path, monkeypatch, {"munkalapok_2026-02.txt": SHOE_REPAIRS},
+                    "How many repairs were paid in cash?")
+    assert result.grounded and result.exact and result.answer.startswith("3 ")
+
+
+def test_a_key_written_with_dashes_in_a_spreadsheets_last_row(tmp_path: Path, monkeypatch: Any):
+    result = _coded(tmp_path, monkeypatch, {"menjador_2026-03.csv": DINNER_FEES},
+                    "how many children's fees were paid by bank transfer")
+    assert result.grounded and result.exact and result.answer.startswith("2 ")
+
+
+MAIL_BOOK = """\
+No.       Date        Chan  From                 Subject
+-----------------------------------------------------------------------
+2026/101  02/03/2026  D     Halvard Moen         Hedge complaint, Birch Row
+2026/102  02/03/2026  W     Lakeside School      Minibus booking for 14/03
+2026/103  02/03/2026  M     County Roads Dept    Resurfacing notice, west side
+                                                 of Mill Lane
+2026/104  03/03/2026  W     Ingrid Holm          Street light out
+2026/105  03/03/2026  D     Ingrid Holm          Copy of the deed
+"""
+
+
+def test_rows_after_a_cell_carried_onto_the_next_line_keep_their_header():
+    rows = [r.fields for r in read_layout([("d", MAIL_BOOK)]).records if r.fields]
+    assert [r.get("Chan") for r in rows if r.get("No.", "").startswith("2026/")] == [
+        "D", "W", "M", "W", "D"]
+    assert rows[-1]["From"] == "Ingrid Holm" and rows[-1]["Subject"] == "Copy of the deed"

@@ -177,7 +177,16 @@ def _between(lines: list[tuple[int, int, str]], grid: Grid, first: int) -> bool:
     """Only lines of rows that fit no column (notes set across them) stand between the
     grid's last row and the line `first`: no blank line, heading or rule."""
     last = next(i for i, (start, _, _) in enumerate(lines) if start == grid.rows[-1].start)
-    return all(_row_like(lines[j][2]) for j in range(last + 1, first))
+    return all(_row_like(lines[j][2]) or _wrapped(lines[j][2], grid)
+               for j in range(last + 1, first))
+
+
+def _wrapped(line: str, grid: Grid) -> bool:
+    """An indented line of one cell that starts in a column of the grid: the row above's
+    cell carried on ("                  of Mill Lane" under its Subject)."""
+    at = len(line) - len(line.lstrip())
+    return (at > 0 and len(_cells(line, False)) == 1
+            and any(x <= at <= y for x, y in grid.columns))
 
 
 def _same_columns(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> bool:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ...corpus.glossary import glossed
 from ...corpus.records import Layout, Record
 from ...corpus.tally import TallyPlan, select
 from ...corpus.word_stems import stems, words
@@ -23,11 +24,17 @@ from .scope import FRAME_WORDS, head_unit
 
 __all__ = ["CodeCount", "code_count", "coded_question"]
 
-_PAIR = re.compile(r"(?<!\S)([A-Z]{1,3}|[-*+/?])\s{0,3}=\s{0,3}([A-Za-z][^=\n]*?)"
-                   r"(?=\s{2,}|\s*$|\s*[,;]\s*(?:[A-Z]{1,3}|[-*+/?])\s{0,3}=)", re.MULTILINE)
-"""A key's pair: "R = refused", set apart by two spaces or a comma ("P = presencial, C =
-correo postal, S = sede electrónica")."""
-_COUNTED = re.compile(r"\bhow\s+many\s+((?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:were|was|are|is|did|do|"
+_PAIR = re.compile(r"(?<!\S)([A-Z]{1,3}|[-*+/?])(?:\s{0,3}=\s{0,3}|\s+[-–]\s+)([A-Za-z][^=\n]*?)"
+                   r"(?=\s{2,}|\s*$|\s*[,;]\s*(?:[A-Z]{1,3}|[-*+/?])(?:\s{0,3}=|\s+[-–]\s))",
+                   re.MULTILINE)
+"""A key's pair: "R = refused", or "P - przelew", set apart by two spaces or a comma ("P =
+presencial, C = correo postal, S = sede electrónica")."""
+_KEY_LABEL = re.compile(r"^\W*([^\W\d][\w .]{0,30}?)\s*:")
+"""What a key line's codes are of, before its first pair ("ZAPŁATA:", "Forma:")."""
+_ASIDE = re.compile(r"\([^()]*\)")
+_PAYMENT_WAYS = frozenset(stems("cash card transfer cheque debit"))
+_PAYING = frozenset(stems("pay paid paying payment"))
+_COUNTED = re.compile(r"\bhow\s+many\s+((?:[\w'’-]+\s+){0,3}?[\w'’-]+)\s+(?:were|was|are|is|did|do|"
                       r"does|have|has|had|came|went|got|in|on|at|from|of|for|with|by|that|which|"
                       r"who)\b", re.IGNORECASE)
 """The noun phrase a count asks for: the things counted, which the code's cells are."""
@@ -66,8 +73,25 @@ def _key(text: str) -> dict[str, str]:
     return out
 
 
+def _key_labels(text: str) -> dict[str, str]:
+    """For each code of a key line that opens with a label ("ZAPŁATA:  G = gotówka ..."),
+    that label: what the codes say of a record (its payment)."""
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        pairs = _PAIR.findall(line)
+        label = _KEY_LABEL.match(line)
+        if len(pairs) >= 2 and label is not None and line.find(":") < line.find(pairs[0][1]):
+            out.update((code, label.group(1)) for code, _ in pairs)
+    return out
+
+
 def _same(a: str, b: str) -> bool:
     return a == b or (len(a) >= _PREFIX and len(b) >= _PREFIX and a[:_PREFIX] == b[:_PREFIX])
+
+
+def _means(asked: str, word: str) -> bool:
+    """The question's stem says the key's word, or its English ("gotówka": cash)."""
+    return _same(asked, word) or asked in glossed((word,), stems)
 
 
 def _asked(question: str, key: dict[str, str]) -> tuple[str, str, set[str]] | None:
@@ -78,11 +102,12 @@ def _asked(question: str, key: dict[str, str]) -> tuple[str, str, set[str]] | No
              if w not in FRAME_WORDS]
     found: list[tuple[int, str, str, set[str]]] = []
     for code, meaning in key.items():
-        for part in re.split(r"\s*/\s*|\s+or\s+|,", meaning):
+        # "G - gotówka (sekretariat, KP)": the aside says where, not what the code is.
+        for part in re.split(r"\s*/\s*|\s+or\s+|,", _ASIDE.sub(" ", meaning)):
             need = [s for w, s in zip(words(part), stems(part), strict=True)
                     if w not in FRAME_WORDS]
-            if need and all(any(_same(q, n) for q in asked) for n in need):
-                said = {q for q in asked for n in need if _same(q, n)}
+            if need and all(any(_means(q, n) for q in asked) for n in need):
+                said = {q for q in asked for n in need if _means(q, n)}
                 found.append((len(need), code, meaning, said))
                 break
     found.sort(key=lambda f: -f[0])
@@ -127,11 +152,21 @@ def code_count(question: str, layout: Layout, texts: list[tuple[str, str]], plan
         said |= set(stems(words(question)[head])) if head is not None else set()
         if counted := _COUNTED.search(question):  # "how many first aid treatments were ..."
             said |= set(stems(counted.group(1)))
+        # "paid by BLIK" over "ZAPŁATA:  B = BLIK": the key's label says the payment; a
+        # way of paying ("przelew": bank transfer) says it too.
+        label = stems(_key_labels(text).get(code, ""))
+        said |= set(label) | glossed(label, stems)
+        if glossed(stems(meaning), stems) & _PAYMENT_WAYS:
+            said |= _PAYING
         if unknown and not set(stems(" ".join(unknown))) <= said | _MARKING:
             return None  # "letters from schools": the key says nothing of schools
         rest = plan.model_copy(update={
             "docs": docs, "phrases": [p for p in plan.phrases
                                       if not set(stems(p)) & (said | _MARKING)]})
+        # A register's column of the key's codes ("fiz.": K, B, U) is its records' field.
+        if held := _code_records(layout, docs, rest, code, _line_codes(text, code, meaning)):
+            return CodeCount(code, meaning, len(held), docs,
+                             [(r.doc_id, r.start, r.end) for r in held])
         parts = _parts(layout, texts, docs, rest)
         rows = [(d, a, b, cells) for d, part_start, part in parts
                 for a, b, cells in _grid_rows(part, part_start)]
@@ -145,6 +180,34 @@ def code_count(question: str, layout: Layout, texts: list[tuple[str, str]], plan
             return None
         return CodeCount(code, meaning, len(lines), docs, lines)
     return None
+
+
+def _line_codes(text: str, code: str, meaning: str) -> set[str]:
+    """The codes of the key line that defines the code: one field's values."""
+    return next((set(c for c, _ in pairs) for line in text.splitlines()
+                 if len(pairs := _PAIR.findall(line)) >= 2 and (code, meaning) in {
+                     (c, m.strip()) for c, m in pairs}), {code})
+
+
+def _code_records(layout: Layout, docs: list[str], rest: TallyPlan, code: str,
+                  key: set[str]) -> list[Record]:
+    """The records (of those the rest of the plan selects) whose code field holds the code:
+    the field holding most of its key line's codes ("zapł." holds G, K and B of "ZAPŁATA:
+    G = gotówka  K = karta  B = BLIK"; the work done, "kod", holds a G for buttons)."""
+    scoped = [r for r in layout.records if r.doc_id in docs]
+    held: dict[str, set[str]] = {}
+    for record in scoped:
+        for field, value in record.fields.items():
+            if value in key:
+                held.setdefault(field, set()).add(value)
+    # One field holds two or more of the line's codes: a chart whose day columns all hold
+    # them is counted cell by cell (its grid rows), not by one column.
+    fields = [f for f, codes in held.items() if code in codes and len(codes) >= 2]
+    if len(fields) != 1 or sum(len(codes) >= 2 for codes in held.values()) > 1:
+        return []
+    chosen = select(scoped, rest) if not rest.model_copy(update={
+        "docs": [], "every": False}).empty else scoped
+    return [r for r in chosen if r.fields.get(fields[0]) == code]
 
 
 def _cell_lines(text: str, start: int, code: str) -> list[tuple[int, int]]:
