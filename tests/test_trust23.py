@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import io
+import json
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from rlm_recursive.corpus.aggregate import number_of
 from rlm_recursive.corpus.records import read_layout
 from rlm_recursive.corpus.word_stems import names_key, words
 from rlm_recursive.providers.fake import FakeProvider
-from tests.strategy_support import load_named, no_model, small_runtime
+from tests.strategy_support import load_named, no_model, search_answer, small_runtime
 
 
 def _sheet(rows: list[list[str]]) -> str:
@@ -186,3 +187,21 @@ def test_rows_after_a_cell_carried_onto_the_next_line_keep_their_header():
     assert [r.get("Chan") for r in rows if r.get("No.", "").startswith("2026/")] == [
         "D", "W", "M", "W", "D"]
     assert rows[-1]["From"] == "Ingrid Holm" and rows[-1]["Subject"] == "Copy of the deed"
+
+
+REPAIR_CAFE = "[\n" + ",\n".join("  " + json.dumps(dict(zip(
+    ("ticket", "date", "owner", "item", "fault", "checked_by", "result"), row, strict=True)))
+    for row in (("RC-0411", "2026-03-07", "Mr Alan Pike", "toaster", "no heat", "Gwen Price",
+                 "fixed"),
+                ("RC-0412", "2026-03-07", "Ms Dora Lyle", "lamp", "flickers", "Tom Hale",
+                 "fixed"),
+                ("RC-0413", "2026-03-07", "Mrs Ann Pike", "kettle", "leaks", "Ravi Shah",
+                 "not repairable"))) + "\n]\n"
+"""An export's records one to a line, each indented inside the array."""
+
+
+def test_an_indented_json_records_field_answers(tmp_path: Path, monkeypatch: Any):
+    result = search_answer(tmp_path, monkeypatch, REPAIR_CAFE,
+                           "Who checked the toaster brought in by Alan Pike?")
+    assert result.grounded and "Gwen Price" in result.answer
+    assert "Alan Pike" not in result.answer

@@ -281,8 +281,10 @@ def _from_passages(store: Store, session_id: str, question: str, layout: Layout 
     if _sibling_says_more(question, unit, units, named):
         return None  # the loading bay's "DOOR FORCED" line is another day's, not this one
     doc_id, offset, text = found[unit.source][:3]
-    # A table's row the question's words picked: the column the question asks about.
-    record = record_at(layout, doc_id, offset + unit.start)
+    # A table's row the question's words picked: the column the question asks about (a
+    # JSON array's record begins at its brace, past the line's indent).
+    record = record_at(layout, doc_id, offset + unit.start + len(unit.text) - len(
+        unit.text.lstrip()))
     picked = field_asked(question, record, layout) if record is not None else None
     # In a record of many lines (a calendar event), a field off the line the question's
     # words picked answers only when its name says what is asked (not the organiser's

@@ -119,7 +119,9 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
                                                layout)
         # The line found does not say what is asked: it may be in the line's scope, or
         # on the line of a thing it names (`hops`).
-        labelled = isinstance(found, Extract) and says_label(question, found.answer)
+        # A record's field picked by its name ("checked_by" for who checked) says it too.
+        labelled = isinstance(found, Extract) and (found.field is not None
+                                                   or says_label(question, found.answer))
         # So may a record hop, when the block followed does not say what is asked either
         # ("plant room tap 09/11/2026 08:20" for an iron level).
         if not labelled and (block is None or not says_label(question, block.found.answer)):
@@ -140,8 +142,10 @@ async def run(rc: RunContext, state: RecursionState, question: str) -> AgentAnsw
         # that names them only through its document's title (a note under a timetable),
         # and a line that does not say what is asked ("W26-44104  Kitchen tap, Rowan
         # Cottage" for its pH) when the look-up's label does ("pH: 6.3").
+        # A record's field picked by its name stays: the record is the thing named.
         if block is not None and not bridges and (found is None or (
-                isinstance(found, Extract) and (_overlap(found.ref, block.links[0]) or (
+                isinstance(found, Extract) and found.field is None and (_overlap(
+                    found.ref, block.links[0]) or (
                     _names_all(store, session_id, question, block.links)
                     and not _names_all(store, session_id, question, cited(found)))
                 or _typed_beats(question, found, block)
