@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from rlm_recursive.agent.counting.plan_words import negated_scopes
-from rlm_recursive.agent.counting.terms import answer_units
+from rlm_recursive.agent.counting.terms import answer_units, month_words
 from rlm_recursive.agent.pool import ProviderPool
 from rlm_recursive.agent.query import QueryOptions, run_query
 from rlm_recursive.corpus.aggregate import number_of
@@ -205,3 +205,14 @@ def test_an_indented_json_records_field_answers(tmp_path: Path, monkeypatch: Any
                            "Who checked the toaster brought in by Alan Pike?")
     assert result.grounded and "Gwen Price" in result.answer
     assert "Alan Pike" not in result.answer
+
+
+def test_a_surname_holding_a_months_letters_names_no_month():
+    catches = _sheet([["Povolenka", "Jméno", "Datum", "Druh", "Hmotnost kg"],
+                      ["061/24", "Novák Josef", "03.11.2024", "KP", "4,10"],
+                      ["062/24", "Nováková Eva", "12.07.2024", "KP", "3,25"]])
+    records = read_layout([("d", catches)]).records
+    months, _ = month_words("total weight of carp kept by Josef Novák in 2024", records, set())
+    assert months == []
+    months, _ = month_words("total weight of carp kept in Nov 2024", records, set())
+    assert months == [11]

@@ -123,7 +123,7 @@ def month_words(question: str, records: list[Record], skip: set[int],
     number a record must say). "May" only capitalised: "may" is a verb. A month every
     scoped document's first lines hold ("Cycle: 09/03/26 to 15/03/26") is the period the
     document covers: it chose the document, it selects none of its items."""
-    raw = re.findall(r"[A-Za-z0-9]+", question)
+    raw = re.findall(r"[^\W_]+", question)  # as `words` splits them
     heads = list(titles)
     months: list[int] = []
     at: set[int] = set()
@@ -145,7 +145,7 @@ def year_words(question: str, records: list[Record], skip: set[int]
                ) -> tuple[list[int], set[int]]:
     """"seen in 2026", "during 2025": the years some record's date falls in, and the
     positions of the year and the word before it."""
-    raw = re.findall(r"[A-Za-z0-9]+", question)
+    raw = re.findall(r"[^\W_]+", question)
     years: list[int] = []
     at: set[int] = set()
     for i, word in enumerate(raw):
