@@ -93,6 +93,20 @@ def search_answer(tmp_path: Path, monkeypatch: Any, text: str, question: str,
     return result
 
 
+def counted_by_code(tmp_path: Path, monkeypatch: Any, files: dict[str, str], question: str
+                    ) -> QueryResult:
+    """One `auto` run over the named texts with a model that must not be asked: counted by
+    code."""
+    runtime = small_runtime(tmp_path, monkeypatch)
+    try:
+        sid = load_named(runtime, files)
+        return asyncio.run(run_query(
+            runtime, sid, question, QueryOptions(provider="fake", model="small", strategy="auto"),
+            providers=ProviderPool({"fake": FakeProvider(script=no_model)})))
+    finally:
+        runtime.close()
+
+
 def no_model(request: ChatRequest) -> Any:
     """The script of a run that must not ask the model (counting by code)."""
     raise AssertionError("counting asks no model")

@@ -5,22 +5,18 @@ irregular verbs ("sold"), rates by a slash ("$3.10/lb"), headers cut short ("HDC
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from rlm_recursive.agent.pool import ProviderPool
-from rlm_recursive.agent.query import QueryOptions, run_query
 from rlm_recursive.corpus.asked import asked_phrase, label_says
 from rlm_recursive.corpus.evidence import Unit, best_units
 from rlm_recursive.corpus.grid_tables import grid_rows, grids
 from rlm_recursive.corpus.record_fields import _own_lines, record_field
 from rlm_recursive.corpus.records import read_layout
 from rlm_recursive.corpus.units import consonants_of, stems
-from rlm_recursive.providers.fake import FakeProvider
-from tests.strategy_support import load, no_model, search_answer, small_runtime
+from tests.strategy_support import counted_by_code, search_answer
 
 LESSON_DIARY = """\
 DRIVING LESSONS - diary, March 2026  (instructor: Orla Keane)
@@ -130,14 +126,7 @@ Drums (sold Apr):
 
 def _counted(tmp_path: Path, monkeypatch: Any, text: str, question: str) -> Any:
     """One `auto` run over one text with a model that must not be asked: counted by code."""
-    runtime = small_runtime(tmp_path, monkeypatch)
-    try:
-        sid = load(runtime, text)
-        return asyncio.run(run_query(
-            runtime, sid, question, QueryOptions(provider="fake", model="small", strategy="auto"),
-            providers=ProviderPool({"fake": FakeProvider(script=no_model)})))
-    finally:
-        runtime.close()
+    return counted_by_code(tmp_path, monkeypatch, {"doc0.txt": text}, question)
 
 
 def test_a_pre_test_is_no_test(tmp_path: Path, monkeypatch: Any):

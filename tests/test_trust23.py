@@ -4,7 +4,6 @@ language the records are kept in, and file names that all carry the year."""
 
 from __future__ import annotations
 
-import asyncio
 import csv
 import io
 import json
@@ -13,13 +12,10 @@ from typing import Any
 
 from rlm_recursive.agent.counting.plan_words import negated_scopes
 from rlm_recursive.agent.counting.terms import answer_units, month_words
-from rlm_recursive.agent.pool import ProviderPool
-from rlm_recursive.agent.query import QueryOptions, run_query
 from rlm_recursive.corpus.aggregate import number_of
 from rlm_recursive.corpus.records import read_layout
 from rlm_recursive.corpus.word_stems import names_key, words
-from rlm_recursive.providers.fake import FakeProvider
-from tests.strategy_support import load_named, no_model, search_answer, small_runtime
+from tests.strategy_support import counted_by_code, search_answer
 
 
 def _sheet(rows: list[list[str]]) -> str:
@@ -83,17 +79,11 @@ def test_a_column_named_in_its_own_language():
 
 
 def test_a_sum_over_a_spanish_export_in_one_month(tmp_path: Path, monkeypatch: Any):
-    runtime = small_runtime(tmp_path, monkeypatch)
-    try:
-        # Every file name carries the year: "2026" names none of them in particular.
-        sid = load_named(runtime, {"remo_salidas_2026-01_a_03.csv": OUTINGS,
-                                   "cuotas_2026-02.csv": DUES})
-        result = asyncio.run(run_query(
-            runtime, sid, "Total distance rowed in the skiff in February 2026, in km?",
-            QueryOptions(provider="fake", model="small", strategy="auto"),
-            providers=ProviderPool({"fake": FakeProvider(script=no_model)})))
-    finally:
-        runtime.close()
+    # Every file name carries the year: "2026" names none of them in particular.
+    result = counted_by_code(tmp_path, monkeypatch,
+                             {"remo_salidas_2026-01_a_03.csv": OUTINGS,
+                              "cuotas_2026-02.csv": DUES},
+                             "Total distance rowed in the skiff in February 2026, in km?")
     assert result.grounded and result.exact
     assert result.answer.startswith("22.25 ")  # 10,50 + 11,75
 
@@ -144,28 +134,17 @@ DINNER_FEES = _sheet([
 ])
 
 
-def _coded(tmp_path: Path, monkeypatch: Any, files: dict[str, str], question: str) -> Any:
-    runtime = small_runtime(tmp_path, monkeypatch)
-    try:
-        sid = load_named(runtime, files)
-        return asyncio.run(run_query(
-            runtime, sid, question, QueryOptions(provider="fake", model="small", strategy="auto"),
-            providers=ProviderPool({"fake": FakeProvider(script=no_model)})))
-    finally:
-        runtime.close()
-
-
 def test_a_payment_code_its_key_defines_is_counted_in_its_own_column(
         tmp_path: Path, monkeypatch: Any):
     # "K" is cash under FIZETÉS (payment) and a heel tip under MUNKA: the column holding
     # the payment codes is counted, not the work column.
-    result = _coded(tmp_path, monkeypatch, {"munkalapok_2026-02.txt": SHOE_REPAIRS},
+    result = counted_by_code(tmp_path, monkeypatch, {"munkalapok_2026-02.txt": SHOE_REPAIRS},
                     "How many repairs were paid in cash?")
     assert result.grounded and result.exact and result.answer.startswith("3 ")
 
 
 def test_a_key_written_with_dashes_in_a_spreadsheets_last_row(tmp_path: Path, monkeypatch: Any):
-    result = _coded(tmp_path, monkeypatch, {"menjador_2026-03.csv": DINNER_FEES},
+    result = counted_by_code(tmp_path, monkeypatch, {"menjador_2026-03.csv": DINNER_FEES},
                     "how many children's fees were paid by bank transfer")
     assert result.grounded and result.exact and result.answer.startswith("2 ")
 
