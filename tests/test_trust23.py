@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from rlm_recursive.agent.counting.item_kinds import narrowed_records
 from rlm_recursive.agent.counting.plan_words import negated_scopes
 from rlm_recursive.agent.counting.terms import answer_units, month_words
 from rlm_recursive.corpus.aggregate import number_of
@@ -195,3 +196,21 @@ def test_a_surname_holding_a_months_letters_names_no_month():
     assert months == []
     months, _ = month_words("total weight of carp kept in Nov 2024", records, set())
     assert months == [11]
+
+
+SUBS = """\
+Member              Cat   Sub    Paid        How        Notes
+-----------------   ---   ----   ---------   --------   ---------------------------
+Ian Sinclair         F     95    02/10/25    Cash
+Neil Fotheringham    S     70    09/10/25    Chq 100234 knee op, may miss games
+Callum Baird         F     95    o/s                    reminded 20/11
+Jean Duthie          S     70    16/10/25    Cash       says the ice was poor in Nov
+"""
+
+
+def test_a_column_headed_by_a_small_word_is_not_named_by_the_question():
+    layout = read_layout([("d", SUBS)])
+    assert {"How", "Notes"} <= set(layout.fields)
+    _, _, narrowed = narrowed_records(
+        "How many members complained in their notes about the state of the ice?", layout)
+    assert "a value in Notes" in narrowed and "How" not in narrowed

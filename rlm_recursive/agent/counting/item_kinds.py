@@ -375,6 +375,8 @@ def narrowed_records(question: str, layout: Layout) -> tuple[list[Record], str, 
 
 
 _RELATIVE = re.compile(r"\b(?:who|that|which|whose|where)\b", re.IGNORECASE)
+_SMALL_WORDS = frozenset(stems("a an the of and or in on at to for from with by as is are was "
+                               "were be how"))
 
 
 def _optional_fields_named(question: str, layout: Layout) -> list[str]:
@@ -385,7 +387,8 @@ def _optional_fields_named(question: str, layout: Layout) -> list[str]:
     out = []
     for key in layout.fields:
         words = set(stems(key))
-        if not words or not words <= asked:
+        # A column headed by a small word ("In", "How") is not named by the question's own.
+        if not words or not words <= asked or words <= _SMALL_WORDS:
             continue
         docs = {r.doc_id for r in layout.records if key in r.fields}
         if any(key not in r.fields for r in layout.records if r.doc_id in docs):
