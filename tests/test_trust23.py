@@ -14,6 +14,7 @@ from rlm_recursive.agent.counting.item_kinds import narrowed_records
 from rlm_recursive.agent.counting.plan_words import negated_scopes
 from rlm_recursive.agent.counting.terms import answer_units, month_words
 from rlm_recursive.corpus.aggregate import number_of
+from rlm_recursive.corpus.narrow import narrowed
 from rlm_recursive.corpus.records import read_layout
 from rlm_recursive.corpus.word_stems import names_key, words
 from tests.strategy_support import counted_by_code, search_answer
@@ -214,3 +215,19 @@ def test_a_column_headed_by_a_small_word_is_not_named_by_the_question():
     _, _, narrowed = narrowed_records(
         "How many members complained in their notes about the state of the ice?", layout)
     assert "a value in Notes" in narrowed and "How" not in narrowed
+
+
+COLOUR_CARD = """\
+CLIENT CARD - Ms Nora Flynn
+Patch test: 02/03/25 neg (AB) · redone 19/01/26 neg (AB)
+Last colour: 14/01/26 root tint 6/0 + 20 vol
+"""
+
+
+def test_a_when_questions_verb_picks_its_date_from_a_line_of_two(
+        tmp_path: Path, monkeypatch: Any):
+    assert narrowed("When was the boiler serviced?",
+                    "Installed 03/02/2019, serviced 14/05/2025 by Gas Co") == "serviced 14/05/2025"
+    result = search_answer(tmp_path, monkeypatch, COLOUR_CARD,
+                           "when was Nora Flynn's patch test redone")
+    assert result.grounded and "19/01/26" in result.answer and "02/03/25" not in result.answer

@@ -49,6 +49,9 @@ _NAMING_ASIDE = re.compile(r"^[A-Z0-9][^()]{0,60}$")
 _SLASHED = re.compile(r"[^\s/]+(?:\s*/\s*[^\s/]+)+")
 _PREPOSITION = re.compile(r"\b(until|till|since|from|before|after|by)\s+(?:what|which|when)\b",
                           re.IGNORECASE)
+_WHEN_LAST = re.compile(r"^\s*when\b.*\b([A-Za-z][a-z]{2,})\W*$", re.IGNORECASE)
+"""A "when" question's last word ("when was the patch test redone"): the act whose date is
+asked, written before it on a line of two dates ("14/08/25 neg · redone 27/01/26 neg")."""
 _ASKS_YEAR = re.compile(r"\b(?:what|which)\s+year\b|\b(?:until|since)\s+when\b", re.IGNORECASE)
 _YEAR = re.compile(r"(?<![\d/.,])(?:1[5-9]\d\d|20\d\d)(?![\d/]|[.,]\d)")
 _NOT_A_SUM = (r"centre|center|code|band|grade|type|category|ref|reference|id|no|number|list|"
@@ -96,6 +99,10 @@ def narrowed(question: str, text: str) -> str | None:
     if (match := _PREPOSITION.search(question)) is not None:
         after = re.search(rf"\b{match.group(1)}\s+(\S+)", part, re.IGNORECASE)
         if after is not None and any(c.isdigit() for c in after.group(1)):
+            part = after.group(0)
+    if (last := _WHEN_LAST.match(question)) is not None:
+        after = re.search(rf"\b{re.escape(last.group(1))}\w*\s+(\S*\d\S*)", part, re.IGNORECASE)
+        if after is not None:
             part = after.group(0)
     if (part := _word_picked(question, part)) is None:
         return None
