@@ -143,6 +143,7 @@ def test_a_payment_code_its_key_defines_is_counted_in_its_own_column(
     result = counted_by_code(tmp_path, monkeypatch, {"munkalapok_2026-02.txt": SHOE_REPAIRS},
                     "How many repairs were paid in cash?")
     assert result.grounded and result.exact and result.answer.startswith("3 ")
+    assert "fiz.=K" in result.answer  # the plan names the column it counted
 
 
 def test_a_key_written_with_dashes_in_a_spreadsheets_last_row(tmp_path: Path, monkeypatch: Any):

@@ -36,12 +36,15 @@ def _cells(line: str, delimiter: str) -> list[str]:
     return [c.strip() for c in next(csv.reader(io.StringIO(line), delimiter=delimiter), [])]
 
 
-def _banner(line: str, delimiter: str) -> bool:
+def _banner(line: str, delimiter: str, cells: list[str] | None = None) -> bool:
     """A comment line, or a line of one cell padded with delimiters ("Title,,,,", ",,,,"):
-    a spreadsheet's title or blank row, never a row of the table."""
+    a spreadsheet's title or blank row, never a row of the table (`cells`: the line's,
+    when already read)."""
     if line.startswith("#"):
         return True
-    return delimiter in line and sum(bool(c) for c in _cells(line, delimiter)) < 2
+    if delimiter not in line:
+        return False
+    return sum(bool(c) for c in (cells if cells is not None else _cells(line, delimiter))) < 2
 
 
 def _header_again(cells: list[str], names: list[str]) -> bool:
@@ -71,7 +74,7 @@ def delimited_rows(text: str, delimiter: str) -> list[Row] | None:
         sample_ok += len(cells) == len(header) and i < SAMPLE_LINES
         if _header_again(cells, header):
             names = cells
-        elif not _banner(text[start:end], delimiter):
+        elif not _banner(text[start:end], delimiter, cells):
             rows.append((start, end, {n: c for n, c in zip(names, cells, strict=False)
                                       if c and n}))
     if sample_ok < SHARE * min(len(spans) - 1, SAMPLE_LINES):

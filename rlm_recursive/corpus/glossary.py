@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import re
 import tomllib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from importlib import resources
 
 __all__ = ["glossed", "with_english"]
@@ -32,7 +32,7 @@ _MEANINGS: dict[str, str] = _meanings()
 
 
 @functools.cache
-def _glossary(stem: Callable[[str], list[str]]) -> dict[tuple[str, ...], frozenset[str]]:
+def _glossary(stem: Callable[[str], Sequence[str]]) -> dict[tuple[str, ...], frozenset[str]]:
     """Each label's stems (a compound's in order: "km-Stand"), and the English stems of its
     meaning (stemmed as units are)."""
     out: dict[tuple[str, ...], frozenset[str]] = {}
@@ -44,7 +44,7 @@ def _glossary(stem: Callable[[str], list[str]]) -> dict[tuple[str, ...], frozens
     return out
 
 
-def glossed(words: Iterable[str], stem: Callable[[str], list[str]]) -> frozenset[str]:
+def glossed(words: Iterable[str], stem: Callable[[str], Sequence[str]]) -> frozenset[str]:
     """The English stems the given stems (in order) mean, when they are labels of another
     language, a word or a compound of two ("km-Stand": odometer)."""
     table = _glossary(stem)
@@ -57,7 +57,7 @@ def glossed(words: Iterable[str], stem: Callable[[str], list[str]]) -> frozenset
 
 
 @functools.cache
-def _english_of(stem: Callable[[str], list[str]]) -> dict[str, str]:
+def _english_of(stem: Callable[[str], Sequence[str]]) -> dict[str, str]:
     """Each label's stem, and the English words of its meaning as written."""
     return {words[0]: english for english, labels in _MEANINGS.items()
             for label in labels.split() if len(words := stem(label)) == 1}
@@ -66,7 +66,7 @@ def _english_of(stem: Callable[[str], list[str]]) -> dict[str, str]:
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 
 
-def with_english(text: str, stem: Callable[[str], list[str]]) -> str:
+def with_english(text: str, stem: Callable[[str], Sequence[str]]) -> str:
     """`text` with the English words of each label of another language written after it
     ("Vikt: 10.9" → "Vikt weight: 10.9"), for readers that look for an English label
     beside a value."""

@@ -54,11 +54,7 @@ def names_key(key_word: str, word: str) -> bool:
 
 def _glossed(key_word: str, word: str) -> bool:
     """A label word of another language means the question's word ("Distância": distance)."""
-    return _stem(word) in glossed((_stem(key_word),), _stem_list)
-
-
-def _stem_list(text: str) -> list[str]:
-    return list(stems(text))
+    return _stem(word) in glossed((_stem(key_word),), stems)
 
 
 @lru_cache(maxsize=65536)

@@ -1,13 +1,16 @@
 """Counting what a document writes as a code its key defines: "how many doses were refused"
 over a chart whose key says "R = refused" and whose grid rows hold "R" in day cells.
 
-A key is a line of two or more "CODE = meaning" pairs ("R = refused   S = asleep"). The
-question asks for a code when every content word of one of its meanings is among its words
-(the longest such meaning; two alike would be a guess). Then the count is of the cells that
-hold the code in the grid rows (lines ending in a run of short cells: codes, initials) of
-the documents the question names, or of the records the rest of its plan selects there
-(less the counted noun: the cells are the doses, the days). Each cell is one thing counted,
-however many share a line; the word itself, in a note or in the key, is none.
+A key is a line of two or more "CODE = meaning" (or "CODE - meaning") pairs ("R = refused
+S = asleep", "Forma: P - przelew, G - gotówka"). The question asks for a code when every
+content word of one of its meanings is among its words, or their English (the longest such
+meaning; two alike would be a guess). When one field of the records holds two or more of
+that key line's codes (a register's payment column), the count is of the records holding the
+code there. Else it is of the cells that hold the code in the grid rows (lines ending in a
+run of short cells: codes, initials) of the documents the question names, or of the records
+the rest of its plan selects there (less the counted noun: the cells are the doses, the
+days). Each cell is one thing counted, however many share a line; the word itself, in a
+note or in the key, is none.
 """
 
 from __future__ import annotations
@@ -56,33 +59,37 @@ class CodeCount:
     total: int
     docs: list[str]
     rows: list[tuple[str, int, int]]
-    """(doc_id, start, end) of the grid rows that hold the code."""
+    """(doc_id, start, end) of the grid rows (or records) that hold the code."""
+    column: str | None = None
+    """The records' field that holds the key's codes, when counted by records."""
 
     def describe(self) -> str:
-        return (f"cells holding {self.code!r} (the key: {self.code} = {self.meaning}) in the "
-                f"grid rows of {len(self.docs)} document(s)")
+        key = f"(the key: {self.code} = {self.meaning})"
+        if self.column is not None:
+            return (f"items with {self.column}={self.code} {key} in {len(self.docs)} "
+                    f"document(s)")
+        return f"cells holding {self.code!r} {key} in the grid rows of {len(self.docs)} document(s)"
+
+
+def _key_lines(text: str) -> list[tuple[str, dict[str, str]]]:
+    """Each key line of a document (two or more pairs): the label it opens with, before its
+    first pair ("ZAPŁATA:  G = gotówka ...": what the codes say of a record, its payment;
+    "" when none), and its codes with their meanings."""
+    out = []
+    for line in text.splitlines():
+        pairs = _PAIR.findall(line)
+        if len(pairs) < 2:
+            continue
+        label = _KEY_LABEL.match(line)
+        said = label is not None and line.find(":") < line.find(pairs[0][1])
+        out.append((label.group(1) if said and label else "",
+                    {code: meaning.strip() for code, meaning in pairs}))
+    return out
 
 
 def _key(text: str) -> dict[str, str]:
     """The codes a document's key lines define, with their meanings."""
-    out: dict[str, str] = {}
-    for line in text.splitlines():
-        pairs = _PAIR.findall(line)
-        if len(pairs) >= 2:
-            out.update((code, meaning.strip()) for code, meaning in pairs)
-    return out
-
-
-def _key_labels(text: str) -> dict[str, str]:
-    """For each code of a key line that opens with a label ("ZAPŁATA:  G = gotówka ..."),
-    that label: what the codes say of a record (its payment)."""
-    out: dict[str, str] = {}
-    for line in text.splitlines():
-        pairs = _PAIR.findall(line)
-        label = _KEY_LABEL.match(line)
-        if len(pairs) >= 2 and label is not None and line.find(":") < line.find(pairs[0][1]):
-            out.update((code, label.group(1)) for code, _ in pairs)
-    return out
+    return {code: meaning for _, pairs in _key_lines(text) for code, meaning in pairs.items()}
 
 
 def _same(a: str, b: str) -> bool:
@@ -154,8 +161,9 @@ def code_count(question: str, layout: Layout, texts: list[tuple[str, str]], plan
             said |= set(stems(counted.group(1)))
         # "paid by BLIK" over "ZAPŁATA:  B = BLIK": the key's label says the payment; a
         # way of paying ("przelew": bank transfer) says it too.
-        label = stems(_key_labels(text).get(code, ""))
-        said |= set(label) | glossed(label, stems)
+        label, line_codes = next(((label, set(pairs)) for label, pairs in _key_lines(text)
+                                  if pairs.get(code) == meaning), ("", {code}))
+        said |= set(stems(label)) | glossed(stems(label), stems)
         if glossed(stems(meaning), stems) & _PAYMENT_WAYS:
             said |= _PAYING
         if unknown and not set(stems(" ".join(unknown))) <= said | _MARKING:
@@ -164,9 +172,11 @@ def code_count(question: str, layout: Layout, texts: list[tuple[str, str]], plan
             "docs": docs, "phrases": [p for p in plan.phrases
                                       if not set(stems(p)) & (said | _MARKING)]})
         # A register's column of the key's codes ("fiz.": K, B, U) is its records' field.
-        if held := _code_records(layout, docs, rest, code, _line_codes(text, code, meaning)):
+        found = _code_records(layout, docs, rest, code, line_codes)
+        if found is not None and found[1]:
+            column, held = found
             return CodeCount(code, meaning, len(held), docs,
-                             [(r.doc_id, r.start, r.end) for r in held])
+                             [(r.doc_id, r.start, r.end) for r in held], column)
         parts = _parts(layout, texts, docs, rest)
         rows = [(d, a, b, cells) for d, part_start, part in parts
                 for a, b, cells in _grid_rows(part, part_start)]
@@ -182,17 +192,10 @@ def code_count(question: str, layout: Layout, texts: list[tuple[str, str]], plan
     return None
 
 
-def _line_codes(text: str, code: str, meaning: str) -> set[str]:
-    """The codes of the key line that defines the code: one field's values."""
-    return next((set(c for c, _ in pairs) for line in text.splitlines()
-                 if len(pairs := _PAIR.findall(line)) >= 2 and (code, meaning) in {
-                     (c, m.strip()) for c, m in pairs}), {code})
-
-
 def _code_records(layout: Layout, docs: list[str], rest: TallyPlan, code: str,
-                  key: set[str]) -> list[Record]:
+                  key: set[str]) -> tuple[str, list[Record]] | None:
     """The records (of those the rest of the plan selects) whose code field holds the code:
-    the field holding most of its key line's codes ("zapł." holds G, K and B of "ZAPŁATA:
+    the one field holding two or more of its key line's codes ("zapł." holds G, K and B of "ZAPŁATA:
     G = gotówka  K = karta  B = BLIK"; the work done, "kod", holds a G for buttons)."""
     scoped = [r for r in layout.records if r.doc_id in docs]
     held: dict[str, set[str]] = {}
@@ -204,10 +207,9 @@ def _code_records(layout: Layout, docs: list[str], rest: TallyPlan, code: str,
     # them is counted cell by cell (its grid rows), not by one column.
     fields = [f for f, codes in held.items() if code in codes and len(codes) >= 2]
     if len(fields) != 1 or sum(len(codes) >= 2 for codes in held.values()) > 1:
-        return []
-    chosen = select(scoped, rest) if not rest.model_copy(update={
-        "docs": [], "every": False}).empty else scoped
-    return [r for r in chosen if r.fields.get(fields[0]) == code]
+        return None
+    chosen = scoped if _whole(rest) else select(scoped, rest)
+    return fields[0], [r for r in chosen if r.fields.get(fields[0]) == code]
 
 
 def _cell_lines(text: str, start: int, code: str) -> list[tuple[int, int]]:
@@ -223,11 +225,16 @@ def _cell_lines(text: str, start: int, code: str) -> list[tuple[int, int]]:
     return out
 
 
+def _whole(rest: TallyPlan) -> bool:
+    """The plan says nothing beyond its documents: they are counted whole."""
+    return rest.model_copy(update={"docs": [], "every": False}).empty
+
+
 def _parts(layout: Layout, texts: list[tuple[str, str]], docs: list[str], rest: TallyPlan
            ) -> list[tuple[str, int, str]]:
     """The text counted: the documents whole when the plan says nothing else, else the
     records it selects in them."""
-    if rest.model_copy(update={"docs": [], "every": False}).empty:
+    if _whole(rest):
         return [(d, 0, t) for d, t in texts if d in docs]
     chosen: list[Record] = list(select(layout.records, rest))
     return [(r.doc_id, r.start, r.text) for r in chosen]

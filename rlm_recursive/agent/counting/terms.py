@@ -79,14 +79,19 @@ _NOW = re.compile(r"\b(?:right\s+now|at\s+(?:the|this)\s+(?:moment|time)|at\s+pr
 """Also "during the week": the period the records cover as a whole, no word they say."""
 
 
-def time_frames(question: str) -> set[int]:
-    """Positions of the words that say "now" ("right now", "at present", "to date"): the
-    state the records hold is the current one, no word they must say."""
+def _said_at(pattern: re.Pattern[str], question: str) -> set[int]:
+    """The word positions of each match of the pattern in the question."""
     out: set[int] = set()
-    for match in _NOW.finditer(question):
+    for match in pattern.finditer(question):
         first = len(words(question[:match.start()]))
         out |= set(range(first, first + len(words(match.group()))))
     return out
+
+
+def time_frames(question: str) -> set[int]:
+    """Positions of the words that say "now" ("right now", "at present", "to date"): the
+    state the records hold is the current one, no word they must say."""
+    return _said_at(_NOW, question)
 
 
 _IN_UNIT = re.compile(
@@ -99,11 +104,7 @@ record must say."""
 
 def answer_units(question: str) -> set[int]:
     """Positions of the words asking for the answer's unit ("..., in km?")."""
-    out: set[int] = set()
-    for match in _IN_UNIT.finditer(question):
-        first = len(words(question[:match.start()]))
-        out |= set(range(first, first + len(words(match.group()))))
-    return out
+    return _said_at(_IN_UNIT, question)
 
 
 def addressees(question: str) -> set[int]:
