@@ -14,7 +14,7 @@ from ..corpus.evidence import contains, entities, normalise
 from ..corpus.grid_tables import column_value_said
 from ..corpus.marc import marc_view
 from ..corpus.naming import says, written_forms
-from ..corpus.positional import positional_fields
+from ..corpus.positional import glued_values, positional_fields
 from ..corpus.typed_values import asked_kind
 from .answers.kinds import only_intended
 from .answers.persons import asks_who, names_asked_role
@@ -36,15 +36,15 @@ def copied_field_holds(rc: RunContext, question: str, answer: AgentAnswer) -> bo
     field_words = re.findall(r"\w+", normalise(str(copied["field"])))
     # A value of the kind the question asks (`typed_values`: an amount for "what price").
     typed = asked_kind(question)
-    if not ((typed is not None and typed[0] == copied["field"])
-            or label_says(question, str(copied["field"]))
-            or (field_words and set(field_words) <= set(re.findall(r"\w+", normalise(question))))
-            or (asks_who(question) and names_asked_role(question, answer.text))):
-        return False
     doc = next((d for d in rc.store.documents(rc.session_id) if d.id == copied["doc_id"]), None)
     if doc is None:
         return False
     text = rc.store.text(doc)
+    if not ((typed is not None and typed[0] == copied["field"])
+            or label_says(question, str(copied["field"]), text[copied["start"]:copied["end"]])
+            or (field_words and set(field_words) <= set(re.findall(r"\w+", normalise(question))))
+            or (asks_who(question) and names_asked_role(question, answer.text))):
+        return False
     # A chain's answer is about the last entity it reached, not the question's own.
     links = copied.get("bridges") or []
     # The heading cited with the record names what the record does not (the bill's address),
@@ -89,7 +89,9 @@ def verify_extract(question: str, answer: str, record_text: str, header: str,
     before it (a CSV or markdown table's header). A date the record gives by its day number
     alone ("13 FR") is said with the line naming its month (`dated`: "NOVEMBER 2026")."""
     key, _, value = answer.partition(": ")
-    norm = normalise(f"{above}\n{record_text}" if above else record_text)
+    # A QIF transaction writes "PBallindooley Men's Shed": its values, read apart, say it.
+    said = "\n".join([record_text, *glued_values(record_text)])
+    norm = normalise(f"{above}\n{said}" if above else said)
     # A value folded over lines in the text (iCalendar, vCard, mail headers: "Fee £25.\n
     # 00.") is read back unfolded.
     if not value or not (contains(norm, normalise(value))

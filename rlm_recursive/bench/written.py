@@ -1,6 +1,6 @@
 """`bench written`: hand-written documents and questions, not made by any generator here.
 
-Each part (`dev`, `heldout`, `heldout2` to `heldout28`) is a folder under
+Each part (`dev`, `heldout`, `heldout2` to `heldout29`) is a folder under
 bench/data/written/ with its documents (a nursing handover, a CSV register, JSON lines, a
 syslog, `Key: value` records, a markdown table, minutes, a directory, numbered notes) and
 `questions.jsonl`:
@@ -53,7 +53,8 @@ several countries and languages) by one more in session 19, run the same way; `h
 `heldout22` by two more in session 20, `heldout23` and `heldout24` by two more in session 21
 (records typed by people, and the output of software and devices, in several countries and
 languages), `heldout25` and `heldout26` by two more in session 22 and `heldout27` and
-`heldout28` by two more in session 23, the same way. Each
+`heldout28` by two more in session 23, and `heldout29` (what people at work write in prose
+and half-structured text) by one more in session 24, the same way. Each
 held-out part's first run is its held-out figure (benchmarks/results/issue20-written.md);
 after it, the part is seen, like dev.
 

@@ -81,7 +81,10 @@ _NP_END = frozenset((
     "the a an of for on in at to from by with per is are was were be been do does did has "
     "have had can could will would should got get gets that which who when where after "
     "before during since between this these those its their our my your his her "
-    "came come comes went goes gave took").split())
+    "came come comes went goes gave took "
+    # the same words in the languages records are kept in ("data wpłaty | za obiady")
+    "de del della di du des da für von vom zum zur pour para por voor för av til fra za dla "
+    "na od przez der dem den das").split())
 """Words that end the noun phrase a question asks for ("max replicas | the ledger api")."""
 _ADVERBS = frozenset("so now still yet currently already".split())
 """Words that end the phrase after it ("average | so far") and are passed over before it
@@ -134,12 +137,18 @@ _DASHED_ASK = re.compile(r"\s(?:[—–]|--?)\s+((?:what|which|who|how|when|wher
                         re.IGNORECASE)
 
 
+_NAME_AFTER_DASH = re.compile(r"^([^?]*?\S)\s+[-–—]\s+(?:[A-Z][\w'’.-]*\s*){1,4}$")
+"""Keywords, a spaced dash and a name of capitalised words only ("importe - Pazos Uxía")."""
+
+
 def asked_clause(question: str) -> str:
     """The clause that asks: in "Whose mailbox got knocked down on January 6th — what's the
     address?", the question after the dash (the clause before it says whose)."""
     found = _DASHED_ASK.search(question)
     if found is None:
-        return question
+        # "data wpłaty - Kowalska Zofia": keywords, then a dash and whose they are.
+        named_after = _NAME_AFTER_DASH.match(question)
+        return named_after.group(1) if named_after else question
     # After a question of its own, or a name ("Oakes Family Dental - what is their balance?");
     # "The brew that used yeast from brew 311 - what OG did it reach?" describes what "it"
     # is, and the whole asks.
@@ -270,11 +279,12 @@ def _keywords(question: str) -> bool:
         "what", "which", "what's", "what’s", "whats", "in", "on", "at", "for", "of"}))
 
 
-def label_says(question: str, label: str) -> bool:
+def label_says(question: str, label: str, beside: str = "") -> bool:
     """A label (a `key: value` line, a column's name and its cell) says what the question
     asks for: `MAX_BATCH_SIZE` is no "max replicas", "Room" no "phone extension", "Food
     business operator" no deadline. Its value's shape counts (a phone number says "phone").
-    True when the question names no thing to check."""
+    True when the question names no thing to check. `beside` is what the record's other
+    fields say: "UPI ref no." is the "Ref / Chq no." of a row whose Mode is UPI."""
     wanted = asked_label(question)
     if not wanted:
         return True
@@ -288,6 +298,8 @@ def label_says(question: str, label: str) -> bool:
     rest = said - LABEL_KINDS
     if len(asked) < 2 or asked[-1] not in LABEL_KINDS or asked[-1] not in said:
         return False
+    if beside and all(has_word(w, label_words(beside)) for w in asked[:-1]):
+        return True  # the kind's qualifier is the record's value (a payment's mode)
     if not rest:  # a number's shape says "number" too: only a written "No" is a label
         return not re.search(r"\d", label)
     return bool(rest & (set(stems(question)) - set(asked)))
@@ -324,6 +336,8 @@ def label_words(label: str) -> frozenset[str]:
     the words its abbreviations and terms stand for (`DEAT` → death, died)."""
     text = _CAMEL.sub(" ", label).replace("_", " ")
     own = Unit(0, 0, len(text), text).own_stems
+    if text != label:  # a name written in camel case is its own word too ("PayPal")
+        own |= frozenset(w for w in stems(label.replace("_", " ")) if w not in own)
     if _NUMBER_MARK.search(label):  # "Certificate No.", "Job #": its number
         own |= {"number"}
     own |= glossed(own, stems)  # "Vikt", "factuurnr": weight, invoice number

@@ -33,7 +33,7 @@ def _month_pattern(month: int) -> re.Pattern[str]:
         rf"|\b(?:{names})[a-z]*\.?[ -]\d{{1,2}}\b"                 # Oct 1, October 03
         rf"|\b(?:19|20)\d\d-{mm}-\d\d\b"                           # 2026-10-01
         rf"|\b(?:19|20)\d\d{mm}\d\d(?:T|\d{{4}}|\b)"               # 20261019, 20261019T0930
-        rf"|\b\d{{1,2}}[/.]{mm}[/.](?:19|20)?\d\d\b",               # 03/10/2026
+        rf"|(?<!\d)\d{{1,2}}[/.]{mm}[/.](?:19|20)?\d\d\b",           # 03/10/2026, QIF's D03/10/2026
         re.IGNORECASE)
 
 

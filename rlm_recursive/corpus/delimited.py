@@ -57,8 +57,12 @@ def _header_again(cells: list[str], names: list[str]) -> bool:
 def delimited_rows(text: str, delimiter: str) -> list[Row] | None:
     """A delimited table's rows under its header line, or None when the text is not one."""
     spans = line_spans(text)
-    at = 0
-    while at < min(len(spans), _BANNER_LINES) and _banner(text[slice(*spans[at])], delimiter):
+    at = banners = 0
+    # `#` comment lines are the export's notes, however many (a camp's register opens with
+    # 25: its codes, guides and guests); other banner lines are few.
+    while at < len(spans) and banners < _BANNER_LINES and _banner(
+            line := text[slice(*spans[at])], delimiter):
+        banners += not line.startswith("#")
         at += 1
     spans = spans[at:]
     if len(spans) < 2:

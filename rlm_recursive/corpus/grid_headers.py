@@ -31,9 +31,15 @@ _HEAD_WORDS = 4
 """A column name is short: a longer run of words is a row's note, not a header."""
 
 
+_PAIRED = re.compile(r"^[^\W\d][^:]{0,30}:\s+\S")
+
+
 def header_cells(cells: list[tuple[int, int, str]]) -> bool:
     """Cells naming columns: words, or an ageing report's buckets ("1 - 30", "> 90") beside
-    two words at least ("Current", "TOTAL")."""
+    two words at least ("Current", "TOTAL"); never a `Key: value` pair ("Grower: DUNNE,
+    KEVIN   Crop: WINTER BARLEY" is a form's line, its values given)."""
+    if any(_PAIRED.match(text) for _, _, text in cells):
+        return False
     wordy = [(bool(WORDY.match(text)) or bool(_MARK_HEAD.match(text)))
              and len(text.split()) <= _HEAD_WORDS for _, _, text in cells]
     return all(w or _BUCKET.match(text) for w, (_, _, text) in zip(wordy, cells, strict=True)

@@ -21,13 +21,16 @@ every word of the question that names a field somewhere ("when did J. Okoro join
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Mapping
 
 from .asked import CONTRAST_WORDS, LABEL_KINDS, asked_phrase, label_says, label_words, qualifiers
+from .dates import MONTHS, has_month
 from .described import question_codes
 from .naming import HONORIFICS
 from .records import Record
+from .sections import Heading
 from .units import has_word, normalise, shared_words, stems
 
 __all__ = ["another_kind", "lookup", "says_rest"]
@@ -89,6 +92,28 @@ def says_rest(question: str, record: Record, text: str, above: str = "") -> bool
              and w not in asking and w[:4] in lowered]
     said = label_words(" ".join([*record.fields.values(), *record.fields, above]))
     return shared_words(other, said) == set(other)
+
+
+def _months(question: str) -> dict[int, frozenset[str]]:
+    """The months the question names by name ("October", "in May"), and their stems."""
+    found = {}
+    for word in re.findall(r"[A-Za-z]+", question):
+        month = MONTHS.get(word.lower())
+        if month and (len(word) > 3 or word[0].isupper()) and word.lower() != "mar":
+            found[month] = frozenset(stems(word))
+    return found
+
+
+def _context(record: Record, headings: tuple[Heading, ...],
+             months: Mapping[int, frozenset[str]]) -> frozenset[str]:
+    """What a record says by where it stands and how it dates: the heading in force over
+    it ("C. PAYMENTS RECEIVED — OCTOBER 2025" over a register's row), and a month the
+    question names that one of its dates falls in (05/10/25 says October)."""
+    at = bisect.bisect_right([h[0] for h in headings], record.start) - 1
+    heading = headings[at][2] if at >= 0 and headings[at][1] <= record.start else ""
+    dated = [words for month, words in months.items() if has_month(record.text, month)]
+    # A table's header line read as a heading names its columns, no row ("SHARD DEPTH").
+    return (label_words(heading) - label_words(" ".join(record.fields))).union(*dated)
 
 
 def _said(record: Record, question: str = "") -> frozenset[str]:
@@ -177,10 +202,12 @@ def _sibling_says(record: Record, pool: list[Record], missing: set[str], matched
     return False
 
 
-def lookup(question: str, records: Iterable[Record], titles: Mapping[str, str] | None = None
+def lookup(question: str, records: Iterable[Record], titles: Mapping[str, str] | None = None,
+           sections: Mapping[str, tuple[Heading, ...]] | None = None
            ) -> tuple[Record, str] | None:
     """The record the question picks out and the name of its field that answers it, or None
-    (see the module docstring); `titles` are the documents' titles by doc_id."""
+    (see the module docstring); `titles` are the documents' titles by doc_id, `sections`
+    their headings."""
     # "TF3YXA frequency", a query of keywords: the code names the record, not the field.
     codes = [c for c in question_codes(question) if re.search(r"\d", c)]
     phrase = set(asked_phrase(question)) - set(stems(" ".join(codes)))
@@ -226,8 +253,10 @@ def lookup(question: str, records: Iterable[Record], titles: Mapping[str, str] |
     keys = label_words(" ".join({k for r in everything for k in r.fields}))
     about = {doc: frozenset(w for w in label_words(title) if not in_corpus(w) and w not in keys)
              for doc, title in titles.items()}
+    asked_months = _months(question)
     for record in pool:
-        said_by[id(record)] |= about.get(record.doc_id, frozenset())
+        said_by[id(record)] |= about.get(record.doc_id, frozenset()) | _context(
+            record, (sections or {}).get(record.doc_id, ()), asked_months)
     said_in = {d: frozenset(w for w in base if in_corpus(w, doc_text[d])).union(
         about.get(d, frozenset())) for d in docs}
     pool_labels = label_words(" ".join({k for r in everything for k in r.fields}))

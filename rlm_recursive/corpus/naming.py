@@ -44,8 +44,10 @@ _QUOTED = re.compile(r"\"([^\"]{2,80})\"|“([^”]{2,80})”|(?<!\w)'([^']{2,80
 """Quoted phrases; an apostrophe inside a word is none ("What's Kerry Doughty's ...")."""
 _HOST = re.compile(r"[a-z][\w-]*(?:\.[a-z][\w-]*){2,}", re.IGNORECASE)
 """A host name: "shop.northfell.org.uk", "api.staging.example.com"."""
-_NOUN_NUMBER = re.compile(r"\b([A-Za-z][a-z]{2,})\s+(#?\d[\w-]*\b|(?!I\b)[A-Z](?![\w'’-]))")
-"""A noun and its number or letter: "ward 7", "bed 4A", "bay C", "groups C and D"."""
+_NOUN_NUMBER = re.compile(
+    r"\b([A-Za-z][a-z]{2,})\s+(#?\d[\w-]*\b(?![/.]\d)|(?!I\b)[A-Z](?![\w'’-]))")
+"""A noun and its number or letter: "ward 7", "bed 4A", "bay C", "groups C and D"; a number
+written with a slash or a point ("ticket 25/0415") is a code, the entity by itself."""
 _NO_NOUNS = frozenset(("number", "first", "last", "next", "previous", "earliest", "latest",
                        "final"))
 """Words before a number that name no kind of thing: "the first 47A", "number 47" name the

@@ -54,7 +54,9 @@ from .log_lines import (
 from .marc import marc_records
 from .markup import element_records
 from .proxy_log import squid_fields
+from .qif import qif_records
 from .rows import pipe_rows, ruled_rows, table_rows
+from .sections import Heading, headings
 from .segments import segment_records
 from .sqldump import dump_records
 from .structured import structured_records
@@ -65,10 +67,15 @@ __all__ = ["Format", "Layout", "Record", "detect_format", "line_pairs", "read_la
 Format = Literal["json", "yaml", "jsonl", "csv", "tsv", "logfmt", "syslog", "access",
                  "squid", "bracketed", "keyvalue", "prose", "contentlines", "segments", "crontab",
                  "markup", "levels", "entries", "sql", "feature", "events", "marc", "console",
-                 "zone", "adif"]
+                 "zone", "adif", "qif"]
 
-_KEY_LINE = re.compile(r"^[ \t]*(?P<key>[A-Za-z][\w .-]{0,30}?)[ \t]*:[ \t]+(?P<value>\S.{0,200}?)"
-                       r"[ \t]*$")
+_KEY_LINE = re.compile(r"^[ \t]*(?P<key>[A-Za-z][\w .·-]{0,30}?)[ \t]*(?::|\.{3,}|…+)[ \t]+"
+                       r"(?P<value>\S.{0,200}?)[ \t]*$")
+"""A `Key: value` line, or a form's dotted leader ("Pes brut .........   6.050 kg"); a key
+may hold a Catalan middle dot ("Parcel·la")."""
+SECTIONED_CHARS = 1_000_000
+"""Documents up to this size have their headings read for look-ups (about 0.3 s a
+million characters; a larger file is a log or a dump, whose lines no heading names)."""
 _BLOCK_SHARE = 0.8
 """Share of a document's blocks whose header must hold a `Key: value` line."""
 _OPEN_KEY = re.compile(r"\n[ \t]*[A-Za-z][\w .-]{0,30}:[ \t]*$")
@@ -93,6 +100,10 @@ class Layout:
     later records says ("BISCUIT" on a printout's `Patient:` line): whom it is all about."""
     """Each document's name and first lines: what a question calls it ("the mail log", "the
     tessera changelog" when its third line says "changes to tessera")."""
+    sections: dict[str, tuple[Heading, ...]] = field(default_factory=dict)
+    """Each document's headings (`sections.headings`), for documents up to
+    `SECTIONED_CHARS`: "C. PAYMENTS RECEIVED — OCTOBER 2025" over a register's rows says
+    what each row is."""
 
     @property
     def unit(self) -> str:
@@ -108,7 +119,8 @@ _UNIT: dict[str, str] = {"json": "record", "yaml": "record", "jsonl": "line", "c
                          "contentlines": "record", "segments": "segment", "crontab": "job",
                          "markup": "record", "levels": "record", "entries": "entry",
                          "sql": "row", "feature": "scenario", "events": "event",
-                         "marc": "record", "console": "line", "adif": "contact"}
+                         "marc": "record", "console": "line", "adif": "contact",
+                         "qif": "transaction"}
 
 
 def detect_format(text: str, name: str = "") -> Format:
@@ -120,7 +132,8 @@ def detect_format(text: str, name: str = "") -> Format:
 
 
 _WholeFormat = Literal["json", "yaml", "contentlines", "segments", "crontab", "markup",
-                      "levels", "entries", "sql", "feature", "marc", "console", "zone"]
+                      "levels", "entries", "sql", "feature", "marc", "console", "zone",
+                      "adif", "qif"]
 
 
 def _whole_records(text: str, name: str) -> tuple[_WholeFormat, list[tuple[int, int, dict[
@@ -138,7 +151,7 @@ def _whole_records(text: str, name: str) -> tuple[_WholeFormat, list[tuple[int, 
                       ("markup", element_records),
                       ("levels", level_records), ("entries", entry_records),
                       ("marc", marc_records), ("console", console_records),
-                      ("adif", adif_records)):
+                      ("adif", adif_records), ("qif", qif_records)):
         found = read(text)
         if found is not None:
             return fmt, found  # type: ignore[return-value]
@@ -301,7 +314,8 @@ def read_layout(docs: Iterable[tuple[str, str]], names: dict[str, str] | None = 
     titles: dict[str, str] = {}
     subjects: dict[str, str] = {}
     values: dict[str, Counter[str]] = defaultdict(Counter)
-    for doc_id, text in docs:
+    texts = dict(docs)
+    for doc_id, text in texts.items():
         name = (names or {}).get(doc_id, "")
         whole = _whole_records(text, name)
         if whole is not None:
@@ -321,4 +335,6 @@ def read_layout(docs: Iterable[tuple[str, str]], names: dict[str, str] | None = 
         for record in found:
             for key, value in record.fields.items():
                 values[key][value] += 1
-    return Layout(records, formats, dict(values), titles, subjects)
+    sections = {doc_id: headings(text) for doc_id, text in texts.items()
+                if len(text) <= SECTIONED_CHARS}
+    return Layout(records, formats, dict(values), titles, subjects, sections)

@@ -266,7 +266,8 @@ def labelled_as_asked(question: str, answer: str, text: str,
         # Room : 216": a line of several `key : value` pairs read as one); a cell of prose
         # ("Replacing disk 2 under Dell case 184220731") may say it itself, a short one
         # ("Card check") only repeats.
-        return any((label_says(question, key) if (inner := _inner_label(value, anchors))
+        beside = " ".join(fields.values()) if fields else ""
+        return any((label_says(question, key, beside) if (inner := _inner_label(value, anchors))
                     is None else label_says(question, inner))
                    or (len(value.split()) >= _PROSE_WORDS
                        and label_says(question, _labelling(value, anchors)))

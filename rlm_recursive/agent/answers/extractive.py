@@ -140,14 +140,23 @@ def _doc_said(layout: Layout | None, doc_id: str) -> str:
 
 def looked_up(question: str, layout: Layout | None) -> Extract | None:
     """The asked field of the record the question picks out by its values (`lookup`)."""
-    found = lookup(question, layout.records, layout.titles) if layout is not None else None
+    found = (lookup(question, layout.records, layout.titles, layout.sections)
+             if layout is not None else None)
     if found is None:
         return None
     record, key = found
     if describes_other(question, record.text):
         return None
+    # The heading in force over the record ("C. PAYMENTS RECEIVED — OCTOBER 2025") is cited
+    # with it when it says a word of the question the record does not: the look-up read
+    # the record's words with it.
+    over = [h for h in layout.sections.get(record.doc_id, ()) if h[1] <= record.start]
+    heading = None
+    if over and (set(stems(over[-1][2])) & set(stems(question))) - set(stems(record.text)):
+        heading = SpanRef(doc_id=record.doc_id, start=over[-1][0], end=over[-1][1])
     return Extract(f"{key}: {record.fields[key]}",
-                   SpanRef(doc_id=record.doc_id, start=record.start, end=record.end), key)
+                   SpanRef(doc_id=record.doc_id, start=record.start, end=record.end), key,
+                   heading=heading)
 
 
 def extract(store: Store, session_id: str, question: str, layout: Layout | None

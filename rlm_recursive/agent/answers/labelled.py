@@ -70,8 +70,17 @@ def _short_for(short: str, word: str) -> bool:
     return all(letter in rest for letter in short[1:])
 
 
+def _alternative(text: str, at: int) -> str:
+    """The label word written before a slash ahead of a label's qualifier: "Ref" of "Ref /
+    Chq no." (a reference or a cheque number)."""
+    before = re.search(r"([A-Za-z]+)\.?\s*/\s*$", text[:at])
+    return before.group(1) if before else ""
+
+
 def _named(qualifier: str, question_stems: set[str]) -> bool:
     """The label's qualifier is a word of the question, or short for one."""
+    if not qualifier:
+        return False
     q = stems(qualifier)[0] if stems(qualifier) else qualifier.lower()
     # A label of another language says the English words of its meaning ("Medl." member).
     meant = glossed(stems(qualifier), stems)
@@ -88,7 +97,8 @@ def other_fields_only(question: str, answer: str) -> bool:
     question_stems = set(stems(question))
     text = without_times(answer)
     labelled = list(_LABELLED.finditer(text))
-    if not labelled or any(_named(m.group(1), question_stems) for m in labelled):
+    if not labelled or any(_named(m.group(1), question_stems) or _named(
+            _alternative(text, m.start(1)), question_stems) for m in labelled):
         return False
     covered = [m.span(2) for m in labelled]
     # A value outside every label ("6008832/2025 Ms Raman v ...") may be the asked one.

@@ -32,9 +32,12 @@ _PAIR = re.compile(r"(?<!\S)([A-Z]{1,3}|[-*+/?])(?:\s{0,3}=\s{0,3}|\s+[-–]\s+)
                    re.MULTILINE)
 """A key's pair: "R = refused", or "P - przelew", set apart by two spaces or a comma ("P =
 presencial, C = correo postal, S = sede electrónica")."""
+_ONE_PAIR = re.compile(r"^\s*(?:[A-Z]{1,3}|[-*+/?])(?:\s{0,3}=\s{0,3}|\s+[-–]\s+)\S")
+"""A line of a key written down the page: it opens with its code ("   J  = needs repair")."""
 _KEY_LABEL = re.compile(r"^\W*([^\W\d][\w .]{0,30}?)\s*:")
 """What a key line's codes are of, before its first pair ("ZAPŁATA:", "Forma:")."""
 _ASIDE = re.compile(r"\([^()]*\)")
+_NEGATED = re.compile(r"\b(?:no|not|non|never|without|nil)\b|n['’]t\b", re.IGNORECASE)
 _PAYMENT_WAYS = frozenset(stems("cash card transfer cheque debit"))
 _PAYING = frozenset(stems("pay paid paying payment"))
 _COUNTED = re.compile(r"\bhow\s+many\s+((?:[\w'’-]+\s+){0,3}?[\w'’-]+)\s+(?:were|was|are|is|did|do|"
@@ -72,12 +75,23 @@ class CodeCount:
 
 
 def _key_lines(text: str) -> list[tuple[str, dict[str, str]]]:
-    """Each key line of a document (two or more pairs): the label it opens with, before its
-    first pair ("ZAPŁATA:  G = gotówka ...": what the codes say of a record, its payment;
-    "" when none), and its codes with their meanings."""
-    out = []
-    for line in text.splitlines():
+    """Each key of a document: a line of two or more pairs, or a run of two or more lines
+    of one pair each ("Condition codes:" over "  G = good" and "  R = needs repair"); the
+    label it opens with, before its first pair, or the line over the run ("ZAPŁATA:  G =
+    gotówka ...": what the codes say of a record, its payment; "" when none), and its codes
+    with their meanings."""
+    out: list[tuple[str, dict[str, str]]] = []
+    run: dict[str, str] = {}
+    over = ""
+    for line in [*text.splitlines(), ""]:
         pairs = _PAIR.findall(line)
+        if len(pairs) == 1 and _ONE_PAIR.match(line) and pairs[0][0] not in run:
+            run[pairs[0][0]] = pairs[0][1].strip()
+            continue
+        if len(run) >= 2:
+            label = _KEY_LABEL.match(_ASIDE.sub("", over)) if over.rstrip().endswith(":") else None
+            out.append((label.group(1).strip() if label else "", run))
+        run, over = {}, line
         if len(pairs) < 2:
             continue
         label = _KEY_LABEL.match(line)
@@ -111,6 +125,8 @@ def _asked(question: str, key: dict[str, str]) -> tuple[str, str, set[str]] | No
     for code, meaning in key.items():
         # "G - gotówka (sekretariat, KP)": the aside says where, not what the code is.
         for part in re.split(r"\s*/\s*|\s+or\s+|,", _ASIDE.sub(" ", meaning)):
+            if _NEGATED.search(part) and not _NEGATED.search(question):
+                continue  # "no repair needed" is not what "needing repair" asks
             need = [s for w, s in zip(words(part), stems(part), strict=True)
                     if w not in FRAME_WORDS]
             if need and all(any(_means(q, n) for q in asked) for n in need):

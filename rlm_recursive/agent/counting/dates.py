@@ -21,7 +21,8 @@ from .scope import titled_documents
 
 __all__ = ["blank_fields", "date_conditions", "date_fields", "inside_fields", "key_stems"]
 
-_TOKEN = re.compile(r"[A-Za-z0-9]+")
+_TOKEN = re.compile(r"[^\W_]+")
+"""A word as `word_stems.words` splits them ("Ó Briain" is two): positions are shared."""
 _GENERIC = frozenset(stems("date on at time day dt d when of the"))
 """Words of a field's name that do not tell which date it is."""
 _FAMILIES = {stems(k)[0]: frozenset(stems(v)) for k, v in {
@@ -120,6 +121,9 @@ def date_conditions(question: str, layout: Layout, taken: set[int] | None = None
         return [], set()
     out: list[DateCondition] = []
     used: set[int] = set(taken or ())
+    # "between April and July", "Apr-Jul 2025", "from April to May": every month between.
+    out, span_at = _month_span(question, toks, fields, used, layout)
+    used |= span_at
     for i, tok in enumerate(toks):
         op = _OPS.get(tok)
         if op is None or i in used:
@@ -158,7 +162,9 @@ def date_conditions(question: str, layout: Layout, taken: set[int] | None = None
         out.append(cond)
         used |= said | _naming(toks, subject, said | used)
     if not out:
-        day, day_at = _on_day(question, toks, fields, used, layout)
+        day, day_at = _day_range(question, toks, fields, used, layout)
+        if not day:
+            day, day_at = _on_day(question, toks, fields, used, layout)
         out, used = day, used | day_at
     return out, used - set(taken or ())
 
@@ -187,6 +193,78 @@ def _on_day(question: str, toks: list[str], fields: list[str], taken: set[int],
         return [], set()
     return [DateCondition(field=subject, op=">=", value=first),
             DateCondition(field=subject, op="<", value=first + timedelta(days=1))], at
+
+
+_MONTH_NAME = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_MONTH_SPAN = re.compile(
+    rf"\b(?:(?:between|from)\s+)?{_MONTH_NAME}(?:\s*[-–]\s*|\s+(?:and|to|until|till|through)"
+    rf"\s+){_MONTH_NAME}(?:,?\s+((?:19|20)\d\d))?\b", re.IGNORECASE)
+"""Two months and every one between, both ends counted ("between April and July")."""
+
+
+def _month_span(question: str, toks: list[str], fields: list[str], taken: set[int],
+                layout: Layout) -> tuple[list[DateCondition], set[int]]:
+    """"... between April and July 2025": from the first month's first day to the first day
+    after the last month."""
+    found = _MONTH_SPAN.search(question)
+    if found is None or "may" in (found.group(1), found.group(2)):
+        return [], set()  # "may" in lower case is a verb
+    first, last = MONTHS.get(found.group(1).lower()), MONTHS.get(found.group(2).lower())
+    year = int(found.group(3)) if found.group(3) else _latest_year(layout.records, fields)
+    if first is None or last is None or year is None or last < first:
+        return [], set()
+    end = date(year + last // 12, last % 12 + 1, 1)
+    return _on_period(question, toks, fields, taken, layout, found, date(year, first, 1), end)
+
+
+_DAY_RANGE = re.compile(
+    r"\b(?:between\s+)?(\d{1,2})(?:st|nd|rd|th)?\s*(?:and|to|until|till|-|–)\s*"
+    r"(\d{1,2})(?:st|nd|rd|th)?\s+([A-Za-z]{3,9})\.?,?(?:\s+((?:19|20)\d\d))?\b",
+    re.IGNORECASE)
+"""Days of one month, both ends inclusive: "between 10 and 16 August 2025", "3-9 May"."""
+
+
+def _day_range(question: str, toks: list[str], fields: list[str], taken: set[int],
+               layout: Layout) -> tuple[list[DateCondition], set[int]]:
+    """"... between 10 and 16 August 2025": from the first day's start to the day after the
+    last."""
+    found = _DAY_RANGE.search(question)
+    month = MONTHS.get(found.group(3).lower()) if found else None
+    if found is None or month is None:
+        return [], set()
+    year = int(found.group(4)) if found.group(4) else _latest_year(layout.records, fields)
+    try:
+        first = date(year, month, int(found.group(1))) if year else None
+        last = date(year, month, int(found.group(2))) if year else None
+    except ValueError:
+        return [], set()
+    if first is None or last is None or last < first:
+        return [], set()
+    return _on_period(question, toks, fields, taken, layout, found, first,
+                      last + timedelta(days=1))
+
+
+def _on_period(question: str, toks: list[str], fields: list[str], taken: set[int],
+               layout: Layout, said: re.Match[str], start: date, end: date
+               ) -> tuple[list[DateCondition], set[int]]:
+    """The conditions that a date is in [start, end), written at `said`, on the date field
+    the question names, else the documents' first, else the one whose dates fall in the
+    period (a bank export's `date`, not a heating log's `Opstået`, for "between April and
+    July" when the question names neither); and the positions of its words."""
+    offsets = [m.start() for m in _TOKEN.finditer(question)]
+    at = {i for i, o in enumerate(offsets) if said.start() <= o < said.end()}
+    subject = _subject(question, toks, fields, taken | at, None, layout, min(at, default=0))
+    if subject is None or not at or at & taken:
+        return [], set()
+
+    def inside(key: str) -> int:
+        return sum(start <= d < end for r in layout.records
+                   if (d := date_of(r.fields.get(key, ""))) is not None)
+    if not inside(subject):
+        best = max(fields, key=inside, default=subject)
+        subject = best if inside(best) else subject
+    return [DateCondition(field=subject, op=">=", value=start),
+            DateCondition(field=subject, op="<", value=end)], at
 
 
 def _latest_year(records: list[Record], fields: list[str]) -> int | None:

@@ -152,12 +152,13 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     # "in the FS02 export": the collection, before "export" is read as some field's value.
     reserved, reserved_docs = collection_run(question, layout, content - said)
     said |= reserved
-    # A value is named in the documents the question names: "activities" in the hall
-    # calendar is not a crontab's state "active".
-    fields = _fields_of(layout, reserved_docs) if reserved_docs else layout.fields
     # "the total 'changed' over the recap": the summed field's name, not a value to match.
     agg = aggregation(question, layout)
     summed = agg.words if agg is not None else set()
+    # A value is named in the documents the question names: "activities" in the hall
+    # calendar is not a crontab's state "active"; "cash" of "the October dabba payments" is
+    # the register's Mode, not the curling club's How.
+    fields = _named_fields(question, layout, reserved_docs, content - said, said | summed)
     matches = [m for m in match_values(q_stems, fields)
                if not (said | summed) & set(range(m.start, m.stop))]
     # "how many security fixes": "fixes" is what is counted, not a second section (Fixed).
@@ -333,6 +334,26 @@ def _loose_scope(plan: TallyPlan, layout: Layout) -> list[str]:
         return plan.docs
     anywhere = plan.model_copy(update={"docs": []})
     return [] if any(True for _ in select(layout.records, anywhere)) else plan.docs
+
+
+def _named_fields(question: str, layout: Layout, reserved_docs: list[str], free: set[int],
+                  said: set[int]) -> dict[str, Counter[str]]:
+    """The field values to match the question's words against: those of the documents it
+    names ("in the FS02 export", or a title word few records say: "dabba"), when they
+    hold a value for every word the whole corpus does."""
+    if reserved_docs:
+        return _fields_of(layout, reserved_docs)
+    titled, docs = document_words(question, layout, free)
+    if not docs:
+        return layout.fields
+    narrow = _fields_of(layout, docs)
+    q_stems = stems(question)
+
+    def matched_at(fields: dict[str, Counter[str]]) -> set[int]:
+        return {i for m in match_values(q_stems, fields) if not said & set(range(m.start, m.stop))
+                for i in range(m.start, m.stop)}
+
+    return narrow if matched_at(layout.fields) - titled <= matched_at(narrow) else layout.fields
 
 
 def _fields_of(layout: Layout, docs: list[str]) -> dict[str, Counter[str]]:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ...corpus.blocks import lines_of
@@ -225,11 +226,18 @@ def _asked_stems(question: str, joined: bool = False) -> set[str]:
 
 def _name_stems(kind: ItemKind) -> set[str]:
     name = LETTER_LABELS.get(kind.name.lower(), kind.name) if kind.single_label else kind.name
-    return {s for s in stems(name) if s not in NOT_VALUES and s not in FRAME_WORDS}
+    return _naming(stems(name))
 
 
 def _column_stems(kind: ItemKind) -> set[str]:
-    return {s for s in stems(kind.columns) if s not in NOT_VALUES and s not in FRAME_WORDS}
+    return _naming(stems(kind.columns))
+
+
+def _naming(words: Iterable[str]) -> set[str]:
+    """The words of a kind's name or columns that may name it: no frame word, and no
+    number ("2025" of "PAYMENTS RECEIVED — OCTOBER 2025" names no night drive of 2025)."""
+    return {s for s in words if s not in NOT_VALUES and s not in FRAME_WORDS
+            and not s.isdigit()}
 
 
 _HEADER_WEIGHT = 0.5

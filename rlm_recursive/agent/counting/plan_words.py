@@ -213,6 +213,7 @@ def key_positions(q_words: list[str], key: str) -> set[int]:
     return {i for i, w in enumerate(q_words) if any(names_key(k, w) for k in words(key))}
 
 
+_MONTH_NAMES = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\b"
 _NUM = r"(?P<cur{k}>[£$€])?\s?(?P<n{k}>\d[\d,]*(?:\.\d+)?)"
 _UNIT = r"(?:\s*(?P<unit{k}>%|percent\b|[a-z]+\b))?"
 _COMPARE = re.compile(
@@ -225,8 +226,10 @@ _COMPARE = re.compile(
     + r"\s+or\s+(?P<after>more|higher|above|over|greater|longer|less|lower|below|fewer|under|"
     r"shorter|better|worse)\b"
     # "between 20 and 30 kg": both ends, inclusive.
+    # (Not days of a month: "between 10 and 16 August" is a date range.)
     + r"|\bbetween\s+" + _NUM.format(k="3") + r"(?:\s*(?P<unit3>%|[a-z]+\b))??\s+and\s+"
-    + _NUM.format(k="4") + _UNIT.format(k="4"), re.IGNORECASE)
+    + _NUM.format(k="4") + r"(?![\d.,]*\d)(?!(?:st|nd|rd|th)?\s+" + _MONTH_NAMES + r")"
+    + _UNIT.format(k="4"), re.IGNORECASE)
 _OPS: dict[str, str] = {"under": "<", "below": "<", "less than": "<", "fewer than": "<",
                         "lower than": "<", "over": ">", "above": ">", "more than": ">",
                         "greater than": ">", "higher than": ">", "longer than": ">",

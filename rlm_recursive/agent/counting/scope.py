@@ -69,6 +69,9 @@ _DETERMINERS = frozenset("the our this that these those".split())
 _RARE_SHARE = 0.1
 """A word of a document's file name that at most this share of its records say names it."""
 _RARE_LINES = 1
+_OWN_SHARE = 0.5
+"""A word of its file name that at most this share of its records say, and no other
+document, names it."""
 """A word of its first lines that at most this many of its records say (the title's own)."""
 
 
@@ -194,7 +197,10 @@ def _documents_naming(word: str, layout: Layout, rare: bool) -> set[str]:
             saying = sum(bool(pattern.search(r.text)) and r.text.strip()[:200] != first[:200]
                          for r in own)
             limit = max(_RARE_LINES, _RARE_SHARE * len(own)) if in_name else _RARE_LINES
-            if saying > limit:
+            # A word of its file name no other document says ("dabba" of the tiffin
+            # register, whose skip notes say it too) names it, unless most records say it.
+            if saying > limit and not (in_name and saying <= _OWN_SHARE * len(own) and not any(
+                    pattern.search(r.text) for r in layout.records if r.doc_id != doc_id)):
                 continue
         out.add(doc_id)
     # A number several documents' names hold ("2025" of every export this year) is when
