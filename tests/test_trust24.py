@@ -334,3 +334,10 @@ def test_two_months_and_every_one_between_are_a_date_range(tmp_path: Path, monke
                      "How many payments went to Brennan Timber Supplies from April to May?"):
         result = counted_by_code(tmp_path, monkeypatch, files, question)
         assert result.exact and result.answer.startswith("3 "), (question, result.answer)
+
+
+def test_what_someone_decided_is_no_field_sharing_one_word(tmp_path: Path, monkeypatch: Any):
+    result = search_answer(tmp_path, monkeypatch, SLIPS,
+                           "What did the store manager decide about Kieran Dunne's disputed "
+                           "weight?")
+    assert not result.grounded and "kg" not in result.answer

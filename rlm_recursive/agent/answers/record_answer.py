@@ -22,6 +22,10 @@ _PROPER = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][a-z'’-]+(?:\s+[A-
 """A field value that is a person's or a firm's name ("Sato", "K. Byrne", "Dr Amelia Crane")."""
 
 
+_ACT_ASKED = re.compile(r"\s*what\s+(?:did|does|do|will|would|should|could|has|have|had)\b",
+                        re.IGNORECASE)
+"""A question about what someone did or decided: a field is its answer only when its name
+says more of the question than one word it happens to share ("weight")."""
 _LEAD_PREPOSITION = re.compile(
     r"\s*(until|till|since|from|before|after)\s+(?:what|which|when)\b", re.IGNORECASE)
 
@@ -58,6 +62,8 @@ def field_asked(question: str, record: Record, layout: Layout | None = None
         by_lead = bool(lead and lead.group(1).lower() in re.findall(r"[a-z]+", key.lower())
                        and key_stems & asked)
         score = (by_lead, head in key_stems, len(key_stems & asked), noun in key_stems)
+        if _ACT_ASKED.match(question) and not asked_words and score[2] < 2:
+            continue  # "what did the committee decide about ... estimated-weight catfish"
         # "Room" shares no word with "phone extension"; `MAX_BATCH_SIZE` shares "max" with
         # "max replicas" but is not them.
         totals = bare_total and key_stems == {"total"}
