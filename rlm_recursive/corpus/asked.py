@@ -298,7 +298,9 @@ def label_says(question: str, label: str, beside: str = "") -> bool:
     rest = said - LABEL_KINDS
     if len(asked) < 2 or asked[-1] not in LABEL_KINDS or asked[-1] not in said:
         return False
-    if beside and all(has_word(w, label_words(beside)) for w in asked[:-1]):
+    # (A value's own words: "PayPal" is one, though a label's camel case is cut in two.)
+    beside_words = label_words(beside) | frozenset(stems(beside)) if beside else frozenset()
+    if beside and all(has_word(w, beside_words) for w in asked[:-1]):
         return True  # the kind's qualifier is the record's value (a payment's mode)
     if not rest:  # a number's shape says "number" too: only a written "No" is a label
         return not re.search(r"\d", label)
@@ -336,8 +338,6 @@ def label_words(label: str) -> frozenset[str]:
     the words its abbreviations and terms stand for (`DEAT` → death, died)."""
     text = _CAMEL.sub(" ", label).replace("_", " ")
     own = Unit(0, 0, len(text), text).own_stems
-    if text != label:  # a name written in camel case is its own word too ("PayPal")
-        own |= frozenset(w for w in stems(label.replace("_", " ")) if w not in own)
     if _NUMBER_MARK.search(label):  # "Certificate No.", "Job #": its number
         own |= {"number"}
     own |= glossed(own, stems)  # "Vikt", "factuurnr": weight, invoice number

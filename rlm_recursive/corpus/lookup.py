@@ -125,7 +125,13 @@ def _said(record: Record, question: str = "") -> frozenset[str]:
         + r"\s+(?:no\.?\s*|#\s*)?" + re.escape(value.strip())
         + r"(?![\w.]|(?-i:\s+[A-Z0-9]))", question, re.IGNORECASE)
         and re.search(r"[A-Za-z]", key)]
-    return label_words(" ".join([*record.fields.values(), *named]))
+    # "69,3" kWh says no "3" (of "kas 3"): a number's decimal part is no word of its own.
+    values = [_DECIMAL.sub(r"\1\2", v) for v in record.fields.values()]
+    return label_words(" ".join([*values, *named]))
+
+
+_DECIMAL = re.compile(r"(?<![\d.,])(\d+)[.,](\d+)(?![\d.,])")
+"""A number with one decimal point or comma ("69,3", "14.5"), read as one token."""
 
 
 def another_kind(question: str, phrase: set[str], key: str, record: Record) -> bool:
@@ -163,8 +169,9 @@ def _asked_keys(question: str, record: Record, phrase: set[str], pool_labels: fr
         asked = asked_phrase(question)
         if not keys and len(asked) > 1 and asked[-1] in LABEL_KINDS:
             # "the CIRIA report number": a field called `number` in a record that says
-            # CIRIA.
-            values = label_words(" ".join(filled.values()))
+            # CIRIA ("PayPal ref no.": one whose value is PayPal, a word though camel case).
+            said = " ".join(filled.values())
+            values = label_words(said) | frozenset(stems(said))
             if any(has_word(w, values) for w in asked[:-1]):
                 keys = [k for k in filled if asked[-1] in label_words(k)]
         return keys, phrase
