@@ -343,7 +343,7 @@ def _named_fields(question: str, layout: Layout, reserved_docs: list[str], free:
     hold a value for every word the whole corpus does."""
     if reserved_docs:
         return _fields_of(layout, reserved_docs)
-    titled, docs = document_words(question, layout, free)
+    _, docs = document_words(question, layout, free)
     if not docs:
         return layout.fields
     narrow = _fields_of(layout, docs)
@@ -353,7 +353,8 @@ def _named_fields(question: str, layout: Layout, reserved_docs: list[str], free:
         return {i for m in match_values(q_stems, fields) if not said & set(range(m.start, m.stop))
                 for i in range(m.start, m.stop)}
 
-    return narrow if matched_at(layout.fields) - titled <= matched_at(narrow) else layout.fields
+    # ("two cats" in a note's first lines names the note, yet "cats" is the bookings' value.)
+    return narrow if matched_at(layout.fields) <= matched_at(narrow) else layout.fields
 
 
 def _fields_of(layout: Layout, docs: list[str]) -> dict[str, Counter[str]]:
