@@ -6,7 +6,6 @@ aggregates, and the content words no record holds (then each record is judged: c
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 
 from ...corpus.dates import has_month
@@ -45,6 +44,7 @@ from .scope import (
     unit_phrases_dropped,
     unit_values,
 )
+from .scoped_fields import scoped_fields
 from .terms import (
     acronym_values,
     addressees,
@@ -158,7 +158,7 @@ def count_draft(question: str, layout: Layout) -> CountDraft:
     # A value is named in the documents the question names: "activities" in the hall
     # calendar is not a crontab's state "active"; "cash" of "the October dabba payments" is
     # the register's Mode, not the curling club's How.
-    fields = _named_fields(question, layout, reserved_docs, content - said, said | summed)
+    fields = scoped_fields(question, layout, reserved_docs, content - said, said | summed)
     matches = [m for m in match_values(q_stems, fields)
                if not (said | summed) & set(range(m.start, m.stop))]
     # "how many security fixes": "fixes" is what is counted, not a second section (Fixed).
@@ -334,38 +334,6 @@ def _loose_scope(plan: TallyPlan, layout: Layout) -> list[str]:
         return plan.docs
     anywhere = plan.model_copy(update={"docs": []})
     return [] if any(True for _ in select(layout.records, anywhere)) else plan.docs
-
-
-def _named_fields(question: str, layout: Layout, reserved_docs: list[str], free: set[int],
-                  said: set[int]) -> dict[str, Counter[str]]:
-    """The field values to match the question's words against: those of the documents it
-    names ("in the FS02 export", or a title word few records say: "dabba"), when they
-    hold a value for every word the whole corpus does."""
-    if reserved_docs:
-        return _fields_of(layout, reserved_docs)
-    _, docs = document_words(question, layout, free)
-    if not docs:
-        return layout.fields
-    narrow = _fields_of(layout, docs)
-    q_stems = stems(question)
-
-    def matched_at(fields: dict[str, Counter[str]]) -> set[int]:
-        return {i for m in match_values(q_stems, fields) if not said & set(range(m.start, m.stop))
-                for i in range(m.start, m.stop)}
-
-    # ("two cats" in a note's first lines names the note, yet "cats" is the bookings' value.)
-    return narrow if matched_at(layout.fields) <= matched_at(narrow) else layout.fields
-
-
-def _fields_of(layout: Layout, docs: list[str]) -> dict[str, Counter[str]]:
-    """The values each field takes in the documents `docs`."""
-    out: dict[str, Counter[str]] = {}
-    chosen = set(docs)
-    for record in layout.records:
-        if record.doc_id in chosen:
-            for key, value in record.fields.items():
-                out.setdefault(key, Counter())[value] += 1
-    return out
 
 
 def _key_phrases(q_stems: tuple[str, ...], layout: Layout) -> set[int]:
