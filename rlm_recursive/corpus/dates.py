@@ -12,7 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["FOREIGN_WEEKDAYS", "MONTHS", "WEEKDAYS", "DateCondition", "SaidDate", "date_of",
+__all__ = ["FOREIGN_WEEKDAYS", "MONTHS", "MONTH_WORD", "WEEKDAYS", "DateCondition", "SaidDate",
+           "date_of",
            "day_row_date",
            "has_month", "in_year", "month_heading", "record_years", "said_dates", "same_date",
            "weekday_named"]
@@ -35,6 +36,10 @@ def _month_pattern(month: int) -> re.Pattern[str]:
         rf"|\b(?:19|20)\d\d{mm}\d\d(?:T|\d{{4}}|\b)"               # 20261019, 20261019T0930
         rf"|(?<!\d)\d{{1,2}}[/.]{mm}[/.](?:19|20)?\d\d\b",           # 03/10/2026, QIF's D03/10/2026
         re.IGNORECASE)
+
+
+MONTH_WORD = r"(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")[a-z]*\.?"
+"""A month's name or short form as a question writes it ("Apr", "April", "Sept.")."""
 
 
 def has_month(text: str, month: int) -> bool:

@@ -21,7 +21,6 @@ every word of the question that names a field somewhere ("when did J. Okoro join
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Iterable, Mapping
 
@@ -30,7 +29,7 @@ from .dates import MONTHS, has_month
 from .described import question_codes
 from .naming import HONORIFICS
 from .records import Record
-from .sections import Heading
+from .sections import Heading, heading_over
 from .units import has_word, normalise, shared_words, stems
 
 __all__ = ["another_kind", "lookup", "says_rest"]
@@ -109,8 +108,8 @@ def _context(record: Record, headings: tuple[Heading, ...],
     """What a record says by where it stands and how it dates: the heading in force over
     it ("C. PAYMENTS RECEIVED — OCTOBER 2025" over a register's row), and a month the
     question names that one of its dates falls in (05/10/25 says October)."""
-    at = bisect.bisect_right([h[0] for h in headings], record.start) - 1
-    heading = headings[at][2] if at >= 0 and headings[at][1] <= record.start else ""
+    over = heading_over(headings, record.start)
+    heading = over[2] if over else ""
     dated = [words for month, words in months.items() if has_month(record.text, month)]
     # A table's header line read as a heading names its columns, no row ("SHARD DEPTH").
     return (label_words(heading) - label_words(" ".join(record.fields))).union(*dated)

@@ -27,7 +27,8 @@ import re
 
 from .blocks import blocks, header_text, shape
 
-__all__ = ["FIRST_PERSON", "Heading", "Scope", "author", "headings", "scopes_for", "title"]
+__all__ = ["FIRST_PERSON", "Heading", "Scope", "author", "heading_over", "headings",
+           "scopes_for", "title"]
 
 Heading = tuple[int, int, str]
 """(start, end) of the heading's line in the document, and its text (normalised later)."""
@@ -178,6 +179,15 @@ def author(text: str) -> str:
     if head is not None and head.group(1).strip():
         return head.group(1).strip()
     return next(iter(signed), "")
+
+
+def heading_over(found: tuple[Heading, ...], offset: int) -> Heading | None:
+    """Of a document's headings (`headings`), the one in force at `offset`: the last that
+    ends there or before."""
+    at = bisect.bisect_right([h[0] for h in found], offset) - 1
+    while at >= 0 and found[at][1] > offset:
+        at -= 1
+    return found[at] if at >= 0 else None
 
 
 def scopes_for(text: str, start: int, end: int) -> list[Scope]:

@@ -38,7 +38,7 @@ from ...corpus.naming import described, says
 from ...corpus.narrow import narrowed_in_line
 from ...corpus.records import Layout, Record
 from ...corpus.scopes import scoped_value
-from ...corpus.sections import author, headings
+from ...corpus.sections import author, heading_over, headings
 from ...corpus.siblings import outscoped
 from ...store import Store
 from ...types import SpanRef
@@ -150,10 +150,10 @@ def looked_up(question: str, layout: Layout | None) -> Extract | None:
     # The heading in force over the record ("C. PAYMENTS RECEIVED — OCTOBER 2025") is cited
     # with it when it says a word of the question the record does not: the look-up read
     # the record's words with it.
-    over = [h for h in layout.sections.get(record.doc_id, ()) if h[1] <= record.start]
+    over = heading_over(layout.sections.get(record.doc_id, ()), record.start)
     heading = None
-    if over and (set(stems(over[-1][2])) & set(stems(question))) - set(stems(record.text)):
-        heading = SpanRef(doc_id=record.doc_id, start=over[-1][0], end=over[-1][1])
+    if over and (set(stems(over[2])) & set(stems(question))) - set(stems(record.text)):
+        heading = SpanRef(doc_id=record.doc_id, start=over[0], end=over[1])
     return Extract(f"{key}: {record.fields[key]}",
                    SpanRef(doc_id=record.doc_id, start=record.start, end=record.end), key,
                    heading=heading)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 
-from ...corpus.dates import MONTHS, DateCondition, date_of, said_dates
+from ...corpus.dates import MONTH_WORD, MONTHS, DateCondition, date_of, said_dates
 from ...corpus.records import Layout, Record
 from ...corpus.tally import FieldFilter, blank_tables, left_blank
 from ...corpus.word_stems import phrase_regex, stems
@@ -195,7 +195,7 @@ def _on_day(question: str, toks: list[str], fields: list[str], taken: set[int],
             DateCondition(field=subject, op="<", value=first + timedelta(days=1))], at
 
 
-_MONTH_NAME = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_MONTH_NAME = f"({MONTH_WORD})"
 _MONTH_SPAN = re.compile(
     rf"\b(?:(?:between|from)\s+)?{_MONTH_NAME}(?:\s*[-–]\s*|\s+(?:and|to|until|till|through)"
     rf"\s+){_MONTH_NAME}(?:,?\s+((?:19|20)\d\d))?\b", re.IGNORECASE)
@@ -209,7 +209,8 @@ def _month_span(question: str, toks: list[str], fields: list[str], taken: set[in
     found = _MONTH_SPAN.search(question)
     if found is None or "may" in (found.group(1), found.group(2)):
         return [], set()  # "may" in lower case is a verb
-    first, last = MONTHS.get(found.group(1).lower()), MONTHS.get(found.group(2).lower())
+    first = MONTHS.get(found.group(1).lower().rstrip("."))
+    last = MONTHS.get(found.group(2).lower().rstrip("."))
     year = int(found.group(3)) if found.group(3) else _latest_year(layout.records, fields)
     if first is None or last is None or year is None or last < first:
         return [], set()

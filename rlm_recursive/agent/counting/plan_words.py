@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from ...corpus.aggregate import Operation, clock_fields, numeric_fields
+from ...corpus.dates import MONTH_WORD
 from ...corpus.records import Layout
 from ...corpus.tally import Comparison
 from ...corpus.units import STOP
@@ -213,7 +214,6 @@ def key_positions(q_words: list[str], key: str) -> set[int]:
     return {i for i, w in enumerate(q_words) if any(names_key(k, w) for k in words(key))}
 
 
-_MONTH_NAMES = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\b"
 _NUM = r"(?P<cur{k}>[£$€])?\s?(?P<n{k}>\d[\d,]*(?:\.\d+)?)"
 _UNIT = r"(?:\s*(?P<unit{k}>%|percent\b|[a-z]+\b))?"
 _COMPARE = re.compile(
@@ -228,7 +228,7 @@ _COMPARE = re.compile(
     # "between 20 and 30 kg": both ends, inclusive.
     # (Not days of a month: "between 10 and 16 August" is a date range.)
     + r"|\bbetween\s+" + _NUM.format(k="3") + r"(?:\s*(?P<unit3>%|[a-z]+\b))??\s+and\s+"
-    + _NUM.format(k="4") + r"(?![\d.,]*\d)(?!(?:st|nd|rd|th)?\s+" + _MONTH_NAMES + r")"
+    + _NUM.format(k="4") + r"(?![\d.,]*\d)(?!(?:st|nd|rd|th)?\s+" + MONTH_WORD + r"\b)"
     + _UNIT.format(k="4"), re.IGNORECASE)
 _OPS: dict[str, str] = {"under": "<", "below": "<", "less than": "<", "fewer than": "<",
                         "lower than": "<", "over": ">", "above": ">", "more than": ">",
